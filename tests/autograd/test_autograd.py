@@ -164,6 +164,8 @@ def test_every_derivative_entry_is_tested():
     for out in (internals.cummax(y, 0).values, internals.cummin(y, 0).values, y.nan_to_num(),
                 internals.normal(y, 1.0), internals.normal(0.0, y), internals.normal(y, y)):
         reached.add(out.grad_fn.name())
+    # The COO factory (tests/aten/test_sparse_coo_factory_autograd.py compares its node and gradients).
+    reached.add(internals.sparse_coo_tensor(internals.tensor([[0]]), y[:1], (2,)).grad_fn.name())
     for shapes, build in GRAD_CASES.values():
         reached |= _nodes(build(internals, *[internals.randn(s, dtype=internals.float64, requires_grad=True)
                                              for s in shapes]))
@@ -779,8 +781,9 @@ def test_every_differentiable_native_function_has_a_kernel():
     # The sparse operators without a formula here (the conversions _to_sparse and _to_dense and
     # sparse_mask have torch's); to_sparse, to_dense and coalesce are composites over them.
     # (values, indices and the other accessors have entries now, as in torch's derivatives.yaml)
-    sparse = {"_nnz", "coalesce", "dense_dim", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
-              "to_sparse.sparse_dim", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"}
+    sparse = {"_nnz", "coalesce", "dense_dim", "is_coalesced", "sparse_dim",
+              "to_dense", "to_sparse", "to_sparse.sparse_dim", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+              "to_sparse_bsc"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
     # none of them in derivatives.yaml. Its lift_fresh entry (self: grad) is left out: here
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.
@@ -872,7 +875,7 @@ def test_every_differentiable_native_function_has_a_kernel():
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc",
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_", "feature_dropout",
-                         "feature_dropout_",
+                         "feature_dropout_", "_sparse_coo_tensor_unsafe",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
     # silu's, logit's and mish's backward operators have no formula: their own formulas call them only with

@@ -460,16 +460,22 @@ def _column_major(sizes, strides):
     return strides[0] == 1 and strides[1] == max(sizes[0], 1) and sizes[1] > 1
 
 
-def mm_mat1_backward(grad, mat2, sizes, strides, alpha=1):
+def _all_strided(grad, other, layout):
+    """Only strided operands have a column-major form to keep (torch's layout branch: a sparse or
+    compressed input saved no strides, and gets the general formula)."""
+    return grad.layout is strided and other.layout is strided and layout is strided
+
+
+def mm_mat1_backward(grad, mat2, sizes, strides, layout=strided, alpha=1):
     # Give the gradient the layout of mat1: for a column-major mat1, compute the transpose.
     # Complex operands: grad @ mat2^H (the conjugate Wirtinger derivative), alpha conjugated.
-    if _column_major(sizes, strides):
+    if _all_strided(grad, mat2, layout) and _column_major(sizes, strides):
         return maybe_multiply(conj(mat2).mm(grad.t()).t(), conj_scalar(alpha))
     return maybe_multiply(grad.mm(conj(mat2.t())), conj_scalar(alpha))
 
 
-def mm_mat2_backward(grad, mat1, sizes, strides, alpha=1):
-    if _column_major(sizes, strides):
+def mm_mat2_backward(grad, mat1, sizes, strides, layout=strided, alpha=1):
+    if _all_strided(grad, mat1, layout) and _column_major(sizes, strides):
         return maybe_multiply(grad.t().mm(conj(mat1)).t(), conj_scalar(alpha))
     return maybe_multiply(conj(mat1.t()).mm(grad), conj_scalar(alpha))
 

@@ -12,11 +12,12 @@ from ..aten.fallbacks import check_out_no_requires_grad
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
+from ..c10.tensor_impl import strided
 from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_no_requires_grad",
+__all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "check_inplace", "check_no_requires_grad",
            "check_out_no_requires_grad",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
            "CopySlices", "CopyBackwards",
@@ -35,6 +36,15 @@ def after_autograd(ks):
 def as_int(value):
     """An ``int`` argument as saved: a 0-dim integer tensor standing for it becomes an int."""
     return value if isinstance(value, (int, list, tuple)) else int(value)
+
+
+def strides_or_error(t):
+    """The strides a backward formula saves (``strides_or_error`` in ``FunctionsManual.cpp``): the
+    input's, or none (``()``) for a sparse or compressed input, which has none to read (a
+    compressed tensor refuses ``stride()``), and for an input that needs no gradient."""
+    if not t._requires_grad or t.layout is not strided:
+        return ()
+    return t._impl.strides
 
 
 def as_int_tuple(value):

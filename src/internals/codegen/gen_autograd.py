@@ -41,7 +41,9 @@ GENERATED = PACKAGE / "autograd" / "generated"
 # REPLACEMENTS): name suffix, the expression saved at forward time, shown as _saved_<name>?
 PROPERTIES = {
     "sym_sizes": ("{}._impl.sizes", True),
-    "sym_strides": ("{}._impl.strides", True),
+    # torch saves ``strides_or_error(x)``: none for a sparse input (it has no strides to read) or
+    # one that does not require grad
+    "sym_strides": ("strides_or_error({})", True),
     "sym_numel": ("{}.numel()", True),
     "scalar_type": ("{}._impl.dtype", False),
     "options": ("({0}._impl.dtype, {0}._impl.device)", False),
@@ -544,7 +546,7 @@ from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
-                                    check_out_no_requires_grad,
+                                    check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 {nodes}
 

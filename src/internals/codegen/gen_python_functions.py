@@ -90,10 +90,12 @@ class Overload:
 # The Scalar overloads of the arithmetic operators are for C++ callers (torch's
 # ``SKIP_PYTHON_BINDINGS_SIGNATURES``): Python wraps a number into a tensor instead.
 # The ``sym_*`` metadata reads are what ``x.shape`` and ``x.stride()`` already give Python;
-# tracers record them as graph nodes.
+# tracers record them as graph nodes. The COO factory's inner operators are reached through
+# ``sparse_coo_tensor`` only (torch names neither in Python).
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
                         "mul.Scalar", "div.Scalar", "div_.Scalar", "sym_size.int", "sym_numel",
-                        "sym_stride.int", "sym_storage_offset"}
+                        "sym_stride.int", "sym_storage_offset", "_sparse_coo_tensor_unsafe",
+                        "_sparse_coo_tensor_with_dims_and_tensors"}
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
 BOUND_BY_HAND = {"set_"}

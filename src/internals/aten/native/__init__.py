@@ -53,14 +53,15 @@ from . import (
     upsample,
     weight_norm,
 )
-from .sparse import sparse_csr_tensor, sparse_tensor, sparse_tensor_math
+from .sparse import sparse_csr_tensor, sparse_csr_tensor_math, sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops, indexing, linear_algebra,
             batch_linear_algebra, blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax,
             tensor_factories, tensor_shape, tensor_transformations, triangular_ops, sparse_tensor,
-            sparse_tensor_math, sparse_csr_tensor, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
+            sparse_tensor_math, sparse_csr_tensor, sparse_csr_tensor_math, convolution, pooling, pad_nd, onehot,
+            normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d, max_unpooling,

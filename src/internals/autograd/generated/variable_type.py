@@ -13,7 +13,7 @@ from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
-                                    check_out_no_requires_grad,
+                                    check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 from ..functions_manual import TensorGeometry, TypeAndSize
 from .functions import (
@@ -332,6 +332,7 @@ from .functions import (
     SoftshrinkBackwardBackward0,
     SortBackward0,
     SortBackward1,
+    SparseCooTensorWithDimsAndTensorsBackward0,
     SparseMaskBackward0,
     SplitBackward0,
     SplitWithSizesBackward0,
@@ -1071,6 +1072,7 @@ OPS = {
     '_to_sparse_bsc': dispatcher.find('_to_sparse_bsc'),
     '_to_dense': dispatcher.find('_to_dense'),
     'sparse_mask': dispatcher.find('sparse_mask'),
+    '_sparse_coo_tensor_with_dims_and_tensors': dispatcher.find('_sparse_coo_tensor_with_dims_and_tensors'),
     '_coalesce': dispatcher.find('_coalesce'),
     'values': dispatcher.find('values'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
@@ -2953,11 +2955,13 @@ def mm(ks, self, mat2):
         grad_fn = MmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat2)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.self_sym_strides_ = self._impl.strides
+        grad_fn.self_sym_strides_ = strides_or_error(self)
+        grad_fn.self_layout_ = self.layout
         if edges[0] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
         grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.mat2_sym_strides_ = strides_or_error(mat2)
+        grad_fn.mat2_layout_ = mat2.layout
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
@@ -7605,12 +7609,14 @@ def addmm(ks, self, mat1, mat2, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
         grad_fn.beta_ = kwargs.get('beta', 1)
         grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
-        grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        grad_fn.mat1_sym_strides_ = strides_or_error(mat1)
+        grad_fn.mat1_layout_ = mat1.layout
         if edges[1] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
         grad_fn.alpha_ = kwargs.get('alpha', 1)
         grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.mat2_sym_strides_ = strides_or_error(mat2)
+        grad_fn.mat2_layout_ = mat2.layout
         if edges[2] is not None:
             grad_fn.mat1_ = SavedVariable(mat1, False)
     with below_ad_inplace_or_view():
@@ -7634,12 +7640,14 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
         grad_fn.beta_ = kwargs.get('beta', 1)
         grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
-        grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        grad_fn.mat1_sym_strides_ = strides_or_error(mat1)
+        grad_fn.mat1_layout_ = mat1.layout
         if edges[1] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
         grad_fn.alpha_ = kwargs.get('alpha', 1)
         grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.mat2_sym_strides_ = strides_or_error(mat2)
+        grad_fn.mat2_layout_ = mat2.layout
         if edges[2] is not None:
             grad_fn.mat1_ = SavedVariable(mat1, False)
     with below_autograd():
@@ -8971,6 +8979,19 @@ def sparse_mask(ks, self, mask):
         result = OPS['sparse_mask'].redispatch(after_autograd(ks), self, mask)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def _sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, indices, values, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and values._requires_grad:
+        grad_fn = SparseCooTensorWithDimsAndTensorsBackward0()
+        grad_fn._next_edges = collect_next_edges(values)
+    with below_ad_inplace_or_view():
+        result = OPS['_sparse_coo_tensor_with_dims_and_tensors'].redispatch(after_autograd(ks), sparse_dim, dense_dim, size, indices, values, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -10566,6 +10587,7 @@ KERNELS = {
     '_to_sparse_bsc': _to_sparse_bsc,
     '_to_dense': _to_dense,
     'sparse_mask': sparse_mask,
+    '_sparse_coo_tensor_with_dims_and_tensors': _sparse_coo_tensor_with_dims_and_tensors,
     '_coalesce': _coalesce,
     'values': values,
     '_weight_norm_interface': _weight_norm_interface,

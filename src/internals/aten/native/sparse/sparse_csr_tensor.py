@@ -1,4 +1,5 @@
-"""The compressed sparse layouts: the factory, its invariant checks, accessors and conversions.
+"""The compressed sparse layouts: the factory, its invariant checks, accessors, conversions,
+transposes and products (their value-wise arithmetic is in ``sparse_csr_tensor_math.py``).
 
 Mirrors ``aten/src/ATen/native/sparse/SparseCsrTensor.cpp`` (factory, checks, accessors) and the
 compressed half of ``aten/src/ATen/native/TensorConversions.cpp`` (to and from dense, COO and each
@@ -25,12 +26,12 @@ from ....c10 import scalar_type as st
 from ....c10.device import as_device
 from ....c10.memory_format import contiguous_format
 from ....c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
-from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
+from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ...dispatcher import call
 from ..copy import contiguous, cpu, to_device
 from ..tensor_factories import from_host, tensor
 from .sparse_tensor import component, layout_name, new_sparse, values_view
-from .sparse_tensor_math import _sparse_mm
+from .sparse_tensor_math import _sparse_mm, scaled_sum
 
 __all__ = ["sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
            "sparse_bsc_tensor", "new_compressed"]
@@ -240,6 +241,11 @@ def values_sparse_csr(self):
     return values_view(self, self._impl.values)
 
 
+def sum_csr(self, *, dtype=None):
+    """``sum``'s compressed kernel (``sum_csr``): the sum of the stored values."""
+    return call("sum", component(self, self._impl.values), dtype=dtype)
+
+
 def _nnz_sparse_csr(self):
     return self._impl.nnz
 
@@ -250,6 +256,44 @@ def sparse_dim_sparse_csr(self):
 
 def dense_dim_sparse_csr(self):
     return self._impl.dense_dim
+
+
+_FLIPPED = {sparse_csr: sparse_csc, sparse_csc: sparse_csr, sparse_bsr: sparse_bsc, sparse_bsc: sparse_bsr}
+
+
+def transpose_sparse_compressed(self, dim0, dim1):
+    """``transpose`` of a compressed tensor's two sparse dims: the same three tensors read the other
+    way, CSR as CSC (and BSR as BSC, its blocks transposed). Transposing a dim with itself is the
+    tensor unchanged; batch dims and dense dims are not transposed here (torch refuses the mixed
+    and hybrid cases, with these messages)."""
+    impl = self._impl
+    n = len(impl.sizes)
+    d0, d1 = dim0 % n, dim1 % n
+    if d0 == d1:
+        return new_compressed(impl.sizes, impl.compressed_indices, impl.plain_indices, impl.values, impl.layout)
+    if impl.dense_dim:
+        raise RuntimeError("transpose(): hybrid sparse compressed tensors with dense dimensions are not supported")
+    batch = impl.batch_dim
+
+    def kind(d):
+        return "Batch" if d < batch else "Sparse"
+    if kind(d0) != kind(d1):
+        raise RuntimeError(f"transpose(): can only transpose dimensions of the same type (Batch, Sparse, Dense), "
+                           f"got {d0}({kind(d0)}) and {d1}({kind(d1)})")
+    if kind(d0) == "Batch":
+        raise NotImplementedError("internals: transposing the batch dims of a compressed tensor is not implemented")
+    sizes = list(impl.sizes)
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    values = impl.values
+    if impl.layout in BLOCK_LAYOUTS:       # each block is read transposed too
+        values = call("transpose.int", values, batch + 1, batch + 2)
+    return new_compressed(tuple(sizes), impl.compressed_indices, impl.plain_indices, values, _FLIPPED[impl.layout])
+
+
+def t_sparse_compressed(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return transpose_sparse_compressed(self, 0, 1)
 
 
 def sparse_compressed_to(t, dtype, device):
@@ -583,8 +627,7 @@ def _sparse_compressed_mm(self, mat2):
     """``mm`` with a compressed operand (torch reaches ``addmm``'s SparseCsrCPU kernel): the
     operand's COO form, through the COO layout's product. A matrix only: no batch, no dense dims."""
     if self.layout in COMPRESSED_LAYOUTS and mat2.layout in COMPRESSED_LAYOUTS:
-        raise NotImplementedError("internals: a product of two compressed sparse matrices is not implemented "
-                                  "(torch returns a compressed tensor)")
+        return _compressed_by_compressed(self, mat2)
     sparse = self if self.layout in COMPRESSED_LAYOUTS else mat2
     # what torch's CPU kernels take: CSR and CSC on either side, BSR of square blocks on the left
     if sparse.layout is sparse_bsc or (sparse.layout is sparse_bsr and sparse is mat2):
@@ -602,6 +645,74 @@ def _sparse_compressed_mm(self, mat2):
     coo = _compressed_to_coo(sparse)
     # the product comes out row-major either way, as torch's does
     return _sparse_mm(coo, mat2) if sparse is self else contiguous(_sparse_mm(self, coo))
+
+
+def _compressed_by_compressed(a, b):
+    """CSR or CSC times CSR or CSC: a CSR matrix (torch's MKL product gives CSR whatever the two
+    layouts), by Gustavson's row-by-row method as MKL runs it. Row i of the result walks row i of
+    ``a`` (columns ascending); each entry (i, k) meets the entries of row k of ``b`` (columns
+    ascending), and each column j reached is stored in the order it is first reached (not sorted:
+    torch's result keeps MKL's order), its products summed in the order they are met; a sum that
+    cancels to zero stays an entry. The index pairs are worked out on the host; the values are
+    gathered, multiplied and summed by operators."""
+    for t in (a, b):
+        if t.layout not in (sparse_csr, sparse_csc):
+            operands = ("SparseCsr", layout_name(a.layout), layout_name(b.layout))
+            raise RuntimeError("addmm: computation on CPU is not implemented for {} + {} @ {}".format(*operands))
+        if t._impl.batch_dim or t._impl.dense_dim:
+            raise NotImplementedError("internals: mm of compressed tensors with batch or dense dims is not "
+                                      "implemented")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {a.dtype.torch_name} but found {b.dtype.torch_name}")
+    if a.dtype not in (st.float32, st.float64, st.complex64, st.complex128):     # MKL's types only
+        raise NotImplementedError(f'"addmm_out_sparse_csr_impl_mkl_sparse" not implemented for '
+                                  f"'{a.dtype.torch_name}'")
+    M, K, N = a.shape[0], a.shape[1], b.shape[1]
+
+    def row_major(t):
+        """The entries' rows, columns and storage places, sorted by row then column."""
+        _, own, plain, values, _ = _entries(t)
+        rows, cols = (own, plain) if t.layout in ROW_LAYOUTS else (plain, own)
+        order = np.lexsort((cols, rows))
+        return rows[order], cols[order], order, values
+    a_rows, a_cols, a_places, a_values = row_major(a)
+    b_rows, b_cols, b_places, b_values = row_major(b)
+    counts = np.bincount(b_rows, minlength=K).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    reps = counts[a_cols]                                     # how many entries of b each entry of a meets
+    a_at = np.repeat(np.arange(len(a_rows), dtype=np.int64), reps)
+    within = np.arange(int(reps.sum()), dtype=np.int64) - np.repeat(np.cumsum(reps) - reps, reps)
+    b_at = np.repeat(starts[a_cols], reps) + within
+    rows, cols = a_rows[a_at], b_cols[b_at]
+    # each (row, column) once, in the order first met; the pairs are already grouped by row
+    keys, first, slot = np.unique(rows * N + cols, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")                  # entries in the order first met
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    device = a.device
+
+    def host(x):
+        return from_host(np.ascontiguousarray(x, np.int64), st.int64, device)
+    products = call("mul.Tensor", call("index_select", a_values, 0, host(a_places[a_at])),
+                    call("index_select", b_values, 0, host(b_places[b_at])))
+    values = call("zeros", [len(keys)], dtype=products.dtype, device=device)
+    if len(a_at):
+        values = call("index_add", values, 0, host(rank[slot.reshape(-1)]), products)
+    out_rows = keys[order] // max(N, 1)
+    crow = np.concatenate([[0], np.cumsum(np.bincount(out_rows, minlength=M))]).astype(np.int64)
+    return new_compressed((M, N), host(crow), host(keys[order] % max(N, 1)), values, sparse_csr)
+
+
+def addmm_sparse_compressed_dense(self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm`` with a compressed operand (``addmm_sparse_compressed_dense``): dense + the product,
+    which ``mm``'s compressed kernel computes; torch's CPU kernels take no sparse ``self`` here."""
+    if self.layout is not strided:
+        operands = (layout_name(self.layout), layout_name(mat1.layout), layout_name(mat2.layout))
+        raise RuntimeError("addmm: computation on CPU is not implemented for {} + {} @ {}".format(*operands))
+    return scaled_sum(self, call("mm", mat1, mat2), beta, alpha)
 
 
 def to_sparse_csr(self, dense_dim=None):

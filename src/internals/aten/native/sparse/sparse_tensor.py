@@ -21,8 +21,9 @@ from ..tensor_factories import empty, from_host, tensor, zeros
 from ..tensor_shape import alias_impl
 from . import kernels
 
-__all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_indices", "sparse_to", "clone_sparse",
-           "sparse_mask"]
+__all__ = ["sparse_coo_tensor", "_sparse_coo_tensor_unsafe", "new_with_dims_and_tensor_sparse", "new_sparse", "flat",
+           "kernel_values", "linear_indices", "sparse_to", "clone_sparse", "sparse_mask", "transpose_sparse",
+           "t_sparse"]
 
 
 # ---------------------------------------------------------------------- helpers
@@ -108,25 +109,24 @@ def checked_coalesced(impl):
 # ---------------------------------------------------------------------- the factory
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
                       check_invariants=None, is_coalesced=None):
-    """``torch.sparse_coo_tensor``: a sparse tensor over the given indices and values (not copied
-    when they already have the right dtype and device). The indices are always checked against the
-    sizes, as torch does only with ``check_invariants=True``."""
+    """``torch.sparse_coo_tensor`` (the Python binding and ``sparse_coo_tensor`` of
+    ``SparseTensor.cpp``): the values cast and moved as asked (autograd records the cast), the
+    sizes inferred when not given, then ``_sparse_coo_tensor_unsafe``, whose operator
+    ``_sparse_coo_tensor_with_dims_and_tensors`` builds the tensor and is the one autograd records
+    (``SparseCooTensorWithDimsAndTensorsBackward0``): a gradient reaches ``values``. The indices are
+    always checked against the sizes, as torch does only with ``check_invariants=True``."""
     indices = indices if isinstance(indices, TensorBase) else tensor(indices)
     values = values if isinstance(values, TensorBase) else tensor(values)
     device = as_device(device) if device is not None else values.device
     if indices.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
-    if values.dim() == 0:          # torch reads a 0-dim value as one entry
-        values = call("reshape", values, [1])
+    indices = to_device(indices, st.int64, device)
+    values = to_device(values, dtype or values.dtype, device)
+    values = _expand_values_if_needed(values)
     sparse_dim, nnz = indices.shape
-    dense_dim = values.dim() - 1
     if values.shape[0] != nnz:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, "
                            f"nnz from values: {values.shape[0]}")
-    # Tensors of their own over the caller's memory: ``i.data = other`` on the caller's tensor must not
-    # swap the sparse tensor's indices (its kernels read ``nnz`` entries of them).
-    indices = to_device(indices, st.int64, device).data
-    values = to_device(values, dtype or values.dtype, device).data
     if size is None:
         if nnz and sparse_dim:
             check_indices(indices, [float("inf")] * sparse_dim)     # negatives only
@@ -134,18 +134,60 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
         else:
             highs = [0] * sparse_dim
         size = (*highs, *values.shape[1:])
+    out = call("_sparse_coo_tensor_unsafe", indices, values, [int(s) for s in size], is_coalesced=is_coalesced)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _expand_values_if_needed(values):
+    """torch reads a 0-dim value as one entry, through ``expand`` (``expand_values_if_needed``)."""
+    return call("expand", values, [1]) if values.dim() == 0 else values
+
+
+def _sparse_coo_tensor_unsafe(indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None,
+                              is_coalesced=None):
+    """CompositeImplicitAutograd ``_sparse_coo_tensor_unsafe``: the sparse and dense dims read off the
+    indices and values, then ``_sparse_coo_tensor_with_dims_and_tensors`` in the values' dtype and
+    device (torch's ignores the options passed here too). Unlike torch's, the indices are still
+    checked against the sizes, in the kernel below."""
+    values = _expand_values_if_needed(values)
+    return call("_sparse_coo_tensor_with_dims_and_tensors", indices.shape[0], values.dim() - 1, list(size),
+                indices, values, dtype=values.dtype, layout=sparse_coo, device=values.device, pin_memory=None,
+                is_coalesced=is_coalesced)
+
+
+def new_with_dims_and_tensor_sparse(sparse_dim, dense_dim, size, indices, values, *, dtype=None, layout=None,
+                                    device=None, pin_memory=None, is_coalesced=None):
+    """``_sparse_coo_tensor_with_dims_and_tensors``'s sparse kernel (``new_with_dims_and_tensor_sparse``
+    in ``SparseTensor.cpp``): a sparse tensor over ``indices`` and ``values`` themselves (not copied),
+    after the checks of torch's ``set_indices_and_values_unsafe`` and its index invariants."""
+    if pin_memory:
+        raise RuntimeError("Only dense CPU tensors can be pinned")
     size = tuple(int(s) for s in size)
     if len(size) != sparse_dim + dense_dim:
         raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
                            f"sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
+    if indices.layout is not strided or values.layout is not strided:
+        raise RuntimeError("expected indices and values to be dense tensors")
+    if indices.dim() != 2 or indices.shape[0] != sparse_dim:
+        raise RuntimeError(f"dimension of indices must be 2 x nnz with sparse_dim {sparse_dim}, but got "
+                           f"{list(indices.shape)}")
+    if indices.dtype is not st.int64:
+        raise RuntimeError(f"indices must be an int64 tensor, but got {indices.dtype.torch_name}")
+    if dtype is not None and values.dtype is not dtype:
+        raise RuntimeError(f"dtype of values ({values.dtype.torch_name}) must match dtype of sparse tensor "
+                           f"({dtype.torch_name})")
+    if indices.device != values.device:
+        raise RuntimeError(f"device of indices ({indices.device}) must match device of values ({values.device})")
+    nnz = indices.shape[1]
     expected = [nnz, *size[sparse_dim:]]
     if list(values.shape) != expected:
         raise RuntimeError(f"values has incorrect size, expected {expected}, got {list(values.shape)}")
     check_indices(indices, size)
     if is_coalesced and nnz > 1:
         _check_claimed_coalesced(indices, size[:sparse_dim])
-    out = new_sparse(size, indices, values, nnz < 2 if is_coalesced is None else is_coalesced)
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    # Tensors of their own over the caller's memory (``.data``): ``i.data = other`` on the caller's
+    # tensor must not swap the sparse tensor's indices (its kernels read ``nnz`` entries of them).
+    return new_sparse(size, indices.data, values.data, nnz < 2 if is_coalesced is None else is_coalesced)
 
 
 def _no_entries(sizes, sparse_dim, dtype, device):
@@ -203,8 +245,10 @@ def sparse_mask(self, mask):
                            f"but mask has size {list(mask.shape)}")
     if mask.layout is not sparse_coo:
         raise RuntimeError("sparse_mask expects mask to be sparse COO")
+    if self.layout is sparse_coo:
+        return _sparse_mask_of_sparse(self, mask)
     if self.layout is not strided:
-        raise NotImplementedError("internals: sparse_mask of a sparse tensor is not implemented")
+        raise NotImplementedError("internals: sparse_mask of a compressed tensor is not implemented")
     impl = mask._impl
     if self.numel() == 0 or impl.nnz == 0:
         return sparse_to(clone_sparse(mask), self.dtype, self.device)
@@ -213,6 +257,56 @@ def sparse_mask(self, mask):
     rows = [call("select.int", indices, 0, d) for d in range(impl.sparse_dim)]
     values = call("index.Tensor", self, rows)
     return new_sparse(impl.sizes, indices, values, impl.coalesced)
+
+
+def _sparse_mask_of_sparse(self, mask):
+    """``sparse.sparse_mask(mask)`` with both COO: the mask's entries (its order, duplicates and
+    flag), each holding ``self``'s value at that coordinate, its duplicates summed (``self``
+    coalesced first), and zero where ``self`` stores none. The coordinates are matched on the host
+    by their row-major positions; the values only move (``index_select``, ``index_put_``)."""
+    impl, own = mask._impl, call("coalesce", self)._impl
+    if impl.sparse_dim != own.sparse_dim:
+        raise RuntimeError("sparse_mask(): the number of sparse dimensions in `self` should match that of the "
+                           f"`mask`. Got `self.sparse_dim() == {own.sparse_dim}` != "
+                           f"`mask.sparse_dim() == {impl.sparse_dim}`.")
+    sizes = impl.sizes[:impl.sparse_dim]
+    wanted = cpu(linear_indices(impl.indices, sizes))._numpy()
+    stored = cpu(linear_indices(checked_coalesced(own), sizes))._numpy()
+    place = np.minimum(np.searchsorted(stored, wanted), max(len(stored) - 1, 0))
+    found = (place < len(stored)) & (stored[place] == wanted) if len(stored) else np.zeros(len(wanted), bool)
+    values = zeros((impl.nnz, *impl.sizes[impl.sparse_dim:]), dtype=self.dtype, device=self.device)
+    if found.any():
+        rows = from_host(np.flatnonzero(found), st.int64, self.device)
+        picked = call("index_select", own.values, 0, from_host(place[found], st.int64, self.device))
+        values = call("index_put", values, [rows], picked, False)
+    return new_sparse(impl.sizes, call("clone", impl.indices), values, impl.coalesced)
+
+
+def transpose_sparse(self, dim0, dim1):
+    """``transpose`` of a COO tensor (``sparse_transpose_`` on a clone, ``TensorShape.cpp``): two
+    sparse dims swap their rows of indices; the entries keep their order, so the result is not
+    coalesced unless it has none."""
+    impl = self._impl
+    n = max(len(impl.sizes), 1)
+    d0, d1 = dim0 % n, dim1 % n
+    if d0 >= impl.sparse_dim or d1 >= impl.sparse_dim:
+        raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: "
+                           f"{impl.sparse_dim}, d0: {d0}, d1: {d1}")
+    order = list(range(impl.sparse_dim))
+    order[d0], order[d1] = order[d1], order[d0]
+    sizes = list(impl.sizes)
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    indices = call("index_select", impl.indices, 0, from_host(np.array(order, np.int64), st.int64, self.device))
+    return new_sparse(tuple(sizes), indices, call("clone", impl.values), impl.nnz == 0)
+
+
+def t_sparse(self):
+    """``t`` of a COO tensor: a matrix (or vector) with no dense dims, transposed."""
+    impl = self._impl
+    if impl.sparse_dim > 2 or impl.dense_dim:
+        raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
+                           f"{impl.sparse_dim} sparse and {impl.dense_dim} dense dimensions")
+    return transpose_sparse(self, 0, 1) if impl.sparse_dim == 2 else clone_sparse(self)
 
 
 def sparse_to(t, dtype, device):

@@ -14,9 +14,10 @@ from ..copy import contiguous, to
 from ..elementwise import common_device
 from ..tensor_factories import empty, wrap_scalar
 from . import kernels
-from .sparse_tensor import checked_coalesced, flat, kernel_values, linear_indices, new_sparse
+from .sparse_tensor import checked_coalesced, flat, kernel_values, layout_name, linear_indices, new_sparse
 
-__all__ = ["add_sparse", "add_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_", "_sparse_mm"]
+__all__ = ["add_sparse", "add_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_", "_sparse_mm", "sum_coo",
+           "addmm_sparse_dense", "scaled_sum"]
 
 
 def add_sparse(self, other, *, alpha=1):
@@ -83,6 +84,37 @@ def neg_sparse(self):
     """The same entries with their values negated."""
     return new_sparse(tuple(self.shape), call("clone", call("_indices", self)),
                       call("neg", call("_values", self)), self.is_coalesced())
+
+
+def scaled_sum(self, product, beta, alpha):
+    """``beta * self + alpha * product`` for a dense ``self`` (broadcast to the product's shape) and
+    the product of a sparse operand: ``self`` is not read when ``beta`` is zero, as torch's BLAS
+    path does not (NaN in it stays out). torch's kernels add ``alpha * value * row`` entry by entry
+    into the scaled ``self``; here the product is formed first: the last bits may differ."""
+    if self.layout is not strided:
+        return None
+    if product.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type {product.dtype.torch_name} but found {self.dtype.torch_name}")
+    base = call("expand", self, list(product.shape))
+    if beta == 0:
+        return call("mul.Tensor", product, wrap_scalar(alpha)) if alpha != 1 else contiguous(product)
+    if beta != 1:
+        base = call("mul.Tensor", base, wrap_scalar(beta))
+    return call("add.Tensor", base, product, alpha=alpha)
+
+
+def addmm_sparse_dense(self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm``'s sparse kernel (``addmm_sparse_dense_cpu``): dense + sparse @ dense."""
+    if self.layout is not strided:
+        raise RuntimeError(f"addmm_sparse_dense: expected strided result tensor, got tensor with layout "
+                           f"{layout_name(self.layout)}")
+    return scaled_sum(self, call("mm", mat1, mat2), beta, alpha)
+
+
+def sum_coo(self, *, dtype=None):
+    """``sum``'s sparse kernel (``sum_coo``): the sum of the stored values, duplicates included, the
+    zeros it does not store adding nothing."""
+    return call("sum", call("_values", self), dtype=dtype)
 
 
 def _zero_dim_operand(self, other):

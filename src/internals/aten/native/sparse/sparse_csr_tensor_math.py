@@ -1,0 +1,179 @@
+"""Arithmetic on the compressed layouts (``aten/src/ATen/native/sparse/SparseCsrTensorMath.cpp``).
+
+Registered under the SparseCsrCPU / SparseCsrCUDA keys of each operator:
+
+* value-wise unary operators that keep zero at zero (``abs``, ``sin``, ``sqrt``, ``sign``, ...,
+  torch's list for the compressed layouts): the same indices (copied), the operator on the values;
+* ``mul``: by a number or 0-dim tensor (every value scaled), by a dense tensor of the same shape
+  (each stored value times the dense value there: the sparse pattern is kept), and CSR by CSR
+  (the entries both store);
+* ``add``: CSR + CSR (the entries either stores), a dense result when either side is dense;
+* ``mm`` of two compressed matrices (``sparse_compressed_mm`` in ``sparse_csr_tensor.py``).
+
+Entries are matched by their row-major position among the sparse sizes, on the host with NumPy,
+as the conversions in ``sparse_csr_tensor.py`` count their offsets; the values only move and are
+combined through operators. Where torch's CPU kernels (MKL) refuse a case, so does this module,
+with torch's exception class and message.
+"""
+import numpy as np
+
+from ....c10 import scalar_type as st
+from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_csr, strided
+from ...dispatcher import call
+from ..tensor_factories import from_host, wrap_scalar, zeros
+from .sparse_csr_tensor import ROW_LAYOUTS, _compressed_of_entries, _entries, new_compressed
+from .sparse_tensor import layout_name
+
+# torch's unary operators with compressed kernels (each maps zero to zero, so the pattern stays)
+UNARY = ("abs", "angle", "asin", "asinh", "atan", "atanh", "ceil", "deg2rad", "erf", "erfinv", "expm1", "floor",
+         "frac", "isinf", "isnan", "log1p", "neg", "rad2deg", "relu", "round", "sgn", "sign", "signbit", "sin",
+         "sinh", "sqrt", "tan", "tanh", "trunc")
+
+__all__ = [f"{op}_sparse_compressed" for op in UNARY] + ["mul_sparse_compressed", "add_sparse_compressed",
+                                                          "mul_sparse_compressed_", "add_sparse_compressed_"]
+
+
+def _with_values(self, values):
+    """A compressed tensor with ``self``'s indices (copied) and sizes, and new values."""
+    impl = self._impl
+    return new_compressed(impl.sizes, call("clone", impl.compressed_indices), call("clone", impl.plain_indices),
+                          values, impl.layout)
+
+
+def _unary_kernel(op):
+    def kernel(self):
+        return _with_values(self, call(op, self._impl.values))
+    kernel.__name__ = kernel.__qualname__ = f"{op}_sparse_compressed"
+    kernel.__doc__ = f"``{op}`` of a compressed tensor: the same pattern, ``{op}`` of each stored value."
+    return kernel
+
+
+for _op in UNARY:
+    globals()[f"{_op}_sparse_compressed"] = _unary_kernel(_op)
+
+
+# ---------------------------------------------------------------------- matching entries
+def _positions(t):
+    """Each stored entry's row-major position (host int64 array, in stored order) of a CSR matrix."""
+    flat_batch, own, plain, _, batch_shape = _entries(t)
+    if batch_shape:
+        raise NotImplementedError("internals: arithmetic on batched compressed tensors is not implemented")
+    rows, cols = (own, plain) if t.layout in ROW_LAYOUTS else (plain, own)
+    return rows.astype(np.int64) * t.shape[1] + cols
+
+
+def _gather(values, places, device):
+    return call("index_select", values, 0, from_host(np.ascontiguousarray(places, np.int64), st.int64, device))
+
+
+def _of_positions(positions, values, like):
+    """The CSR matrix of entries at sorted row-major ``positions`` with ``values``."""
+    cols = like.shape[1]
+    rows, plain = np.divmod(positions, max(cols, 1))
+    return _compressed_of_entries(np.zeros(len(positions), np.int64), rows, plain, values, (), tuple(like.shape),
+                                  sparse_csr)
+
+
+# ---------------------------------------------------------------------- mul
+def mul_sparse_compressed(self, other):
+    """``mul.Tensor`` with a compressed operand (``mul_sparse_csr``)."""
+    sparse, dense = (self, other) if self.layout in COMPRESSED_LAYOUTS else (other, self)
+    if dense.layout is strided:
+        if dense.dim() == 0:
+            return _with_values(sparse, call("mul.Tensor", sparse._impl.values, dense))
+        if tuple(dense.shape) != tuple(sparse.shape):
+            raise RuntimeError(f"mul: expected 'self' and 'other' to have same size, but {list(self.shape)} != "
+                               f"{list(other.shape)}")
+        if sparse.layout is not sparse_csr or sparse.dim() != 2:
+            raise NotImplementedError("internals: mul of a dense tensor and a compressed one other than a CSR "
+                                      "matrix is not implemented")
+        at = from_host(_positions(sparse), st.int64, sparse.device)
+        picked = call("index_select", call("reshape", dense, [-1]), 0, at)
+        return _with_values(sparse, call("mul.Tensor", sparse._impl.values, picked))
+    if self.layout is not sparse_csr or other.layout is not sparse_csr or self.dim() != 2:
+        raise NotImplementedError("internals: mul of two compressed tensors is implemented for CSR matrices only")
+    if tuple(self.shape) != tuple(other.shape):
+        raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                           "number of sparse dimensions, and shape of sparse dimensions")
+    a, b = _positions(self), _positions(other)
+    both, in_a, in_b = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+    device = self.device
+    values = call("mul.Tensor", _gather(self._impl.values, in_a, device), _gather(other._impl.values, in_b, device))
+    return _of_positions(both, values, self)
+
+
+# ---------------------------------------------------------------------- add
+def add_sparse_compressed(self, other, *, alpha=1):
+    """``add.Tensor`` with a compressed operand (``add_out_sparse_compressed_cpu``): with a dense
+    side, the dense sum; CSR + CSR, the CSR matrix of every entry either stores (an entry both
+    store summed, explicit zeros kept), for the floating and complex types MKL adds."""
+    if self.layout is strided or other.layout is strided:
+        if tuple(self.shape) != tuple(other.shape):
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                               f"{list(self.shape)} while other has size {list(other.shape)}")
+        dense = [call("to_dense", t, None, masked_grad=None) if t.layout is not strided else t for t in (self, other)]
+        return call("add.Tensor", *dense, alpha=alpha)
+    for t in (self, other):
+        if t.layout in (sparse_bsr, sparse_bsc):
+            raise NotImplementedError("internals: add of block compressed tensors (BSR, BSC) is not implemented")
+        if t.layout is not sparse_csr:
+            raise RuntimeError(f"crow_indices expected sparse row compressed tensor layout but got "
+                               f"{layout_name(t.layout)}")
+    if tuple(self.shape) != tuple(other.shape):
+        raise RuntimeError(f"torch.add: Expected input tensors to have the same shape, but got tensor `self` with "
+                           f"shape {list(self.shape)} and tensor `other` with shape {list(other.shape)}")
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {other.dtype.torch_name} but found {self.dtype.torch_name}")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex) or self.dtype.is_reduced_float:
+        raise NotImplementedError(f"\"add_out_sparse_csr_impl_mkl\" not implemented for '{self.dtype.torch_name}'")
+    a, b = _positions(self), _positions(other)
+    union = np.union1d(a, b)
+    device = self.device
+    n = len(union)
+    dense_sizes = tuple(self._impl.values.shape[1:])
+
+    def spread(positions, values):
+        """The values placed at their entries' places among the union (zero elsewhere), and where."""
+        places = np.searchsorted(union, positions)
+        out = zeros((n, *dense_sizes), dtype=self.dtype, device=device)
+        if len(places):
+            out = call("index_put", out, [from_host(places, st.int64, device)], values, False)
+        mask = np.zeros(n, bool)
+        mask[places] = True
+        return out, mask
+    t_vals, in_t = spread(a, self._impl.values)
+    s_vals, in_s = spread(b, other._impl.values if alpha == 1
+                          else call("mul.Tensor", other._impl.values, wrap_scalar(alpha)))
+    # an entry only one side stores keeps its value as it is (a -0.0 stays -0.0)
+    summed = call("add.Tensor", t_vals, s_vals)
+    only_t = from_host(in_t & ~in_s, st.bool_, device)
+    only_s = from_host(in_s & ~in_t, st.bool_, device)
+    values = call("where.self", only_t, t_vals, call("where.self", only_s, s_vals, summed))
+    return _of_positions(union, values, self)
+
+
+# ---------------------------------------------------------------------- in place
+def _install(self, result):
+    """``self`` takes ``result``'s indices and values (its sizes and layout are the same): the
+    compressed tensor is changed in place, as torch's ``copy_`` of the result into it does."""
+    if result.layout is not self.layout:
+        raise RuntimeError(f"result layout {layout_name(result.layout)} does not match the layout of self, "
+                           f"{layout_name(self.layout)}")
+    if result.dtype is not self.dtype:
+        raise RuntimeError(f"result type {result.dtype.torch_name} can't be cast to the desired output type "
+                           f"{self.dtype.torch_name}")
+    impl, new = self._impl, result._impl
+    impl.compressed_indices, impl.plain_indices, impl.values = new.compressed_indices, new.plain_indices, new.values
+    return self
+
+
+def mul_sparse_compressed_(self, other):
+    """``mul_`` of a compressed tensor: the product, installed in ``self``."""
+    return _install(self, mul_sparse_compressed(self, other))
+
+
+def add_sparse_compressed_(self, other, *, alpha=1):
+    """``add_`` of a compressed tensor by a compressed one: the sum, installed in ``self``."""
+    if self.layout is strided:
+        return call("add_.Tensor", self, call("to_dense", other, None, masked_grad=None), alpha=alpha)
+    return _install(self, add_sparse_compressed(self, other, alpha=alpha))

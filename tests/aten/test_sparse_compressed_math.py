@@ -1,0 +1,171 @@
+"""Arithmetic on the compressed layouts (``sparse/sparse_csr_tensor_math.py``), against torch.
+
+What torch 2.13's CPU computes for CSR (and CSC, BSR where it takes them): the value-wise unary
+operators, ``mul`` by a number, a dense tensor or another CSR matrix, ``add`` of two CSR matrices
+or with a dense side, their in-place forms, ``t()``, ``sum()`` and the product of two compressed
+matrices. A compressed result is compared part by part (layout, sizes, nnz, the compressed and
+plain indices exactly, the values exactly or within the library-math ulps); a refusal by its
+exception class and message.
+"""
+import pytest
+import torch
+from helpers import LIBM_ULPS, PRODUCT_ULPS, assert_same, assert_same_error
+
+import internals
+
+pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning")
+
+EXACT = dict(rtol=0, atol=0)
+A = [[1.0, 0.0, -2.0, 0.0], [0.0, 3.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]]
+B = [[0.0, 5.0, 1.0, 0.0], [0.0, -3.0, 0.0, 0.0], [2.0, 0.0, 0.0, -1.5]]
+
+
+def _parts(t):
+    name = str(t.layout).split(".")[-1]
+    if name in ("sparse_csr", "sparse_bsr"):
+        return name, t.crow_indices(), t.col_indices(), t.values()
+    if name in ("sparse_csc", "sparse_bsc"):
+        return name, t.ccol_indices(), t.row_indices(), t.values()
+    return name, None, None, t
+
+
+def assert_same_result(ours, theirs, ulps=None):
+    (layout_i, c_i, p_i, v_i), (layout_t, c_t, p_t, v_t) = _parts(ours), _parts(theirs)
+    assert layout_i == layout_t
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    if c_t is not None:
+        assert ours._nnz() == theirs._nnz()
+        assert_same(c_i, c_t, exact_layout=False, **EXACT)
+        assert_same(p_i, p_t, exact_layout=False, **EXACT)
+    tol = dict(ulps=ulps) if ulps else EXACT
+    assert_same(v_i.detach(), v_t.detach(), exact_layout=False, **tol)
+
+
+def _csr(lib, rows, dtype=None):
+    return lib.tensor(rows, dtype=dtype or lib.float32).to_sparse_csr()
+
+
+# torch's unary operators with compressed kernels; those of library math within LIBM_ULPS
+UNARY_EXACT = ["abs", "neg", "sign", "sgn", "ceil", "floor", "round", "trunc", "frac", "relu", "isnan", "isinf",
+               "signbit", "angle"]
+UNARY_LIBM = ["sin", "sinh", "tan", "tanh", "asin", "asinh", "atan", "atanh", "erf", "erfinv", "expm1", "log1p",
+              "sqrt", "rad2deg", "deg2rad"]
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc", "bsr"])
+@pytest.mark.parametrize("op", UNARY_EXACT + UNARY_LIBM)
+def test_unary_operators_map_the_stored_values(op, layout):
+    def program(lib):
+        x = lib.tensor(A)
+        x = {"csr": x.to_sparse_csr(), "csc": x.to_sparse_csc(), "bsr": x.to_sparse_bsr((1, 2))}[layout]
+        return getattr(lib, op)(x)
+    assert_same_result(program(internals), program(torch), None if op in UNARY_EXACT else LIBM_ULPS)
+
+
+BINARY = {
+    "csr*2": lambda L: _csr(L, A) * 2,
+    "2.5*csr": lambda L: 2.5 * _csr(L, A),
+    "csr*0-dim": lambda L: _csr(L, A) * L.tensor(-3.0),
+    "csr*0-dim-double": lambda L: _csr(L, A) * L.tensor(0.5, dtype=L.float64),
+    "csc*2": lambda L: L.tensor(A).to_sparse_csc() * 2,
+    "csr*dense": lambda L: _csr(L, A) * L.tensor(B),
+    "dense*csr": lambda L: L.tensor(B) * _csr(L, A),
+    "csr*csr": lambda L: _csr(L, A) * _csr(L, B),
+    "csr*csr-promoted": lambda L: _csr(L, A) * _csr(L, B, L.float64),
+    "csr+csr": lambda L: _csr(L, A) + _csr(L, B),
+    "csr+csr-alpha": lambda L: L.add(_csr(L, A, L.float64), _csr(L, B, L.float64), alpha=-2),
+    "csr+self": lambda L: _csr(L, A) + _csr(L, A),
+    "csr+dense": lambda L: _csr(L, A) + L.tensor(B),
+    "dense+csr": lambda L: L.tensor(B) + _csr(L, A),
+    "dense+csr-alpha": lambda L: L.add(L.tensor(B), _csr(L, A), alpha=3),
+    "mul_": lambda L: _csr(L, A).mul_(2),
+    "add_": lambda L: _csr(L, A).add_(_csr(L, B)),
+    "t": lambda L: _csr(L, A).t(),
+    "csc.t": lambda L: L.tensor(A).to_sparse_csc().t(),
+    "t.t": lambda L: _csr(L, A).t().t(),
+    "sum": lambda L: _csr(L, A).sum(),
+    "sum-int": lambda L: _csr(L, A, L.int64).sum(),
+    "sum-dtype": lambda L: _csr(L, A).sum(dtype=L.float64),
+}
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_arithmetic_as_torch(name):
+    """Products and sums of small integers and halves: exact in float, whatever the order."""
+    assert_same_result(BINARY[name](internals), BINARY[name](torch))
+
+
+PRODUCTS = {
+    "csr@csr": lambda L: _csr(L, A) @ L.tensor(B).t().contiguous().to_sparse_csr(),
+    "csr@csr.t": lambda L: L.mm(_csr(L, A), _csr(L, B).t()),
+    "csc@csc": lambda L: L.tensor(A).to_sparse_csc() @ L.tensor(B).t().contiguous().to_sparse_csc(),
+    "csr@csc-double": lambda L: _csr(L, A, L.float64) @ L.tensor(B, dtype=L.float64).t().contiguous().to_sparse_csc(),
+    "empty-rows": lambda L: _csr(L, [[0.0, 0.0], [0.0, 0.0]]) @ _csr(L, [[1.0, 0.0], [0.0, 2.0]]),
+}
+
+
+@pytest.mark.parametrize("name", PRODUCTS)
+def test_products_of_two_compressed_matrices(name):
+    """A CSR result with every reachable entry, a sum that cancels to zero kept as an entry."""
+    assert_same_result(PRODUCTS[name](internals), PRODUCTS[name](torch), PRODUCT_ULPS)
+
+
+def test_a_product_of_random_matrices():
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(7, 9, generator=g) * (torch.rand(7, 9, generator=g) < 0.4)
+    b = torch.randn(9, 5, generator=g) * (torch.rand(9, 5, generator=g) < 0.4)
+    theirs = a.to_sparse_csr() @ b.to_sparse_csr()
+    ours = internals.from_torch(a).to_sparse_csr() @ internals.from_torch(b).to_sparse_csr()
+    assert_same_result(ours, theirs, PRODUCT_ULPS)
+
+
+REFUSED = {
+    "csc+csc": lambda L: L.tensor(A).to_sparse_csc() + L.tensor(B).to_sparse_csc(),
+    "csr+csc": lambda L: _csr(L, A) + L.tensor(B).to_sparse_csc(),
+    "integers": lambda L: _csr(L, A, L.int64) + _csr(L, B, L.int64),
+    "dtypes": lambda L: _csr(L, A) + _csr(L, B, L.float64),
+    "shapes": lambda L: _csr(L, A) + _csr(L, [[1.0]]),
+    "mul-shapes": lambda L: _csr(L, A) * _csr(L, [[1.0]]),
+    "t-3d": lambda L: L.ones(2, 3, 4).to_sparse_csr().t(),
+    "transpose-batch-and-sparse": lambda L: L.ones(2, 3, 4).to_sparse_csr().transpose(0, 1),
+    "transpose-hybrid": lambda L: L.ones(2, 3, 4).to_sparse_csr(dense_dim=1).transpose(1, 2),
+    "csr@csr-shapes": lambda L: _csr(L, A) @ _csr(L, B),
+    "csr@csr-integers": lambda L: _csr(L, A, L.int64) @ _csr(L, B, L.int64).t(),
+    "csr@bsc": lambda L: _csr(L, A) @ L.tensor(B).t().contiguous().to_sparse_bsc((1, 1)),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_refusals_match_torch(name):
+    ours, theirs = assert_same_error(lambda: REFUSED[name](internals), lambda: REFUSED[name](torch))
+    assert str(ours) == str(theirs)
+
+
+def test_the_transpose_shares_the_three_tensors():
+    """CSR^T is the CSC tensor over the same compressed indices, plain indices and values."""
+    c = internals.tensor(A).to_sparse_csr()
+    t = c.t()
+    assert t.layout is internals.sparse_csc
+    assert t.ccol_indices().data_ptr() == c.crow_indices().data_ptr()
+    assert t.row_indices().data_ptr() == c.col_indices().data_ptr()
+    assert t.values().data_ptr() == c.values().data_ptr()
+
+
+def test_coo_transpose_swaps_the_index_rows():
+    def program(lib):
+        s = lib.tensor(A).to_sparse()
+        t = s.t()
+        return t, t.is_coalesced(), s.transpose(1, 0).is_coalesced()
+    (t_i, *rest_i), (t_t, *rest_t) = program(internals), program(torch)
+    assert rest_i == rest_t
+    assert_same(t_i._indices(), t_t._indices(), exact_layout=False, **EXACT)
+    assert_same(t_i._values(), t_t._values(), exact_layout=False, **EXACT)
+
+
+@pytest.mark.parametrize("case", ["hybrid-t", "dense-dim-transpose"])
+def test_coo_transpose_refusals_match_torch(case):
+    def program(lib):
+        h = lib.sparse_coo_tensor(lib.tensor([[0, 1]]), lib.ones(2, 3), (2, 3))
+        return h.t() if case == "hybrid-t" else h.transpose(0, 1)
+    ours, theirs = assert_same_error(lambda: program(internals), lambda: program(torch))
+    assert str(ours) == str(theirs)
