@@ -97,10 +97,12 @@ _printer = None
 
 
 def _make_printer():
+    """sympy's printer, with a floor of a fraction printed as Python's ``//`` (as torch's
+    generated code prints ``(s96//2)``)."""
     global _printer
     import sympy  # a heavy module, imported when a trace has symbols
-    from sympy.printing.precedence import PRECEDENCE
-    from sympy.printing.str import StrPrinter
+    from sympy.printing.precedence import PRECEDENCE  # sympy's, as above
+    from sympy.printing.str import StrPrinter  # sympy's, as above
 
     class Printer(StrPrinter):
         def _print_floor(self, e):
