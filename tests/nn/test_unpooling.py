@@ -203,10 +203,15 @@ BAD = {     # (dims, program(L, pooled, indices))
 }
 
 
+# Cases where several indices fall outside the output: which one torch's message names depends on
+# how its loop splits the planes between threads, so only the class is compared.
+SEVERAL_BAD_INDICES = {"F_zero_stride"}
+
+
 @pytest.mark.parametrize("name", list(BAD))
 def test_bad_arguments_raise_torchs_error_in_torchs_words(name):
     dims, program = BAD[name]
-    same_outcome(lambda L: program(L, *_pooled(L, dims)))
+    same_outcome(lambda L: program(L, *_pooled(L, dims)), message=name not in SEVERAL_BAD_INDICES)
 
 
 @pytest.mark.parametrize("where", ["inside", "far_outside"])
