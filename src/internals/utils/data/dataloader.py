@@ -75,17 +75,30 @@ def _collate_fn_for(elem):
     return next((fn for kind, fn in _COLLATE_BY_TYPE.items() if isinstance(elem, kind)), None)
 
 
+def _rebuilt_like(elem, fields):
+    """``fields`` (a dict, or a list) in ``elem``'s own container type, as torch's collate and
+    convert keep it: a mutable mapping or sequence is copied and refilled (its type and
+    attributes kept), another type is built from the fields, and one that can be neither (a
+    ``range``, a mapping without a dict constructor) gives the plain dict or list."""
+    try:
+        if isinstance(elem, collections.abc.MutableMapping):
+            clone = copy.copy(elem)
+            clone.update(fields)
+            return clone
+        if isinstance(elem, collections.abc.MutableSequence):
+            clone = copy.copy(elem)
+            for i, field in enumerate(fields):
+                clone[i] = field
+            return clone
+        return type(elem)(fields)
+    except TypeError:
+        return fields
+
+
 def _collate_mapping(batch):
     elem = batch[0]
     fields = {key: default_collate([d[key] for d in batch]) for key in elem}
-    try:
-        if isinstance(elem, collections.abc.MutableMapping):
-            clone = copy.copy(elem)     # keeps the mapping's own type and attributes
-            clone.update(fields)
-            return clone
-        return type(elem)(fields)
-    except TypeError:                   # a mapping type that cannot be copied or built from a dict
-        return fields
+    return _rebuilt_like(elem, fields)
 
 
 def _collate_sequence(batch):
@@ -95,15 +108,7 @@ def _collate_sequence(batch):
     fields = [default_collate(samples) for samples in zip(*batch)]
     if isinstance(elem, tuple):
         return fields                   # torch gives tuples back as lists
-    try:
-        if isinstance(elem, collections.abc.MutableSequence):
-            clone = copy.copy(elem)
-            for i, field in enumerate(fields):
-                clone[i] = field
-            return clone
-        return type(elem)(fields)
-    except TypeError:                   # range and the like cannot be rebuilt from a list
-        return fields
+    return _rebuilt_like(elem, fields)
 
 
 def default_collate(batch):
@@ -133,30 +138,13 @@ def default_convert(data):
         return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         # the mapping's own type kept (an OrderedDict stays one), as collating keeps it
-        fields = {key: default_convert(data[key]) for key in data}
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update(fields)
-                return clone
-            return type(data)(fields)
-        except TypeError:
-            return fields
+        return _rebuilt_like(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        items = [default_convert(d) for d in data]
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, item in enumerate(items):
-                    clone[i] = item
-                return clone
-            return type(data)(items)
-        except TypeError:                   # range and the like cannot be rebuilt from a list
-            return items
+        return _rebuilt_like(data, [default_convert(d) for d in data])
     return data
 
 
