@@ -94,12 +94,16 @@ def _skipped_under_meta_execution(impl):
     device has no impl at all. A meta step that built a TensorIterator returns the iterator,
     whose impl skips its loops itself, so that impl still runs."""
     def run(outputs, *args, **kwargs):
-        if is_meta_execution() and (isinstance(outputs, TensorBase) or isinstance(outputs, tuple)
-                                    and all(isinstance(t, TensorBase) for t in outputs)):
+        # the type test first: an iterator (every elementwise call) goes straight to its impl
+        if isinstance(outputs, (TensorBase, tuple)) and _all_tensors(outputs) and is_meta_execution():
             return outputs
         return impl(outputs, *args, **kwargs)
     run.__wrapped__ = impl
     return run
+
+
+def _all_tensors(outputs):
+    return isinstance(outputs, TensorBase) or all(isinstance(t, TensorBase) for t in outputs)
 
 
 def _named_after(kernel, meta, suffix, outputs=1, out=False):
