@@ -1541,29 +1541,28 @@ def _lp_finish(out, norm_type, window):
     return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
 
 
-def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """The ``norm_type``-norm of each window along the last dim (``torch/nn/functional.py``): the
-    mean of the powers (``avg_pool1d``) times the window's length, to the power 1/p; p = ±inf is
-    the largest or smallest magnitude."""
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, max_pool, avg_pool, window):
+    """The ``norm_type``-norm of each window (``torch/nn/functional.py``'s ``lp_pool1d/2d/3d``):
+    the mean of the powers (``avg_pool``) times the window's ``window`` elements, to the power
+    1/p; p = ±inf is the largest or smallest magnitude (``max_pool``), as torch's."""
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
-            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
         if norm_type == -float("inf"):
-            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return _lp_finish(out, norm_type, kernel_size)
+            return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, window)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of each window along the last dim (:func:`_lp_pool`)."""
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, max_pool1d, avg_pool1d, kernel_size)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """:func:`lp_pool1d` over windows of the last two dims (``avg_pool2d``, times kh·kw)."""
     kw, kh = _pair(kernel_size)
-    if isinstance(norm_type, (int, float)):
-        if norm_type == float("inf"):
-            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-        if norm_type == -float("inf"):
-            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return _lp_finish(out, norm_type, kw * kh)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, max_pool2d, avg_pool2d, kw * kh)
 
 
 def _single(value):
@@ -1583,16 +1582,10 @@ def _triple(value):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """:func:`lp_pool1d` over windows of the last three dims (``avg_pool3d``, times kd·kh·kw);
-    p = ±inf goes to ``max_pool3d`` of the magnitudes, as torch's does."""
+    """:func:`lp_pool1d` over windows of the last three dims (``avg_pool3d``, times kd·kh·kw;
+    ``max_pool3d`` for p = ±inf), as torch's."""
     kd, kw, kh = _triple(kernel_size)
-    if isinstance(norm_type, (int, float)):
-        if norm_type == float("inf"):
-            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-        if norm_type == -float("inf"):
-            return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
-    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return _lp_finish(out, norm_type, kd * kw * kh)
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, max_pool3d, avg_pool3d, kd * kw * kh)
 
 
 __all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]

@@ -143,9 +143,9 @@ class AvgPool1d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__()
         # torch keeps them as 1-tuples (``_single``), which its repr shows
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
+        self.kernel_size = F._single(kernel_size)
+        self.stride = F._single(stride if stride is not None else kernel_size)
+        self.padding = F._single(padding)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def forward(self, input):
@@ -154,10 +154,6 @@ class AvgPool1d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-def _single(v):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
