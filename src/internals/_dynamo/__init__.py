@@ -39,6 +39,7 @@ from .._inductor.config import check_options
 from .._subclasses.fake_tensor import (
     DataDependentOutputException,
     DynamicOutputShapeException,
+    FakeTensorMode,
     UnsupportedFakeTensorException,
 )
 from .._tensor import Tensor
@@ -49,10 +50,13 @@ from ..fx.passes import functionalize
 from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
-from .guards import GuardWalker, Unguardable, global_state_key
+from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic
+from .guards import GuardWalker, TensorGuards, Unguardable, global_state_key
+from .pgo import FrameState
 from .user_code import UserCalls
 
-__all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key"]
+__all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
+           "maybe_mark_dynamic"]
 
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
@@ -110,8 +114,8 @@ class _FailedTrace:
 class _Graph:
     """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments."""
 
-    def __init__(self, compiled):
-        self.compiled = compiled
+    def __init__(self, compiled, traced):
+        self.compiled, self.traced = compiled, traced     # traced: the fake inputs, maybe symbolic
 
     def __call__(self, args, kwargs):
         return self.compiled(*_tensors((args, kwargs)))
@@ -128,6 +132,11 @@ class _Differentiable:
         return self.compiled(*_tensors((args, kwargs)), *_module_tensors(self.module).values())
 
 
+def _exact(t):
+    """A tensor's metadata as guards check it: every size a number (a graph traced static)."""
+    return FakeTensorMode().from_tensor(t)
+
+
 def _module_tensors(module):
     """A module's parameters and buffers by qualified name (empty for a plain function)."""
     if not isinstance(module, Module):
@@ -139,36 +148,108 @@ def _tensors(tree):
     return [a for a in tree_flatten(tree) if isinstance(a, Tensor)]
 
 
-class CompiledFunction:
-    """``fn`` compiled once per guard key. ``recompiles`` counts the traces; ``kernels`` holds the
-    generated sources of the last compiled graph, and ``graph_module`` its graph (the joint graph
-    when AOTAutograd compiled it; ``aot`` then holds the forward and backward graphs); ``graphs``
-    every graph compiled and ``break_reasons`` why calls ran eagerly."""
+class _CacheEntry:
+    """One compiled graph (or eager fallback) and its guards: the key of everything but the
+    argument tensors (equality), and the argument tensors' guards (``guards.TensorGuards``)."""
 
-    def __init__(self, fn, options=None):
-        self.fn, self.cache, self.recompiles = fn, {}, 0
+    def __init__(self, key, tensor_guards, run, index):
+        self.key, self.tensor_guards, self.run, self.index = key, tensor_guards, run, index
+
+    def check(self, key, tensors):
+        """None when a call with ``key`` and argument ``tensors`` may use this entry, else why not."""
+        if key != self.key:
+            return _key_change(self.key, key)
+        return self.tensor_guards.check(tensors)
+
+
+def _key_change(old, new):
+    """Which part of the guard key a call changed, in words."""
+    if old[0] != new[0]:
+        return "an argument that is not a tensor changed (EQUALS_MATCH, or the arguments' structure)"
+    if old[1] != new[1]:
+        return "the global state changed (grad mode, autocast or the default dtype: GLOBAL_STATE)"
+    return "a value the function reads changed (a closure cell, a global, a module attribute)"
+
+
+class CompiledFunction:
+    """``fn`` compiled once per set of guards. ``recompiles`` counts the traces; ``kernels`` holds
+    the generated sources of the last compiled graph, and ``graph_module`` its graph (the joint
+    graph when AOTAutograd compiled it; ``aot`` then holds the forward and backward graphs);
+    ``graphs`` every graph compiled and ``break_reasons`` why calls ran eagerly.
+
+    The cache is a list of entries, newest first, as Dynamo's cache of a frame: a call runs the
+    first entry whose guards it passes. A call that passes none is compiled again, and why each
+    entry refused it is kept in ``recompile_reasons`` (one list per recompile, each line as
+    ``TORCH_LOGS=recompiles`` prints it: ``0/0: tensor 'x' size mismatch at index 0. expected 3,
+    actual 4``). ``dynamic`` is torch.compile's: None, automatic dynamic shapes (``pgo.py``):
+    a dim whose size changed is traced as a symbol by the recompile, so one graph serves every
+    later size; True, every dim a symbol from the first call; False, never. A graph that
+    AOTAutograd compiles (inputs that require grad) is traced static here."""
+
+    def __init__(self, fn, options=None, dynamic=None):
+        self.fn, self.entries, self.recompiles, self.dynamic = fn, [], 0, dynamic
         self.options = dict(options or {})     # Inductor settings taken, recorded, not acted on
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
+        self.recompile_reasons = []
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
+        self.frame_state = FrameState()
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
 
     def __call__(self, *args, **kwargs):
-        walker = GuardWalker()
+        walker = GuardWalker(tensors_apart=True)
         try:
             key = (walker.argument((args, kwargs)), global_state_key(), walker.function(self.fn))
             hash(key)
         except (Unguardable, TypeError) as e:
             return self._eager(str(e), args, kwargs)
-        entry = self.cache.get(key)
+        tensors = _tensors((args, kwargs))     # in the order the trace takes them
+        entry, _ = self._lookup(key, tensors)
         if entry is None:
             with self._lock:
-                entry = self.cache.get(key)
+                entry, failures = self._lookup(key, tensors)
                 if entry is None and self.recompiles >= config.recompile_limit:
                     return self._eager(f"recompile_limit ({config.recompile_limit}) reached", args, kwargs)
                 if entry is None:
-                    entry = self.cache[key] = self._compile(args, kwargs, walker.tensors)
-        return entry(args, kwargs)
+                    if failures:
+                        self.recompile_reasons.append(failures)
+                    entry = self._new_entry(key, args, kwargs, tensors, walker.tensors)
+        return entry.run(args, kwargs)
+
+    def _lookup(self, key, tensors):
+        """The first entry (newest first) whose guards pass, else None and each entry's failure."""
+        failures = []
+        for entry in self.entries:
+            failure = entry.check(key, tensors)
+            if failure is None:
+                return entry, None
+            failures.append(f"0/{entry.index}: {failure}")
+        return None, failures
+
+    def _new_entry(self, key, args, kwargs, tensors, seen_tensors):
+        names = _tensor_names(self.fn, args, kwargs)
+        dims = self._dynamic_dims(names, tensors)
+        self._shape_env = None
+        run = self._compile(args, kwargs, seen_tensors, dims)
+        graph = getattr(run, "traced", None)
+        fakes = graph if graph is not None else [_exact(t) for t in tensors]
+        entry = _CacheEntry(key, TensorGuards(names, fakes, self._shape_env), run, len(self.entries))
+        self.entries.insert(0, entry)
+        return entry
+
+    def _dynamic_dims(self, names, tensors):
+        """Per argument tensor, the dims to trace as symbols (``pgo.py``), or None when none."""
+        if self.dynamic is False:
+            return [None] * len(tensors)
+        dims = []
+        for name, t in zip(names, tensors, strict=True):
+            if self.dynamic or not config.assume_static_by_default:
+                chosen = set(range(t.dim()))
+            else:
+                changed = self.frame_state.update(name, tuple(t.shape))
+                chosen = (changed if config.automatic_dynamic_shapes else set()) | marked_dims(t)
+            dims.append((f"L['{name}']", chosen) if chosen else None)
+        return dims
 
     def _eager(self, reason, args, kwargs):
         self._record(reason)
@@ -178,7 +259,7 @@ class CompiledFunction:
         if reason not in self.break_reasons:
             self.break_reasons.append(reason)
 
-    def _compile(self, args, kwargs, seen_tensors):
+    def _compile(self, args, kwargs, seen_tensors, dims=None):
         self.recompiles += 1
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
@@ -188,7 +269,7 @@ class CompiledFunction:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs)
-                return self._trace(args, kwargs)
+                return self._trace(args, kwargs, dims)
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
@@ -198,19 +279,23 @@ class CompiledFunction:
         self._record(reason)
         return _Eager(self.fn, reason)
 
-    def _trace(self, args, kwargs):
+    def _trace(self, args, kwargs, dims=None):
+        """Trace with fake tensors; ``dims`` (``_dynamic_dims``) are traced as symbols, and the
+        ShapeEnv's guards -- the trace's and the backend's -- join the entry's guards."""
         tensors = _tensors((args, kwargs))
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
             gm = make_fx(_flat(self.fn, args, kwargs), decomposition_table, tracing_mode="fake",
-                         _fold_constant_reads=False)(*tensors)
+                         _fold_constant_reads=False, _dynamic_dims=dims)(*tensors)
+        fakes = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+        self._shape_env = gm.shape_env
         gm = functionalize(gm)
         gm.graph.eliminate_dead_code()      # views functionalization replayed that nobody reads
         gm.recompile()
         compiled = compile_fx(gm, tensors[0].device.type)
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)
-        return _Graph(compiled)
+        return _Graph(compiled, fakes)
 
 
     def _trace_differentiable(self, args, kwargs):
@@ -356,4 +441,4 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                                  options=options, disable=disable)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    return model if disable else CompiledFunction(model, checked)
+    return model if disable else CompiledFunction(model, checked, dynamic)

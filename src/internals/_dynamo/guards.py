@@ -9,14 +9,17 @@ read through them. A value that can only be compared by identity and may change 
 arbitrary object) raises ``Unguardable``: the caller runs that call eagerly instead.
 """
 import enum
+import re
 import types
 
 from .._tensor import Tensor
 from ..amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
 from ..autograd import is_grad_enabled
 from ..c10.scalar_type import get_default_dtype
+from ..c10.sym import is_symbolic
+from ..fx.experimental.sym_node import sym_str
 
-__all__ = ["Unguardable", "GuardWalker", "global_state_key"]
+__all__ = ["GuardWalker", "TensorGuards", "Unguardable", "global_state_key"]
 
 _EQUALS = (int, bool, str, bytes, type(None), type(Ellipsis), slice, range, enum.Enum)
 # Library code is taken as fixed: its functions and objects are guarded by identity only.
@@ -48,13 +51,18 @@ class GuardWalker:
     """Builds guard keys; ``tensors`` collects every tensor met on the way (for the device and
     requires_grad checks of the caller)."""
 
-    def __init__(self):
+    def __init__(self, tensors_apart=False):
         self.tensors, self._seen = [], set()
+        # The compiler's walker: an argument tensor is left out of the key (``("tensor",)``), for
+        # the cache entry's tensor guards to check one by one
+        self.tensors_apart = tensors_apart
 
     def argument(self, value):
         """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph)."""
         if isinstance(value, Tensor):
             self.tensors.append(value)
+            if self.tensors_apart:
+                return ("tensor",)
             return ("tensor", *tensor_meta(value))
         if isinstance(value, (tuple, list)):
             return (type(value), tuple(self.argument(v) for v in value))
@@ -140,3 +148,96 @@ def _names(code):
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return frozenset(names)
+
+
+def _source_text(source):
+    """``x.size()[0]`` for Dynamo's ``L['x'].size()[0]``: how its guard failures name a source."""
+    return re.sub(r"L\['([^']*)'\]", r"\1", source)
+
+
+_RELATIONS = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
+
+
+def _guard_text(guard, shape_env):
+    """A ShapeEnv guard with each symbol written as its first source (``x.size()[0] != 1``)."""
+    import sympy  # a heavy module: only a graph with symbols has guards to print
+    names = {s: sympy.Symbol(_source_text(shape_env.sources[s][0])) for s in guard.free_symbols
+             if s in shape_env.sources}
+    guard = guard.xreplace(names)
+    op = _RELATIONS.get(type(guard).__name__)
+    if op is not None:
+        return f"{sym_str(guard.lhs)} {op} {sym_str(guard.rhs)}"
+    return sym_str(guard)
+
+
+class TensorGuards:
+    """TENSOR_MATCH for every argument tensor of one cache entry, and the entry's symbolic shape
+    guards (``torch/_dynamo/guards.py``'s ``TensorGuards`` and ``SHAPE_ENV`` guard).
+
+    ``fakes`` are the traced inputs: a size that is a number is checked exactly; a size that is
+    a symbol (a dynamic dim) is read from the call's tensor, the same symbol must read the same
+    value everywhere (duck shaping: ``y.size()[0] == x.size()[0]``), be at least 2 (sizes 0 and
+    1 are specialized), and satisfy every guard the ShapeEnv recorded while tracing and
+    compiling; strides are checked against their expressions in the symbols. A failure is
+    described in torch's words (``TORCH_LOGS=recompiles``)."""
+
+    def __init__(self, names, fakes, shape_env=None):
+        self.names, self.shape_env = list(names), shape_env
+        self.specs = [(tuple(_expr(n) for n in f.shape), tuple(_expr(n) for n in f.stride()),
+                       _expr(f.storage_offset()), f.dtype, str(f.device), f.requires_grad) for f in fakes]
+        self.guards = list(shape_env.guards) if shape_env is not None else []
+
+    @property
+    def dynamic(self):
+        """Whether any size is a symbol."""
+        return any(not isinstance(n, int) for spec in self.specs for n in spec[0])
+
+    def check(self, tensors):
+        """None when ``tensors`` pass, else the first failure, as torch words it."""
+        if len(tensors) != len(self.specs):
+            return f"the number of tensor arguments changed: expected {len(self.specs)}, actual {len(tensors)}"
+        values = {}
+        for name, spec, t in zip(self.names, self.specs, tensors, strict=True):
+            failure = self._tensor(name, spec, t, values)
+            if failure is not None:
+                return failure
+        for symbol in values:
+            if values[symbol] < 2:
+                return f"2 <= {_source_text(self.shape_env.sources[symbol][0])}"
+        for guard in self.guards:
+            if not bool(guard.xreplace(values)):
+                return _guard_text(guard, self.shape_env)
+        return None
+
+    def _tensor(self, name, spec, t, values):
+        sizes, strides, offset, dtype, device, requires_grad = spec
+        impl = t._impl
+        if impl.dtype is not dtype:
+            return f"tensor '{name}' dtype mismatch. expected {dtype.torch_name}, actual {impl.dtype.torch_name}"
+        if str(t.device) != device:
+            return f"tensor '{name}' device mismatch. expected {device}, actual {t.device}"
+        if t.requires_grad != requires_grad:
+            return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
+        if len(impl.sizes) != len(sizes):
+            return f"tensor '{name}' rank mismatch. expected {len(sizes)}, actual {len(impl.sizes)}"
+        for d, (want, got) in enumerate(zip(sizes, impl.sizes, strict=True)):
+            if isinstance(want, int):
+                if want != got:
+                    return f"tensor '{name}' size mismatch at index {d}. expected {want}, actual {got}"
+            elif want in values and values[want] != got:      # one symbol, two sizes: duck shaping
+                first, here = self.shape_env.sources[want][0], f"L['{name}'].size()[{d}]"
+                return f"{_source_text(here)} == {_source_text(first)}"
+            else:
+                values[want] = got
+        for d, (want, got) in enumerate(zip(strides, impl.strides, strict=True)):
+            want = want if isinstance(want, int) else int(want.xreplace(values))
+            if want != got:
+                return f"tensor '{name}' stride mismatch at index {d}. expected {want}, actual {got}"
+        if offset != impl.storage_offset:
+            return f"tensor '{name}' storage_offset mismatch. expected {offset}, actual {impl.storage_offset}"
+        return None
+
+
+def _expr(n):
+    """A size of a traced input: an int, or the sympy expression of its symbol."""
+    return n.node.expr if is_symbolic(n) else n

@@ -13,6 +13,7 @@ from numba import njit, prange
 from ..aten.native.copy import buffer
 from ..aten.native.cpu.parallel_for import Twins
 from ..aten.native.tensor_factories import empty_strided
+from ..c10.sym import is_symbolic
 from ..fx.graph import Node
 from ..utils._pytree import tree_map
 from .codegen import generate
@@ -66,6 +67,7 @@ class CompiledGraph:
     def __init__(self, gm, device):
         self.gm, self.device = gm, device
         self.plan, self.kernels = [], []
+        self._symbols = self._size_symbols()
         for step in schedule(gm.graph):
             if isinstance(step, FusedGroup) and _generates(step, device):
                 name = f"fused_{len(self.kernels)}"
@@ -77,11 +79,23 @@ class CompiledGraph:
             else:
                 self.plan.append(step)
 
+    def _size_symbols(self):
+        """Where each size symbol of a dynamic graph is read on a call: (placeholder, dim)."""
+        where = {}
+        placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+        for i, node in enumerate(placeholders):
+            v = node.meta.get("val")
+            for d, n in enumerate(getattr(v, "shape", ())):
+                if is_symbolic(n) and n.node.expr.is_Symbol:
+                    where.setdefault(n.node.expr, (i, d))
+        return where
+
     def __call__(self, *args):
         env = {}
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         for node, a in zip(placeholders, args, strict=True):
             env[node] = a
+        sizes = {s: args[i].shape[d] for s, (i, d) in self._symbols.items()}
         for node in self.gm.graph.nodes:
             if node.op == "get_attr":
                 env[node] = getattr(self.gm, node.target)
@@ -92,24 +106,36 @@ class CompiledGraph:
             if isinstance(step, Node):
                 env[step] = step.target(*tree_map(value, step.args), **tree_map(value, step.kwargs))
             else:
-                self._launch(step, env)
+                self._launch(step, env, sizes)
         output = next(n for n in self.gm.graph.nodes if n.op == "output")
         return tree_map(value, output.args[0])
 
-    def _launch(self, step, env):
+    def _launch(self, step, env, sizes):
         _group, source, fn = step
         outs = []
         for node in source.outputs:
             v = node.meta["val"]
-            outs.append(empty_strided(tuple(v.shape), v.stride(), dtype=v.dtype, device=self.device))
+            outs.append(empty_strided(_int(tuple(v.shape), sizes), _int(v.stride(), sizes), dtype=v.dtype,
+                                      device=self.device))
         buffers = [buffer(t) for t in outs] + [buffer(env[n]) for n in source.inputs]
+        by_name = {s.name: n for s, n in sizes.items()}
+        buffers += [by_name[name] for name in source.symbols]
         if self.device == "cuda":
             from ..aten.native.cuda.loops import launch_config  # the CUDA loops import numba.cuda, slow to import
-            blocks, threads = launch_config(source.launch_size)
+            blocks, threads = launch_config(_int(source.launch_size, sizes))
             fn[blocks, threads](*buffers)
         else:
             fn(*buffers)
         env.update(zip(source.outputs, outs, strict=True))
+
+
+def _int(value, sizes):
+    """A size, stride or tuple of them with a call's ``sizes`` (symbol -> int) put in."""
+    if isinstance(value, tuple):
+        return tuple(_int(v, sizes) for v in value)
+    if not is_symbolic(value):
+        return value
+    return int(value.node.expr.xreplace(sizes))
 
 
 def compile_fx(gm, device):

@@ -3,7 +3,12 @@
 Inductor writes Triton (GPU) or C++ (CPU) text and compiles it; this writes Python text for
 Numba: ``@njit(parallel=True)`` with a ``prange`` loop on the CPU, ``@cuda.jit`` with a
 grid-stride loop on CUDA. Everything the guard fixes -- shapes, strides, offsets, dtype -- is
-written into the text as numbers, so the index arithmetic is as plain as it can be.
+written into the text as numbers, so the index arithmetic is as plain as it can be. In a graph
+traced with dynamic sizes (``internals.compile``'s automatic dynamic shapes) a size is a symbol
+(``s77``): the text names it, and the kernel takes its value as an argument after the buffers
+(Inductor's kernels take ``ks0`` the same way), so one kernel serves every size the graph's
+guards admit. A decision the text needs about a symbol (is this size 1?) is answered from its
+example and becomes one more guard of the graph.
 
 Each group node becomes one line ``v_<name> = <expression>``. Inputs are read where they are
 needed and outputs written once: one pass over memory for the whole group. In a row kernel a
@@ -18,6 +23,7 @@ becomes one reciprocal per row and a multiply per element, as in torch's softmax
 """
 import math
 
+from ..c10.sym import is_symbolic
 from .scheduler import EXPRESSIONS, ROW_REDUCTIONS
 
 __all__ = ["KernelSource", "generate"]
@@ -34,23 +40,42 @@ def _index(sizes, strides, offset, loop_shape, var, col=None):
     sizes, strides, loop_shape = list(sizes), list(strides), list(loop_shape)
     sizes, strides = [1] * (len(loop_shape) - len(sizes)) + sizes, [0] * (len(loop_shape) - len(sizes)) + strides
     if col is None and sizes == loop_shape and strides == _contiguous(loop_shape):
-        return f"{var} + {offset}" if offset else var       # the common case: element i is at i
+        return f"{var} + {_t(offset)}" if offset else var       # the common case: element i is at i
     terms = []
     if col is not None:
         if sizes[-1] != 1 and strides[-1] != 0:
-            terms.append(col if strides[-1] == 1 else f"{col} * {strides[-1]}")
+            terms.append(col if strides[-1] == 1 else f"{col} * {_t(strides[-1])}")
         sizes, strides, loop_shape = sizes[:-1], strides[:-1], loop_shape[:-1]
     inner = 1
     for d in range(len(loop_shape) - 1, -1, -1):
         if sizes[d] != 1 and strides[d] != 0:
-            idx = var if inner == 1 else f"({var} // {inner})"
+            idx = var if inner == 1 else f"({var} // {_t(inner)})"
             if d > 0:
-                idx = f"({idx} % {loop_shape[d]})"
-            terms.append(idx if strides[d] == 1 else f"{idx} * {strides[d]}")
+                idx = f"({idx} % {_t(loop_shape[d])})"
+            terms.append(idx if strides[d] == 1 else f"{idx} * {_t(strides[d])}")
         inner *= loop_shape[d]
     if offset:
-        terms.append(str(offset))
+        terms.append(_t(offset))
     return " + ".join(reversed(terms)) or "0"
+
+
+def _t(value):
+    """A size, stride or count as source text: a number as itself; a size symbol of a dynamic
+    graph by its name (``s77``), a kernel parameter; an expression of symbols in parentheses."""
+    if not is_symbolic(value):
+        return str(value)
+    text = str(value)
+    return text if text.isidentifier() else f"({text})"
+
+
+def symbols_of(values):
+    """The names of the size symbols in ``values`` (sizes, strides, offsets), sorted: the
+    parameters a kernel of a dynamic graph takes after its buffers."""
+    names = set()
+    for v in values:
+        if is_symbolic(v):
+            names |= {s.name for s in v.node.expr.free_symbols}
+    return sorted(names)
 
 
 def _contiguous(shape):
@@ -62,10 +87,12 @@ def _contiguous(shape):
 
 
 class KernelSource:
-    """The generated text and what to call it with: ``outputs`` then ``inputs`` (graph nodes)."""
+    """The generated text and what to call it with: ``outputs`` then ``inputs`` (graph nodes),
+    then the values of the size symbols named in ``symbols`` (a dynamic graph's kernel)."""
 
-    def __init__(self, text, inputs, outputs, launch_size):
+    def __init__(self, text, inputs, outputs, launch_size, symbols=()):
         self.text, self.inputs, self.outputs, self.launch_size = text, inputs, outputs, launch_size
+        self.symbols = tuple(symbols)
 
     def __str__(self):
         return self.text
@@ -160,8 +187,8 @@ def _loop_body(w, nodes, var, shape, indent, reads=(), col=None):
 def _loop(device, var, count, indent, parallel=True):
     pad = " " * indent
     if device == "cuda" and parallel:
-        return f"{pad}for {var} in range(cuda.grid(1), {count}, cuda.gridsize(1)):"
-    return f"{pad}for {var} in {'prange' if parallel else 'range'}({count}):"
+        return f"{pad}for {var} in range(cuda.grid(1), {_t(count)}, cuda.gridsize(1)):"
+    return f"{pad}for {var} in {'prange' if parallel else 'range'}({_t(count)}):"
 
 
 def _pointwise(w, device):
@@ -185,7 +212,7 @@ def _pointwise(w, device):
     lines += ["        " + w.store(m, "i", shape) for m in w.outputs if m is not reduction]
     if reduction:
         lines.append(f"        acc += {w.operand(reduction.args[0])}")
-        total = "acc" if reduction.target.name() == "aten::sum" else f"acc / {n}"
+        total = "acc" if reduction.target.name() == "aten::sum" else f"acc / {_t(n)}"
         lines.append(f"    out{w.outputs.index(reduction)}[0] = {total}")
     return lines, n
 
@@ -261,6 +288,12 @@ def generate(group, device, name="fused"):
         raise NotImplementedError("a whole-tensor reduction kernel is generated for the CPU only")
     dtype = _dtype_name(group)
     params = [f"out{i}" for i in range(len(w.outputs))] + [f"in{i}" for i in range(len(w.inputs))]
+    layout = [*group.shape]
+    for node in w.outputs + w.inputs:
+        v = _val(node)
+        layout += [*v.shape, *v.stride(), v.storage_offset()]
+    symbols = symbols_of(layout)
+    params += symbols
     header = [f"{k} = {dtype}({v!r})" for k, v in w.constants.items()]
     header += [f"ZERO = {dtype}(0)", f"ONE = {dtype}(1)"]
     header += [f"NEG_INF = {dtype}(-math.inf)", f"NAN = {dtype}(math.nan)"] if group.kind == "row" else []
@@ -269,4 +302,4 @@ def generate(group, device, name="fused"):
     header.append("")
     signature = f"def {name}({', '.join(params)}):"
     text = "\n".join(header + [decorator, signature] + body) + "\n"
-    return KernelSource(text, w.inputs, w.outputs, launch)
+    return KernelSource(text, w.inputs, w.outputs, launch, symbols)

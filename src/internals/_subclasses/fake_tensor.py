@@ -116,7 +116,7 @@ class FakeTensorMode(TorchDispatchMode):
         args, kwargs = tree_map(self._fakeify, args), tree_map(self._fakeify, kwargs)
         name = func.name()
         if self.shape_env is not None:
-            unbacked = _UNBACKED_IMPLS.get(name)
+            unbacked = _UNBACKED_IMPLS.get(name) if self.shape_env.allow_unbacked else None
             if unbacked is not None:
                 with size_oblivious():
                     return unbacked(self, *args, **kwargs)

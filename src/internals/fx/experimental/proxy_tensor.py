@@ -200,7 +200,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 return func.redispatch(DispatchKeySet([backend_key_for(real.device.type)]), real)
         if self.fake_mode is None:
             raise RuntimeError(_REAL_MODE_READ.format(func))
-        if self.fake_mode.shape_env is not None and func.name() == "aten::_local_scalar_dense":
+        shape_env = self.fake_mode.shape_env
+        if shape_env is not None and shape_env.allow_unbacked and func.name() == "aten::_local_scalar_dense":
             symbol = func(*args)        # the fake mode's unbacked symbol
             node = self.graph.call_function(func, (self.node_of(args[0]),))
             node.meta["val"] = symbol
@@ -245,7 +246,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         return out
 
 
-def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_reads=True):
+def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_reads=True, _dynamic_dims=None):
     """``make_fx(f)(*args)`` runs ``f`` once and returns a GraphModule whose graph holds the aten
     operators ``f`` called, in order. ``tracing_mode`` as torch's (the module docstring):
     ``"real"`` (the default) runs the operators on the real inputs, ``"fake"`` on fake twins
@@ -256,18 +257,24 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
     ``_fold_constant_reads=False`` is the compiler's choice, as Dynamo's defaults
     (``capture_scalar_outputs``, ``capture_dynamic_output_shape_ops`` off): every ``.item()``,
     a constant's too, and every operator with a data-dependent output size is refused
-    (GuardOnDataDependentSymNode, DynamicOutputShapeException), so the graph breaks there."""
+    (GuardOnDataDependentSymNode, DynamicOutputShapeException), so the graph breaks there.
+    ``_dynamic_dims`` is the compiler's too (automatic dynamic shapes): per argument None, or
+    ``(source, dims)``: those dims of that tensor are backed symbols named after ``source``
+    (``L['x']``, as Dynamo names them), the other sizes, the storage offset and the strides
+    that are no product of sizes stay numbers. The ShapeEnv's guards are then kept on the
+    GraphModule (``shape_env``) for the compiler to check on each call."""
     if tracing_mode not in ("fake", "real", "symbolic"):
         raise AssertionError(f"tracing_mode must be real/fake/symbolic, got {tracing_mode}")
 
     def traced(*args):
         graph = Graph()
-        shape_env = ShapeEnv() if _fold_constant_reads else None
+        dynamic = _dynamic_dims and any(d is not None for d in _dynamic_dims)
+        shape_env = ShapeEnv(allow_unbacked=_fold_constant_reads) if _fold_constant_reads or dynamic else None
         fake_mode = None if tracing_mode == "real" else FakeTensorMode(shape_env=shape_env)
         proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table, _fold_constant_reads)
         traced_args = []
         tensors = 0
-        for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
+        for i, (name, a) in enumerate(zip(_placeholder_names(f, len(args)), args, strict=True)):
             node = graph.placeholder(name)      # every argument, as torch's: the graph takes them all
             if type(a) is int and tracing_mode == "symbolic":
                 # an int argument is a backed symbol too (0 and 1 stay numbers), duck-shaped with
@@ -277,7 +284,9 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                     node.meta["val"] = a
                     proxy_mode._symbols[id(a.node)] = (a.node, node)
             elif isinstance(a, Tensor):
-                if tracing_mode == "symbolic":
+                if dynamic and _dynamic_dims[i] is not None:
+                    a = _dynamic_fake(fake_mode, a, *_dynamic_dims[i])
+                elif tracing_mode == "symbolic":
                     a = _symbolic_fake(fake_mode, a, f"input{tensors}")
                 elif fake_mode is not None:
                     a = fake_mode.from_tensor(a)
@@ -299,7 +308,9 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                 recorders.remove(proxy_mode.record_arithmetic)
         graph.output(tree_map(proxy_mode.node_of, out))
         proxy_mode.eliminate_dead_sym_nodes()
-        return GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
+        gm = GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
+        gm.shape_env = shape_env
+        return gm
     return traced
 
 
@@ -330,6 +341,23 @@ def _symbolic_fake(fake_mode, t, source_name):
     return fake
 
 
+def _dynamic_fake(fake_mode, t, source, dims):
+    """The fake of an input whose ``dims`` are dynamic (Dynamo's automatic dynamic shapes, or
+    ``mark_dynamic``): those sizes are backed symbols -- 0 and 1 stay numbers, as torch
+    specializes them -- and a stride that is a product of sizes follows them (a contiguous
+    ``(s77, 3)`` has strides ``(3, 1)``, a ``(3, s77)`` has ``(s77, 1)``); every other number of
+    the layout stays what it is, guarded as such."""
+    impl, shape_env = t._impl, fake_mode.shape_env
+    sizes = tuple(shape_env.create_symbolic_size(n, f"{source}.size()[{d}]") if d in dims else n
+                  for d, n in enumerate(impl.sizes))
+    strides = _symbolic_strides(shape_env, impl.sizes, impl.strides, sizes, source, new_symbols=False)
+    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), impl.storage_offset)
+    fake._impl.is_wrapped_number = impl.is_wrapped_number
+    fake.requires_grad_(t.requires_grad)
+    fake_mode._fakes[id(t)] = (t, fake)
+    return fake
+
+
 def _symbolic_layout(shape_env, ex_sizes, ex_strides, ex_offset, source):
     """Sizes, strides and offset as symbols (torch's ``_create_symbolic_sizes_strides_storage_offset``)."""
     sizes = tuple(shape_env.create_symbolic_size(n, f"{source}.size()[{d}]") for d, n in enumerate(ex_sizes))
@@ -338,10 +366,11 @@ def _symbolic_layout(shape_env, ex_sizes, ex_strides, ex_offset, source):
     return sizes, strides, offset
 
 
-def _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source):
+def _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source, new_symbols=True):
     """torch's ``_compute_symbolic_stride``: strides of 0 and 1 stay numbers; a stride equal to
     another dim's size times stride is that product (``s96`` for a contiguous row, ``s33*s96``
-    for a step-2 slice's rows); the smallest stride left gets a symbol of its own, and so on."""
+    for a step-2 slice's rows); the smallest stride left gets a symbol of its own (or, without
+    ``new_symbols``, stays its number), and so on."""
     n = len(ex_sizes)
     strides = [ex if ex in (0, 1) else None for ex in ex_strides]
     with inside_operator():         # products of symbols here are layout, not the program's arithmetic
@@ -354,7 +383,8 @@ def _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source):
                     candidates[ex_sizes[i] * ex_strides[i]] = sizes[i] * strides[i]
             if None in strides:
                 value, i = min((ex_strides[i], i) for i in range(n) if strides[i] is None)
-                strides[i] = shape_env.create_symbolic_size(value, f"{source}.stride()[{i}]")
+                strides[i] = shape_env.create_symbolic_size(value, f"{source}.stride()[{i}]") if new_symbols \
+                    else value
     return tuple(strides)
 
 

@@ -47,7 +47,11 @@ def guard_size_oblivious(value):
 class ShapeEnv:
     """Creates the unbacked symbols of one trace and decides what can be decided about them."""
 
-    def __init__(self):
+    def __init__(self, allow_unbacked=True):
+        # False for the compiler's trace: Dynamo's ``capture_scalar_outputs`` and
+        # ``capture_dynamic_output_shape_ops`` are off, so a value read from data, or a size
+        # counted from it, breaks the graph even when the inputs' sizes are symbols
+        self.allow_unbacked = allow_unbacked
         self.unbacked_symint_counter = 0
         self.unbacked_symfloat_counter = 0
         self.size_like = set()      # symbols that stand for a size: not negative
@@ -56,6 +60,7 @@ class ShapeEnv:
         self._ids = set()
         self.guards = []            # the decisions made on backed symbols, as true sympy relations
         self.replacements = {}      # a backed symbol a guard pinned -> its value
+        self.sources = {}           # backed symbol -> the sources of its value, first one first
         self._guard_set = set()
 
     def create_symbolic_size(self, value, source_name, positive=True):
@@ -70,13 +75,16 @@ class ShapeEnv:
         if value in (0, 1):
             return value
         symbol = self._duck.get(value)
-        if symbol is None:
+        if symbol is not None:
+            self.sources[symbol].append(source_name)
+        else:
             number = int(hashlib.sha256(source_name.encode()).hexdigest(), 16) % 100
             while number in self._ids:
                 number += 1
             self._ids.add(number)
             symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=positive)
             self.hints[symbol] = sympy.Integer(value)
+            self.sources[symbol] = [source_name]
         return SymInt(SymNode(symbol, self, int))
 
     def _int_symbol(self, size_like=False):

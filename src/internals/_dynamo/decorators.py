@@ -1,0 +1,40 @@
+"""``mark_dynamic`` and ``maybe_mark_dynamic`` (``torch/_dynamo/decorators.py``).
+
+Both leave a note on the tensor itself, as torch's do (``_dynamo_dynamic_indices``,
+``_dynamo_weak_dynamic_indices``); the compiler reads it when it traces a call with that tensor:
+the marked dims are symbols from the first compile on, instead of after a recompile.
+torch's ``mark_dynamic`` is strict -- a marked dim that the trace specializes (a size of 0 or
+1, a guard that pins it) is an error there; here both marks are the weak kind: such a dim stays a
+number.
+"""
+
+__all__ = ["mark_dynamic", "maybe_mark_dynamic"]
+
+
+def _mark(t, index, attribute):
+    if isinstance(index, (list, tuple)):
+        for i in index:
+            _mark(t, i, attribute)
+        return
+    if not isinstance(index, int):
+        raise AssertionError(f"index must be an int, got {type(index).__name__}")
+    marks = getattr(t, attribute, None)
+    if marks is None:
+        marks = set()
+        setattr(t, attribute, marks)
+    marks.add(index % max(t.dim(), 1))
+
+
+def mark_dynamic(t, index, **kwargs):
+    """Trace dim ``index`` (an int or a list of them) of ``t`` with a symbolic size."""
+    _mark(t, index, "_dynamo_dynamic_indices")
+
+
+def maybe_mark_dynamic(t, index):
+    """As ``mark_dynamic``, and never an error if the dim is specialized after all."""
+    _mark(t, index, "_dynamo_weak_dynamic_indices")
+
+
+def marked_dims(t):
+    """The dims of ``t`` marked dynamic, either way."""
+    return set(getattr(t, "_dynamo_dynamic_indices", ())) | set(getattr(t, "_dynamo_weak_dynamic_indices", ()))
