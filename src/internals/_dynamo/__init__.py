@@ -9,6 +9,12 @@ This version traces at call time with ``make_fx`` instead of reading bytecode, s
 operators, not the Python: a data-dependent ``if`` is decided by the first inputs (Dynamo would
 guard on it or break the graph there).
 
+Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
+is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
+its entry guards ``2 <= x.size()[0]`` and the ShapeEnv's other guards (``guards.TensorGuards``)
+in place of the exact size, so one graph, whose kernels take the size as an argument, serves
+every later size but 0 and 1.
+
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
 and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.compile.
