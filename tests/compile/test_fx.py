@@ -354,8 +354,9 @@ PROGRAMS = {
 
 
 def torch_code(gm):
-    """torch's graph code without its blank lines and the ``x = None`` lines that free values."""
-    lines = [line.split(";  ")[0].rstrip() for line in gm.code.splitlines()]
+    """torch's graph code without its blank lines; the ``;  x = None`` that frees each value after
+    its last use stays, as internals writes it too."""
+    lines = [line.rstrip() for line in gm.code.splitlines()]
     return "\n".join(line for line in lines if line.strip()).replace("torch.ops.", "internals.ops.") \
         .replace("torch.", "internals.")
 

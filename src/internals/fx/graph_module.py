@@ -55,20 +55,40 @@ def python_code(graph, annotate=False, width=87):
     if annotate:
         params = [f'{n.name}: "{describe_value(n.meta.get("val"))}"' for n in graph.nodes if n.op == "placeholder"]
     lines = _wrapped("def forward(", ["self"] + params, width, close="):")
+    last_uses = _last_uses(graph)
     for node in graph.nodes:
+        freed = last_uses.get(node, []) + ([node] if not node.users else [])
+        free = ";  " + " = ".join([n.name for n in freed] + ["None"]) if freed else ""
         if node.op == "get_attr":
-            lines.append(f"    {node.name} = self.{node.target}")
+            lines.append(f"    {node.name} = self.{node.target}{free}")
         elif node.op == "call_function":
             note = describe_value(node.meta.get("val")) if annotate else ""
             lhs = f'{node.name}: "{note}"' if note else node.name
             infix = _PYTHON_OPERATORS.get(node.target)
             if infix is not None:       # ``a * 2.0``, ``out[0]``: Python's own syntax, as fx prints them
-                lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}")
-            else:
-                lines += _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
+                lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}{free}")
+            else:                       # wrapped narrower where the freeing would overrun the width
+                call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
+                if free and len(call[-1] + free) > width:
+                    call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width - len(free))
+                lines += call[:-1] + [call[-1] + free]
         elif node.op == "output":
             lines.append(f"    return {_source(node.args[0])}")
     return "\n".join(lines) + "\n"
+
+
+def _last_uses(graph):
+    """{node: the values whose last reader it is}, as fx's ``delete_unused_values`` finds them:
+    the generated code sets each to None on that line (``add = ...;  mul = None``), so a value
+    is freed as soon as nothing later needs it. A node nobody reads (a ``copy_`` kept for what
+    it writes) is freed on its own line; what the output returns is never freed."""
+    seen, last = set(), {}
+    for node in reversed(graph.nodes):
+        for used in dict.fromkeys(node.all_input_nodes()):
+            if used not in seen:
+                seen.add(used)
+                last.setdefault(node, []).append(used)
+    return last
 
 
 # fx's ``magic_methods`` (``torch/fx/graph.py``): a node calling one of these Python operators
