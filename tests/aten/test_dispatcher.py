@@ -605,3 +605,21 @@ def test_a_kernel_outlives_the_schema_of_another_library():
             f"name: {ns}::kept\nschema: (none)\nCPU: registered at :: (none) [ boxed ]\n"
         implementer._destroy()
         assert mod._C._dispatch_dump(f"{ns}::kept") == ""
+
+
+def test_python_dispatcher_runs_an_operators_python_kernel_as_torchs():
+    """``dropout`` has a Python kernel in torch (``py_impl(CompositeImplicitAutograd)``): with the
+    Python dispatcher on, eval-mode dropout returns a clone where the C++ composite returns its
+    input itself -- in both libraries; off again, the input itself."""
+    from torch._dispatch.python import enable_python_dispatcher as torch_enable
+
+    from internals.aten.dispatcher import enable_python_dispatcher
+    results = {}
+    for lib, enable in ((torch, torch_enable), (internals, enable_python_dispatcher)):
+        x = lib.ones(3)
+        before = lib.nn.functional.dropout(x, 0.5, training=False) is x
+        with enable():
+            y = lib.nn.functional.dropout(x, 0.5, training=False)
+            inside = (y is x, y.data_ptr() == x.data_ptr())
+        results[lib.__name__] = (before, inside, lib.nn.functional.dropout(x, 0.5, training=False) is x)
+    assert results["internals"] == results["torch"] == (True, (False, False), True)

@@ -125,10 +125,9 @@ def test_fake_trace_is_torchs(name):
 # The programs whose symbolic graph is not torch's, and why. torch's symbolic make_fx turns on
 # its Python dispatcher, under which some composite operators run Python decompositions
 # (``torch/_decomp``) instead of their C++ kernels, and every size expression they compute is
-# recorded and then dropped as dead code -- taking a node name with it.
+# recorded and then dropped as dead code -- taking a node name with it. The package's symbolic
+# make_fx turns its own on too, but only dropout has a Python kernel here (``_decomp``).
 SYMBOLIC_DIFFERENCES = {
-    "dropout in eval": "torch's Python dropout returns input.clone() in eval; the C++ composite "
-                       "(the package's) returns the input",
     "batched matmul": "torch's Python matmul ends with view (not _unsafe_view) and reads batch sizes in "
                       "another order, after size comparisons whose dropped nodes take names",
     "einsum": "torch's Python einsum path reads the sizes before the permutes, and reads the last "

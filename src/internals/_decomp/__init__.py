@@ -256,3 +256,20 @@ def fill_scalar(x, value):
 @register_decomposition("aten::fill.Tensor")
 def fill_tensor(x, value):
     return aten.copy.default(x, value)
+
+
+# ---------------------------------------------------------------------- Python kernels
+# torch gives some composite operators a Python kernel (``py_impl(CompositeImplicitAutograd)`` in
+# ``torch/_decomp/decompositions.py``) that the Python dispatcher runs in place of the C++ one,
+# as symbolic tracing does: the graph then holds what the Python kernel called.
+def _dropout_python(input, p, train):
+    """torch's Python ``dropout``: when nothing is dropped, a clone of the input (the C++
+    composite returns the input itself). While training, torch's calls ``native_dropout``, an
+    operator this package does not define: its own composite runs then."""
+    if train and p != 0:
+        return _dropout_composite(input, p, train)
+    return input.clone()
+
+
+_dropout_composite = dispatcher.aten_ops["dropout"].kernels["CompositeImplicitAutograd"].fn
+dispatcher.py_impl("dropout", "CompositeImplicitAutograd", _dropout_python)

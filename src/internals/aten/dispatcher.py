@@ -13,8 +13,11 @@ included keys, minus the excluded ones, minus the keys whose entry is a fallthro
 highest key picks the kernel. A kernel that does its part and hands over to the layers below
 (autograd, ADInplaceOrView, Python) *redispatches* with the keys below its own.
 """
+import contextlib
+import functools
 import inspect
 import os
+import threading
 import warnings
 
 from torchgen.model import FunctionSchema
@@ -324,6 +327,47 @@ def impl(name, key, kernel):
                       f"{op.kernels[key].debug}\n       new kernel: {kernel.debug}", UserWarning, stacklevel=3)
     op.kernels[key] = kernel
     op.update_table()
+
+
+# ---------------------------------------------------------------------- the Python dispatcher
+# torch's Python dispatcher (``torch/_dispatch/python.py``, ``OpOverload.py_impl``): some composite
+# operators have a second kernel written in Python, which runs in place of the C++ one while the
+# Python dispatcher is on -- as ``make_fx(tracing_mode="symbolic")`` turns it on -- so that their
+# size arithmetic is traced. Only the operators given one pay for the check.
+_python_dispatcher = threading.local()
+
+
+@contextlib.contextmanager
+def enable_python_dispatcher():
+    """Run the operators' Python kernels (``py_impl``) in place of their own, on this thread."""
+    before = getattr(_python_dispatcher, "on", False)
+    _python_dispatcher.on = True
+    try:
+        yield
+    finally:
+        _python_dispatcher.on = before
+
+
+def python_dispatcher_enabled():
+    return getattr(_python_dispatcher, "on", False)
+
+
+def py_impl(name, key, fn):
+    """``fn`` as the Python kernel of operator ``name`` at registration key ``key``: what runs
+    there under ``enable_python_dispatcher``; the registered kernel runs otherwise, as before."""
+    op = operators.get(name) or aten_ops[name]
+    kernel = op.kernels[key]
+    if kernel.with_keyset or kernel.boxed:
+        raise NotImplementedError(f"a Python kernel for {op.name} at {key} would replace a kernel that takes "
+                                  "the call's key set")
+    own = kernel.fn
+
+    @functools.wraps(own)
+    def either(*args, **kwargs):
+        return (fn if python_dispatcher_enabled() else own)(*args, **kwargs)
+    op.kernels[key] = KernelFunction(either, kernel.debug)
+    op.update_table()
+    return fn
 
 
 def deregister(name, key=None):

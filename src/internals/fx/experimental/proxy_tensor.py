@@ -35,6 +35,7 @@ The function runs once, as Python: its ``if``s and loops are decided on the way 
 operators remain. Autograd runs above the modes, so a ``backward()`` inside the function is
 traced too -- its ops are just more calls.
 """
+import contextlib
 import inspect
 import operator
 
@@ -42,6 +43,7 @@ from ..._meta_registrations import TensorMeta
 from ..._ops import ops
 from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutputException, FakeTensor, FakeTensorMode
 from ..._tensor import Tensor
+from ...aten.dispatcher import enable_python_dispatcher
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
 from ...c10.sym import inside_operator, is_symbolic, wrap_node
 from ...nn.parameter import Parameter
@@ -299,8 +301,11 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                 out = f(*traced_args)
         else:
             recorders.append(proxy_mode.record_arithmetic)
+            # a symbolic trace runs the operators' Python kernels, as torch's enables its Python
+            # dispatcher for one: their size arithmetic is then traced (``_decomp``'s py_impls)
+            python_kernels = enable_python_dispatcher() if tracing_mode == "symbolic" else contextlib.nullcontext()
             try:
-                with fake_mode, proxy_mode:
+                with python_kernels, fake_mode, proxy_mode:
                     out = f(*traced_args)
             except DataDependentOutputException as e:   # tolist(), numpy() of a fake: no data to read
                 raise GuardOnDataDependentSymNode(str(e)) from e
