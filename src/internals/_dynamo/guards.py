@@ -155,18 +155,14 @@ def _source_text(source):
     return re.sub(r"L\['([^']*)'\]", r"\1", source)
 
 
-_RELATIONS = {"Eq": "==", "Ne": "!=", "Lt": "<", "Le": "<=", "Gt": ">", "Ge": ">="}
-
-
 def _guard_text(guard, shape_env):
     """A ShapeEnv guard with each symbol written as its first source (``x.size()[0] != 1``)."""
     import sympy  # a heavy module: only a graph with symbols has guards to print
     names = {s: sympy.Symbol(_source_text(shape_env.sources[s][0])) for s in guard.free_symbols
              if s in shape_env.sources}
     guard = guard.xreplace(names)
-    op = _RELATIONS.get(type(guard).__name__)
-    if op is not None:
-        return f"{sym_str(guard.lhs)} {op} {sym_str(guard.rhs)}"
+    if guard.is_Relational:
+        return f"{sym_str(guard.lhs)} {guard.rel_op} {sym_str(guard.rhs)}"
     return sym_str(guard)
 
 
@@ -186,6 +182,11 @@ class TensorGuards:
         self.specs = [(tuple(_expr(n) for n in f.shape), tuple(_expr(n) for n in f.stride()),
                        _expr(f.storage_offset()), f.dtype, str(f.device), f.requires_grad) for f in fakes]
         self.guards = list(shape_env.guards) if shape_env is not None else []
+        # checked on every call: each guard and each symbolic stride as a Python function of the
+        # sizes, written once (sympy's substitution costs tens of microseconds a guard)
+        self._functions = {e: _function(e, shape_env) for e in self.guards}
+        self._functions.update({n: _function(n, shape_env) for spec in self.specs for n in spec[1]
+                                if not isinstance(n, int)})
 
     @property
     def dynamic(self):
@@ -205,7 +206,7 @@ class TensorGuards:
             if values[symbol] < 2:
                 return f"2 <= {_source_text(self.shape_env.sources[symbol][0])}"
         for guard in self.guards:
-            if not bool(guard.xreplace(values)):
+            if not self._functions[guard](values):
                 return _guard_text(guard, self.shape_env)
         return None
 
@@ -230,12 +231,34 @@ class TensorGuards:
             else:
                 values[want] = got
         for d, (want, got) in enumerate(zip(strides, impl.strides, strict=True)):
-            want = want if isinstance(want, int) else int(want.xreplace(values))
+            want = want if isinstance(want, int) else self._functions[want](values)
             if want != got:
                 return f"tensor '{name}' stride mismatch at index {d}. expected {want}, actual {got}"
         if offset != impl.storage_offset:
             return f"tensor '{name}' storage_offset mismatch. expected {offset}, actual {impl.storage_offset}"
         return None
+
+
+def _function(expr, shape_env):
+    """``expr`` (a relation or an integer expression of size symbols) as a function of
+    {symbol: int}: Python source written by the symbolic printer, checked once against sympy's
+    own answer at the example sizes; sympy's substitution where the source would not do."""
+    kind = bool if expr.is_Relational or expr.is_Boolean else int
+
+    def slow(values):
+        return kind(expr.xreplace(values))
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    text = f"({sym_str(expr.lhs)}) {expr.rel_op} ({sym_str(expr.rhs)})" if expr.is_Relational else sym_str(expr)
+    try:
+        fast = eval(f"lambda {', '.join(s.name for s in symbols)}: {text}", {})  # noqa: S307 -- printed by sympy
+        hints = shape_env.hints if shape_env is not None else {}
+        if all(s in hints for s in symbols):
+            example = {s: int(hints[s]) for s in symbols}
+            if fast(*example.values()) != slow(example):
+                return slow
+    except (SyntaxError, NameError, TypeError):
+        return slow
+    return lambda values: fast(*(values[s] for s in symbols))
 
 
 def _expr(n):
