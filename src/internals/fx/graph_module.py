@@ -67,9 +67,9 @@ def python_code(graph, annotate=False, width=87):
             infix = _PYTHON_OPERATORS.get(node.target)
             if infix is not None:       # ``a * 2.0``, ``out[0]``: Python's own syntax, as fx prints them
                 lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}{free}")
-            else:                       # wrapped narrower where the freeing would overrun the width
+            else:       # printed for reading, wrapped narrower where the freeing would overrun the width
                 call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
-                if free and len(call[-1] + free) > width:
+                if annotate and free and len(call[-1] + free) > width:
                     call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width - len(free))
                 lines += call[:-1] + [call[-1] + free]
         elif node.op == "output":
