@@ -1003,8 +1003,8 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, 
     if attn_mask is not None:
         attn = attn.add(attn_mask)
     attn = _safe_softmax(attn, -1)
-    if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p, True)
+    if dropout_p > 0.0:     # aten::dropout itself: its check of p raises RuntimeError, not F.dropout's ValueError
+        attn = dispatcher.call("dropout", attn, dropout_p, True)
     return matmul(attn, value).to(origin)
 
 
