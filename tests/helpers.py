@@ -91,6 +91,15 @@ def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None, ulps=N
     internals.testing.check(ours, theirs, exact_layout=exact_layout, rtol=rtol, atol=atol, ulps=ulps)
 
 
+def assert_within_ulps_of_largest(ours, theirs, n, *, exact_layout=True):
+    """``assert_same`` with every value within ``n`` units in the last place of the largest
+    magnitude in ``theirs``: for sums of products whose terms cancel (an attention output, its
+    gradients), where one element's own ulp is no scale for the rounding of the others."""
+    largest = theirs.detach().abs().max().item() if theirs.numel() else 0.0
+    assert_same(ours, theirs, exact_layout=exact_layout, rtol=0,
+                atol=n * torch.finfo(theirs.dtype).eps * largest)
+
+
 def assert_same_error(fn_ours, fn_theirs):
     """Both raise, and with the same exception class (RuntimeError, IndexError, ...)."""
     with pytest.raises(Exception) as theirs:

@@ -10,6 +10,7 @@ they are.
 """
 from collections import namedtuple
 
+from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.tensor_factories import like_strides
@@ -302,3 +303,31 @@ def _cholesky_meta(A, upper=False):
     _square_check(A, "cholesky")
     _lapack_dtype(A, "cholesky")
     return _column_major_meta(A)
+
+
+# ------------------------------------------------------------------ the CPU's fused attention
+def _heads_transposed(shape, dtype, device):
+    """(B, H, T, …) over a (B, T, H, …) buffer, as the flash kernels allocate their outputs."""
+    swapped = (shape[0], shape[2], shape[1], *shape[3:])
+    strides = list(contiguous_strides(swapped))
+    strides[1], strides[2] = strides[2], strides[1]
+    return TensorMeta(tuple(shape), tuple(strides), dtype, device)
+
+
+@register_meta("_scaled_dot_product_flash_attention_for_cpu")
+def meta_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *,
+                                                    attn_mask=None, scale=None):
+    """The output laid out as ``query`` (``empty_like``); the logsumexp (B, H, L) in the
+    accumulate type over a (B, L, H) buffer."""
+    _check_flash_inputs(query, key, value, dropout_p, attn_mask)
+    B, H, L, _ = query.shape
+    output = TensorMeta(tuple(query.shape), like_strides(query), query.dtype, query.device)
+    return output, _heads_transposed((B, H, L), st.opmath_type(query.dtype), query.device)
+
+
+@register_meta("_scaled_dot_product_flash_attention_for_cpu_backward")
+def meta_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
+                                                             is_causal, *, attn_mask=None, scale=None):
+    """Each gradient shaped as its input, over a (B, T, H, E) buffer."""
+    _check_flash_inputs(query, key, value, dropout_p, attn_mask)
+    return tuple(_heads_transposed(tuple(t.shape), t.dtype, t.device) for t in (query, key, value))

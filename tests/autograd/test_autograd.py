@@ -177,6 +177,8 @@ def test_every_derivative_entry_is_tested():
                 F.batch_norm(x, None, None, training=True),
                 F.embedding(internals.tensor([1, 0]), internals.randn(3, 2, requires_grad=True))):
         reached |= _nodes(out)
+    # The CPU's fused attention (tests/nn/test_attention.py compares its node and gradients with torch's).
+    reached |= _nodes(F.scaled_dot_product_attention(x, x, x))
     # The layers' backward operators differentiated again, cdist's refusing node, and the spatial
     # losses (tests/autograd/test_double_backward.py and tests/nn/test_losses_nd.py compare them with torch).
     from test_double_backward import CASES as TWICE_LAYER_CASES
@@ -847,6 +849,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     # gradient has none and gets torch's refusing node
     backward_ops = {"_embedding_bag_forward_only"}
     manual |= {"_embedding_bag_per_sample_weights_backward"}
+    # the fused attention's backward operator: no formula in torch either, torch's refusing node
+    manual |= {"_scaled_dot_product_flash_attention_for_cpu_backward"}
     not_differentiable |= {"copy"}      # functionalization's copy: torch's has no formula
     # torch's composites over the decompositions, quantiles, EmbeddingBag and packing kernels
     math |= {"linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_cholesky", "linalg_solve", "linalg_solve_ex",

@@ -335,7 +335,21 @@ def _direct_cases():
           for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward.grad_input",
            (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {"grad_input": internals.empty(0)})
-          for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases()
+          for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases() + _flash_attention_cases()
+
+
+def _flash_attention_cases():
+    """The CPU's fused attention and its backward: OpInfo's first samples of
+    scaled_dot_product_attention are not the 4-d inputs that reach it. The query laid out with
+    heads after the length, the key/value with fewer heads (grouped-query), a mask and causal."""
+    rng = np.random.default_rng(1)
+    q = internals.tensor(rng.standard_normal((2, 5, 4, 8)).astype(np.float32)).transpose(1, 2)
+    kv = internals.tensor(rng.standard_normal((2, 2, 6, 8)).astype(np.float32))
+    mask = internals.zeros(5, 6)
+    name = "aten::_scaled_dot_product_flash_attention_for_cpu"
+    out, lse = dispatcher.call(name.split("::")[1], q, kv, kv, 0.0, True, attn_mask=mask)
+    return [(name, (q, kv, kv), {}), (name, (q, kv, kv, 0.0, True), {"attn_mask": mask, "scale": 0.5}),
+            (name + "_backward", (internals.ones(2, 4, 5, 8), q, kv, kv, out, lse, 0.0, True), {"attn_mask": mask})]
 
 
 def _embedding_bag_cases():

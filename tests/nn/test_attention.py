@@ -4,13 +4,17 @@ causal, scale, dropout from torch's random stream, fully masked rows) and
 averaged or per head, separate key/value widths, bias_k/bias_v, zero attention, dropout,
 unbatched input, gradients of every parameter, state dicts both ways, errors).
 
-Without dropout torch's CPU attention is a fused flash kernel that sums in its own order, so
-values are compared within a tolerance (float64 keeps it tight); with dropout torch runs the
-same math as internals, and the dropout masks must coincide.
+Without dropout torch's CPU attention on 4-d inputs is a fused flash kernel
+(``_scaled_dot_product_flash_attention_for_cpu``) that sums in its own order, so values are
+compared within a tolerance (float64 keeps it tight); with dropout, or on inputs of other ranks,
+torch runs the math composite, and the dropout masks must coincide. The fused kernel's tests
+check which backend each call reaches (by its grad_fn), in every dtype, with masks of every
+kind, grouped-query attention, its layouts, its logsumexp, its errors and its refusal to be
+differentiated twice.
 """
 import pytest
 import torch
-from helpers import assert_same, assert_same_error
+from helpers import assert_same, assert_same_error, assert_within_ulps_of_largest
 
 import internals
 
@@ -248,3 +252,292 @@ def test_attention_gradients_under_create_graph_as_torch(is_causal):
         assert_same(o.detach(), t.detach(), ulps=64)
     for o, t in zip(ours2, theirs2):
         assert_same(o, t, ulps=1024)
+
+
+# ---- the fused CPU kernel and the choice of backend (attention.cpp, sdp_utils_cpp.cpp)
+FLASH = "ScaledDotProductFlashAttentionForCpuBackward0"
+DTYPES = {"float64": torch.float64, "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+# units in the last place of the largest value: the kernel's sums group differently from ours,
+# and float16/bfloat16 weights are rounded before the product
+LARGEST_ULPS = {torch.float64: 16, torch.float32: 16, torch.float16: 4, torch.bfloat16: 4}
+
+
+def attend(q, k, v, dtype=torch.float64, grads=True, g_seed=9, **kwargs):
+    """Both libraries on the same inputs (cast to ``dtype``): the outputs compared (layout too),
+    their grad_fn names equal, then the gradients of q, k and v. Returns torch's grad_fn name."""
+    tq, tk, tv = (t.detach().to(dtype).requires_grad_() for t in (q, k, v))   # new leaves, layouts kept
+    oq, ok, ov = (I(t.detach()).requires_grad_() for t in (tq, tk, tv))
+    ours_kwargs = {k_: I(v_) if isinstance(v_, torch.Tensor) else v_ for k_, v_ in kwargs.items()}
+    torch.manual_seed(5)
+    theirs = NNF.scaled_dot_product_attention(tq, tk, tv, **kwargs)
+    internals.manual_seed(5)
+    ours = F.scaled_dot_product_attention(oq, ok, ov, **ours_kwargs)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    n = LARGEST_ULPS[dtype]
+    assert_within_ulps_of_largest(ours.detach(), theirs.detach(), n)
+    if grads:
+        g = randn(*theirs.shape, seed=g_seed).to(dtype)
+        theirs.backward(g)
+        ours.backward(I(g))
+        for a, b in ((oq, tq), (ok, tk), (ov, tv)):
+            assert_within_ulps_of_largest(a.grad, b.grad, n)
+    return type(theirs.grad_fn).__name__
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (3, 5, 4), (2, 3, 5, 4), (2, 2, 3, 5, 4)], ids=["2d", "3d", "4d", "5d"])
+def test_sdpa_rank_picks_torchs_backend(shape):
+    """4-d inputs reach the fused kernel (its own backward node); 2-d, 3-d and 5-d the math
+    composite, whose last node is its matmul's (MmBackward0, UnsafeViewBackward0)."""
+    name = attend(randn(*shape, seed=1), randn(*shape, seed=2), randn(*shape, seed=3), dtype=torch.float32)
+    assert (name == FLASH) == (len(shape) == 4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_sdpa_fused_kernel_in_every_dtype(dtype, is_causal):
+    q, k, v = randn(2, 3, 6, 8, seed=1), randn(2, 3, 9, 8, seed=2), randn(2, 3, 9, 8, seed=3)
+    assert attend(q, k, v, dtype=DTYPES[dtype], is_causal=is_causal) == FLASH
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sdpa_math_backend_computes_reduced_floats_in_float32(dtype):
+    """Dropout sends the call to the math backend, which casts float16 and bfloat16 to float32
+    and the output back: the same dropout mask, the same values."""
+    q, k, v = randn(2, 2, 5, 4, seed=1), randn(2, 2, 5, 4, seed=2), randn(2, 2, 5, 4, seed=3)
+    assert attend(q, k, v, dtype=DTYPES[dtype], dropout_p=0.3) == "ToCopyBackward0"
+    assert attend(q[0], k[0], v[0], dtype=DTYPES[dtype]) == "ToCopyBackward0"
+
+
+# masks: (the mask, whether torch's fused kernel takes it)
+FUSED_MASKS = {
+    "bool_2d": lambda: randn(6, 9, seed=4) > -0.5,
+    "bool_4d": lambda: randn(2, 3, 6, 9, seed=4) > -0.5,
+    "float_2d": lambda: randn(6, 9, seed=4),
+    "float_4d_broadcast": lambda: randn(2, 1, 6, 9, seed=4),
+    "float_4d_heads": lambda: randn(1, 3, 1, 9, seed=4),
+    "float_column": lambda: randn(6, 1, seed=4),
+    "float32_for_float64": lambda: randn(6, 9, seed=4).float(),
+    "strided_keys": lambda: randn(6, 18, seed=4)[:, ::2],
+    "fully_masked_row": lambda: torch.ones(6, 9, dtype=torch.bool).index_fill_(0, torch.tensor([2]), False),
+}
+MATH_MASKS = {
+    "float_3d": lambda: randn(1, 6, 9, seed=4),
+    "requires_grad": lambda: randn(6, 9, seed=4).requires_grad_(),
+    "bool_3d": lambda: randn(3, 6, 9, seed=4) > -0.5,
+}
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("mask", list(FUSED_MASKS) + list(MATH_MASKS))
+def test_sdpa_masks_of_every_kind(mask, is_causal):
+    """A 2-d mask, or a 4-d one broadcasting over batch and heads, that needs no gradient goes
+    to the fused kernel (whatever its strides), which also takes ``is_causal`` beside it
+    (both applied); any other goes to math, which refuses the pair."""
+    q, k, v = randn(2, 3, 6, 8, seed=1), randn(2, 3, 9, 8, seed=2), randn(2, 3, 9, 8, seed=3)
+    make = {**FUSED_MASKS, **MATH_MASKS}[mask]
+    if mask in MATH_MASKS and is_causal:
+        err_o, err_t = assert_same_error(
+            lambda: F.scaled_dot_product_attention(I(q), I(k), I(v), attn_mask=I(make()), is_causal=True),
+            lambda: NNF.scaled_dot_product_attention(q, k, v, attn_mask=make(), is_causal=True))
+        assert str(err_o) == str(err_t)
+        return
+    name = attend(q, k, v, attn_mask=make(), is_causal=is_causal)
+    assert (name == FLASH) == (mask in FUSED_MASKS)
+
+
+def test_sdpa_one_dimensional_mask_on_4d_inputs_raises_torchs_index_error():
+    """The fused kernel's mask-shape gate reads ``mask.size(-2)``: a 1-d mask raises there."""
+    q = randn(2, 3, 6, 8, seed=1)
+    err_o, err_t = assert_same_error(lambda: F.scaled_dot_product_attention(I(q), I(q), I(q), attn_mask=I(q[0, 0, 0])),
+                                     lambda: NNF.scaled_dot_product_attention(q, q, q, attn_mask=q[0, 0, 0]))
+    assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("kv_heads", [1, 2, 3, 6])
+@pytest.mark.parametrize("rank", [3, 4, 5])
+def test_sdpa_grouped_query_attention(kv_heads, rank):
+    """``enable_gqa``: key and value heads each serve a group of query heads, in the fused
+    kernel (4-d) and in math (repeat_interleave of the key/value heads) alike."""
+    lead = {3: (), 4: (2,), 5: (2, 1)}[rank]
+    q = randn(*lead, 6, 5, 4, seed=1)
+    k, v = randn(*lead, kv_heads, 7, 4, seed=2), randn(*lead, kv_heads, 7, 4, seed=3)
+    name = attend(q, k, v, enable_gqa=True)
+    assert (name == FLASH) == (rank == 4)
+
+
+def test_sdpa_grouped_query_attention_with_dropout_and_causal():
+    q, k, v = randn(2, 6, 5, 4, seed=1), randn(2, 2, 5, 4, seed=2), randn(2, 2, 5, 4, seed=3)
+    assert attend(q, k, v, enable_gqa=True, dropout_p=0.3) == "UnsafeViewBackward0"
+    assert attend(q, k, v, enable_gqa=True, is_causal=True) == FLASH
+
+
+@pytest.mark.parametrize("bad", [
+    dict(q=(2, 6, 5, 4), kv=(2, 4, 7, 4), enable_gqa=True),       # heads that do not divide
+    dict(q=(6, 5, 4), kv=(4, 7, 4), enable_gqa=True),
+    dict(q=(2, 6, 5, 4), kv=(2, 3, 7, 4), enable_gqa=False),      # fewer heads without enable_gqa
+    dict(q=(5, 4), kv=(7, 4), enable_gqa=True),                    # no heads dim at all
+    dict(q=(2, 3, 5, 4), kv=(2, 3, 7, 3), enable_gqa=False),      # head sizes differ
+    dict(q=(4,), kv=(7, 4), enable_gqa=False),                     # 1-d
+], ids=["gqa_not_dividing", "gqa_not_dividing_3d", "heads_without_gqa", "gqa_2d", "head_size", "one_dim"])
+def test_sdpa_shape_errors(bad):
+    q, kv = randn(*bad["q"], seed=1), randn(*bad["kv"], seed=2)
+    err_o, err_t = assert_same_error(
+        lambda: F.scaled_dot_product_attention(I(q), I(kv), I(kv), enable_gqa=bad["enable_gqa"]),
+        lambda: NNF.scaled_dot_product_attention(q, kv, kv, enable_gqa=bad["enable_gqa"]))
+    assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("dropout_p", [1.5, -0.5])
+def test_sdpa_dropout_probability_errors(dropout_p):
+    """Above 1 the math backend's dropout refuses it; a negative one passes the fused kernel's
+    gate (dropout > 0) and is refused by the kernel's own check."""
+    q = randn(2, 3, 5, 4, seed=1)
+    err_o, err_t = assert_same_error(lambda: F.scaled_dot_product_attention(I(q), I(q), I(q), dropout_p=dropout_p),
+                                     lambda: NNF.scaled_dot_product_attention(q, q, q, dropout_p=dropout_p))
+    assert str(err_o) == str(err_t)
+
+
+def test_sdpa_integer_inputs_raise_as_torchs():
+    q = torch.ones(2, 3, 5, 4, dtype=torch.int64)
+    err_o, err_t = assert_same_error(lambda: F.scaled_dot_product_attention(I(q), I(q), I(q)),
+                                     lambda: NNF.scaled_dot_product_attention(q, q, q))
+    assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("layout", ["heads_after_length", "key_only", "strided_head_dim"])
+def test_sdpa_fused_kernel_layouts(layout):
+    """The output is laid out as the query (``empty_like``); the gradients over (B, T, H, E)
+    buffers; a head dim without stride 1 goes to math."""
+    if layout == "strided_head_dim":
+        q, k, v = (randn(2, 3, 5, 8, seed=s)[..., ::2] for s in (1, 2, 3))
+    else:
+        q = randn(2, 5, 3, 4, seed=1).transpose(1, 2)
+        q = randn(2, 3, 5, 4, seed=1) if layout == "key_only" else q
+        k, v = randn(2, 7, 3, 4, seed=2).transpose(1, 2), randn(2, 3, 7, 4, seed=3)
+    name = attend(q, k, v)
+    assert (name == FLASH) == (layout != "strided_head_dim")
+
+
+def flash_op(lib):
+    return lib.ops.aten._scaled_dot_product_flash_attention_for_cpu
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [dict(), dict(is_causal=True, scale=0.4), dict(mask=True)],
+                         ids=["plain", "causal_scale", "fully_masked_row"])
+def test_flash_operator_returns_torchs_logsumexp(dtype, kwargs):
+    """The operator itself: (output, logsumexp), the logsumexp (B, H, L) in the accumulate
+    type over a (B, L, H) buffer, 0 where a row attends to nothing (where the output is 0)."""
+    dtype = DTYPES[dtype]
+    q, k, v = (randn(2, 3, n, 8, seed=s).to(dtype) for s, n in ((1, 6), (2, 9), (3, 9)))
+    kwargs = dict(kwargs)
+    if kwargs.pop("mask", False):
+        mask = torch.zeros(6, 9, dtype=dtype)
+        mask[3] = float("-inf")
+        kwargs["attn_mask"] = mask
+    ours = flash_op(internals).default(I(q), I(k), I(v), **{k_: I(v_) if isinstance(v_, torch.Tensor) else v_
+                                                            for k_, v_ in kwargs.items()})
+    theirs = flash_op(torch).default(q, k, v, **kwargs)
+    for a, b in zip(ours, theirs):
+        assert_within_ulps_of_largest(a, b, LARGEST_ULPS[dtype])
+    if "attn_mask" in kwargs:
+        assert ours[1].to_torch()[:, :, 3].eq(0).all() and ours[0].to_torch()[:, :, 3].eq(0).all()
+
+
+@pytest.mark.parametrize("bad", [
+    lambda lib, q: flash_op(lib).default(q, q, q, 0.2),
+    lambda lib, q: flash_op(lib).default(q[0], q[0], q[0]),
+    lambda lib, q: flash_op(lib).default(q.long(), q.long(), q.long()),
+    lambda lib, q: flash_op(lib).default(q, q, q[..., :3]),
+    lambda lib, q: flash_op(lib).default(q, q, q, attn_mask=lib.ones(5, 5, dtype=lib.bool)),
+    lambda lib, q: flash_op(lib).default(q, q, q, attn_mask=lib.ones(3, 5, 5, dtype=q.dtype)),
+    lambda lib, q: flash_op(lib).default(q, q.double(), q),
+], ids=["dropout", "three_dims", "integer", "head_size", "bool_mask", "mask_3d", "dtypes"])
+def test_flash_operator_errors(bad):
+    q = randn(2, 3, 5, 4, seed=1).float()
+    err_o, err_t = assert_same_error(lambda: bad(internals, I(q)), lambda: bad(torch, q))
+    assert str(err_o) == str(err_t)
+
+
+def test_flash_operator_refuses_shapes_torch_reads_past():
+    """torch's kernel reads another batch size, or heads that do not divide the query's, out
+    of bounds; internals refuses them rather than read outside a storage."""
+    q = I(randn(2, 6, 5, 4, seed=1))
+    for k in (I(randn(2, 4, 5, 4, seed=2)), I(randn(1, 6, 5, 4, seed=2))):
+        with pytest.raises(RuntimeError, match="one batch size"):
+            flash_op(internals).default(q, k, k)
+
+
+def test_fused_attention_has_no_second_derivative():
+    """The backward operator has no derivative (torch's neither): gradients built with
+    create_graph end in a NotImplemented node, and differentiating them raises torch's error."""
+    def run(lib):
+        q, k, v = (lib.tensor(randn(2, 3, 5, 4, seed=s).tolist(), dtype=lib.float64, requires_grad=True)
+                   for s in (1, 2, 3))
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v)
+        grads = lib.autograd.grad((out * out).sum(), (q, k, v), create_graph=True)
+        names = [g.grad_fn.name() for g in grads]
+        return names, lambda: lib.autograd.grad(sum(g.sum() for g in grads), (q,))
+    (names_o, second_o), (names_t, second_t) = run(internals), run(torch)
+    assert names_o == names_t
+    err_o, err_t = assert_same_error(second_o, second_t)
+    assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 0, 4), (2, 3, 0, 4), (2, 3, 0, 4)),
+                                    ((2, 3, 5, 4), (2, 3, 0, 4), (2, 3, 0, 6)),
+                                    ((0, 3, 5, 4), (0, 3, 5, 4), (0, 3, 5, 4)),
+                                    ((5, 4), (0, 4), (0, 4))], ids=["no_queries", "no_keys", "no_batch", "2d"])
+def test_sdpa_empty_inputs_give_zeros_in_the_graph(shapes):
+    """An empty input: zeros of the output's shape, plus the inputs' sums times 0."""
+    q, k, v = (randn(*s, seed=i) for i, s in enumerate(shapes))
+    assert attend(q, k, v) == "AddBackward0"
+
+
+def test_sdpa_without_grad_takes_the_fused_kernel():
+    q, k, v = randn(2, 3, 5, 4, seed=1), randn(2, 3, 7, 4, seed=2), randn(2, 3, 7, 4, seed=3)
+    with torch.no_grad():
+        theirs = NNF.scaled_dot_product_attention(q, k, v, attn_mask=randn(5, 7, seed=4).requires_grad_())
+    with internals.no_grad():
+        ours = F.scaled_dot_product_attention(I(q), I(k), I(v), attn_mask=I(randn(5, 7, seed=4)).requires_grad_())
+    assert ours.grad_fn is None and theirs.grad_fn is None
+    assert_within_ulps_of_largest(ours, theirs, 16)
+
+
+def _graph_names(t):
+    """The names of every node in ``t``'s graph."""
+    seen, stack, names = set(), [t.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(type(node).__name__)
+        stack.extend(n for n, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_mha_reaches_the_backend_torchs_does(need_weights):
+    """Without weights MultiheadAttention calls scaled_dot_product_attention on 4-d heads, so
+    torch's graph holds the fused kernel's node; with weights it computes them itself."""
+    ours, theirs = twins(batch_first=True)
+    x = randn(2, 5, 8, seed=1)
+    out_o = ours(I(x), I(x), I(x), need_weights=need_weights)[0]
+    out_t = theirs(x, x, x, need_weights=need_weights)[0]
+    assert (FLASH in _graph_names(out_o)) == (FLASH in _graph_names(out_t)) == (not need_weights)
+    assert_same(out_o, out_t, exact_layout=False, **TOL64)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_reaches_the_backend_torchs_does(norm_first):
+    built = []
+    for lib in (internals, torch):
+        lib.manual_seed(0)
+        built.append(lib.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True,
+                                                    norm_first=norm_first, dtype=lib.float64))
+    x = randn(2, 5, 8, seed=1)
+    out_o, out_t = built[0](I(x).requires_grad_()), built[1](x.clone().requires_grad_())
+    assert FLASH in _graph_names(out_t)
+    assert _graph_names(out_o) == _graph_names(out_t)
+    assert_same(out_o, out_t, exact_layout=False, **TOL64)

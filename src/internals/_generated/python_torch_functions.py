@@ -322,6 +322,21 @@ def THPVariable__prelu_kernel(*args, **kwargs):
     return _ops['_prelu_kernel'](_r.tensor(0), _r.tensor(1))
 
 
+__scaled_dot_product_flash_attention_for_cpu_parser = PythonArgParser([
+    '_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, double dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, double? scale=None)',
+])
+
+
+def THPVariable__scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
+    _r = __scaled_dot_product_flash_attention_for_cpu_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+    if not kwargs:
+        return _ops['_scaled_dot_product_flash_attention_for_cpu'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_bool(4))
+    return _ops['_scaled_dot_product_flash_attention_for_cpu'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_bool(4), attn_mask=_r.tensor(5), scale=_r.to_double(6))
+
+
 __softmax_parser = PythonArgParser([
     '_softmax(Tensor input, int64_t dim, bool half_to_float, *, Tensor out=None)',
 ])
@@ -7123,6 +7138,7 @@ FUNCTIONS = named({
     '_pack_padded_sequence': THPVariable__pack_padded_sequence,
     '_pad_packed_sequence': THPVariable__pad_packed_sequence,
     '_prelu_kernel': THPVariable__prelu_kernel,
+    '_scaled_dot_product_flash_attention_for_cpu': THPVariable__scaled_dot_product_flash_attention_for_cpu,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
     '_trilinear': THPVariable__trilinear,

@@ -1521,6 +1521,17 @@ replication_pad2d, replication_pad2d_backward = _call_as("replication_pad2d"), _
 replication_pad3d, replication_pad3d_backward = _call_as("replication_pad3d"), _call_as("replication_pad3d_backward")
 
 
+# The fused attention's backward operator: the formula lists its arguments in order, but the
+# mask and the scale are keyword-only in the schema.
+__all__ += ["_scaled_dot_product_flash_attention_for_cpu_backward"]
+
+
+def _scaled_dot_product_flash_attention_for_cpu_backward(grad, query, key, value, output, logsumexp, dropout_p,
+                                                         is_causal, attn_mask, scale):
+    return dispatcher.call("_scaled_dot_product_flash_attention_for_cpu_backward", grad, query, key, value, output,
+                           logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+
+
 def native_batch_norm_backward(*args):
     return dispatcher.call("native_batch_norm_backward", *args)
 

@@ -242,7 +242,7 @@ def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False)
     made while autograd records gets a grad_fn that refuses backward; a leaf that requires grad
     may not be modified in place. torch's fallback for a kernel with no Autograd entry at all
     (``autograd_not_implemented_fallback.cpp``) links only the inputs that require grad."""
-    def kernel(ks, self, *args):
+    def kernel(ks, self, *args, **kwargs):
         inputs = (self,) + tuple(a for a in args if hasattr(a, "_requires_grad"))
         if requiring_grad_only:
             inputs = tuple(t for t in inputs if t._requires_grad)
@@ -253,7 +253,7 @@ def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False)
             grad_fn = NotImplementedNode(forward_fn)
             grad_fn._next_edges = collect_next_edges(*inputs)
         with below_autograd():
-            result = op.redispatch(after_autograd(ks), self, *args)
+            result = op.redispatch(after_autograd(ks), self, *args, **kwargs)
         if grad_fn is not None:
             (rebase_history if in_place else set_history)(result, grad_fn)
         return result
@@ -281,4 +281,9 @@ def register_manual_kernels():
     # no formula for it, so a second derivative through it raises
     name = "_embedding_bag_per_sample_weights_backward"
     kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", False, requiring_grad_only=True)
+    dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
+    # the fused CPU attention's backward operator: no formula in torch either, so gradients made
+    # with create_graph end in a node that refuses a second backward
+    name = "_scaled_dot_product_flash_attention_for_cpu_backward"
+    kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", False)
     dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))

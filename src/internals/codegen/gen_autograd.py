@@ -455,6 +455,8 @@ def gen_kernel(info, schema):
         if s.name in (a.name for a in kwonly):
             default = _py_default(next(a.default for a in kwonly if a.name == s.name))
             value = f"kwargs.get({s.name!r}, {default})"
+            if s.tensor:        # a keyword-only tensor (the fused attention's mask) is saved as any tensor
+                value = f"SavedVariable({value}, False)"
         elif s.tensor:
             original = inplace and s.name == "self"      # the value before the op overwrites it
             value = (f"SavedVariableList({s.expr})" if s.is_list

@@ -31,6 +31,7 @@ from .._functional import softplus as _softplus
 from .._python_arg_parser import PythonArgParser
 from .._tensor import Tensor
 from ..aten import dispatcher
+from ..aten.native.attention import SDPBackend, _fused_sdp_choice_cpp
 from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
@@ -905,14 +906,17 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 # ---- attention: ``scaled_dot_product_attention`` and ``multi_head_attention_forward``.
-# ``scaled_dot_product_attention`` is torch's *math* backend (``_scaled_dot_product_attention_math``
-# in ``aten/src/ATen/native/transformers/attention.cpp``), written with internals' operators so
-# autograd records it: the scale's square root multiplies both q and k before their product (which
-# keeps the product's range small), a boolean mask becomes 0 / -inf and is added, the softmax leaves
-# a fully masked row at zero where a plain softmax would give NaN, and dropout draws from torch's
-# random stream. On the CPU torch picks a fused flash-attention kernel when there is no dropout; its
-# sums are grouped differently, so the two agree to rounding, not bit for bit. With dropout torch
-# runs this same math, same mask.
+# ``scaled_dot_product_attention`` follows torch's ``aten/src/ATen/native/transformers/attention.cpp``:
+# the inputs validated, an empty input answered with zeros, then the backend the CPU would pick
+# (``_fused_sdp_choice_cpp`` in ``aten/native/attention.py``). The fused flash kernel is one
+# operator, ``_scaled_dot_product_flash_attention_for_cpu``, with its own backward (4-d inputs of
+# one floating dtype, no dropout, ...). Everything else runs the *math* backend
+# (``_scaled_dot_product_attention_math``), written with internals' operators so autograd records
+# it: float16 and bfloat16 computed in float32, the scale's square root multiplying both q and k
+# before their product (which keeps the product's range small), a boolean mask as 0 / -inf added
+# to the scores, the softmax leaving a fully masked row at zero where a plain softmax would give
+# NaN, and dropout drawn from torch's random stream. The two backends sum in different orders,
+# so they agree to rounding, not bit for bit.
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
@@ -948,7 +952,8 @@ def _check_sdpa_inputs(query, key, value, attn_mask=None):
                            f"{_cpp_type_name(query.dtype)} key.dtype: {_cpp_type_name(key.dtype)} and value.dtype: "
                            f"{_cpp_type_name(value.dtype)} instead.")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
-        raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least 2-D")
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     # validate_sdpa_input: an integer mask is refused, not added as numbers
     if attn_mask is not None and attn_mask.dtype not in (st.bool_, st.float32, query.dtype):
         def name(dtype):
@@ -957,14 +962,31 @@ def _check_sdpa_inputs(query, key, value, attn_mask=None):
                            f"attn_mask.dtype: {name(attn_mask.dtype)} and  query.dtype: {name(query.dtype)} instead.")
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
-    """softmax(q kᵀ · scale + mask) v over the last two dims, with dropout on the weights;
-    ``scale`` defaults to 1/√E, E = ``query.size(-1)``."""
-    _check_sdpa_inputs(query, key, value, attn_mask)
-    if enable_gqa and query.size(-3) != key.size(-3):
-        raise NotImplementedError("internals' scaled_dot_product_attention has no grouped-query attention")
-    attn_mask = _convert_boolean_attn_mask(attn_mask, query.dtype)
+def _empty_attention(query, key, value):
+    """An empty query, key or value: zeros of the output's shape, joined to the graph through the
+    inputs' sums times 0 (torch's early return, so the gradients are zeros, not missing)."""
+    out = zeros((*query.shape[:-1], value.size(-1)), dtype=query.dtype, device=query.device)
+    total = dispatcher.call("add.Tensor", dispatcher.call("add.Tensor", query.sum(), key.sum()), value.sum())
+    return out.add(dispatcher.call("mul.Scalar", total, 0))
+
+
+def _group_query_key_value(query, key, value, enable_gqa):
+    """``pre_process_group_query_attention_input``: with ``enable_gqa``, key and value heads
+    repeated (``repeat_interleave``) up to the query's, when they divide it."""
+    if not enable_gqa:
+        return key, value
+    heads, key_heads, value_heads = query.size(-3), key.size(-3), value.size(-3)
+    if heads == key_heads == value_heads:
+        return key, value
+    if heads % key_heads or heads % value_heads:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return key.repeat_interleave(heads // key_heads, -3), value.repeat_interleave(heads // value_heads, -3)
+
+
+def _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    origin = query.dtype
+    # float16 and bfloat16 are computed in float32 and the output cast back
+    query, key, value = (t.to(st.float32) if t.dtype in (st.float16, st.bfloat16) else t for t in (query, key, value))
     negative = scale is not None and scale < 0.0
     base = abs(scale) if negative else scale if scale is not None else 1.0 / math.sqrt(query.size(-1))
     factor = math.sqrt(base)      # computed in double, as torch's SymFloat is
@@ -976,13 +998,33 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                "is_causal=True")
         causal = ones((query.size(-2), key.size(-2)), dtype=st.bool_, device=query.device).tril()
         attn_mask = _convert_boolean_attn_mask(causal, query.dtype)
+    key, value = _group_query_key_value(query, key, value, enable_gqa)
     attn = matmul(query, dispatcher.call("mul.Scalar", key.transpose(-2, -1), factor))
     if attn_mask is not None:
         attn = attn.add(attn_mask)
     attn = _safe_softmax(attn, -1)
-    if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p, True)
-    return matmul(attn, value)
+    if dropout_p > 0.0:     # aten::dropout itself: its check of p raises RuntimeError, not F.dropout's ValueError
+        attn = dispatcher.call("dropout", attn, dropout_p, True)
+    return matmul(attn, value).to(origin)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q kᵀ · scale + mask) v over the last two dims, with dropout on the weights;
+    ``scale`` defaults to 1/√E, E = ``query.size(-1)``. With ``enable_gqa`` the key and value
+    may have fewer heads (dim -3) than the query, each serving a group of query heads."""
+    _check_sdpa_inputs(query, key, value, attn_mask)
+    if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
+        return _empty_attention(query, key, value)
+    backend = SDPBackend.MATH
+    if query.device.type == "cpu":
+        backend = _fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    attn_mask = _convert_boolean_attn_mask(attn_mask, query.dtype)
+    if backend == SDPBackend.FLASH_ATTENTION:
+        # a mask and is_causal together are allowed here (the kernel applies both), not in math
+        return dispatcher.call("_scaled_dot_product_flash_attention_for_cpu", query, key, value, dropout_p, is_causal,
+                               attn_mask=attn_mask, scale=scale)[0]
+    return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 # ---- multi-head attention (``multi_head_attention_forward`` and its helpers in torch/nn/functional.py)

@@ -6,6 +6,7 @@
 from . import (
     activation,
     adaptive_max_pooling3d,
+    attention,
     average_pool3d,
     batch_linear_algebra,
     binary_ops,
@@ -65,7 +66,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d, max_unpooling,
-            adaptive_max_pooling3d, tensor_properties)
+            adaptive_max_pooling3d, tensor_properties, attention)
 
 
 def kernel(name):

@@ -166,14 +166,14 @@ def _matmul_impl(a, b, out):
     # (or K x 1) matrix; expand adds the leading dims itself, so ``a`` needs no unsqueeze.
     a_shape = (1, *a.shape) if a.dim() == 1 else tuple(a.shape)
     b2 = dispatcher.call("unsqueeze", b, 1) if b.dim() == 1 else b
-    if a_shape[-1] != b2.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a_shape[-1]}, {b2.shape[-2]}]")
     batch = broadcast_shapes(a_shape[:-2], tuple(b2.shape[:-2]))
     M, K, N = a_shape[-2], a_shape[-1], b2.shape[-1]
     n = 1
     for s in batch:
         n *= s
+    if K != b2.shape[-2]:       # bmm's check, on the folded batch torch hands it
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{n}, {K}] but got: [{n}, {b2.shape[-2]}].")
     a3 = dispatcher.call("reshape", dispatcher.call("expand", a, [*batch, M, K]), [n, M, K])
     b3 = dispatcher.call("reshape", dispatcher.call("expand", b2, [*batch, K, N]), [n, K, N])
     shape = [*batch] + ([M] if a.dim() > 1 else []) + ([N] if b.dim() > 1 else [])

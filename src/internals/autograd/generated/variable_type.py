@@ -303,6 +303,7 @@ from .functions import (
     RoundBackward1,
     RsqrtBackward0,
     RsubBackward1,
+    ScaledDotProductFlashAttentionForCpuBackward0,
     ScatterAddBackward0,
     ScatterBackward0,
     ScatterBackward1,
@@ -1077,6 +1078,7 @@ OPS = {
     'values': dispatcher.find('values'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
+    '_scaled_dot_product_flash_attention_for_cpu': dispatcher.find('_scaled_dot_product_flash_attention_for_cpu'),
     'embedding': dispatcher.find('embedding'),
     'convolution_backward': dispatcher.find('convolution_backward'),
     'max_pool2d_with_indices_backward.grad_input': dispatcher.find('max_pool2d_with_indices_backward.grad_input'),
@@ -9055,6 +9057,27 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return result
 
 
+def _scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p=0.0, is_causal=False, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (query._requires_grad or key._requires_grad or value._requires_grad):
+        grad_fn = ScaledDotProductFlashAttentionForCpuBackward0()
+        grad_fn._next_edges = collect_next_edges(query, key, value)
+        grad_fn.query_ = SavedVariable(query, False)
+        grad_fn.key_ = SavedVariable(key, False)
+        grad_fn.value_ = SavedVariable(value, False)
+        grad_fn.dropout_p_ = dropout_p
+        grad_fn.is_causal_ = is_causal
+        grad_fn.attn_mask_ = SavedVariable(kwargs.get('attn_mask', None), False)
+        grad_fn.scale_ = kwargs.get('scale', None)
+    with below_ad_inplace_or_view():
+        result = OPS['_scaled_dot_product_flash_attention_for_cpu'].redispatch(after_autograd(ks), query, key, value, dropout_p, is_causal, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.output_ = SavedVariable(result[0], True)
+        grad_fn.logsumexp_ = SavedVariable(result[1], True)
+    return result
+
+
 def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     grad_fn = None
     if _grad_mode.grad_enabled and weight._requires_grad:
@@ -10592,6 +10615,7 @@ KERNELS = {
     'values': values,
     '_weight_norm_interface': _weight_norm_interface,
     'native_layer_norm': native_layer_norm,
+    '_scaled_dot_product_flash_attention_for_cpu': _scaled_dot_product_flash_attention_for_cpu,
     'embedding': embedding,
     'convolution_backward': convolution_backward,
     'max_pool2d_with_indices_backward.grad_input': max_pool2d_with_indices_backward_grad_input,
