@@ -1359,14 +1359,14 @@ def logsumexp_backward(grad, self, result, dims, keepdim):
 
 def linalg_vector_norm_backward(grad, self, ord, result, dims, keepdim):
     """torch's ``norm_backward``: sign(x) |x|^(p-1) / ||x||^(p-1); for inf, shared among the
-    elements that reach the max; 0 for p = 0 and where the norm is 0. ``dim=None`` reduced every
+    elements that reach the max; 0 where the norm is 0; none at all (None, torch's undefined tensor) for p = 0. ``dim=None`` reduced every
     dim but restores none: the 0-d norm broadcasts."""
     dims = [] if dims is None else [dims] if isinstance(dims, int) else dims
     if not keepdim and self.dim() != 0:
         grad = unsqueeze_multiple(grad, dims, False, self.dim()) if dims else grad
         result = unsqueeze_multiple(result, dims, False, self.dim()) if dims else result
     if ord == 0:
-        return zeros_like(self)
+        return None          # torch returns an undefined tensor: no gradient reaches the input
     if ord == 1:
         return self.sgn() * grad
     if ord == 2:
