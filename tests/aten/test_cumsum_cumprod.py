@@ -7,7 +7,14 @@ functional and in-place (``cumsum_``, ``cumprod_``) kernels derived from it.
 
 import pytest
 import torch
-from helpers import COMPLEX_ULPS, assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, native_entries, same_error
+from helpers import (
+    COMPLEX_ULPS,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    assert_same,
+    native_entries,
+    same_error,
+)
 
 import internals
 from internals.aten import dispatcher

@@ -1359,8 +1359,8 @@ def logsumexp_backward(grad, self, result, dims, keepdim):
 
 def linalg_vector_norm_backward(grad, self, ord, result, dims, keepdim):
     """torch's ``norm_backward``: sign(x) |x|^(p-1) / ||x||^(p-1); for inf, shared among the
-    elements that reach the max; 0 where the norm is 0; none at all (None, torch's undefined tensor) for p = 0. ``dim=None`` reduced every
-    dim but restores none: the 0-d norm broadcasts."""
+    elements that reach the max; 0 where the norm is 0; none at all for p = 0 (None, torch's
+    undefined tensor). ``dim=None`` reduced every dim but restores none: the 0-d norm broadcasts."""
     dims = [] if dims is None else [dims] if isinstance(dims, int) else dims
     if not keepdim and self.dim() != 0:
         grad = unsqueeze_multiple(grad, dims, False, self.dim()) if dims else grad
