@@ -7,7 +7,14 @@ functional and in-place (``cumsum_``, ``cumprod_``) kernels derived from it.
 
 import pytest
 import torch
-from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, native_entries, same_error
+from helpers import (
+    COMPLEX_ULPS,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    assert_same,
+    native_entries,
+    same_error,
+)
 
 import internals
 from internals.aten import dispatcher
@@ -116,3 +123,44 @@ def test_fake_tensors_get_the_real_kernels_metadata():
         return L.cumsum(x.t(), 0, out=L.empty(5, dtype=L.float64))
 
     assert_fake_matches_real(program)
+
+
+def _cumprod_gradients(lib, values, dim, complex_, create_graph):
+    dtype = lib.complex128 if complex_ else lib.float64
+    x = lib.tensor(values, dtype=dtype, requires_grad=True)
+    weights = lib.tensor([[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 3.0]], dtype=dtype)
+    weights = weights[:x.shape[0], :x.shape[1]].clone().requires_grad_(create_graph)
+    g, = lib.autograd.grad(x.cumprod(dim), x, weights, create_graph=create_graph)
+    node = type(g.grad_fn).__name__ if g.grad_fn is not None else None
+    if not create_graph:
+        return g, node, None
+    g2 = lib.autograd.grad((g * g.conj()).real.sum(), (x, weights), allow_unused=True)
+    return g, node, g2
+
+
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize("create_graph", [False, True], ids=["once", "twice"])
+@pytest.mark.parametrize("values, dim", [
+    ([[1.5, -2.0, 0.5, 3.0], [0.25, 2.0, -1.0, 0.75]], 1),        # no zero
+    ([[1.5, 0.0, 0.5, 3.0], [0.0, 2.0, -1.0, 0.0]], 1),          # a first zero, a second
+    ([[1.5, 0.0, 0.0, 3.0], [0.5, 2.0, -1.0, 0.0]], 1),          # two zeros side by side, a last one
+    ([[1.5, 0.0, 0.5, 3.0], [0.0, 2.0, 0.0, 1.0]], 0),           # along the first dimension
+    ([[0.0], [2.0]], 1),                                          # a dimension of one element
+], ids=["no_zero", "zeros", "adjacent_zeros", "dim0", "length_one"])
+def test_cumprod_gradients_match_torch_once_and_twice(values, dim, complex_, create_graph):
+    """torch's cumprod_backward: the gradient itself where the dimension has one element, the
+    conjugated inputs for complex values (the gradient of a complex cumprod used to come back
+    unconjugated), the masked O(n) form without a graph to record and the O(n^2) loop writing
+    each slice in place with one (the gradient's node is torch's CopySlices, not WhereBackward0)."""
+    if complex_:
+        values = [[v * (1 - 0.5j) for v in row] for row in values]
+    ours = _cumprod_gradients(internals, values, dim, complex_, create_graph)
+    theirs = _cumprod_gradients(torch, values, dim, complex_, create_graph)
+    ulps = COMPLEX_ULPS if complex_ else 0
+    assert_same(ours[0], theirs[0], ulps=ulps)
+    assert ours[1] == theirs[1]
+    if create_graph:
+        for o, t in zip(ours[2], theirs[2]):
+            assert (o is None) == (t is None)
+            if t is not None:
+                assert_same(o, t, ulps=ulps)

@@ -392,6 +392,23 @@ def test_sequence_numbers_grow():
     assert b.grad_fn._sequence_nr() > a.grad_fn._sequence_nr()
 
 
+def _sequence_gaps(lib):
+    a = lib.randn(3, requires_grad=True)
+    b = a * 2                      # a's AccumulateGrad is made here
+    c = b * 3
+    d = lib.randn(3, requires_grad=True).exp()
+    e = lib.randn(3).index_put_((lib.tensor([0]),), a[:1])
+    return (c.grad_fn._sequence_nr() - b.grad_fn._sequence_nr(), d.grad_fn._sequence_nr() - c.grad_fn._sequence_nr(),
+            e.grad_fn._sequence_nr() - d.grad_fn._sequence_nr())
+
+
+def test_accumulate_grad_takes_no_sequence_number_as_torch():
+    """AccumulateGrad is built with UINT64_MAX and takes no number from the counter (torch's
+    ``Node(sequence_nr)`` constructor), so the nodes made after a leaf's first use are numbered as
+    torch's; it used to take one and leave a gap."""
+    assert _sequence_gaps(internals) == _sequence_gaps(torch)
+
+
 @pytest.mark.parametrize("make, attrs", [
     (lambda lib, x: x * x, ["_saved_other", "_saved_self"]),
     (lambda lib, x: x + x, ["_saved_alpha"]),

@@ -154,3 +154,23 @@ def test_embedding_bag_gradients_refuse_a_second_derivative_as_torch(mode):
     """torch's ``EmbeddingBagBackwardBackward0`` (and, for the per-sample weights, a NotImplemented
     node) records the first gradient and raises on the second; it used to come back detached."""
     assert _bag_gradients_twice(internals, mode) == _bag_gradients_twice(torch, mode)
+
+
+def _both_gradients_twice(lib):
+    weight = lib.tensor([[0.5, -1.0], [2.0, 0.25], [1.5, -0.75]], dtype=lib.float64, requires_grad=True)
+    scale = lib.tensor([0.5, -2.0, 1.0], dtype=lib.float64, requires_grad=True)
+    out = lib.nn.functional.embedding_bag(lib.tensor([0, 2, 1]), weight, lib.tensor([0, 1]), mode="sum",
+                                          per_sample_weights=scale)
+    gw, gs = lib.autograd.grad(out.sum(), (weight, scale), create_graph=True)
+    try:
+        lib.autograd.grad(gw.sum() + gs.sum(), (weight, scale), allow_unused=True)
+    except Exception as error:
+        return type(error).__name__, str(error)
+    return "differentiated"
+
+
+def test_a_second_derivative_through_both_bag_gradients_meets_torchs_error_first():
+    """Both first gradients in one second backward: torch's NotImplemented node (the per-sample
+    weights') carries the largest sequence number, so its RuntimeError is the one raised, not the
+    weight gradient's NotImplementedError."""
+    assert _both_gradients_twice(internals) == _both_gradients_twice(torch)

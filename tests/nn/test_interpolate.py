@@ -29,7 +29,7 @@ TOL = {torch.float32: (2e-6, 2e-6), torch.float64: (1e-14, 1e-14)}
 CUBIC_TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-13, 1e-13)}
 # (OpInfo name, variant) -> the input dims internals resizes in that mode
 SUPPORTED = {("nn.functional.interpolate", "nearest"): (3, 4, 5), ("nn.functional.interpolate", "linear"): (3,),
-             ("nn.functional.interpolate", "bilinear"): (4,), ("nn.functional.interpolate", "area"): (4,),
+             ("nn.functional.interpolate", "bilinear"): (4,), ("nn.functional.interpolate", "area"): (3, 4, 5),
              ("nn.functional.interpolate", "nearest-exact"): (3, 4, 5),
              ("nn.functional.interpolate", "bicubic"): (4,), ("nn.functional.interpolate", "trilinear"): (5,),
              ("nn.functional.upsample_nearest", ""): (3, 4), ("nn.functional.upsample_bilinear", ""): (4,)}
@@ -85,7 +85,7 @@ def _compare(x, exact, **kwargs):
 
 
 MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "linear": (3,), "bilinear": (4,), "bicubic": (4,),
-         "trilinear": (5,)}
+         "trilinear": (5,), "area": (3, 4, 5)}
 EXACT = ("nearest", "nearest-exact")
 
 
@@ -101,7 +101,7 @@ def test_interpolate_matches_torch(mode, dims, sizes, use_scale, scale, out, ali
     spatial = dims - 2
     x = torch.randn(2, 3, *sizes[:spatial], dtype=dtype)
     kwargs = dict(mode=mode)
-    if mode not in EXACT:
+    if mode not in EXACT and mode != "area":
         kwargs["align_corners"] = align
     if use_scale:
         kwargs.update(scale_factor=scale, recompute_scale_factor=recompute)

@@ -243,3 +243,48 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_run_the_meta_step(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program])
+
+
+def _weighted_losses(lib):
+    F = lib.nn.functional
+    x, t = lib.zeros(1, 3, 2, 2), lib.zeros(1, 2, 2, dtype=lib.int64)
+    rows, row_targets = x[0, :, 0].t(), t[0, 0]
+    double = lib.ones(3, dtype=lib.float64)
+    return {
+        "nll_double_weight": lambda: F.nll_loss(rows, row_targets, weight=double),
+        "nll_long_weight": lambda: F.nll_loss(rows, row_targets, weight=lib.ones(3, dtype=lib.int64)),
+        "nll_double_weight_none": lambda: F.nll_loss(rows, row_targets, weight=double, reduction="none"),
+        "nll_double_weight_bad_target": lambda: F.nll_loss(rows, row_targets + 5, weight=double),
+        "nll_backward_double_weight": lambda: lib.ops.aten.nll_loss_backward(
+            lib.tensor(1.), rows, row_targets, double, 1, -100, lib.tensor(2.)),
+        "cross_entropy_smoothing_double_weight": lambda: F.cross_entropy(rows, row_targets, weight=double,
+                                                                         label_smoothing=0.1),
+        "nll2d_double_weight": lambda: F.nll_loss(x, t, weight=double),
+        "nll2d_double_weight_none": lambda: F.nll_loss(x, t, weight=double, reduction="none"),
+        "nll2d_long_input": lambda: F.nll_loss(x.long(), t),
+        "nll2d_weight_size": lambda: F.nll_loss(x, t, weight=lib.ones(4)),
+        "nll2d_weight_size_and_shape": lambda: F.nll_loss(x, t[:, :1], weight=lib.ones(4)),
+        "nll2d_float_target_and_weight_size": lambda: F.nll_loss(x, t.float(), weight=lib.ones(4)),
+        "nll2d_backward_double_total_weight": lambda: lib.ops.aten.nll_loss2d_backward(
+            lib.tensor(1.), x, t, None, 1, -100, lib.tensor(4., dtype=lib.float64)),
+        "nll2d_backward_long_input": lambda: lib.ops.aten.nll_loss2d_backward(
+            lib.tensor(1), x.long(), t, None, 1, -100, lib.tensor(4)),
+        "cross_entropy_2d_double_weight": lambda: F.cross_entropy(x, t, weight=double),
+        "multi_margin_double_weight_bad_target": lambda: F.multi_margin_loss(lib.zeros(2, 3), lib.tensor([0, 5]),
+                                                                             weight=double),
+        "multi_margin_long_input_int_target": lambda: F.multi_margin_loss(lib.zeros(2, 3, dtype=lib.int64),
+                                                                          lib.tensor([0, 1], dtype=lib.int32)),
+        "multi_margin_long_input_bad_target": lambda: F.multi_margin_loss(lib.zeros(2, 3, dtype=lib.int64),
+                                                                          lib.tensor([0, 7])),
+    }
+
+
+@pytest.mark.parametrize("name", list(_weighted_losses(torch)))
+def test_class_weights_of_another_dtype_and_the_checks_order_match_torch(name):
+    """torch's loss loops read the class weights as the input's dtype ("expected scalar type Float
+    but found Double"), where they were promoted and the loss computed (nll_loss2d even returned
+    float64); nll_loss2d checks the target's dtype, the weight's size, the shapes, then dispatches
+    on the input (an integer input used to be computed); multi_margin_loss dispatches on the input
+    before reading the targets and weights and checking the targets' range."""
+    ours, theirs = assert_same_error(_weighted_losses(internals)[name], _weighted_losses(torch)[name])
+    assert str(ours) == str(theirs)

@@ -176,3 +176,24 @@ def test_a_float_size_or_pad_is_refused_by_pads_parser_as_torchs(call):
     ours, theirs = assert_same_error(lambda: eval(call, {"lib": internals, "F": internals.nn.functional}),
                                      lambda: eval(call, {"lib": torch, "F": torch.nn.functional}))
     assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.int64), lib.zeros(3), lib.ones(3)),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.int64), None, None, lib.ones(3),
+                                             training=True),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.int64), lib.zeros(3, dtype=lib.float64),
+                                             lib.ones(3, dtype=lib.float64)),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.bool), lib.zeros(3), lib.ones(3)),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.float64), lib.zeros(3), lib.ones(3)),
+    lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3, dtype=lib.float16), lib.zeros(3, dtype=lib.float64),
+                                             lib.ones(3, dtype=lib.float64)),
+    lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3, dtype=lib.int64), (3,), lib.ones(3)),
+], ids=["int_eval", "int_train_weight", "int_double_stats", "bool", "double_float_stats", "half_double_stats",
+        "layer_norm_int_weight"])
+def test_batch_norm_refuses_an_integer_input_before_mixed_dtypes_as_torch(call):
+    """torch's batch_norm_cpu dispatches on the input's dtype (NotImplementedError for integers and
+    bool) before its loop checks the parameters' dtypes; an integer input beside float statistics
+    used to raise the mixed-dtype RuntimeError. Layer norm checks the mixed dtypes first."""
+    ours, theirs = assert_same_error(lambda: call(internals), lambda: call(torch))
+    assert str(ours) == str(theirs)

@@ -10,7 +10,7 @@ Float64 keeps the comparison tight (torch's BLAS sums a product in another order
 """
 import pytest
 import torch
-from helpers import assert_same, assert_same_error
+from helpers import assert_same, assert_same_error, same_error
 
 import internals
 
@@ -65,6 +65,19 @@ def test_pad_pack_and_unpack_sequences(batch_first, side):
 def test_errors_match_torch(call):
     x = torch.randn(3, 3, 2)
     assert_same_error(lambda: call(internals, I(x)), lambda: call(torch, x))
+
+
+@pytest.mark.parametrize("sequences", [
+    lambda lib: [lib.tensor(1.), lib.tensor(2.)],
+    lambda lib: [lib.ones(2), lib.tensor(2.)],
+    lambda lib: [1.0, 2.0],
+    lambda lib: [lib.ones(2), "a"],
+], ids=["zero_dim_first", "zero_dim_second", "floats", "a_string"])
+def test_pad_sequence_refuses_what_torch_refuses(sequences):
+    """torch's pad_sequence reads a list of Tensors (a TypeError naming the element otherwise) and
+    slices the first one's sizes past the first (a RuntimeError for a 0-d first sequence); the
+    last two used to raise AttributeError and the first IndexError."""
+    same_error(lambda lib: lib.nn.utils.rnn.pad_sequence(sequences(lib)))
 
 
 def _run(lib, kind, layers, bidirectional, enforce_sorted, with_state, batch_first):

@@ -1359,14 +1359,14 @@ def logsumexp_backward(grad, self, result, dims, keepdim):
 
 def linalg_vector_norm_backward(grad, self, ord, result, dims, keepdim):
     """torch's ``norm_backward``: sign(x) |x|^(p-1) / ||x||^(p-1); for inf, shared among the
-    elements that reach the max; 0 for p = 0 and where the norm is 0. ``dim=None`` reduced every
-    dim but restores none: the 0-d norm broadcasts."""
+    elements that reach the max; 0 where the norm is 0; none at all for p = 0 (None, torch's
+    undefined tensor). ``dim=None`` reduced every dim but restores none: the 0-d norm broadcasts."""
     dims = [] if dims is None else [dims] if isinstance(dims, int) else dims
     if not keepdim and self.dim() != 0:
         grad = unsqueeze_multiple(grad, dims, False, self.dim()) if dims else grad
         result = unsqueeze_multiple(result, dims, False, self.dim()) if dims else result
     if ord == 0:
-        return zeros_like(self)
+        return None          # torch returns an undefined tensor: no gradient reaches the input
     if ord == 1:
         return self.sgn() * grad
     if ord == 2:
@@ -1410,21 +1410,56 @@ def cumsum_backward(grad, dim):
 
 
 def cumprod_backward(grad, self, dim, result):
-    """d result_k / d x_i = prod_{j <= k, j != i} x_j for k >= i (torch's ``cumprod_backward`` in
-    FunctionsManual.cpp). Without zeros that is result_k / x_i. Along each slice, an input before
-    the first zero keeps that form (the results past the zero are 0); the first zero gets
-    sum_k grad_k * cumprod(x with that zero set to 1)_k; an input after it gets 0."""
-    if self.dim() == 0:
+    """d result_j / d x_k = prod_{i <= j, i != k} x_i for j >= k (torch's ``cumprod_backward`` in
+    FunctionsManual.cpp, its three paths kept). Without zeros that is result_j / x_k, summed from
+    the end. With a zero and no graph to record, masks split each slice at its first two zeros:
+    inputs before the first keep that form, the first zero gets the products that skip it, the rest
+    0. With a graph to record (a second derivative), the O(n^2) form below differentiates again.
+    Complex inputs are conjugated: cumprod is holomorphic."""
+    if self.numel() <= 1:
         return grad
+    dim = dim % self.dim()
+    size = self.shape[dim]
+    if size == 1:
+        return grad
+    self_conj, result_conj = self.conj(), result.conj()
+    w = result_conj * grad
     is_zero = self == 0
     if not is_zero.any().item():
-        return cumsum_backward(grad * result, dim) / self
-    zeros_so_far = is_zero.cumsum(dim)
-    before = zeros_so_far == 0
-    first_zero = is_zero & (zeros_so_far == 1)
-    before_grad = cumsum_backward(grad * result, dim) / self.masked_fill(zeros_so_far > 0, 1)
-    first_zero_grad = cumsum_backward(grad * self.masked_fill(first_zero, 1).cumprod(dim), dim)
-    return where(before, before_grad, where(first_zero, first_zero_grad, 0))
+        return w.flip(dim).cumsum(dim).flip(dim).div(self_conj)
+    if not _grad_mode.grad_enabled:
+        grad_input = dispatcher.call("zeros", list(self.shape), dtype=grad.dtype, device=grad.device)
+        zeros_so_far = is_zero.cumsum(dim)
+        mask = zeros_so_far == 0                                  # before the first zero
+        before = w.masked_fill(~mask, 0.).flip(dim).cumsum(dim).flip(dim).div_(self_conj)
+        grad_input.masked_scatter_(mask, before.masked_select(mask))
+        mask = zeros_so_far == 1                                  # from the first zero to the second
+        first_zero_index = mask.max(dim, keepdim=True)[1]
+        first_zero = zeros_like(mask).scatter_(dim, first_zero_index, 1).logical_and_(mask)
+        mask &= ~first_zero
+        # the product before the first zero (1 where it opens the slice) times the sum of the
+        # gradients weighted by the products after it
+        before_zero = result_conj.gather(dim, (first_zero_index - 1).relu_()).masked_fill_(first_zero_index == 0, 1.)
+        at_zero = (self_conj.masked_fill(~mask, 1.).cumprod(dim).mul_(grad.masked_fill(zeros_so_far != 1, 0.))
+                   .sum(dim, keepdim=True).mul_(before_zero))
+        grad_input.masked_scatter_(first_zero, at_zero.masked_select(first_zero))
+        return grad_input
+    grad_input = dispatcher.call("zeros", list(self.shape), dtype=grad.dtype, device=grad.device)
+    ones_size = list(self.shape)
+    ones_size[dim] = 1
+    ones = dispatcher.call("ones", [1], dtype=grad.dtype, device=grad.device).expand(ones_size)
+    for k in range(size):
+        # the products of x_0..x_j that leave x_k out, for j = k..size-1
+        if k == 0:
+            omitted = dispatcher.call("cat", [ones, self_conj.narrow(dim, 1, size - 1).cumprod(dim)], dim)
+        elif k == size - 1:
+            omitted = self_conj.narrow(dim, 0, k).prod(dim, keepdim=True)
+        else:
+            until_k = self_conj.narrow(dim, 0, k).prod(dim, keepdim=True)
+            from_k_plus_1 = self_conj.narrow(dim, k + 1, size - k - 1).cumprod(dim)
+            omitted = dispatcher.call("cat", [until_k, until_k.expand_as(from_k_plus_1) * from_k_plus_1], dim)
+        grad_input.select(dim, k).copy_((grad.narrow(dim, k, size - k) * omitted).sum(dim))
+    return grad_input
 
 
 # ---------------------------------------------------------------------- layers

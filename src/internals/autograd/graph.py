@@ -59,8 +59,10 @@ class Node:
     __slots__ = ("_next_edges", "_seq", "_num_inputs", "_input_meta", "_pre_hooks", "_post_hooks",
                  "_tensor_pre_hooks", "_retains_grad", "__weakref__")
 
-    def __init__(self):
-        self._seq = next(_sequence)
+    def __init__(self, sequence_nr=None):
+        # A node the engine must run at once (AccumulateGrad, an error node) is given UINT64_MAX
+        # and, as torch's ``Node(sequence_nr)`` constructor, takes no number from the counter.
+        self._seq = next(_sequence) if sequence_nr is None else sequence_nr
         self._next_edges = ()
         self._num_inputs = 1
         self._input_meta = [None]      # per input: (sizes, dtype, device) of the forward output it is the grad of
@@ -141,8 +143,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__()
-        self._seq = UINT64_MAX
+        super().__init__(UINT64_MAX)
         self.variable = variable
         self._input_meta = [_meta(variable)]
 

@@ -15,7 +15,7 @@ from ..c10.local_dispatch_key_set import below_autograd
 from ..c10.tensor_impl import strided
 from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
-from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
+from .graph import UINT64_MAX, Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
 __all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "check_inplace", "check_no_requires_grad",
            "check_out_no_requires_grad",
@@ -220,11 +220,12 @@ def resize_(ks, self, size, *, memory_format=None):
 
 class NotImplementedNode(Node):
     """The grad_fn of an output whose operator has no derivative (``functions/basic_ops.h``):
-    backward through it raises."""
+    backward through it raises. Its sequence number is UINT64_MAX, as torch's ``Error`` node's:
+    the engine runs it before any other ready node, so its error is the one a backward meets."""
     __slots__ = ("forward_fn",)
 
     def __init__(self, forward_fn):
-        super().__init__()
+        super().__init__(UINT64_MAX)
         self.forward_fn = forward_fn
 
     def name(self):

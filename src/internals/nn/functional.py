@@ -1313,9 +1313,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return dispatcher.call(f"_upsample_{mode}2d_aa", input, output_size, align_corners,
                                *(scales or [None, None]))
     if mode == "area":
-        if input.dim() == 4:
-            return adaptive_avg_pool2d(input, output_size)
-        raise NotImplementedError(f"internals' area interpolation takes 4-D input, got {input.dim()}-D")
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}.get(input.dim())
+        if pool is not None:
+            return pool(input, output_size)
     op = _INTERPOLATE_OPS.get((input.dim(), mode))
     if op is None:
         _refuse_interpolate(input, mode)

@@ -152,8 +152,15 @@ def meta_nll_loss_forward(output, total_weight, self, target, weight, reduction,
             set_output(total_weight, (), self.dtype, self.device))
 
 
+def _check_weight_dtype(self, weight):
+    """The loops read the class weights as the input's scalar type (``const_data_ptr<scalar_t>``)."""
+    if weight is not None and weight.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type {self.dtype.torch_name} but found {weight.dtype.torch_name}")
+
+
 def impl_nll_loss_forward(outputs, self, target, weight, reduction, ignore_index):
     _check_nll_dtypes("nll_loss_out_frame", self, target)
+    _check_weight_dtype(self, weight)
     for out, value in zip(outputs, _nll_loss_values(self, target, weight, reduction, ignore_index)):
         call("copy_", out, value)
     return outputs
@@ -176,6 +183,7 @@ def meta_nll_loss_backward(grad_input, grad_output, self, target, weight, reduct
 def impl_nll_loss_backward(grad_input, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_nll_dtypes("nll_loss_backward_out_frame", self, target)
     read = (grad_output,) if reduction == NONE and self.dim() == 2 else (total_weight, grad_output)
+    read += (weight,) if weight is not None else ()
     for t in read:      # each read as the input's dtype
         if t.dtype is not self.dtype:
             raise RuntimeError(f"expected scalar type {self.dtype.torch_name} but found {t.dtype.torch_name}")
@@ -205,15 +213,32 @@ def _check_2d(self, target):
                            f"input {list(self.shape)}")
 
 
+def _check_2d_inputs(kernel, self, target, weight):
+    """``LossNLL2d.cpp``'s order: the target's dtype, the weight's size, the shapes, then the loop's
+    dispatch on the input's dtype and its reading of the weights as that dtype."""
+    if target.dtype not in (st.int64, st.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
+    if weight is not None and self.dim() > 1 and weight.numel() != self.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    _check_2d(self, target)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{self.dtype.torch_name}\'')
+    _check_weight_dtype(self, weight)
+
+
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     """nll_loss over (N, C, H, W) log-probabilities and (N, H, W) targets (``LossNLL2d.cpp``): the
     same per-pixel loss as ``nll_loss_forward``, with the classes in dimension 1."""
-    _check_2d(self, target)
+    _check_2d_inputs("nll_loss2d_forward_out_frame", self, target, weight)
     return _nll_loss_values(_classes_last(self), target, weight, reduction, ignore_index)
 
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """``nll_loss_backward`` with the classes in dimension 1, laid out contiguous as torch's."""
+    _check_2d_inputs("nll_loss2d_backward_out_frame", self, target, weight)
+    for t in (grad_output, total_weight):      # each read as the input's dtype
+        if t.dtype is not self.dtype:
+            raise RuntimeError(f"expected scalar type {self.dtype.torch_name} but found {t.dtype.torch_name}")
     grad = _nll_loss_gradient(grad_output, _classes_last(self), target, weight, reduction, ignore_index,
                               total_weight)
     return call("clone", call("permute", grad, [0, 3, 1, 2]), memory_format=contiguous_format)
@@ -540,11 +565,17 @@ def _multi_margin_check(self, target, p, weight):
                            f"Input has shape {list(self.shape)}.")
     if weight is not None and not (weight.dim() <= 1 and weight.numel() == dim):
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
+    return nframe, dim
+
+
+def _multi_margin_read(self, target, weight, dim):
+    """Inside the loop's dtype dispatch: the targets read as int64, the weights as the input's
+    dtype, then each target checked against the classes."""
     if target.dtype is not st.int64:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.torch_name}")
+    _check_weight_dtype(self, weight)
     if target.numel() and (call("min", target).item() < 0 or call("max", target).item() >= dim):
         raise RuntimeError("target out of range")
-    return nframe, dim
 
 
 def _multi_margin_terms(self, target, margin, nframe, dim):
@@ -563,6 +594,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=MEAN):
     # the CPU kernel is dispatched for float and double only; CUDA's takes the 16-bit floats too
     if not self.dtype.is_floating_point or (self.dtype.is_reduced_float and self.device.type == "cpu"):
         raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{self.dtype.torch_name}\'')
+    _multi_margin_read(self, target, weight, dim)
     own, z = _multi_margin_terms(self, target, margin, nframe, dim)
     h = call("masked_fill.Scalar", call("clamp_min", z, 0), own, 0)
     if p == 2:
@@ -584,6 +616,7 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None
     if self.dtype.is_reduced_float and self.device.type == "cpu":
         raise NotImplementedError('"multi_margin_loss_backward_cpu_kernel" not implemented for '
                                   f"'{self.dtype.torch_name}'")
+    _multi_margin_read(self, target, weight, dim)
     own, z = _multi_margin_terms(self, target, margin, nframe, dim)
     count = nframe * dim if reduction == MEAN else dim
     g = 1.0 / count if count else float("inf")     # (C++'s double division; an empty batch has no gradient)

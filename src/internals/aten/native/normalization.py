@@ -59,8 +59,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):        # ``batch_norm``'s order (Normalization.cpp)
         _check_channels(name, t, C)
-    _check_mixed_dtype(input, weight, bias, running_mean, running_var)
+    # batch_norm_cpu dispatches on the input's dtype first and checks mixed dtypes inside its
+    # loop (layer and group norm check them first)
     _floating_only(input, "batch_norm")
+    _check_mixed_dtype(input, weight, bias, running_mean, running_var)
     compute = st.opmath_type(input.dtype)
     x = to(input, compute)
     if input.device.type == "cpu" and compute is not input.dtype:

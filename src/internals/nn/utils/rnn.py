@@ -139,10 +139,16 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
     sequences = tuple(sequences)
+    for i, seq in enumerate(sequences):      # torch's argument parser reads a list of Tensors
+        if not isinstance(seq, TensorBase):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(seq).__name__}")
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    if sequences[0].dim() == 0:
+        # torch slices the first sequence's sizes past their first before any size(0)
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     max_len = max(s.size(0) for s in sequences)
     trailing = list(sequences[0].shape[1:])
     dims = [len(sequences), max_len] if batch_first else [max_len, len(sequences)]
