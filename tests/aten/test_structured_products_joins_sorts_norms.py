@@ -109,6 +109,16 @@ OUT_CASES = {
     "cat channels-last with an empty vector": lambda L: L.cat(
         [L.ones(2, 3, 4, 5).to(memory_format=L.channels_last), L.empty(0)], 1),
     "stack into out": lambda L: L.stack([L.ones(2), L.zeros(2)], out=L.empty(0)),
+    # cat's aliases and the stacks take out= as torch's do, through cat.out's rules
+    "concat into out": lambda L: L.concat([L.ones(2, 3), L.zeros(2, 1)], 1, out=L.empty(0)),
+    "concatenate into a wider out": lambda L: L.concatenate([L.ones(2), L.zeros(3)], out=L.empty(0, dtype=L.float64)),
+    "hstack, resized": lambda L: L.hstack([L.ones(2), L.arange(3.)], out=L.empty(9)),
+    "hstack of matrices, kept strides": lambda L: L.hstack([L.ones(2, 3), L.zeros(2, 1)], out=L.empty(4, 2).t()),
+    "vstack into out": lambda L: L.vstack([L.arange(3.), L.ones(2, 3)], out=L.empty(0)),
+    "row_stack into out": lambda L: L.row_stack([L.arange(3), L.ones(1, 3, dtype=L.long)], out=L.empty(0, dtype=L.long)),
+    "dstack into out": lambda L: L.dstack([L.ones(2, 3), L.arange(6.).reshape(2, 3)], out=L.empty(0)),
+    "column_stack into a wider out": lambda L: L.column_stack([L.arange(2.), L.ones(2, 2)],
+                                                              out=L.empty(0, dtype=L.float64)),
     "index, kept strides": lambda L: L.ops.aten.index.Tensor_out(L.arange(6.).reshape(2, 3), [None, L.tensor([1, 0])],
                                                                  out=L.empty(2, 2).t()),
     "vector_norm into out": lambda L: L.linalg.vector_norm(L.tensor([[3., 4.], [1., 0.]]), 2, 1, True,
@@ -183,6 +193,10 @@ ERROR_CASES = {
     "cat into a narrower out": lambda L: L.cat([L.ones(2, 3), L.zeros(2, 1)], -1, out=L.empty(0, dtype=L.int64)),
     "cat into an input": lambda L: (lambda x: L.cat([x, x], out=x))(L.ones(2)),
     "cat into an out that overlaps itself": lambda L: L.cat([L.ones(2)], out=L.ones(1).expand(2)),
+    "hstack into a narrower out": lambda L: L.hstack([L.ones(2), L.zeros(1)], out=L.empty(0, dtype=L.int64)),
+    "vstack into its inputs' base": lambda L: (lambda x: L.vstack([x[:1], x[1:]], out=x))(L.ones(2, 2)),
+    "concat into an out that overlaps itself": lambda L: L.concat([L.ones(2)], out=L.ones(1).expand(2)),
+    "dstack of no tensors into out": lambda L: L.dstack([], out=L.empty(0)),
     "index out of another dtype": lambda L: L.ops.aten.index.Tensor_out(L.arange(6.).reshape(2, 3), [L.tensor([1, 0])],
                                                                         out=L.empty(0, dtype=L.double)),
     "index into an out that overlaps itself": lambda L: L.ops.aten.index.Tensor_out(
