@@ -803,7 +803,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
     joining = {"concat", "concatenate", "hstack", "vstack", "atleast_1d", "atleast_2d", "atleast_1d.Sequence",
                "atleast_2d.Sequence", "row_stack", "tile", "repeat_interleave.self_Tensor",
-               "repeat_interleave.self_int", "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes", "diag", "argwhere", "where",
+               "repeat_interleave.self_int", "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes",
+               "diag", "argwhere", "where",
                "fliplr", "flipud", "where.ScalarSelf", "where.ScalarOther", "where.Scalar"}
     math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum",
             "outer", "std", "std.dim", "std_mean", "std_mean.dim",
