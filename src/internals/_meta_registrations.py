@@ -182,31 +182,8 @@ def meta_mse_loss_backward(grad, x, target, reduction):
 
 
 # ------------------------------------------------------------------ matrix products
-def _check_mm(a, b, name):
-    if a.dim() != 2 or b.dim() != 2:
-        raise RuntimeError(f"{name}: expected 2D tensors, got {a.dim()}D and {b.dim()}D")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.torch_name} != "
-                           f"{b.dtype.torch_name}")
-
-
-@register_meta("mm")
-def meta_mm(a, b):
-    _check_mm(a, b, "mm")
-    shape = (a.shape[0], b.shape[1])
-    return TensorMeta(shape, contiguous_strides(shape), a.dtype, a.device)
-
-
-@register_meta("addmm")
-def meta_addmm(bias, a, b, *, beta=1, alpha=1):
-    out = meta_mm(a, b)
-    broadcast_shapes(tuple(bias.shape), out.shape)
-    return out
-
-
+# mm, addmm and bmm have none here: they are structured (aten/native/linear_algebra.py, blas.py),
+# and a fake tensor runs their meta step, the one the real kernel runs, for metadata only.
 @register_meta("mv")
 def meta_mv(a, v):
     return TensorMeta((a.shape[0],), (1,), a.dtype, a.device)
@@ -227,14 +204,6 @@ def meta_unsafe_view(x, size):
     """``view``'s geometry on a fresh result (``reshape``'s copy, ``matmul``'s product)."""
     shape = infer_size(tuple(size), x.numel())
     return TensorMeta(shape, compute_stride(tuple(x.shape), x.stride(), shape), x.dtype, x.device)
-
-
-@register_meta("bmm")
-def meta_bmm(a, b):
-    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
-        raise RuntimeError(f"bmm: shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied")
-    shape = (a.shape[0], a.shape[1], b.shape[2])
-    return TensorMeta(shape, contiguous_strides(shape), a.dtype, a.device)
 
 
 # ------------------------------------------------------------------ factories

@@ -1,5 +1,6 @@
 """The BLAS products (``mm``, ``bmm``, ``addmm``, ``addmv``, ``baddbmm``), ``cat``, ``index.Tensor``,
-``sort.stable`` and the vector norms (``linalg_vector_norm``, ``norm.ScalarOpt_dim``) declared as
+``sort.stable`` and the vector norms (``linalg_vector_norm``, ``norm.ScalarOpt_dim`` and its
+overloads with a dtype, ``norm.ScalarOpt_dim_dtype`` and ``norm.ScalarOpt_dtype``) declared as
 torch declares them (``aten/native/blas.py``, ``linear_algebra.py``, ``tensor_shape.py``,
 ``indexing.py``, ``sorting.py``, ``reduce_ops_math.py``): an out= kernel with a meta and an impl
 step, the functional and in-place kernels derived from it. Compared with torch: the derived
@@ -17,6 +18,7 @@ from helpers import (
     assert_same,
     both_with_warnings,
     check_opinfo_samples,
+    compare_gradients_and_nodes,
     compare_into_empty_outs,
     native_entries,
     opinfo_cases,
@@ -24,6 +26,7 @@ from helpers import (
 )
 
 import internals
+from internals._subclasses.fake_tensor import FakeTensorMode
 from internals.aten import dispatcher
 from internals.c10.dispatch_key import DispatchKey
 
@@ -32,6 +35,7 @@ DERIVED = {
     "addmv_": "addmv.out", "baddbmm": "baddbmm.out", "baddbmm_": "baddbmm.out", "cat": "cat.out",
     "index.Tensor": "index.Tensor_out", "sort.stable": "sort.values_stable",
     "linalg_vector_norm": "linalg_vector_norm.out", "norm.ScalarOpt_dim": "norm.out",
+    "norm.ScalarOpt_dim_dtype": "norm.dtype_out",
 }
 
 
@@ -109,6 +113,17 @@ OUT_CASES = {
     "cat channels-last with an empty vector": lambda L: L.cat(
         [L.ones(2, 3, 4, 5).to(memory_format=L.channels_last), L.empty(0)], 1),
     "stack into out": lambda L: L.stack([L.ones(2), L.zeros(2)], out=L.empty(0)),
+    # cat's aliases and the stacks take out= as torch's do, through cat.out's rules
+    "concat into out": lambda L: L.concat([L.ones(2, 3), L.zeros(2, 1)], 1, out=L.empty(0)),
+    "concatenate into a wider out": lambda L: L.concatenate([L.ones(2), L.zeros(3)], out=L.empty(0, dtype=L.float64)),
+    "hstack, resized": lambda L: L.hstack([L.ones(2), L.arange(3.)], out=L.empty(9)),
+    "hstack of matrices, kept strides": lambda L: L.hstack([L.ones(2, 3), L.zeros(2, 1)], out=L.empty(4, 2).t()),
+    "vstack into out": lambda L: L.vstack([L.arange(3.), L.ones(2, 3)], out=L.empty(0)),
+    "row_stack into out": lambda L: L.row_stack([L.arange(3), L.ones(1, 3, dtype=L.long)],
+                                                out=L.empty(0, dtype=L.long)),
+    "dstack into out": lambda L: L.dstack([L.ones(2, 3), L.arange(6.).reshape(2, 3)], out=L.empty(0)),
+    "column_stack into a wider out": lambda L: L.column_stack([L.arange(2.), L.ones(2, 2)],
+                                                              out=L.empty(0, dtype=L.float64)),
     "index, kept strides": lambda L: L.ops.aten.index.Tensor_out(L.arange(6.).reshape(2, 3), [None, L.tensor([1, 0])],
                                                                  out=L.empty(2, 2).t()),
     "vector_norm into out": lambda L: L.linalg.vector_norm(L.tensor([[3., 4.], [1., 0.]]), 2, 1, True,
@@ -117,6 +132,19 @@ OUT_CASES = {
                                                              dtype=L.float64, out=L.empty(2, 2, dtype=L.float64).t()),
     "vector_norm over an empty dim": lambda L: L.linalg.vector_norm(L.empty(0, 3), -1, 1),
     "torch.norm into out": lambda L: L.norm(L.tensor([[3., 4.], [1., 0.]]), 2, 0, out=L.empty(0)),
+    # norm's overloads with a dtype: computed in it (linalg_vector_norm.out with the dtype)
+    "norm.dtype_out": lambda L: L.ops.aten.norm.dtype_out(L.tensor([[3., 4.], [1., 0.]]), 1, [0], True,
+                                                          dtype=L.float64, out=L.empty(0, dtype=L.float64)),
+    "norm.dtype_out, kept strides": lambda L: L.ops.aten.norm.dtype_out(
+        L.arange(8.).reshape(2, 2, 2), 3, [1], False, dtype=L.float64, out=L.empty(2, 2, dtype=L.float64).t()),
+    "norm.ScalarOpt_dim_dtype": lambda L: L.ops.aten.norm.ScalarOpt_dim_dtype(L.tensor([[3., 4.], [1., 0.]]), None,
+                                                                              [1], False, dtype=L.float64),
+    "Tensor.norm with a dim and a dtype": lambda L: L.tensor([[3., 4.], [1., 0.]]).norm(float("inf"), [0], False,
+                                                                                       dtype=L.float64),
+    "norm.ScalarOpt_dtype": lambda L: L.ops.aten.norm.ScalarOpt_dtype(L.tensor([[3., 4.], [1., 0.]]), 0.5,
+                                                                      dtype=L.float64),
+    "norm.ScalarOpt_dtype, p None": lambda L: L.ops.aten.norm.ScalarOpt_dtype(L.arange(6.).reshape(2, 3), None,
+                                                                              dtype=L.float32),
 }
 
 
@@ -183,6 +211,10 @@ ERROR_CASES = {
     "cat into a narrower out": lambda L: L.cat([L.ones(2, 3), L.zeros(2, 1)], -1, out=L.empty(0, dtype=L.int64)),
     "cat into an input": lambda L: (lambda x: L.cat([x, x], out=x))(L.ones(2)),
     "cat into an out that overlaps itself": lambda L: L.cat([L.ones(2)], out=L.ones(1).expand(2)),
+    "hstack into a narrower out": lambda L: L.hstack([L.ones(2), L.zeros(1)], out=L.empty(0, dtype=L.int64)),
+    "vstack into its inputs' base": lambda L: (lambda x: L.vstack([x[:1], x[1:]], out=x))(L.ones(2, 2)),
+    "concat into an out that overlaps itself": lambda L: L.concat([L.ones(2)], out=L.ones(1).expand(2)),
+    "dstack of no tensors into out": lambda L: L.dstack([], out=L.empty(0)),
     "index out of another dtype": lambda L: L.ops.aten.index.Tensor_out(L.arange(6.).reshape(2, 3), [L.tensor([1, 0])],
                                                                         out=L.empty(0, dtype=L.double)),
     "index into an out that overlaps itself": lambda L: L.ops.aten.index.Tensor_out(
@@ -207,6 +239,20 @@ ERROR_CASES = {
     "norm of integers": lambda L: L.ops.aten.norm.ScalarOpt_dim(L.ones(2, dtype=L.long), 2, [0]),
     "norm.out of complex into complex": lambda L: L.ops.aten.norm.out(L.ones(2, dtype=L.complex64), 2, [0],
                                                                       out=L.empty(0, dtype=L.complex64)),
+    "norm of an integral dtype": lambda L: L.ops.aten.norm.ScalarOpt_dim_dtype(L.ones(2), 2, [0], False,
+                                                                               dtype=L.int64),
+    "norm of a complex dtype (its output made in it)": lambda L: L.ops.aten.norm.ScalarOpt_dim_dtype(
+        L.tensor([[3 + 4j, 1j], [1, 0]]), 2, [0, 1], True, dtype=L.complex128),
+    "norm.dtype_out of a complex dtype": lambda L: L.ops.aten.norm.dtype_out(
+        L.tensor([3 + 4j, 1j]), 2, [0], False, dtype=L.complex128, out=L.empty(0, dtype=L.complex128)),
+    "norm of a real dtype for a complex input": lambda L: L.ops.aten.norm.ScalarOpt_dtype(
+        L.tensor([3 + 4j, 1j]), 2, dtype=L.float64),
+    "norm of a narrowing dtype": lambda L: L.ops.aten.norm.ScalarOpt_dim_dtype(L.ones(2), 2, [0], False,
+                                                                               dtype=L.half),
+    "norm of integers, a float dtype": lambda L: L.ops.aten.norm.ScalarOpt_dtype(L.ones(2, dtype=L.long), 2,
+                                                                                dtype=L.float32),
+    "norm.dtype_out of another dtype": lambda L: L.ops.aten.norm.dtype_out(L.ones(2), 2, [0], False, dtype=L.double,
+                                                                           out=L.empty(0)),
 }
 
 
@@ -230,9 +276,45 @@ FAKE_PROGRAMS = {
     "sort.stable": lambda L, x, y, b: L.sort(x.t(), stable=True, dim=0),
     "vector_norm": lambda L, x, y, b: L.linalg.vector_norm(x, 3, 0, True),
     "norm": lambda L, x, y, b: x.norm(2, 1),
+    "norm with a dtype": lambda L, x, y, b: L.ops.aten.norm.ScalarOpt_dim_dtype(x.t(), 3, [1], True, dtype=L.float64),
 }
 
 
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program], _operands)
+
+
+NORM_GRADIENTS = {
+    "norm.ScalarOpt_dim_dtype": lambda L, x, t: L.ops.aten.norm.ScalarOpt_dim_dtype(x * t, 3, [1], True,
+                                                                                    dtype=L.float64),
+    "norm.ScalarOpt_dtype": lambda L, x, t: L.ops.aten.norm.ScalarOpt_dtype(x * t, None, dtype=L.float64),
+}
+
+
+@pytest.mark.parametrize("case", NORM_GRADIENTS)
+def test_norm_with_a_dtype_differentiates_as_torch(case):
+    """Their nodes (NormBackward3, NormBackward2) and gradients, twice, as torch's."""
+    compare_gradients_and_nodes(NORM_GRADIENTS[case])
+
+
+# mm, addmm and bmm have no meta function of their own: a fake runs the structured meta step. It
+# refuses what the real kernel refuses, with the real kernel's error (addmm's self that cannot be
+# broadcast too, which the real kernel finds in its impl step).
+FAKE_REFUSALS = {
+    "mm of matrices that cannot be multiplied": lambda L, x, y, b: L.mm(x, x),
+    "mm of a vector": lambda L, x, y, b: L.mm(x[0], y),
+    "bmm of batches that cannot be multiplied": lambda L, x, y, b: L.bmm(b, b),
+    "addmm of a self that cannot be broadcast": lambda L, x, y, b: L.addmm(L.ones(4), x, y),
+    "addmm_ into a self of other sizes": lambda L, x, y, b: L.ones(4, 3).addmm_(x, y),
+}
+
+
+@pytest.mark.parametrize("case", FAKE_REFUSALS)
+def test_fake_products_refuse_as_the_real_kernels(case):
+    program = FAKE_REFUSALS[case]
+    with pytest.raises(RuntimeError) as real:
+        program(internals, *_operands())
+    with FakeTensorMode() as mode, pytest.raises(RuntimeError) as fake:
+        program(internals, *(mode.from_tensor(t) for t in _operands()))
+    assert str(fake.value) == str(real.value)

@@ -312,6 +312,9 @@ def test_every_derivative_entry_is_tested():
         grads[0].sum().backward()
     reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm.Scalar(x))
     reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim(x, 2, [1]))
+    # the overloads with a dtype (their gradients against torch's: tests/aten/test_structured_products_...)
+    reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim_dtype(x, 2, [1], False, dtype=x.dtype))
+    reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dtype(x, 2, dtype=x.dtype))
     # unique's node exists and refuses, as torch's does (its formula is ``not_implemented``).
     y = internals.unique(internals.tensor([2.0, 1.0, 2.0], requires_grad=True))
     with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):
@@ -818,8 +821,9 @@ def test_every_differentiable_native_function_has_a_kernel():
     aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
     composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
     joining = {"concat", "concatenate", "hstack", "vstack", "atleast_1d", "atleast_2d", "atleast_1d.Sequence",
-               "atleast_2d.Sequence", "tile", "repeat_interleave.self_Tensor", "repeat_interleave.self_int",
-               "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes", "diag", "argwhere", "where",
+               "atleast_2d.Sequence", "row_stack", "tile", "repeat_interleave.self_Tensor",
+               "repeat_interleave.self_int", "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes",
+               "diag", "argwhere", "where",
                "fliplr", "flipud", "where.ScalarSelf", "where.ScalarOther", "where.Scalar"}
     math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum",
             "outer", "std", "std.dim", "std_mean", "std_mean.dim",

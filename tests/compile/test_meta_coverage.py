@@ -302,7 +302,8 @@ def _direct_cases():
              "diff")
     cases = [(f"aten::{n}.out", (x,), {}) for n in unary]
     cases += [(f"aten::{n}.out", (x, x), {}) for n in ("multiply", "subtract", "true_divide", "kron")]
-    cases += [(f"aten::{n}.out", ([x, x],), {}) for n in ("column_stack", "dstack")]
+    cases += [(f"aten::{n}.out", ([x, x],), {}) for n in ("column_stack", "dstack", "concat", "concatenate", "hstack",
+                                                          "vstack", "row_stack")]
     cases += [("aten::cross.out", (v, v), {"dim": 1}), ("aten::take_along_dim.out", (x, x.argsort(1)), {"dim": 1}),
               ("aten::tensordot.out", (x, v, [1], [0]), {}), ("aten::matrix_power.out", (square, 2), {}),
               ("aten::linalg_matrix_power.out", (square, 3), {})]

@@ -1956,7 +1956,7 @@ def THPVariable_complex(*args, **kwargs):
 
 
 _concat_parser = PythonArgParser([
-    'concat(TensorList tensors, int64_t dim=0)',
+    'concat(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
 
 
@@ -1964,12 +1964,15 @@ def THPVariable_concat(*args, **kwargs):
     _r = _concat_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::concat(Tensor[] tensors, int dim=0) -> Tensor
-    return _ops['concat'](_r.value(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::concat(Tensor[] tensors, int dim=0) -> Tensor
+        return _ops['concat'](_r.value(0), _r.to_int64(1))
+    # aten::concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['concat.out'](_r.value(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _concatenate_parser = PythonArgParser([
-    'concatenate(TensorList tensors, int64_t dim=0)',
+    'concatenate(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
 
 
@@ -1977,8 +1980,11 @@ def THPVariable_concatenate(*args, **kwargs):
     _r = _concatenate_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
-    return _ops['concatenate'](_r.value(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
+        return _ops['concatenate'](_r.value(0), _r.to_int64(1))
+    # aten::concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['concatenate.out'](_r.value(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _conj_parser = PythonArgParser([
@@ -3487,7 +3493,7 @@ def THPVariable_hsplit(*args, **kwargs):
 
 
 _hstack_parser = PythonArgParser([
-    'hstack(TensorList tensors)',
+    'hstack(TensorList tensors, *, Tensor out=None)',
 ])
 
 
@@ -3495,8 +3501,11 @@ def THPVariable_hstack(*args, **kwargs):
     _r = _hstack_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::hstack(Tensor[] tensors) -> Tensor
-    return _ops['hstack'](_r.value(0))
+    if _r.is_none(1):
+        # aten::hstack(Tensor[] tensors) -> Tensor
+        return _ops['hstack'](_r.value(0))
+    # aten::hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['hstack.out'](_r.value(0), out=_r.tensor(1))
 
 
 _hypot_parser = PythonArgParser([
@@ -4945,6 +4954,8 @@ def THPVariable_nonzero(*args, **kwargs):
 
 _norm_parser = PythonArgParser([
     'norm(Tensor input, Scalar p=2)',
+    'norm(Tensor input, Scalar? p, *, ScalarType dtype)',
+    'norm(Tensor input, Scalar? p, IntArrayRef[1] dim, bool keepdim, *, ScalarType dtype, Tensor out=None)',
     'norm(Tensor input, Scalar? p, IntArrayRef[1] dim, bool keepdim=False, *, Tensor out=None)',
 ])
 
@@ -4956,6 +4967,19 @@ def THPVariable_norm(*args, **kwargs):
     if _r.idx == 0:
         # aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
         return _ops['norm.Scalar'](_r.tensor(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+        if not kwargs:
+            return _ops['norm.ScalarOpt_dtype'](_r.tensor(0), _r.scalar(1))
+        return _ops['norm.ScalarOpt_dtype'](_r.tensor(0), _r.scalar(1), dtype=_r.scalartype(2))
+    if _r.idx == 2:
+        if _r.is_none(5):
+            # aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+            if not kwargs:
+                return _ops['norm.ScalarOpt_dim_dtype'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
+            return _ops['norm.ScalarOpt_dim_dtype'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4))
+        # aten::norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)
+        return _ops['norm.dtype_out'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4), out=_r.tensor(5))
     if _r.is_none(4):
         # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
         return _ops['norm.ScalarOpt_dim'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
@@ -5727,6 +5751,22 @@ def THPVariable_round_(*args, **kwargs):
     if not kwargs:
         return _ops['round_.decimals'](_r.tensor(0))
     return _ops['round_.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
+
+
+_row_stack_parser = PythonArgParser([
+    'row_stack(TensorList tensors, *, Tensor out=None)',
+])
+
+
+def THPVariable_row_stack(*args, **kwargs):
+    _r = _row_stack_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::row_stack(Tensor[] tensors) -> Tensor
+        return _ops['row_stack'](_r.value(0))
+    # aten::row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['row_stack.out'](_r.value(0), out=_r.tensor(1))
 
 
 _rsqrt_parser = PythonArgParser([
@@ -6968,7 +7008,7 @@ def THPVariable_vsplit(*args, **kwargs):
 
 
 _vstack_parser = PythonArgParser([
-    'vstack(TensorList tensors)',
+    'vstack(TensorList tensors, *, Tensor out=None)',
 ])
 
 
@@ -6976,8 +7016,11 @@ def THPVariable_vstack(*args, **kwargs):
     _r = _vstack_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::vstack(Tensor[] tensors) -> Tensor
-    return _ops['vstack'](_r.value(0))
+    if _r.is_none(1):
+        # aten::vstack(Tensor[] tensors) -> Tensor
+        return _ops['vstack'](_r.value(0))
+    # aten::vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['vstack.out'](_r.value(0), out=_r.tensor(1))
 
 
 _where_parser = PythonArgParser([
@@ -7477,6 +7520,7 @@ FUNCTIONS = named({
     'rot90': THPVariable_rot90,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
+    'row_stack': THPVariable_row_stack,
     'rsqrt': THPVariable_rsqrt,
     'rsqrt_': THPVariable_rsqrt_,
     'rsub': THPVariable_rsub,

@@ -3556,6 +3556,8 @@ def THPVariable_nonzero(self):
 
 _norm_parser = PythonArgParser([
     'norm(Scalar p=2)',
+    'norm(Scalar? p, *, ScalarType dtype)',
+    'norm(Scalar? p, IntArrayRef[1] dim, bool keepdim, *, ScalarType dtype)',
     'norm(Scalar? p, IntArrayRef[1] dim, bool keepdim=False)',
 ])
 
@@ -3567,6 +3569,16 @@ def THPVariable_norm(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
         return _ops['norm.Scalar'](self, _r.scalar(0))
+    if _r.idx == 1:
+        # aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+        if not kwargs:
+            return _ops['norm.ScalarOpt_dtype'](self, _r.scalar(0))
+        return _ops['norm.ScalarOpt_dtype'](self, _r.scalar(0), dtype=_r.scalartype(1))
+    if _r.idx == 2:
+        # aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+        if not kwargs:
+            return _ops['norm.ScalarOpt_dim_dtype'](self, _r.scalar(0), _r.intlist(1), _r.to_bool(2))
+        return _ops['norm.ScalarOpt_dim_dtype'](self, _r.scalar(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
     # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
     return _ops['norm.ScalarOpt_dim'](self, _r.scalar(0), _r.intlist(1), _r.to_bool(2))
 

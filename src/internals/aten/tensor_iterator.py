@@ -242,7 +242,7 @@ class TensorIterator:
     # ------------------------------------------------------------------ build
     def build(self):
         config = self.config
-        if config.check_mem_overlap_:
+        if config.check_mem_overlap_ and config.given_outputs:     # a fresh output overlaps nothing
             self.compute_mem_overlaps()
         self.compute_shape()
         self.compute_types()
@@ -348,9 +348,9 @@ class TensorIterator:
         outputs and the inputs): a new output takes it, and one flat loop serves them all."""
         if not self.inputs:
             return False
-        shape, will_resize = self.shape, self.will_resize
+        shape, will_resize, given = self.shape, self.will_resize, self.config.given_outputs
         impls, key = [], ["fast", shape]
-        for t in self.config.given_outputs + self.inputs:
+        for t in (given + self.inputs if given else self.inputs):
             if will_resize and _is_one_of(t, will_resize):
                 continue                # its layout is the one computed here
             impl = t._impl
@@ -429,7 +429,11 @@ class TensorIterator:
         if _meta.active and not all(type(n) is int for n in self.shape):
             self.geometry = None    # a traced size has no value to merge (and no loop will run)
         elif self.fast:     # every operand walks its elements in one memory order: one flat dim
-            self.geometry = flat_geometry(math.prod(self.shape), tuple(map(_storage_offset, operands)))
+            key = (math.prod(self.shape), tuple(map(_storage_offset, operands)))
+            try:            # ``flat_geometry``'s lookup, without its frame: every elementwise call comes here
+                self.geometry = _geometries[key]
+            except (KeyError, TypeError):
+                self.geometry = flat_geometry(*key)
         elif self.config.is_reduction_:
             self.geometry = _reduction_geometry(operands[1]._impl, self.config.reduce_dims, self.config.in_memory_order)
         else:

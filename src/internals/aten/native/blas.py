@@ -15,6 +15,7 @@ from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...c10.wrap_dim import wrap_dim
 from ...utils._python_dispatch import _get_current_dispatch_mode
 from .. import dispatcher
+from ..empty_tensor import is_meta_execution
 from .copy import to
 from .linear_algebra import bmm, mm
 from .structured import set_output, structured
@@ -102,6 +103,10 @@ def meta_addmm(out, self, mat1, mat2, *, beta=1, alpha=1):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
+    if is_meta_execution():
+        # a fake tensor runs no impl step: the impl's broadcast of self to (N, M) is checked here,
+        # so that a fake refuses the self a real call refuses (torch's fake addmm checks it too)
+        dispatcher.call("expand", self, [mat1.shape[0], mat2.shape[1]])
     return set_output(out, (mat1.shape[0], mat2.shape[1]), mat1.dtype, mat1.device, self=self)
 
 

@@ -317,3 +317,33 @@ def impl_norm(r, self, p, dim, keepdim=False):
 
 
 norm_out = structured(meta_norm, impl_norm)
+
+
+def meta_norm_dtype(out, self, p, dim, keepdim, *, dtype):
+    """``TORCH_META_FUNC2(norm, ScalarOpt_dim_dtype)``: a floating or complex ``dtype``; then, as
+    for ``norm.out``, the meta step of ``linalg_vector_norm.out``, which its impl step runs with
+    that dtype (the output in it, its checks of the input against it)."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"norm(): the desired output dtype should be either floating point or complex. Got "
+                           f"{dtype.torch_name} instead.")
+    result = meta_linalg_vector_norm(out, self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+    if out is None and dtype.is_complex:
+        # torch's meta step makes the output in ``dtype`` itself, which the impl step's
+        # ``linalg_vector_norm.out`` then refuses: a norm is real
+        raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(st.to_real(dtype))}, but got "
+                           f"{st.type_meta_name(dtype)} instead")
+    return result
+
+
+def impl_norm_dtype(r, self, p, dim, keepdim, *, dtype):
+    """``TORCH_IMPL_FUNC(norm_dtype_out)``: ``impl_func_norm`` with the dtype."""
+    return impl_linalg_vector_norm(r, self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+norm_dtype_out = structured(meta_norm_dtype, impl_norm_dtype)
+
+
+def norm_of_dtype(x, p, *, dtype):
+    """``norm.ScalarOpt_dtype`` (``at::native::norm``'s overload with a dtype): the norm over every
+    dim, ``norm.ScalarOpt_dim_dtype`` with no dims."""
+    return dispatcher.call("norm.ScalarOpt_dim_dtype", x, p, [], False, dtype=dtype)

@@ -71,20 +71,25 @@ def structured_variant(out_kernel, inplace):
     """The functional or in-place kernel of a ``structured_delegate:`` entry, as torchgen writes
     them (``structured_add_out_functional`` and ``..._inplace`` in ``RegisterCPU.cpp``): the same
     meta and impl, with no ``out`` (the iterator allocates it) or with ``self`` as ``out``."""
-    meta, impl = out_kernel.meta, _skipped_under_meta_execution(out_kernel.impl)
+    meta, impl = out_kernel.meta, out_kernel.impl
     outputs = out_kernel.outputs
     nones = (None,) * outputs       # each output allocated by the meta step
-    # A call with no keywords (the usual one) passes none on: ``**kwargs`` would copy a dict per step.
+    # A call with no keywords (the usual one) passes none on: ``**kwargs`` would copy a dict per
+    # step. The test of ``_skipped_under_meta_execution`` is written out in both kernels (every
+    # elementwise call passes here, and a frame costs as much as the test): the meta step's
+    # outputs, when it made tensors and kernels run for metadata only; otherwise the impl step.
     if inplace:
         def kernel(self, *args, **kwargs):
-            if kwargs:
-                return impl(meta(self, self, *args, **kwargs), self, *args, **kwargs)
-            return impl(meta(self, self, *args), self, *args)
+            made = meta(self, self, *args, **kwargs) if kwargs else meta(self, self, *args)
+            if isinstance(made, _MADE) and _metadata_only(made):
+                return made
+            return impl(made, self, *args, **kwargs) if kwargs else impl(made, self, *args)
     else:
         def kernel(*args, **kwargs):
-            if kwargs:
-                return impl(meta(*nones, *args, **kwargs), *args, **kwargs)
-            return impl(meta(*nones, *args), *args)
+            made = meta(*nones, *args, **kwargs) if kwargs else meta(*nones, *args)
+            if isinstance(made, _MADE) and _metadata_only(made):
+                return made
+            return impl(made, *args, **kwargs) if kwargs else impl(made, *args)
     return _named_after(kernel, meta, "_" if inplace else "", outputs=1 if inplace else outputs)
 
 
@@ -95,15 +100,21 @@ def _skipped_under_meta_execution(impl):
     whose impl skips its loops itself, so that impl still runs."""
     def run(outputs, *args, **kwargs):
         # the type test first: an iterator (every elementwise call) goes straight to its impl
-        if isinstance(outputs, (TensorBase, tuple)) and _all_tensors(outputs) and is_meta_execution():
+        if isinstance(outputs, _MADE) and _metadata_only(outputs):
             return outputs
         return impl(outputs, *args, **kwargs)
     run.__wrapped__ = impl
     return run
 
 
-def _all_tensors(outputs):
-    return isinstance(outputs, TensorBase) or all(isinstance(t, TensorBase) for t in outputs)
+_MADE = (TensorBase, tuple)     # what a meta step that builds no iterator returns
+
+
+def _metadata_only(outputs):
+    """Whether the meta step's ``outputs`` (a tensor or a tuple) are all the call makes: they are
+    tensors, and kernels run for metadata only."""
+    return (isinstance(outputs, TensorBase) or all(isinstance(t, TensorBase) for t in outputs)) \
+        and is_meta_execution()
 
 
 def _named_after(kernel, meta, suffix, outputs=1, out=False):

@@ -260,6 +260,8 @@ from .functions import (
     NllLossBackwardBackward0,
     NormBackward0,
     NormBackward1,
+    NormBackward2,
+    NormBackward3,
     NormalBackward0,
     NormalBackward1,
     NormalBackward2,
@@ -927,6 +929,9 @@ OPS = {
     'norm.Scalar': dispatcher.find('norm.Scalar'),
     'norm.ScalarOpt_dim': dispatcher.find('norm.ScalarOpt_dim'),
     'norm.out': dispatcher.find('norm.out'),
+    'norm.ScalarOpt_dtype': dispatcher.find('norm.ScalarOpt_dtype'),
+    'norm.ScalarOpt_dim_dtype': dispatcher.find('norm.ScalarOpt_dim_dtype'),
+    'norm.dtype_out': dispatcher.find('norm.dtype_out'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'linalg_vector_norm.out': dispatcher.find('linalg_vector_norm.out'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
@@ -7225,6 +7230,44 @@ def norm_out(ks, self, p, dim, keepdim=False, **kwargs):
         return OPS['norm.out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
 
 
+def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NormBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+    with below_ad_inplace_or_view():
+        result = OPS['norm.ScalarOpt_dtype'].redispatch(after_autograd(ks), self, p, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NormBackward3()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    with below_ad_inplace_or_view():
+        result = OPS['norm.ScalarOpt_dim_dtype'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def norm_dtype_out(ks, self, p, dim, keepdim, **kwargs):
+    check_out_no_requires_grad('norm', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['norm.dtype_out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
+
+
 def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -10464,6 +10507,9 @@ KERNELS = {
     'norm.Scalar': norm_Scalar,
     'norm.ScalarOpt_dim': norm_ScalarOpt_dim,
     'norm.out': norm_out,
+    'norm.ScalarOpt_dtype': norm_ScalarOpt_dtype,
+    'norm.ScalarOpt_dim_dtype': norm_ScalarOpt_dim_dtype,
+    'norm.dtype_out': norm_dtype_out,
     'linalg_vector_norm': linalg_vector_norm,
     'linalg_vector_norm.out': linalg_vector_norm_out,
     'linalg_inv_ex': linalg_inv_ex,

@@ -61,9 +61,10 @@ def pick(twins, work=None):
     (measured on this course's 2-core machine with Numba's OpenMP pool: a float32 add of one grain
     takes about 30 us either way, and from two grains on the parallel loop wins: 131,072 elements,
     58 us serial, 37 us parallel). Otherwise the parallel build."""
-    if _parallel.one_thread():          # never wake the pool: a forked worker may not start it
+    # ``_parallel.one_thread()``, read without its frame: every loop call asks
+    if _parallel._requested == 1:       # never wake the pool: a forked worker may not start it
         return twins.serial
     if work is None:
         return twins.parallel
-    n = math.prod(work.tolist() if isinstance(work, np.ndarray) else work)    # Python ints: no overflow
+    n = math.prod(work.tolist() if type(work) is np.ndarray else work)    # Python ints: no overflow
     return twins.serial if n <= GRAIN else twins.parallel
