@@ -282,7 +282,7 @@ def _matmul_python(tensor1, tensor2):
     ends with ``view`` (not ``_unsafe_view``), and the sizes are read where torch's code reads
     them -- the batch sizes compared first, each operand's own sizes in its ``expand`` -- so the
     size nodes, and the names the dropped ones took, are torch's."""
-    from ..fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
+    from ..fx.experimental.symbolic_shapes import guard_or_false, guard_or_true  # the tracer's: only a trace runs this
     dim1, dim2 = tensor1.dim(), tensor2.dim()
     if dim1 == 0 or dim2 == 0:      # torch's Python kernel asserts where its C++ one checks
         raise AssertionError(f"matmul does not support 0-dimensional tensors, got dims: {dim1} and {dim2}")
@@ -326,7 +326,7 @@ def _matmul_python(tensor1, tensor2):
 def _should_fold(tensor1, tensor2):
     """torch's Python ``should_fold``: the C++ test, with its contiguity check written as
     comparisons of sizes and strides (which a symbolic trace records, then drops)."""
-    from ..fx.experimental.symbolic_shapes import guard_or_false
+    from ..fx.experimental.symbolic_shapes import guard_or_false  # the tracer's: only a trace runs this
     big, small = (tensor1, tensor2) if tensor1.dim() >= tensor2.dim() else (tensor2, tensor1)
     if not (big.dim() >= 3 and small.dim() <= 2):
         return False
