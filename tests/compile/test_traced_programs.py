@@ -128,10 +128,6 @@ def test_fake_trace_is_torchs(name):
 # recorded and then dropped as dead code -- taking a node name with it. The package's symbolic
 # make_fx turns its own on too, but only dropout has a Python kernel here (``_decomp``).
 SYMBOLIC_DIFFERENCES = {
-    "batched matmul": "torch's Python matmul ends with view (not _unsafe_view) and reads batch sizes in "
-                      "another order, after size comparisons whose dropped nodes take names",
-    "einsum": "torch's Python einsum path reads the sizes before the permutes, and reads the last "
-              "view's sizes from its own output",
     "transpose contiguous": "torch's contiguity test is a symbolic expression whose dropped product "
                             "of the sizes takes the name mul: the package's mul is torch's mul_1",
 }

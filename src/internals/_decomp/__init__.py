@@ -14,6 +14,7 @@ the operator set a backend such as Inductor or ExecuTorch must implement.
 from .._ops import ops
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import wrap_scalar
+from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.memory_format import preserve_format
 from ..c10.tensor_impl import strided
 from ..c10.wrap_dim import wrap_dim
@@ -273,3 +274,94 @@ def _dropout_python(input, p, train):
 
 _dropout_composite = dispatcher.aten_ops["dropout"].kernels["CompositeImplicitAutograd"].fn
 dispatcher.py_impl("dropout", "CompositeImplicitAutograd", _dropout_python)
+
+
+def _matmul_python(tensor1, tensor2):
+    """torch's Python ``matmul`` (``decompositions.py``, its ``py_impl(CompositeImplicitAutograd)``),
+    the kernel symbolic tracing runs: the products are the C++ composite's, but a batched product
+    ends with ``view`` (not ``_unsafe_view``), and the sizes are read where torch's code reads
+    them -- the batch sizes compared first, each operand's own sizes in its ``expand`` -- so the
+    size nodes, and the names the dropped ones took, are torch's."""
+    from ..fx.experimental.symbolic_shapes import guard_or_false, guard_or_true  # the tracer's: only a trace runs this
+    dim1, dim2 = tensor1.dim(), tensor2.dim()
+    if dim1 == 0 or dim2 == 0:      # torch's Python kernel asserts where its C++ one checks
+        raise AssertionError(f"matmul does not support 0-dimensional tensors, got dims: {dim1} and {dim2}")
+    if dim1 == 1 and dim2 == 1:
+        return tensor1.dot(tensor2)
+    if dim1 == 2 and dim2 == 1:
+        return tensor1.mv(tensor2)
+    if dim1 == 1 and dim2 == 2:
+        return tensor1.unsqueeze(0).mm(tensor2).squeeze(0)
+    if dim1 == 2 and dim2 == 2:
+        return tensor1.mm(tensor2)
+    if _should_fold(tensor1, tensor2):
+        return _folded_matmul(tensor1, tensor2)
+    n = tensor1.size(-2) if dim1 > 1 else 1
+    m1 = tensor1.size(-1)
+    batch1 = list(tensor1.shape[:-2])
+    m2 = tensor2.size(-2) if dim2 > 1 else tensor2.size(-1)
+    p = tensor2.size(-1) if dim2 > 1 else 1
+    batch2 = [tensor2.size(i) for i in range(dim2 - 2)]
+    # a batch of one broadcast against more: squeezed when it needs a gradient, as torch's
+    # C++ kernel folds it (its gradient is then one mm, not a sum over the broadcast)
+    if dim1 == 3 and dim2 == 3 and guard_or_true(batch1[0] != batch2[0]):
+        if guard_or_false(batch1[0] == 1) and tensor1.requires_grad:
+            return _matmul_python(tensor1.squeeze(0), tensor2)
+        if guard_or_false(batch2[0] == 1) and tensor2.requires_grad:
+            return _matmul_python(tensor1, tensor2.squeeze(0))
+    batch = list(broadcast_shapes(tuple(batch1), tuple(batch2)))
+    count = 1
+    for size in batch:
+        count = count * size
+    expanded1 = tensor1.expand(batch + [n, m1]).reshape(count, n, m1)
+    if dim2 == 1:
+        expanded2 = tensor2.expand(batch + [m2]).reshape(count, m2).unsqueeze(2)
+    else:
+        expanded2 = tensor2.expand(batch + [m2, p]).reshape(count, m2, p)
+    shape = batch + ([n] if dim1 > 1 else []) + ([p] if dim2 > 1 else [])
+    product = expanded1.bmm(expanded2)
+    return (product.squeeze(-1) if dim2 == 1 else product).view(shape)
+
+
+def _should_fold(tensor1, tensor2):
+    """torch's Python ``should_fold``: the C++ test, with its contiguity check written as
+    comparisons of sizes and strides (which a symbolic trace records, then drops)."""
+    from ..fx.experimental.symbolic_shapes import guard_or_false  # the tracer's: only a trace runs this
+    big, small = (tensor1, tensor2) if tensor1.dim() >= tensor2.dim() else (tensor2, tensor1)
+    if not (big.dim() >= 3 and small.dim() <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if tensor1.dim() == 2:
+        return False
+    if guard_or_false(big.numel() == 0):
+        return True
+    sizes, strides = list(big.shape), big.stride()
+    expected = [1]
+    for size in reversed(sizes[1:]):
+        expected.append(size * expected[-1])
+    return all(guard_or_false(size == 1) or guard_or_false(left == right)
+               for left, right, size in zip(strides, reversed(expected), sizes))
+
+
+def _folded_matmul(tensor1, tensor2):
+    """The folded product of torch's Python ``matmul``: the batched operand's leading dims folded
+    into rows, one ``mm`` (``mv``), viewed back with ``_unsafe_view``."""
+    transpose = tensor2.dim() > tensor1.dim()
+    t1 = tensor2.mT if transpose else tensor1
+    t2 = (tensor1.t() if tensor1.dim() == 2 else tensor1) if transpose else tensor2
+    sizes = t1.shape
+    shape = list(sizes[:-1])
+    rows = shape[0]
+    for size in shape[1:]:
+        rows = rows * size
+    if t2.dim() == 2:
+        shape.append(t2.shape[1])
+    folded = t1.reshape(rows, sizes[-1])
+    if t2.dim() == 2:
+        out = aten._unsafe_view.default(folded.mm(t2), shape)
+        return out.mT.contiguous() if transpose else out
+    return aten._unsafe_view.default(folded.mv(t2), shape)
+
+
+dispatcher.py_impl("matmul", "CompositeImplicitAutograd", _matmul_python)

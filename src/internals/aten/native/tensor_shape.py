@@ -153,7 +153,36 @@ def view(x, *shape):
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return make_view(x, shape, strides)
+    return make_view(x, _view_sizes(tuple(x.shape), shape), strides)
+
+
+def _view_sizes(old, new):
+    """The sizes a view's output carries when they are symbols. torch's symbolic ``view`` runs its
+    Python reference (``_reshape_view_helper``), which keeps the input's own size where the new
+    size is the old one at that place, up to the first that is not, and computes each later size
+    afresh (``collapse_view``, ``split_dim``): a new symbol of the same value, which a tracer then
+    reads back from the view's output, as torch's graph does (``sym_size(view_2, 0)``)."""
+    if not any(is_symbolic(n) for n in new):
+        return new
+    sizes, kept = [], True
+    for i, n in enumerate(new):
+        kept = kept and i < len(old) and _same_size(old[i], n)
+        if kept:
+            sizes.append(old[i])
+        elif is_symbolic(n):
+            sizes.append(type(n)(type(n.node)(n.node.expr, n.node.shape_env, n.node.pytype)))
+        else:
+            sizes.append(n)
+    return tuple(sizes)
+
+
+def _same_size(a, b):
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except RuntimeError:      # a size that depends on data: not known to be the same
+        return False
 
 
 def reshape(x, *shape):

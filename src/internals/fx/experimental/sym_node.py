@@ -47,7 +47,9 @@ class SymNode:
             return same
         a, b = (_expr(x) for x in (a, b))
         if op in _COMPARISONS:
-            return SymNode(getattr(sympy, _COMPARISONS[op])(a, b), self.shape_env, bool, origin)
+            # recorded as torch's proxy mode records it (``ne = sym_size_int != sym_size_int_1``),
+            # though the dead-code pass drops it: its size reads keep the names they took
+            return _recorded(SymNode(getattr(sympy, _COMPARISONS[op])(a, b), self.shape_env, bool, origin))
         pytype = float if float in types or op == "truediv" else int
         if op == "truediv":
             expr = a / b

@@ -31,7 +31,8 @@ import hashlib
 from ...c10.sym import SymBool, SymFloat, SymInt, in_size_oblivious, size_oblivious
 from .sym_node import SymNode
 
-__all__ = ["GuardOnDataDependentSymNode", "ShapeEnv", "guard_size_oblivious", "size_oblivious"]
+__all__ = ["GuardOnDataDependentSymNode", "ShapeEnv", "guard_or_false", "guard_or_true", "guard_size_oblivious",
+           "size_oblivious"]
 
 
 class GuardOnDataDependentSymNode(RuntimeError):
@@ -42,6 +43,23 @@ def guard_size_oblivious(value):
     """``bool(value)`` decided size-obliviously."""
     with size_oblivious():
         return bool(value)
+
+
+def guard_or_false(value):
+    """``bool(value)``, or False where the answer depends on data (an unbacked symbol): torch's
+    ``guard_or_false``, for a test whose False is always a safe answer."""
+    try:
+        return bool(value)
+    except GuardOnDataDependentSymNode:
+        return False
+
+
+def guard_or_true(value):
+    """``bool(value)``, or True where the answer depends on data (torch's ``guard_or_true``)."""
+    try:
+        return bool(value)
+    except GuardOnDataDependentSymNode:
+        return True
 
 
 class ShapeEnv:
