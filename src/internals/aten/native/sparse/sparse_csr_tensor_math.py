@@ -8,7 +8,9 @@ Registered under the SparseCsrCPU / SparseCsrCUDA keys of each operator:
   (each stored value times the dense value there: the sparse pattern is kept), and CSR by CSR
   (the entries both store);
 * ``add``: CSR + CSR (the entries either stores), a dense result when either side is dense;
-* ``mm`` of two compressed matrices (``sparse_compressed_mm`` in ``sparse_csr_tensor.py``).
+* ``mm`` of two compressed matrices (``sparse_compressed_mm`` in ``sparse_csr_tensor.py``);
+* ``sum`` over dims of a CSR matrix (``sum_sparse_compressed``, torch's ``_sparse_csr_sum_cpu``):
+  a CSR result with one entry per row (column) that stores something, the dims kept.
 
 Entries are matched by their row-major position among the sparse sizes, on the host with NumPy,
 as the conversions in ``sparse_csr_tensor.py`` count their offsets; the values only move and are
@@ -19,18 +21,26 @@ import numpy as np
 
 from ....c10 import scalar_type as st
 from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_csr, strided
+from ....c10.wrap_dim import wrap_dim
 from ...dispatcher import call
+from ..copy import to
 from ..tensor_factories import from_host, wrap_scalar, zeros
 from .sparse_csr_tensor import ROW_LAYOUTS, _compressed_of_entries, _entries, new_compressed
 from .sparse_tensor import layout_name
 
 # torch's unary operators with compressed kernels (each maps zero to zero, so the pattern stays)
 UNARY = ("abs", "angle", "asin", "asinh", "atan", "atanh", "ceil", "deg2rad", "erf", "erfinv", "expm1", "floor",
-         "frac", "isinf", "isnan", "log1p", "neg", "rad2deg", "relu", "round", "sgn", "sign", "signbit", "sin",
-         "sinh", "sqrt", "tan", "tanh", "trunc")
+         "frac", "isinf", "isnan", "isneginf", "isposinf", "log1p", "neg", "rad2deg", "relu", "round", "sgn", "sign",
+         "signbit", "sin", "sinh", "sqrt", "tan", "tanh", "trunc")
 
-__all__ = [f"{op}_sparse_compressed" for op in UNARY] + ["mul_sparse_compressed", "add_sparse_compressed",
-                                                          "mul_sparse_compressed_", "add_sparse_compressed_"]
+# those with an in-place form on the compressed layouts (its values changed in place)
+UNARY_INPLACE = ("abs", "asin", "asinh", "atan", "atanh", "ceil", "deg2rad", "erf", "erfinv", "expm1", "floor",
+                 "frac", "log1p", "neg", "rad2deg", "relu", "round", "sgn", "sign", "sin", "sinh", "sqrt", "tan",
+                 "tanh", "trunc")
+
+__all__ = ([f"{op}_sparse_compressed" for op in UNARY] + [f"{op}_sparse_compressed_" for op in UNARY_INPLACE]
+           + ["mul_sparse_compressed", "add_sparse_compressed", "mul_sparse_compressed_", "add_sparse_compressed_",
+              "sum_sparse_compressed"])
 
 
 def _with_values(self, values):
@@ -48,8 +58,23 @@ def _unary_kernel(op):
     return kernel
 
 
+def _unary_inplace_kernel(op):
+    def kernel(self):
+        if op == "round" and self.layout is not sparse_csr:
+            # torch's round_sparse_csr_ asserts the CSR layout (the other in-place forms take all four)
+            raise RuntimeError("self.is_sparse_csr() INTERNAL ASSERT FAILED: torch's round_ of a compressed "
+                               "tensor takes CSR only")
+        call(f"{op}_", self._impl.values)
+        return self
+    kernel.__name__ = kernel.__qualname__ = f"{op}_sparse_compressed_"
+    kernel.__doc__ = f"``{op}_`` of a compressed tensor: ``{op}_`` of its values, its indices untouched."
+    return kernel
+
+
 for _op in UNARY:
     globals()[f"{_op}_sparse_compressed"] = _unary_kernel(_op)
+for _op in UNARY_INPLACE:
+    globals()[f"{_op}_sparse_compressed_"] = _unary_inplace_kernel(_op)
 
 
 # ---------------------------------------------------------------------- matching entries
@@ -177,3 +202,57 @@ def add_sparse_compressed_(self, other, *, alpha=1):
     if self.layout is strided:
         return call("add_.Tensor", self, call("to_dense", other, None, masked_grad=None), alpha=alpha)
     return _install(self, add_sparse_compressed(self, other, alpha=alpha))
+
+
+# ---------------------------------------------------------------------- sum over dims
+def sum_sparse_compressed(self, dim, keepdim=False, *, dtype=None):
+    """``sum.dim_IntList`` of a compressed tensor (``sum_sparse_compressed``, then
+    ``_sparse_csr_sum_cpu``): CSR matrices only, the dims kept. Over dim 1, a ``(rows, 1)`` CSR
+    matrix with an entry for each row that stores one; over dim 0, ``(1, cols)`` with an entry
+    for each column that does; over both (or ``dim=()``), one entry. Each sum runs over the
+    entries in stored order (rows top-down within a column), in the accumulation type: integers
+    (bool excluded) in int64, reduced floats in float32, rounded once."""
+    if dim is None:
+        raise RuntimeError("dim has no value, cannot be used in sum.dim_IntList")
+    if self.layout is not sparse_csr:
+        raise RuntimeError(f"Currently the only compressed sparse format supported for sum.dim_IntList is CSR, "
+                           f"but got layout {layout_name(self.layout)}")
+    dtype = dtype or self.dtype
+    if dtype is st.bool_ or dtype is st.complex32:
+        raise NotImplementedError(f"\"_sparse_csr_sum_cpu\" not implemented for '{dtype.torch_name}'")
+    if not keepdim:
+        raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+    if self.dim() != 2:
+        raise RuntimeError("input_dim == 2 INTERNAL ASSERT FAILED: torch's CSR reductions take matrices only")
+    dims = sorted({wrap_dim(d, 2) for d in dim}) if len(dim) else [0, 1]
+    if len(dims) != len(dim) and len(dim):
+        raise RuntimeError("((dims[0] == 0 && dims[1] == 1) || (dims[0] == 1 && dims[1] == 0)) INTERNAL ASSERT "
+                           "FAILED: a dim repeated in a CSR reduction")
+    impl = self._impl
+    values = to(impl.values, dtype)
+    acc = st.int64 if dtype.category == st.INTEGRAL else st.opmath_type(dtype)
+    result_dtype = st.int64 if dtype.category == st.INTEGRAL else dtype
+    _, rows, cols, _, _ = _entries(self)
+    rows_n, cols_n = self.shape
+    if dims == [0, 1]:
+        nnz = min(1, len(rows))
+        targets, crow, plain = np.zeros(len(rows), np.int64), [0, nnz], np.zeros(nnz, np.int64)
+        sizes = (1, min(1, cols_n))
+    elif dims == [1]:
+        stored = np.unique(rows)                       # the rows that store an entry
+        targets = np.searchsorted(stored, rows)
+        crow = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=rows_n) > 0)])
+        plain, sizes = np.zeros(len(stored), np.int64), (rows_n, 1)
+    else:
+        stored = np.unique(cols)
+        targets = np.searchsorted(stored, cols)
+        crow, plain, sizes = [0, len(stored)], stored, (1, cols_n)
+    device = self.device
+    sums = zeros((len(plain),), dtype=acc, device=device)
+    if len(targets):
+        sums = call("index_add", sums, 0, from_host(targets.astype(np.int64), st.int64, device),
+                    to(values, acc))
+    sums = to(sums, result_dtype)
+    index = impl.compressed_indices.dtype
+    return new_compressed(sizes, from_host(np.asarray(crow, np.int64), index, device),
+                          from_host(np.asarray(plain, np.int64), index, device), sums, sparse_csr)
