@@ -73,6 +73,12 @@ BINARY = {
     "dense*csr": lambda L: L.tensor(B) * _csr(L, A),
     "csr*csr": lambda L: _csr(L, A) * _csr(L, B),
     "csr*csr-promoted": lambda L: _csr(L, A) * _csr(L, B, L.float64),
+    "csr*csc": lambda L: _csr(L, A) * L.tensor(B).to_sparse_csc(),
+    "csr*bsr": lambda L: _csr(L, A, L.float64) * L.tensor(B).to_sparse_bsr((1, 2)),
+    "csr*bsc": lambda L: _csr(L, A) * L.tensor(B).to_sparse_bsc((3, 2)),
+    "empty-csr*bsr": lambda L: _csr(L, [[0.0, 0.0], [0.0, 0.0]]) * L.ones(2, 2, dtype=L.float64).to_sparse_bsr((1, 1)),
+    "bsr*number": lambda L: L.tensor(A).to_sparse_bsr((1, 2)) * 3,
+    "0-dim*bsc": lambda L: L.tensor(2.0) * L.tensor(A).to_sparse_bsc((1, 2)),
     "csr+csr": lambda L: _csr(L, A) + _csr(L, B),
     "csr+csr-alpha": lambda L: L.add(_csr(L, A, L.float64), _csr(L, B, L.float64), alpha=-2),
     "csr+self": lambda L: _csr(L, A) + _csr(L, A),
@@ -214,6 +220,15 @@ REFUSED_LIKE_TORCH = {
     "narrow-columns": lambda L: _csr(L, A).narrow(1, 1, 2),
     "narrow-too-long": lambda L: _csr(L, A).narrow(0, 0, 9),
     "slice": lambda L: _csr(L, A)[1:],
+    # mul makes an empty result of self's layout, which only a CSR result serves
+    "dense*csc": lambda L: L.tensor(B) * L.tensor(A).to_sparse_csc(),
+    "csc*dense": lambda L: L.tensor(A).to_sparse_csc() * L.tensor(B),
+    "csc*csr": lambda L: L.tensor(A).to_sparse_csc() * _csr(L, B),
+    "dense*bsr": lambda L: L.tensor(B) * L.tensor(A).to_sparse_bsr((1, 2)),
+    "bsr*dense": lambda L: L.tensor(A).to_sparse_bsr((1, 2)) * L.tensor(B),
+    "bsc*csr": lambda L: L.tensor(A).to_sparse_bsc((1, 2)) * _csr(L, B),
+    "csr*broadcast-dense": lambda L: _csr(L, A) * L.tensor(B[0]),
+    "broadcast-dense*csr": lambda L: L.tensor(B[0]) * _csr(L, A),
 }
 
 

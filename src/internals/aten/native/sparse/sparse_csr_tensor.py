@@ -463,7 +463,8 @@ def sparse_compressed_to_dense(self, dtype=None, masked_grad=None):
 def _compressed_to_coo(self, sparse_dim=None):
     """compressed -> COO, sparse in the batch dims and the two sparse dims: one entry per stored
     element, explicit zeros kept, in the order they are stored (the elements of a BSR or BSC block
-    row by row). Only CSR's order is the sorted one, so only its result is flagged coalesced."""
+    row by row). torch flags the result coalesced where the order is sorted by construction: CSR,
+    a tensor without elements or with one stored entry, and a BSR matrix of one-row blocks."""
     impl = self._impl
     if sparse_dim is not None and sparse_dim != 2:
         raise RuntimeError(f"sparse_compressed_to_sparse: conversion from {layout_name(impl.layout)} to Sparse with "
@@ -478,7 +479,8 @@ def _compressed_to_coo(self, sparse_dim=None):
         cols = (cols[:, None] * c + within_c[None, :]).reshape(-1)
         flat_batch = np.repeat(flat_batch, r * c)
         values = call("reshape", values, [values.shape[0] * r * c, *values.shape[3:]])
-    coalesced = impl.layout is sparse_csr
+    coalesced = (impl.layout is sparse_csr or self.numel() == 0 or impl.nnz == 1
+                 or (impl.layout is sparse_bsr and impl.blocksize[0] == 1 and not batch))
     batch_rows = list(np.unravel_index(flat_batch, batch_shape)) if batch else []
     indices = from_host(np.stack([*batch_rows, rows, cols]).astype(np.int64).reshape(batch + 2, -1), st.int64,
                         self.device)

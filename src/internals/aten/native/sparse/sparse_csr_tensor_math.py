@@ -20,12 +20,12 @@ with torch's exception class and message.
 import numpy as np
 
 from ....c10 import scalar_type as st
-from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_csr, strided
+from ....c10.tensor_impl import sparse_bsc, sparse_bsr, sparse_csr, strided
 from ....c10.wrap_dim import wrap_dim
 from ...dispatcher import call
 from ..copy import to
 from ..tensor_factories import from_host, wrap_scalar, zeros
-from .sparse_csr_tensor import ROW_LAYOUTS, _compressed_of_entries, _entries, new_compressed
+from .sparse_csr_tensor import ROW_LAYOUTS, _compressed_of_entries, _entries, _host, new_compressed
 from .sparse_tensor import layout_name
 
 # torch's unary operators with compressed kernels (each maps zero to zero, so the pattern stays)
@@ -101,30 +101,69 @@ def _of_positions(positions, values, like):
 
 # ---------------------------------------------------------------------- mul
 def mul_sparse_compressed(self, other):
-    """``mul.Tensor`` with a compressed operand (``mul_sparse_csr``)."""
-    sparse, dense = (self, other) if self.layout in COMPRESSED_LAYOUTS else (other, self)
-    if dense.layout is strided:
-        if dense.dim() == 0:
-            return _with_values(sparse, call("mul.Tensor", sparse._impl.values, dense))
-        if tuple(dense.shape) != tuple(sparse.shape):
-            raise RuntimeError(f"mul: expected 'self' and 'other' to have same size, but {list(self.shape)} != "
-                               f"{list(other.shape)}")
-        if sparse.layout is not sparse_csr or sparse.dim() != 2:
-            raise NotImplementedError("internals: mul of a dense tensor and a compressed one other than a CSR "
-                                      "matrix is not implemented")
-        at = from_host(_positions(sparse), st.int64, sparse.device)
-        picked = call("index_select", call("reshape", dense, [-1]), 0, at)
-        return _with_values(sparse, call("mul.Tensor", sparse._impl.values, picked))
-    if self.layout is not sparse_csr or other.layout is not sparse_csr or self.dim() != 2:
-        raise NotImplementedError("internals: mul of two compressed tensors is implemented for CSR matrices only")
+    """``mul.Tensor`` with a compressed operand (``mul_sparse_csr``, then ``mul_out_sparse_csr``).
+
+    A number or 0-dim tensor scales every stored value, whatever the layout. A dense side of a
+    CSR matrix is masked by its pattern (``sparse_mask``) and the entries multiplied. Otherwise
+    torch makes an empty result of ``self``'s layout and multiplies the two as COO tensors into
+    it, which only a CSR result accepts: ``self`` CSR takes an ``other`` of any compressed layout
+    (the entries both store, a block's zeros counting as stored), and the rest is refused with
+    torch's messages."""
+    for scalar, sparse in ((self, other), (other, self)):
+        if scalar.layout is strided and scalar.dim() == 0:
+            return _with_values(sparse, call("mul.Tensor", sparse._impl.values, scalar))
+    if self.layout is sparse_csr and other.layout is strided:
+        return _with_values(self, call("mul.Tensor", self._impl.values, _masked(other, self)))
+    if self.layout is strided and other.layout is sparse_csr:
+        return _with_values(other, call("mul.Tensor", _masked(self, other), other._impl.values))
+    if self.layout in (sparse_bsr, sparse_bsc):
+        raise RuntimeError(f"empty_sparse_compressed expected sparse compressed (non-block) tensor layout but got "
+                           f"{layout_name(self.layout)}")
+    if self.layout is not sparse_csr:
+        raise RuntimeError("Expected result Tensor to be of format CSR")
+    if self.dim() != 2 or other.dim() != 2:
+        raise NotImplementedError("internals: mul of two compressed tensors is implemented for matrices only")
     if tuple(self.shape) != tuple(other.shape):
         raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
                            "number of sparse dimensions, and shape of sparse dimensions")
-    a, b = _positions(self), _positions(other)
-    both, in_a, in_b = np.intersect1d(a, b, assume_unique=True, return_indices=True)
-    device = self.device
-    values = call("mul.Tensor", _gather(self._impl.values, in_a, device), _gather(other._impl.values, in_b, device))
-    return _of_positions(both, values, self)
+    a, device = _positions(self), self.device
+    # other's entries as its COO tensor lists them (a block's zeros stored too)
+    coo = call("_to_sparse", other, layout=None, blocksize=None, dense_dim=None)
+    rows, cols = _host(call("_indices", coo))
+    b = rows.astype(np.int64) * other.shape[1] + cols
+    if coo.is_coalesced():      # two coalesced COO tensors: the entries both store
+        both, in_a, in_b = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+        values = call("mul.Tensor", _gather(self._impl.values, in_a, device),
+                      _gather(call("_values", coo), in_b, device))
+        return _of_positions(both, values, self)
+    # An uncoalesced COO tensor (CSC's is column-major, BSR's and BSC's go block by block):
+    # torch's intersection of a coalesced tensor with it keeps each of its entries, the product
+    # where ``self`` stores the place, zero where it does not.
+    if not len(a):      # an operand without entries: none in the product
+        empty = to(_gather(call("_values", coo), np.zeros(0, np.int64), device), st.result_type(self, other))
+        return _of_positions(a, empty, self)
+    order = np.argsort(b, kind="stable")
+    b = b[order]
+    at = np.minimum(np.searchsorted(a, b), len(a) - 1)
+    found = a[at] == b
+    products = call("mul.Tensor", _gather(self._impl.values, at, device),
+                    _gather(call("_values", coo), order, device))
+    values = call("where.self", from_host(found, st.bool_, device), products,
+                  call("zeros_like", products, dtype=None, layout=None, device=None, pin_memory=None,
+                       memory_format=None))
+    return _of_positions(b, values, self)
+
+
+def _masked(dense, sparse):
+    """``dense.sparse_mask(sparse)``'s values: the dense entries at the CSR matrix's stored places."""
+    if tuple(dense.shape) != tuple(sparse.shape):
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(dense.shape)} but "
+                           f"mask has size {list(sparse.shape)}")
+    if sparse.dim() != 2:
+        raise NotImplementedError("internals: mul of a dense tensor and a batched or hybrid CSR tensor is not "
+                                  "implemented")
+    at = from_host(_positions(sparse), st.int64, sparse.device)
+    return call("index_select", call("reshape", dense, [-1]), 0, at)
 
 
 # ---------------------------------------------------------------------- add
