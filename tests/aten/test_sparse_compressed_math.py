@@ -19,6 +19,8 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in
 EXACT = dict(rtol=0, atol=0)
 A = [[1.0, 0.0, -2.0, 0.0], [0.0, 3.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0]]
 B = [[0.0, 5.0, 1.0, 0.0], [0.0, -3.0, 0.0, 0.0], [2.0, 0.0, 0.0, -1.5]]
+C4 = [[1.0, 0.0, -2.0, 0.0], [0.0, 3.0, 0.0, 0.5], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 1.0]]
+D4 = [[0.0, 5.0, 0.0, 0.0], [0.0, -3.0, 0.0, 0.0], [2.0, 0.0, 0.0, -1.5], [0.0, 0.0, 0.0, 0.0]]
 
 
 def _parts(t):
@@ -82,6 +84,9 @@ BINARY = {
     "csr+csr": lambda L: _csr(L, A) + _csr(L, B),
     "csr+csr-alpha": lambda L: L.add(_csr(L, A, L.float64), _csr(L, B, L.float64), alpha=-2),
     "csr+self": lambda L: _csr(L, A) + _csr(L, A),
+    "csr+bsr-1x1": lambda L: _csr(L, A) + L.tensor(B).to_sparse_bsr((1, 1)),
+    "csr+bsr-1x1-alpha": lambda L: L.add(_csr(L, A, L.float64), L.tensor(B, dtype=L.float64).to_sparse_bsr((1, 1)),
+                                         alpha=0.5),
     "csr+dense": lambda L: _csr(L, A) + L.tensor(B),
     "dense+csr": lambda L: L.tensor(B) + _csr(L, A),
     "dense+csr-alpha": lambda L: L.add(L.tensor(B), _csr(L, A), alpha=3),
@@ -248,6 +253,10 @@ REFUSED_CLASS = {
     "sum-hybrid": lambda L: L.ones(3, 4, 2).to_sparse_csr(dense_dim=1).sum(0, keepdim=True),
     "sum-dim-twice": lambda L: _csr(L, A).sum((1, 1), keepdim=True),
     "round_-csc": lambda L: L.tensor(A).to_sparse_csc().round_(),
+    # torch adds a dense tensor to CSR and CSC only (an assertion in add_out_dense_sparse_compressed_cpu)
+    "bsr+dense": lambda L: L.tensor(A).to_sparse_bsr((1, 2)) + L.tensor(B),
+    "dense+bsc": lambda L: L.tensor(B) + L.tensor(A).to_sparse_bsc((1, 2)),
+    "0-dim+bsr": lambda L: L.tensor(2.0) + L.tensor(A).to_sparse_bsr((1, 2)),
 }
 
 
@@ -269,6 +278,24 @@ REFUSED = {
     "csr@csr-shapes": lambda L: _csr(L, A) @ _csr(L, B),
     "csr@csr-integers": lambda L: _csr(L, A, L.int64) @ _csr(L, B, L.int64).t(),
     "csr@bsc": lambda L: _csr(L, A) @ L.tensor(B).t().contiguous().to_sparse_bsc((1, 1)),
+    # torch asks other for its crow_indices first; MKL refuses non-square blocks, then mixed ones
+    "csc+bsc": lambda L: L.tensor(A).to_sparse_csc() + L.tensor(B).to_sparse_bsc((1, 2)),
+    "bsc+csr": lambda L: L.tensor(A).to_sparse_bsc((1, 2)) + _csr(L, B),
+    "bsr+bsr-non-square": lambda L: L.tensor(A).to_sparse_bsr((1, 2)) + L.tensor(B).to_sparse_bsr((1, 2)),
+    "bsr+csc": lambda L: L.tensor(A).to_sparse_bsr((1, 2)) + L.tensor(B).to_sparse_csc(),
+    "bsr+bsr-square": lambda L: L.tensor(C4).to_sparse_bsr((2, 2)) + L.tensor(D4).to_sparse_bsr((2, 2)),
+    "bsr+bsr-square-double": lambda L: L.add(L.tensor(C4, dtype=L.float64).to_sparse_bsr((2, 2)),
+                                             L.tensor(D4, dtype=L.float64).to_sparse_bsr((2, 2)), alpha=2),
+    "bsr+bsr-complex": lambda L: L.tensor(C4, dtype=L.complex64).to_sparse_bsr((2, 2)) * 1
+                                 + L.tensor(D4, dtype=L.complex64).to_sparse_bsr((2, 2)),
+    "bsr+bsr-mixed": lambda L: L.tensor(C4).to_sparse_bsr((2, 2)) + L.tensor(D4).to_sparse_bsr((1, 1)),
+    "csr+bsr": lambda L: _csr(L, C4) + L.tensor(D4).to_sparse_bsr((2, 2)),
+    "bsr+csr": lambda L: L.tensor(C4).to_sparse_bsr((2, 2)) + _csr(L, D4),
+    "bsr-1x1+bsr": lambda L: L.tensor(C4).to_sparse_bsr((1, 1)) + L.tensor(D4).to_sparse_bsr((2, 2)),
+    "bsr+bsr-integers": lambda L: L.tensor(C4, dtype=L.int64).to_sparse_bsr((2, 2))
+                                  + L.tensor(D4, dtype=L.int64).to_sparse_bsr((2, 2)),
+    "csr+dense-shape": lambda L: _csr(L, A) + L.tensor(B[0]),
+    "dense-shape+csc": lambda L: L.tensor(2.0) + L.tensor(A).to_sparse_csc(),
 }
 
 

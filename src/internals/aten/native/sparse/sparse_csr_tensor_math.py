@@ -169,18 +169,24 @@ def _masked(dense, sparse):
 # ---------------------------------------------------------------------- add
 def add_sparse_compressed(self, other, *, alpha=1):
     """``add.Tensor`` with a compressed operand (``add_out_sparse_compressed_cpu``): with a dense
-    side, the dense sum; CSR + CSR, the CSR matrix of every entry either stores (an entry both
-    store summed, explicit zeros kept), for the floating and complex types MKL adds."""
+    side, the dense sum (CSR and CSC only); CSR + CSR, the CSR matrix of every entry either stores
+    (an entry both store summed, explicit zeros kept), for the floating and complex types MKL adds.
+    MKL refuses the block layouts but for a CSR self beside a BSR matrix of 1x1 blocks (read as the
+    CSR matrix it is); its refusals keep their class and words here."""
     if self.layout is strided or other.layout is strided:
-        if tuple(self.shape) != tuple(other.shape):
+        sparse = other if self.layout is strided else self
+        if sparse.layout in (sparse_bsr, sparse_bsc):      # add_out_dense_sparse_compressed_cpu's assertion
+            raise RuntimeError("src.layout() == kSparseCsr || src.layout() == kSparseCsc INTERNAL ASSERT FAILED: "
+                               "torch adds a dense tensor and a CSR or CSC one only")
+        dense = self if sparse is other else other      # torch's check names the dense side self
+        if tuple(dense.shape) != tuple(sparse.shape):
             raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
-                               f"{list(self.shape)} while other has size {list(other.shape)}")
+                               f"{list(dense.shape)} while other has size {list(sparse.shape)} (FYI: op2-sparse "
+                               f"addition does not currently support broadcasting)")
         dense = [call("to_dense", t, None, masked_grad=None) if t.layout is not strided else t for t in (self, other)]
         return call("add.Tensor", *dense, alpha=alpha)
-    for t in (self, other):
-        if t.layout in (sparse_bsr, sparse_bsc):
-            raise NotImplementedError("internals: add of block compressed tensors (BSR, BSC) is not implemented")
-        if t.layout is not sparse_csr:
+    for t in (other, self):     # torch asks other for its crow_indices first
+        if t.layout not in ROW_LAYOUTS:
             raise RuntimeError(f"crow_indices expected sparse row compressed tensor layout but got "
                                f"{layout_name(t.layout)}")
     if tuple(self.shape) != tuple(other.shape):
@@ -190,6 +196,10 @@ def add_sparse_compressed(self, other, *, alpha=1):
         raise RuntimeError(f"expected scalar type {other.dtype.torch_name} but found {self.dtype.torch_name}")
     if not (self.dtype.is_floating_point or self.dtype.is_complex) or self.dtype.is_reduced_float:
         raise NotImplementedError(f"\"add_out_sparse_csr_impl_mkl\" not implemented for '{self.dtype.torch_name}'")
+    if self.layout is sparse_bsr or other.layout is sparse_bsr:
+        other = _mkl_block_operand(self, other)
+    if self.dim() != 2:
+        raise NotImplementedError("internals: add of batched or hybrid compressed tensors is not implemented")
     a, b = _positions(self), _positions(other)
     union = np.union1d(a, b)
     device = self.device
@@ -214,6 +224,32 @@ def add_sparse_compressed(self, other, *, alpha=1):
     only_s = from_host(in_s & ~in_t, st.bool_, device)
     values = call("where.self", only_t, t_vals, call("where.self", only_s, s_vals, summed))
     return _of_positions(union, values, self)
+
+
+def _mkl_block_operand(self, other):
+    """What MKL's add makes of a BSR operand (``add_out_sparse_csr`` in ``mkl/SparseBlasImpl.cpp``):
+    non-square blocks refused first; then a CSR self beside BSR blocks of 1x1 reads them as CSR
+    (returned here as that CSR matrix); any other mix fails in ``mkl_sparse_?_add``, and two BSR
+    matrices of one square block size in MKL's export of the sum."""
+    blocks = [t._impl.blocksize for t in (self, other) if t.layout is sparse_bsr]
+    if any(r != c for r, c in blocks):
+        raise RuntimeError("MKL Sparse doesn't support matrices with non-square blocks.")
+    letter = {st.float32: "s", st.float64: "d", st.complex64: "c", st.complex128: "z"}[self.dtype]
+    if self.layout is sparse_csr and blocks == [(1, 1)]:
+        impl = other._impl
+        return new_compressed(impl.sizes, impl.compressed_indices, impl.plain_indices,
+                              call("reshape", impl.values, [-1]), sparse_csr)
+    if self.layout is sparse_bsr and other.layout is sparse_bsr and blocks[0] == blocks[1] != (1, 1):
+        values = {"s": "values", "d": "values", "c": "reinterpret_cast<MKL_Complex8**>(values)",
+                  "z": "reinterpret_cast<MKL_Complex16**>(values)"}[letter]
+        raise RuntimeError(f"MKL error: SPARSE_STATUS_INVALID_VALUE when calling `mkl_sparse_{letter}_export_csr( "
+                           f"source, indexing, rows, cols, rows_start, rows_end, col_indx, {values})`")
+    if self.layout is sparse_bsr and blocks[0] == (1, 1) and blocks[-1] == (1, 1):
+        # torch returns a BSR tensor holding CSR-shaped values here, or fails by the data
+        raise NotImplementedError("internals: add with a BSR self of 1x1 blocks is not implemented (torch's MKL "
+                                  "path gives a malformed BSR tensor)")
+    raise RuntimeError(f"MKL error: SPARSE_STATUS_NOT_SUPPORTED when calling `mkl_sparse_{letter}_add(operation, "
+                       f"A, alpha, B, C)`")
 
 
 # ---------------------------------------------------------------------- in place
