@@ -333,3 +333,42 @@ def test_coo_transpose_refusals_match_torch(case):
         return h.t() if case == "hybrid-t" else h.transpose(0, 1)
     ours, theirs = assert_same_error(lambda: program(internals), lambda: program(torch))
     assert str(ours) == str(theirs)
+
+
+# ---------------------------------------------------------------------- gradients of the unary operators
+GRAD_EXACT = ["abs", "neg", "relu", "sign", "floor", "frac", "angle", "trunc", "round", "rad2deg"]
+GRAD_LIBM = ["sin", "sqrt", "tanh", "expm1", "asin", "atanh", "erf"]
+
+
+def _unary_backward(lib, op, layout):
+    x = lib.tensor([[0.5, 0.0, -0.25, 0.0], [0.0, 0.75, 0.0, 0.125]])
+    x = {"csr": x.to_sparse_csr(), "csc": x.to_sparse_csc(), "bsr": x.to_sparse_bsr((1, 2))}[layout]
+    x.requires_grad_()
+    y = getattr(lib, op)(x)
+    y.to_dense().sum().backward()
+    return y, x.grad
+
+
+@pytest.mark.parametrize("op", GRAD_EXACT + GRAD_LIBM)
+def test_gradients_of_unary_operators_on_csr(op):
+    """torch's node, and torch's CSR gradient (the pattern of the input, the derivative at each
+    value; a step function's has no entries), or torch's refusal where its formula reaches an
+    operator without a compressed kernel (``cos`` in sin's, ``exp`` in expm1's)."""
+    try:
+        y_t, g_t = _unary_backward(torch, op, "csr")
+    except RuntimeError:
+        ours, theirs = assert_same_error(lambda: _unary_backward(internals, op, "csr"),
+                                         lambda: _unary_backward(torch, op, "csr"))
+        assert str(ours) == str(theirs)
+        return
+    y_i, g_i = _unary_backward(internals, op, "csr")
+    assert type(y_i.grad_fn).__name__ == type(y_t.grad_fn).__name__
+    assert_same_result(g_i, g_t, None if op in GRAD_EXACT else LIBM_ULPS)
+
+
+@pytest.mark.parametrize("layout", ["csc", "bsr"])
+@pytest.mark.parametrize("op", ["neg", "relu", "floor", "sqrt", "rad2deg", "expm1"])
+def test_gradients_of_other_compressed_layouts_refused_as_torch(op, layout):
+    """torch's gradient accumulation takes COO and CSR gradients only (a CSC or BSR one is asked
+    whether it is contiguous), and some backward formulas stop earlier: the class is compared."""
+    assert_same_error(lambda: _unary_backward(internals, op, layout), lambda: _unary_backward(torch, op, layout))

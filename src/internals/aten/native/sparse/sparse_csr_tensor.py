@@ -28,6 +28,7 @@ from ....c10.memory_format import contiguous_format
 from ....c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ...dispatcher import call
+from .. import tensor_factories
 from ..copy import contiguous, cpu, to_device
 from ..tensor_factories import from_host, tensor
 from .sparse_tensor import component, layout_name, new_sparse, values_view
@@ -304,6 +305,25 @@ def sparse_compressed_to(t, dtype, device):
     return new_compressed(impl.sizes, to_device(impl.compressed_indices, impl.compressed_indices.dtype, device),
                           to_device(impl.plain_indices, impl.plain_indices.dtype, device),
                           to_device(impl.values, dtype, device), impl.layout)
+
+
+def zeros_like_sparse_compressed(self, *, dtype=None, layout=None, device=None, pin_memory=None,
+                                 memory_format=None):
+    """``zeros_like`` of a compressed tensor (its branch in torch's ``zeros_like``): a tensor of
+    the same layout, sizes, block size and dense dims without entries, its compressed indices zero."""
+    if layout is not None and layout not in COMPRESSED_LAYOUTS:
+        return tensor_factories.zeros_like(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                                           memory_format=memory_format)
+    impl = self._impl
+    device = as_device(device) if device is not None else self.device
+    batch = tuple(impl.compressed_indices.shape[:-1])
+    index = impl.compressed_indices.dtype
+    values_shape = (*batch, 0, *impl.values.shape[len(batch) + 1:])
+    return new_compressed(impl.sizes, tensor_factories.zeros((*batch, impl.compressed_indices.shape[-1]),
+                                                             dtype=index, device=device),
+                          tensor_factories.zeros((*batch, 0), dtype=index, device=device),
+                          tensor_factories.zeros(values_shape, dtype=dtype or self.dtype, device=device),
+                          layout or impl.layout)
 
 
 def clone_sparse_compressed(self, *, memory_format=None):

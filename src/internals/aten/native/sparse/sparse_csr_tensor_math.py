@@ -40,7 +40,7 @@ UNARY_INPLACE = ("abs", "asin", "asinh", "atan", "atanh", "ceil", "deg2rad", "er
 
 __all__ = ([f"{op}_sparse_compressed" for op in UNARY] + [f"{op}_sparse_compressed_" for op in UNARY_INPLACE]
            + ["mul_sparse_compressed", "add_sparse_compressed", "mul_sparse_compressed_", "add_sparse_compressed_",
-              "sum_sparse_compressed"])
+              "sum_sparse_compressed", "threshold_backward_sparse_compressed"])
 
 
 def _with_values(self, values):
@@ -75,6 +75,13 @@ for _op in UNARY:
     globals()[f"{_op}_sparse_compressed"] = _unary_kernel(_op)
 for _op in UNARY_INPLACE:
     globals()[f"{_op}_sparse_compressed_"] = _unary_inplace_kernel(_op)
+
+
+def threshold_backward_sparse_compressed(grad_output, self, threshold):
+    """``threshold_backward`` with compressed operands (relu's backward): ``grad_output``'s
+    pattern, its values where ``self``'s stored values pass the threshold, zero elsewhere."""
+    return _with_values(grad_output, call("threshold_backward", grad_output._impl.values, self._impl.values,
+                                          threshold))
 
 
 # ---------------------------------------------------------------------- matching entries
