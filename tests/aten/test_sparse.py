@@ -165,6 +165,49 @@ def test_mm_sparse_dense(M, K, N, dtype, seed, uncoalesced):
     assert_same(internals.mm(ours_of(c), ours_of(a)), torch.mm(c, a), **tolerance(dtype))
 
 
+@given(hst.integers(0, 5), hst.integers(0, 5), hst.integers(0, 4), hst.sampled_from([torch.float32, torch.float64]),
+       hst.integers(0, 1000), hst.booleans())
+def test_mm_sparse_sparse(M, K, N, dtype, seed, uncoalesced):
+    """A coalesced COO product: small integers, so every sum is exact whatever its order; a sum
+    that cancels to zero stays an entry, as torch's."""
+    a = mostly_zeros((M, K), dtype, seed, density=0.5).to_sparse()
+    if uncoalesced:     # every entry twice, in reverse order the second time
+        a = torch.sparse_coo_tensor(torch.cat([a._indices(), a._indices().flip(1)], 1),
+                                    torch.cat([a._values(), a._values().flip(0)]), a.shape)
+    b = mostly_zeros((K, N), dtype, seed + 1, density=0.5).to_sparse()
+    assert_same_sparse(ours_of(a).mm(ours_of(b)), a.mm(b))
+    assert_same_sparse(internals.mm(ours_of(a), ours_of(b).t().t()), torch.mm(a, b.t().t()))
+
+
+def test_mm_sparse_sparse_records_torchs_node():
+    a = mostly_zeros((3, 4), torch.float32, 0, density=0.5).to_sparse().requires_grad_()
+    b = mostly_zeros((4, 2), torch.float32, 1, density=0.5).to_sparse()
+    theirs, ours = a @ b, ours_of(a.detach()).requires_grad_() @ ours_of(b)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__ == "MmBackward0"
+    assert_same_sparse(ours.detach(), theirs.detach())
+
+
+SPARSE_PRODUCT_REFUSALS = {
+    "shapes": lambda L: L.ones(2, 3).to_sparse() @ L.ones(2, 3).to_sparse(),
+    "dtypes": lambda L: L.ones(2, 3).to_sparse() @ L.ones(3, 2, dtype=L.float64).to_sparse(),
+    "integers": lambda L: L.ones(2, 3, dtype=L.int64).to_sparse() @ L.ones(3, 2, dtype=L.int64).to_sparse(),
+    "bools": lambda L: L.ones(2, 3, dtype=L.bool).to_sparse() @ L.ones(3, 2, dtype=L.bool).to_sparse(),
+    "halves": lambda L: L.ones(2, 3, dtype=L.half).to_sparse() @ L.ones(3, 2, dtype=L.half).to_sparse(),
+    "3-d mat1": lambda L: L.mm(L.ones(2, 3, 2).to_sparse(2), L.ones(3, 2).to_sparse()),
+    "1-d mat1": lambda L: L.mm(L.ones(3).to_sparse(), L.ones(3, 2).to_sparse()),
+    "3-d mat2": lambda L: L.mm(L.ones(2, 3).to_sparse(), L.ones(3, 2, 2).to_sparse(2)),
+    "hybrid mat1": lambda L: L.mm(L.ones(2, 3).to_sparse(1), L.ones(3, 2).to_sparse()),
+    "hybrid mat2": lambda L: L.mm(L.ones(2, 3).to_sparse(), L.ones(3, 2).to_sparse(1)),
+}
+
+
+@pytest.mark.parametrize("name", SPARSE_PRODUCT_REFUSALS)
+def test_mm_sparse_sparse_refusals_match_torch(name):
+    ours, theirs = assert_same_error(lambda: SPARSE_PRODUCT_REFUSALS[name](internals),
+                                     lambda: SPARSE_PRODUCT_REFUSALS[name](torch))
+    assert str(ours) == str(theirs)
+
+
 # ---------------------------------------------------------------------- sparse_coo_tensor
 def test_sparse_coo_tensor_infers_sizes_and_converts():
     i, v = torch.tensor([[0, 3, 1], [2, 0, 2]]), torch.tensor([1, 2, 3])

@@ -140,6 +140,14 @@ TO_COO = {
     "bsc": lambda T: T.tensor(X).to_sparse_bsc((2, 1)).to_sparse(),
     "sparse_dim-2": lambda T: T.tensor(X).to_sparse_csr().to_sparse(2),
     "batched-csc": lambda T: T.tensor([[[1., 0], [0, 2]], [[0, 3], [4, 0]]]).to_sparse_csc().to_sparse(),
+    # sorted by construction, so flagged coalesced: BSR of one-row blocks, one stored entry, no elements
+    "bsr-1-row-blocks": lambda T: T.tensor(X).to_sparse_bsr((1, 3)).to_sparse(),
+    "batched-bsr-1-row-blocks": lambda T: T.ones(2, 2, 4).to_sparse_bsr((1, 2)).to_sparse(),
+    "bsc-one-block": lambda T: T.ones(2, 4).to_sparse_bsc((2, 4)).to_sparse(),
+    "csc-one-entry": lambda T: T.tensor([[0., 0], [3, 0]]).to_sparse_csc().to_sparse(),
+    "csc-one-column": lambda T: T.ones(3, 1).to_sparse_csc().to_sparse(),
+    "bsc-no-elements": lambda T: T.ones(0, 4).to_sparse_bsc((1, 2)).to_sparse(),
+    "bsc-no-entries": lambda T: T.zeros(2, 4).to_sparse_bsc((1, 2)).to_sparse(),
 }
 
 

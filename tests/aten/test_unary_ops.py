@@ -20,6 +20,7 @@ from internals.aten import dispatcher
 from internals.aten.native import unary_ops
 from internals.c10.dispatch_key import DispatchKey
 
+INF, NAN = float("inf"), float("nan")
 UNARY = ("neg", "reciprocal", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "cos", "tan", "erf", "rsqrt",
          "log1p", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "expm1",
          "exp2", "lgamma", "erfinv", "digamma", "signbit", "sign", "sgn", "floor",
@@ -69,6 +70,11 @@ OUT_CASES = {
     "reciprocal of integers": lambda L: L.reciprocal(L.tensor([2, 4]), out=L.empty(0, dtype=L.float64)),
     "bitwise not of bools": lambda L: L.bitwise_not(L.tensor([True, False]), out=L.empty(0, dtype=L.bool)),
     "out is self": lambda L: (lambda x: L.tanh(x, out=x))(L.arange(4.)),
+    "isposinf of the specials": lambda L: L.isposinf(L.tensor([1., INF, -INF, NAN, -0.]), out=L.empty(0, dtype=L.bool)),
+    "isneginf of the specials": lambda L: L.isneginf(L.tensor([1., INF, -INF, NAN, -0.]).half(),
+                                                     out=L.empty(0, dtype=L.bool)),
+    "isposinf of integers": lambda L: L.isposinf(L.tensor([[1, -2], [3, 4]]).t(), out=L.empty(0, dtype=L.bool)),
+    "isneginf of bools": lambda L: L.isneginf(L.tensor([True, False]), out=L.empty(0, dtype=L.bool)),
 }
 
 
@@ -87,6 +93,8 @@ ERROR_CASES = {
     "floor of complex": lambda L: L.floor(L.tensor([1j]), out=L.empty(1)),
     "sign of complex": lambda L: L.sign(L.tensor([1j]), out=L.empty(1)),
     "signbit into float": lambda L: L.signbit(L.tensor([1.]), out=L.empty(1)),
+    "isposinf into float": lambda L: L.isposinf(L.tensor([1.]), out=L.empty(1)),
+    "isneginf of complex": lambda L: L.isneginf(L.tensor([1j])),
     "round bool": lambda L: L.tensor([True]).round_(),
     "round integer decimals": lambda L: L.round(L.tensor([1]), decimals=1),
     "in place cannot cast": lambda L: L.tensor([1, 2]).exp_(),

@@ -3750,6 +3750,38 @@ def THPVariable_isnan(*args, **kwargs):
     return _ops['isnan'](_r.tensor(0))
 
 
+_isneginf_parser = PythonArgParser([
+    'isneginf(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_isneginf(*args, **kwargs):
+    _r = _isneginf_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::isneginf(Tensor self) -> Tensor
+        return _ops['isneginf'](_r.tensor(0))
+    # aten::isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['isneginf.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_isposinf_parser = PythonArgParser([
+    'isposinf(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_isposinf(*args, **kwargs):
+    _r = _isposinf_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::isposinf(Tensor self) -> Tensor
+        return _ops['isposinf'](_r.tensor(0))
+    # aten::isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['isposinf.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _isreal_parser = PythonArgParser([
     'isreal(Tensor input)',
 ])
@@ -7400,6 +7432,8 @@ FUNCTIONS = named({
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
+    'isneginf': THPVariable_isneginf,
+    'isposinf': THPVariable_isposinf,
     'isreal': THPVariable_isreal,
     'kl_div': THPVariable_kl_div,
     'kron': THPVariable_kron,

@@ -2547,6 +2547,20 @@ def THPVariable_isnan(self):
     return _ops['isnan'](self)
 
 
+def THPVariable_isneginf(self):
+    # aten::isneginf(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'isneginf')
+    return _ops['isneginf'](self)
+
+
+def THPVariable_isposinf(self):
+    # aten::isposinf(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'isposinf')
+    return _ops['isposinf'](self)
+
+
 def THPVariable_isreal(self):
     # aten::isreal(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -5887,6 +5901,8 @@ METHODS = named({
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
+    'isneginf': THPVariable_isneginf,
+    'isposinf': THPVariable_isposinf,
     'isreal': THPVariable_isreal,
     'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,

@@ -31,8 +31,9 @@ def check_out_no_requires_grad(name, *tensors):
 # torch's derivatives.yaml, or its codegen's ``DONT_REQUIRE_DERIVATIVE``): torch generates no
 # grad check for their out= overloads, so an ``out`` that requires grad is simply written.
 _NOT_DIFFERENTIABLE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin", "argsort", "all", "any",
-                                 "count_nonzero", "nonzero", "isnan", "isinf", "signbit", "searchsorted", "bucketize",
-                                 "logical_and", "logical_or", "logical_xor", "logical_not"})
+                                 "count_nonzero", "nonzero", "isnan", "isinf", "isposinf", "isneginf", "signbit",
+                                 "searchsorted", "bucketize", "logical_and", "logical_or", "logical_xor",
+                                 "logical_not"})
 
 
 def autograd_fallback(op, keys, *args, **kwargs):

@@ -18,6 +18,7 @@ from .native.structured import out_dtype_rule, structured_out, structured_varian
 __all__ = ["NATIVE_FUNCTIONS", "native_function_entries", "register_native_functions"]
 
 NATIVE_FUNCTIONS = Path(__file__).with_name("native_functions.yaml")
+COMPRESSED_KEYS = "SparseCsrCPU, SparseCsrCUDA"
 
 
 def native_function_entries(path=NATIVE_FUNCTIONS):
@@ -42,7 +43,13 @@ def _dispatch(entry, functionals, structured):
     if "structured_delegate" in entry:
         out_keys, out_kernel = structured[entry["structured_delegate"]]
         derived = structured_variant(out_kernel, inplace=schema.kind() == SchemaKind.inplace)
-        return {out_keys: derived, **{keys: kernel(name) for keys, name in entry.get("dispatch", {}).items()}}
+        own = {keys: kernel(name) for keys, name in entry.get("dispatch", {}).items()}
+        # torchgen also registers the derived kernel as the op's CompositeExplicitAutogradNonFunctional
+        # default, which reaches the compressed layouts' keys: a CSR operand without a kernel of
+        # its own runs the dense meta step, and its TensorIterator refuses the layout.
+        if not any("SparseCsr" in keys for keys in own):
+            own[COMPRESSED_KEYS] = derived
+        return {out_keys: derived, **own}
     if "dispatch" in entry:
         return {keys: kernel(name) for keys, name in entry["dispatch"].items()}
     if schema.kind() != SchemaKind.out:

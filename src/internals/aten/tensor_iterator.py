@@ -33,7 +33,7 @@ import operator
 import numpy as np
 
 from ..c10 import scalar_type as st
-from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
+from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense, strided
 from . import dispatcher
 from .empty_tensor import _meta, empty_strided_generic
 
@@ -178,6 +178,14 @@ class TensorIterator:
         self.config = config
         self.outputs = list(config.outputs)
         self.inputs = list(config.inputs)
+        # torch's ``OperandInfo::validate``: a sparse operand reaches an iterator when a structured
+        # operator without a kernel of its layout runs its dense one (``exp`` of a CSR tensor)
+        for t in config.given_outputs:
+            if t._impl.layout is not strided:
+                raise RuntimeError(f"unsupported tensor layout: {t._impl.layout.cpp_name}")
+        for t in self.inputs:
+            if t is not None and t._impl.layout is not strided:
+                raise RuntimeError(f"unsupported tensor layout: {t._impl.layout.cpp_name}")
 
     # ------------------------------------------------------------------ constructors
     @classmethod

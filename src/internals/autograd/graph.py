@@ -21,7 +21,7 @@ from ..aten.native.sparse.sparse_tensor import new_sparse
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..c10.memory_format import contiguous_format
-from ..c10.tensor_impl import strided
+from ..c10.tensor_impl import sparse_coo, sparse_csr, strided
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
 __all__ = ["Node", "AccumulateGrad", "SavedVariable", "SavedVariableList", "saved_tensors_hooks", "RemovableHandle",
@@ -225,7 +225,14 @@ def _obeys_layout(grad, var):
 def _clone_obey_contract(grad, var):
     """``clone_obey_contract``: a copy with the leaf's strides where the leaf is dense (so a
     permuted gradient is stored in the leaf's layout), else a contiguous one; the copy is a
-    ``copy_`` into a ``new_empty_strided`` buffer, so a grad of the grad hangs off CopyBackwards."""
+    ``copy_`` into a ``new_empty_strided`` buffer, so a grad of the grad hangs off CopyBackwards.
+    A COO or CSR gradient is cloned as it is (``accumulateGrad``'s sparse branch); a CSC, BSR or
+    BSC one takes the dense path, as in torch, and refuses to say whether it is contiguous."""
+    layout = grad._impl.layout
+    if layout is sparse_csr or layout is sparse_coo:
+        return dispatcher.call("clone", grad)
+    if layout is not strided:
+        grad._impl.is_contiguous()          # raises: "Sparse CSC tensors do not have is_contiguous"
     if var._impl.is_non_overlapping_and_dense():
         out = dispatcher.call("new_empty_strided", grad, list(var.shape), list(var.stride()))
         return dispatcher.call("copy_", out, grad)

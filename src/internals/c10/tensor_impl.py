@@ -19,22 +19,25 @@ __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "s
 
 
 class layout:
-    def __init__(self, name):
-        self.name = name
+    """A layout: its Python name (``sparse_csr``) and the name torch's C++ prints in messages
+    (``SparseCsr``, ``c10/core/Layout.h``'s ``operator<<``)."""
+
+    def __init__(self, name, cpp_name):
+        self.name, self.cpp_name = name, cpp_name
 
     def __repr__(self):
         return f"internals.{self.name}"
 
 
-strided = layout("strided")
-sparse_coo = layout("sparse_coo")
+strided = layout("strided", "Strided")
+sparse_coo = layout("sparse_coo", "Sparse")
 # The compressed layouts (``c10/core/Layout.h``): one dim's indices compressed into offsets, for
 # rows (CSR, and BSR of blocks) or for columns (CSC, BSC). One tensor class and one pair of
 # backend keys (SparseCsrCPU, SparseCsrCUDA) serve all four; the layout is a field of the tensor.
-sparse_csr = layout("sparse_csr")
-sparse_csc = layout("sparse_csc")
-sparse_bsr = layout("sparse_bsr")
-sparse_bsc = layout("sparse_bsc")
+sparse_csr = layout("sparse_csr", "SparseCsr")
+sparse_csc = layout("sparse_csc", "SparseCsc")
+sparse_bsr = layout("sparse_bsr", "SparseBsr")
+sparse_bsc = layout("sparse_bsc", "SparseBsc")
 COMPRESSED_LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 
 

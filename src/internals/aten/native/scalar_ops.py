@@ -679,6 +679,18 @@ SIGNBIT_INT = UNARY.register(signbit_int)
 
 
 @register_jitable
+def isposinf(x):
+    return x == math.inf
+ISPOSINF = UNARY.register(isposinf)
+
+
+@register_jitable
+def isneginf(x):
+    return x == -math.inf
+ISNEGINF = UNARY.register(isneginf)
+
+
+@register_jitable
 def log_sigmoid(x):
     """``log_sigmoid_cpu_kernel``: min(x, 0) - log1p(e^-|x|), which never exponentiates a large number."""
     return min(x, like(x, 0)) - math.log1p(exp(-abs(x))) if x == x else x

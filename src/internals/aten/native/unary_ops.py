@@ -287,6 +287,30 @@ def impl_signbit(it, self):
 signbit_out = structured(meta_signbit, impl_signbit)
 
 
+# ---- isposinf, isneginf (TORCH_META_FUNC(isposinf)): a bool result; no integer is infinite
+def _meta_is_infinite(name):
+    def meta(out, self):
+        if self.dtype.is_complex:
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        if out is not None and out.dtype is not st.bool_:
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
+        return TensorIterator.unary_force_boolean_op(out, self)
+    meta.__name__ = meta.__qualname__ = f"meta_{name}"
+    return meta
+
+
+def _impl_is_infinite(name, op):
+    def impl(it, self):
+        # torch fills False for integers; the loop's comparison gives False for them too
+        return unary_loop(it, op)
+    impl.__name__ = impl.__qualname__ = f"impl_{name}"
+    return impl
+
+
+isposinf_out = structured(_meta_is_infinite("isposinf"), _impl_is_infinite("isposinf", ops.ISPOSINF))
+isneginf_out = structured(_meta_is_infinite("isneginf"), _impl_is_infinite("isneginf", ops.ISNEGINF))
+
+
 
 # ---- abs, angle, relu: not structured in torch (``unary_op_impl_with_complex_to_float``,
 # ``relu`` as ``clamp_min``): functional kernels, their out= the generic one

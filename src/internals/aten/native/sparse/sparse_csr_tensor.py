@@ -28,6 +28,7 @@ from ....c10.memory_format import contiguous_format
 from ....c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ...dispatcher import call
+from .. import tensor_factories
 from ..copy import contiguous, cpu, to_device
 from ..tensor_factories import from_host, tensor
 from .sparse_tensor import component, layout_name, new_sparse, values_view
@@ -306,6 +307,25 @@ def sparse_compressed_to(t, dtype, device):
                           to_device(impl.values, dtype, device), impl.layout)
 
 
+def zeros_like_sparse_compressed(self, *, dtype=None, layout=None, device=None, pin_memory=None,
+                                 memory_format=None):
+    """``zeros_like`` of a compressed tensor (its branch in torch's ``zeros_like``): a tensor of
+    the same layout, sizes, block size and dense dims without entries, its compressed indices zero."""
+    if layout is not None and layout not in COMPRESSED_LAYOUTS:
+        return tensor_factories.zeros_like(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                                           memory_format=memory_format)
+    impl = self._impl
+    device = as_device(device) if device is not None else self.device
+    batch = tuple(impl.compressed_indices.shape[:-1])
+    index = impl.compressed_indices.dtype
+    values_shape = (*batch, 0, *impl.values.shape[len(batch) + 1:])
+    return new_compressed(impl.sizes, tensor_factories.zeros((*batch, impl.compressed_indices.shape[-1]),
+                                                             dtype=index, device=device),
+                          tensor_factories.zeros((*batch, 0), dtype=index, device=device),
+                          tensor_factories.zeros(values_shape, dtype=dtype or self.dtype, device=device),
+                          layout or impl.layout)
+
+
 def clone_sparse_compressed(self, *, memory_format=None):
     """``clone``: copies of the three tensors, the same layout."""
     if memory_format is not None:
@@ -463,7 +483,8 @@ def sparse_compressed_to_dense(self, dtype=None, masked_grad=None):
 def _compressed_to_coo(self, sparse_dim=None):
     """compressed -> COO, sparse in the batch dims and the two sparse dims: one entry per stored
     element, explicit zeros kept, in the order they are stored (the elements of a BSR or BSC block
-    row by row). Only CSR's order is the sorted one, so only its result is flagged coalesced."""
+    row by row). torch flags the result coalesced where the order is sorted by construction: CSR,
+    a tensor without elements or with one stored entry, and a BSR matrix of one-row blocks."""
     impl = self._impl
     if sparse_dim is not None and sparse_dim != 2:
         raise RuntimeError(f"sparse_compressed_to_sparse: conversion from {layout_name(impl.layout)} to Sparse with "
@@ -478,7 +499,8 @@ def _compressed_to_coo(self, sparse_dim=None):
         cols = (cols[:, None] * c + within_c[None, :]).reshape(-1)
         flat_batch = np.repeat(flat_batch, r * c)
         values = call("reshape", values, [values.shape[0] * r * c, *values.shape[3:]])
-    coalesced = impl.layout is sparse_csr
+    coalesced = (impl.layout is sparse_csr or self.numel() == 0 or impl.nnz == 1
+                 or (impl.layout is sparse_bsr and impl.blocksize[0] == 1 and not batch))
     batch_rows = list(np.unravel_index(flat_batch, batch_shape)) if batch else []
     indices = from_host(np.stack([*batch_rows, rows, cols]).astype(np.int64).reshape(batch + 2, -1), st.int64,
                         self.device)

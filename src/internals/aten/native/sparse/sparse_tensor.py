@@ -14,7 +14,7 @@ from ...._tensor_base import TensorBase
 from ....c10 import scalar_type as st
 from ....c10.device import as_device
 from ....c10.sparse_tensor_impl import SparseTensorImpl
-from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
+from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_coo, strided
 from ...dispatcher import call
 from ..copy import contiguous, cpu, to, to_device
 from ..tensor_factories import empty, from_host, tensor, zeros
@@ -59,13 +59,9 @@ def linear_indices(indices, sizes):
     return out
 
 
-_LAYOUT_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc",
-                 sparse_bsr: "SparseBsr", sparse_bsc: "SparseBsc"}
-
-
 def layout_name(layout):
     """The layout as torch's C++ prints it in messages (``Strided``, ``Sparse``, ``SparseCsr``, ...)."""
-    return _LAYOUT_NAMES[layout]
+    return layout.cpp_name
 
 
 def _layout_name(t):

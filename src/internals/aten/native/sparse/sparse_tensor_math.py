@@ -12,7 +12,7 @@ from ....c10.tensor_impl import sparse_coo, strided
 from ...dispatcher import call
 from ..copy import contiguous, to
 from ..elementwise import common_device
-from ..tensor_factories import empty, wrap_scalar
+from ..tensor_factories import empty, from_host, wrap_scalar, zeros
 from . import kernels
 from .sparse_tensor import checked_coalesced, flat, kernel_values, layout_name, linear_indices, new_sparse
 
@@ -202,6 +202,46 @@ def _add_sparse_sparse(t, s, alpha):
                       coalesced=ti.coalesced and si.coalesced)
 
 
+def _sparse_by_sparse(a, b):
+    """sparse (M, K) @ sparse (K, N) -> sparse (M, N), coalesced (``sparse_sparse_matmul_cpu``):
+    both coalesced first, then Gustavson's row-by-row product as torch's ``_csr_matmult`` runs
+    it. Entry (i, k) of ``a`` meets each entry (k, j) of ``b``; the products of one output entry
+    are summed from zero in the order of k, and a sum that cancels to zero stays an entry. The
+    index pairs are worked out on the host; the values are multiplied and summed by operators."""
+    for name, t in (("mat1_", a), ("mat2_", b)):
+        if t.dim() != 2:
+            raise RuntimeError(f"Expected {name}.dim() == 2 to be true, but got false.  (Could this error message "
+                               f"be improved?  If so, please report an enhancement request to PyTorch.)")
+    for t in (a, b):
+        if t._impl.dense_dim:
+            raise RuntimeError(f"sparse_sparse_matmul_cpu: scalar values expected, got {t._impl.dense_dim}D values")
+    (M, K), (K2, N) = a.shape, b.shape
+    if K != K2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({M}x{K} and {K2}x{N})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"mat1 dtype {a.dtype.torch_name} does not match mat2 dtype {b.dtype.torch_name}")
+    if not (a.dtype in (st.float32, st.float64) or a.dtype.is_complex) or a.dtype is st.complex32:
+        raise NotImplementedError(f"\"sparse_matmul\" not implemented for '{a.dtype.torch_name}'")
+    device = common_device(a, b)
+    a, b = call("coalesce", a)._impl, call("coalesce", b)._impl
+    a_rows, a_cols = call("_to_copy", a.indices, device="cpu")._numpy()
+    b_rows, b_cols = call("_to_copy", b.indices, device="cpu")._numpy()
+    b_start = np.searchsorted(b_rows, np.arange(K + 1))          # b's row pointers
+    counts = b_start[a_cols + 1] - b_start[a_cols]               # the entries of b each entry of a meets
+    from_a = np.repeat(np.arange(len(a_rows)), counts)
+    first = np.cumsum(counts) - counts
+    from_b = np.repeat(b_start[a_cols], counts) + np.arange(int(counts.sum())) - np.repeat(first, counts)
+    places, slot = np.unique(a_rows[from_a] * N + b_cols[from_b], return_inverse=True)
+
+    def picked(values, at):
+        return call("index_select", values, 0, from_host(at.astype(np.int64), st.int64, device))
+    products = call("mul.Tensor", picked(a.values, from_a), picked(b.values, from_b))
+    sums = call("index_add", zeros((len(places),), dtype=a.dtype, device=device), 0,
+                from_host(slot.astype(np.int64).reshape(-1), st.int64, device), products)
+    indices = from_host(np.stack([places // max(N, 1), places % max(N, 1)]).astype(np.int64), st.int64, device)
+    return new_sparse((M, N), indices, sums, coalesced=True)
+
+
 def _put(dst, dim, start, src):
     """``dst.narrow(dim, start, len).copy_(src)``: ``src`` written into a slice of ``dst``."""
     call("copy_", call("narrow", dst, dim, start, src.shape[dim]), src, False)
@@ -225,7 +265,7 @@ def _sparse_mm(self, mat2):
         mat2_t = new_sparse((i.sizes[1], i.sizes[0]), flipped, i.values, coalesced=False)
         return call("t", _sparse_mm(mat2_t, call("t", self)))
     if mat2.layout is sparse_coo:
-        raise NotImplementedError("internals: sparse @ sparse is not implemented (torch returns a sparse tensor)")
+        return _sparse_by_sparse(self, mat2)
     impl = self._impl
     if impl.sparse_dim != 2 or impl.dense_dim != 0:
         raise RuntimeError(f"mm: expected a sparse matrix with 2 sparse dims and no dense dims, but got "
