@@ -121,7 +121,7 @@ def ctc_loss_cpu(log_probs, targets, input_lengths, target_lengths, blank=0, zer
 def _integral_lengths(input_lengths, target_lengths):
     """The ``.Tensor`` overloads' lengths, read on the host as int64 (``input_lengths.to(kCPU, kLong)``)."""
     for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
-        if not (lengths.dtype.is_integral and lengths.dtype is not st.bool):
+        if lengths.dtype.category != st.INTEGRAL:          # isIntegralType(includeBool=false)
             raise RuntimeError(f"{name} must be integral")
     return tuple([int(v) for v in contiguous(to(lengths, st.int64))._flat_buffer()]
                  for lengths in (input_lengths, target_lengths))

@@ -1622,10 +1622,16 @@ class CtcLossBackwardBackward0(Node):
         grad_grad = None
         if edges[0] is not None:
             grad_grad = derivative_not_implemented("_ctc_loss_backward", grad)
+        grad_log_alpha = None
+        if edges[3] is not None:
+            grad_log_alpha = derivative_not_implemented("_ctc_loss_backward", grad)
         grad_log_probs = None
         if edges[1] is not None:
             grad_log_probs = derivative_not_implemented("_ctc_loss_backward", grad)
-        return grad_grad, grad_log_probs
+        grad_neg_log_likelihood = None
+        if edges[2] is not None:
+            grad_neg_log_likelihood = derivative_not_implemented("_ctc_loss_backward", grad)
+        return grad_grad, grad_log_probs, grad_neg_log_likelihood, grad_log_alpha
 
 
 class CtcLossBackwardBackward1(Node):
@@ -1641,10 +1647,16 @@ class CtcLossBackwardBackward1(Node):
         grad_grad = None
         if edges[0] is not None:
             grad_grad = derivative_not_implemented("_ctc_loss_backward", grad)
+        grad_log_alpha = None
+        if edges[3] is not None:
+            grad_log_alpha = derivative_not_implemented("_ctc_loss_backward", grad)
         grad_log_probs = None
         if edges[1] is not None:
             grad_log_probs = derivative_not_implemented("_ctc_loss_backward", grad)
-        return grad_grad, grad_log_probs
+        grad_neg_log_likelihood = None
+        if edges[2] is not None:
+            grad_neg_log_likelihood = derivative_not_implemented("_ctc_loss_backward", grad)
+        return grad_grad, grad_log_probs, grad_neg_log_likelihood, grad_log_alpha
 
 
 class BinaryCrossEntropyBackward0(Node):

@@ -2949,12 +2949,10 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
 def _ctc_loss_backward(ks, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
-        check_no_requires_grad(neg_log_likelihood, 'neg_log_likelihood', '_ctc_loss_backward')
-        check_no_requires_grad(log_alpha, 'log_alpha', '_ctc_loss_backward')
     grad_fn = None
-    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad):
+    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
         grad_fn = CtcLossBackwardBackward0()
-        grad_fn._next_edges = collect_next_edges(grad, log_probs)
+        grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
         grad_fn.grad_ = SavedVariable(grad, False)
     with below_ad_inplace_or_view():
         result = OPS['_ctc_loss_backward'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
@@ -2968,12 +2966,10 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
         check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss_backward')
         check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss_backward')
-        check_no_requires_grad(neg_log_likelihood, 'neg_log_likelihood', '_ctc_loss_backward')
-        check_no_requires_grad(log_alpha, 'log_alpha', '_ctc_loss_backward')
     grad_fn = None
-    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad):
+    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
         grad_fn = CtcLossBackwardBackward1()
-        grad_fn._next_edges = collect_next_edges(grad, log_probs)
+        grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
         grad_fn.grad_ = SavedVariable(grad, False)
     with below_ad_inplace_or_view():
         result = OPS['_ctc_loss_backward.Tensor'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
