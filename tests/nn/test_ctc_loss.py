@@ -250,3 +250,21 @@ def test_errors_match_torch(case):
             ERRORS[case](internals)
         return
     same_error(ERRORS[case])
+
+
+def test_cuda_kernels_match_torch_cpu():
+    """The same recursions as CUDA kernels, one thread per sequence (on Numba's simulator here):
+    float64, so that the simulator's Python arithmetic rounds as the loops do; targets left on
+    the CPU are moved over by the composite, as torch's."""
+    log_probs, targets = _inputs(T=5, N=2, C=4, S=2)
+    il, tl = (5, 4), (2, 1)
+    x = internals.from_torch(log_probs).to("cuda").requires_grad_()
+    loss = internals.nn.functional.ctc_loss(x, internals.from_torch(targets), internals.tensor(il),
+                                            internals.tensor(tl), reduction="sum")
+    (grad,) = internals.autograd.grad(loss, x)
+    x_t = log_probs.clone().requires_grad_()
+    loss_t = torch.nn.functional.ctc_loss(x_t, targets, torch.tensor(il), torch.tensor(tl), reduction="sum")
+    (grad_t,) = torch.autograd.grad(loss_t, x_t)
+    assert loss.device.type == grad.device.type == "cuda"
+    assert_same(loss.to("cpu"), loss_t, ulps=ULPS)
+    assert_same(grad.to("cpu"), grad_t, rtol=1e-12, atol=GRAD_ATOL[torch.float64])
