@@ -746,6 +746,55 @@ def run_trajectory(make_ours, make_theirs, device="cpu", steps=STEPS):
     return opt_ours, opt_theirs
 
 
+def _state_dict_to(state_dict, convert):
+    """An optimizer's state dict with every state tensor converted (``to_torch`` or ``from_torch``)."""
+    return {"state": {i: {k: convert(v) for k, v in s.items()} for i, s in state_dict["state"].items()},
+            "param_groups": state_dict["param_groups"]}
+
+
+def run_trajectory_through_torch(make_ours, make_theirs, legs=3, steps=5):
+    """A trajectory whose optimizer changes hands every ``steps`` steps: internals' first, its
+    parameters and state dict loaded into a fresh torch optimizer, then back into a fresh one of
+    internals', and so on. Every parameter and state tensor must equal those of torch's
+    uninterrupted run. Each fresh optimizer is made with ``lr=12.5``, so that the loaded
+    param_groups, not the constructor, decide the step."""
+    ours, theirs = twin_params()
+    reference = [t.detach().clone().requires_grad_() for t in theirs]
+    opt_ref = make_theirs(reference)
+    g = torch.Generator().manual_seed(5)
+    opt = make_ours(ours)
+    for leg in range(legs):
+        lib, params = (internals, ours) if leg % 2 == 0 else (torch, theirs)
+        if leg:
+            other = theirs if lib is internals else ours
+            convert = internals.from_torch if lib is internals else (lambda t: t.to_torch())
+            with lib.no_grad():
+                for p, q in zip(params, other):
+                    p.copy_(convert(q.detach()))
+            saved = _state_dict_to(opt.state_dict(), convert)
+            opt = make_ours(params, lr=12.5) if lib is internals else make_theirs(params, lr=12.5)
+            opt.load_state_dict(saved)
+        for _ in range(steps):
+            for p, r in zip(params, reference):
+                r.grad = torch.randn(r.shape, generator=g)
+                p.grad = internals.from_torch(r.grad) if lib is internals else r.grad.clone()
+            with RoundedSqrt():
+                opt_ref.step()
+                if lib is torch:
+                    opt.step()
+            if lib is internals:
+                opt.step()
+    for p, r in zip(params, reference):
+        assert_same(p if lib is internals else internals.from_torch(p.detach()), r, **TOL)
+    final = opt.state_dict() if lib is internals else _state_dict_to(opt.state_dict(), internals.from_torch)
+    expected = opt_ref.state_dict()
+    assert final["param_groups"] == expected["param_groups"]
+    for i, state in expected["state"].items():
+        assert list(final["state"][i]) == list(state)
+        for key, value in state.items():
+            assert_same(final["state"][i][key], value, **TOL)
+
+
 def inputs(lib):
     x = lib.arange(6.0).reshape(2, 3)
     return {"x": x, "xt": x.t(), "l": lib.arange(6).reshape(2, 3), "m": lib.arange(12.0).reshape(3, 4) / 7,

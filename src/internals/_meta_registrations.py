@@ -300,3 +300,12 @@ def meta_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, ke
     """Each gradient shaped as its input, over a (B, T, H, E) buffer."""
     _check_flash_inputs(query, key, value, dropout_p, attn_mask)
     return tuple(_heads_transposed(tuple(t.shape), t.dtype, t.device) for t in (query, key, value))
+# ------------------------------------------------------------------ the CTC loss
+# The forward's log_alpha is as wide as the longest target, a value: fake tensors refuse
+# ``_ctc_loss`` as torch's do (``fake_tensor.DYNAMIC_OUTPUT_SHAPE``). The backward's gradient is
+# laid out as log_probs, contiguous (torch's ``full_like(log_probs, -inf, LEGACY_CONTIGUOUS)``).
+@register_meta("_ctc_loss_backward", "_ctc_loss_backward.Tensor")
+def _ctc_loss_backward_meta(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha,
+                            blank, zero_infinity=False):
+    shape = tuple(log_probs.shape)
+    return TensorMeta(shape, contiguous_strides(shape), log_probs.dtype, log_probs.device)

@@ -268,6 +268,13 @@ def test_every_derivative_entry_is_tested():
         out = build(internals, x, None)
         (g,) = internals.autograd.grad(out, x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
+    # the CTC loss's two overloads and its backward's refusing nodes (tests/nn/test_ctc_loss.py compares
+    # the forward's nodes and gradients, and the refusal, with torch's)
+    lp = internals.zeros(3, 1, 3, dtype=internals.float64, requires_grad=True)
+    for lengths in (([3], [1]), (internals.tensor([3]), internals.tensor([1]))):
+        out = internals._ctc_loss(lp * 1, internals.tensor([[1]]), *lengths)[0]
+        (g,) = internals.autograd.grad(out.sum(), lp, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
     # geqrf has no derivative in torch: its node refuses (tests/aten/test_matrix_exp_householder_product.py)
     reached |= _nodes(internals.geqrf(internals.ones(3, 2, requires_grad=True) * 2).a)
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
@@ -893,6 +900,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # matrix_exp and orgqr name linalg_matrix_exp and linalg_householder_product, matrix_exp_backward
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
+    math |= {"ctc_loss.IntList", "ctc_loss.Tensor"}      # the composites over _ctc_loss
     # The TensorProperties operators read a size, stride or count back (no dispatch entry in
     # torch's YAML: CompositeImplicitAutograd there too)
     assert composite == {"sym_size.int", "sym_stride.int", "sym_numel", "sym_storage_offset",

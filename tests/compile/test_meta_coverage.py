@@ -40,7 +40,8 @@ KERNEL_KEYS = {"CPU", "CUDA", "CompositeExplicitAutograd"}
 NOT_CHECKED = {
     # the output's shape is the data's: fake tensors refuse them (tested below)
     **dict.fromkeys(("nonzero", "masked_select", "_unique2", "unique_dim", "unique_consecutive", "bincount",
-                     "repeat_interleave.Tensor", "argwhere", "_pack_padded_sequence"),
+                     "repeat_interleave.Tensor", "argwhere", "_pack_padded_sequence", "_ctc_loss",
+                     "_ctc_loss.Tensor"),
                     "output shape depends on values"),
     # a Python value computed from the data
     **dict.fromkeys(("_local_scalar_dense", "equal", "allclose", "is_nonzero"), "returns a value of the data"),
@@ -336,7 +337,8 @@ def _direct_cases():
           for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward.grad_input",
            (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {"grad_input": internals.empty(0)})
-          for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases() + _flash_attention_cases()
+          for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases() + _flash_attention_cases() \
+        + _ctc_loss_cases()
 
 
 def _flash_attention_cases():
@@ -351,6 +353,16 @@ def _flash_attention_cases():
     out, lse = dispatcher.call(name.split("::")[1], q, kv, kv, 0.0, True, attn_mask=mask)
     return [(name, (q, kv, kv), {}), (name, (q, kv, kv, 0.0, True), {"attn_mask": mask, "scale": 0.5}),
             (name + "_backward", (internals.ones(2, 4, 5, 8), q, kv, kv, out, lse, 0.0, True), {"attn_mask": mask})]
+
+
+def _ctc_loss_cases():
+    """The CTC loss's backward with the lengths as tensors (torch's composite reads them on the
+    host and records the list overload only)."""
+    log_probs = internals.log_softmax(internals.arange(24.0).reshape(3, 2, 4).sin(), 2)
+    targets, lengths = internals.tensor([[1, 2], [3, 3]]), (internals.tensor([3, 2]), internals.tensor([2, 1]))
+    nll, log_alpha = internals._ctc_loss(log_probs, targets, [3, 2], [2, 1])
+    return [("aten::_ctc_loss_backward.Tensor", (internals.ones(2), log_probs, targets, *lengths, nll, log_alpha, 0),
+             {})]
 
 
 def _embedding_bag_cases():

@@ -723,6 +723,16 @@ for t in (f32, f64, c64, c128):     # LU with pivots, and the inverse from it: r
     compile_(f"lu_inverse {t}", batch_linalg._lu_inverse.py_func,
              (arr(t), arr(t), arr(types.int32), i64, b1, i64))
 
+from internals.aten.native.cuda import loss_ctc
+for t in (f32, f64):          # the CTC recursions, one thread per sequence: targets int64 or int32
+    for tg in (i64, types.int32):
+        strides = (i64,) * 4                   # the log-probs' offset and strides
+        targets = (arr(tg), arr(i64), i64, arr(i64), arr(i64))       # storage, offsets, stride, lengths
+        compile_(f"ctc_loss_alpha {t} {tg}", loss_ctc._ctc_loss_alpha.py_func,
+                 (arr(t),) * 3 + strides + targets + (i64,) * 3 + (t, t))
+        compile_(f"ctc_loss_backward {t} {tg}", loss_ctc._ctc_loss_backward.py_func,
+                 (arr(t),) * 6 + strides + targets + (i64,) * 4 + (b1, t, t))
+
 print("COMPILED", compiled)
 for line in failures:
     print("FAILED", line)

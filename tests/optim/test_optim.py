@@ -167,7 +167,7 @@ def test_constructor_errors_match_torch(make):
     assert str(err_ours) == str(err_theirs)
 
 
-@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop"])
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adadelta", "Rprop"])
 def test_capturable_on_cpu_params_fails_at_step_as_torch(name):
     """capturable keeps the step count on the device for CUDA graphs: torch accepts the flag when
     the optimizer is made, then its step asserts that the parameters are on such a device."""
@@ -206,7 +206,8 @@ def _complex_trajectory(lib, name, kwargs, steps=4):
     ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
     ("Adam", dict(lr=0.1)), ("Adam", dict(lr=0.1, amsgrad=True, weight_decay=0.1, maximize=True)),
     ("AdamW", dict(lr=0.1, amsgrad=True)), ("RMSprop", dict(lr=0.1)),
-    ("RMSprop", dict(lr=0.1, momentum=0.5, weight_decay=0.1))])
+    ("RMSprop", dict(lr=0.1, momentum=0.5, weight_decay=0.1)),
+    ("Adadelta", dict(lr=0.5, weight_decay=0.1)), ("Rprop", dict(lr=0.1, maximize=True))])
 def test_complex_parameters_follow_torchs_trajectory(name, kwargs):
     """torch updates a complex parameter through ``view_as_real``: Adam's and RMSprop's squares and
     roots act on each part (Adam refused complex moments; RMSprop squared the complex gradient)."""

@@ -89,6 +89,23 @@ def THPVariable__conj_physical(*args, **kwargs):
     return _ops['_conj_physical'](_r.tensor(0))
 
 
+__ctc_loss_parser = PythonArgParser([
+    '_ctc_loss(Tensor log_probs, Tensor targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank=0, bool zero_infinity=False)',
+    '_ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int64_t blank=0, bool zero_infinity=False)',
+])
+
+
+def THPVariable__ctc_loss(*args, **kwargs):
+    _r = __ctc_loss_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+        return _ops['_ctc_loss'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), _r.to_int64(4), _r.to_bool(5))
+    # aten::_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)
+    return _ops['_ctc_loss.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.to_int64(4), _r.to_bool(5))
+
+
 __embedding_bag_parser = PythonArgParser([
     '_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int64_t padding_idx=-1)',
 ])
@@ -2296,6 +2313,23 @@ def THPVariable_cross(*args, **kwargs):
         return _ops['cross'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
     # aten::cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['cross.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), out=_r.tensor(3))
+
+
+_ctc_loss_parser = PythonArgParser([
+    'ctc_loss(Tensor log_probs, Tensor targets, IntArrayRef input_lengths, IntArrayRef target_lengths, int64_t blank=0, int64_t reduction=at::Reduction::Mean, bool zero_infinity=False)',
+    'ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int64_t blank=0, int64_t reduction=at::Reduction::Mean, bool zero_infinity=False)',
+])
+
+
+def THPVariable_ctc_loss(*args, **kwargs):
+    _r = _ctc_loss_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor
+        return _ops['ctc_loss.IntList'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), _r.to_int64(4), _r.to_int64(5), _r.to_bool(6))
+    # aten::ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor
+    return _ops['ctc_loss.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.to_int64(4), _r.to_int64(5), _r.to_bool(6))
 
 
 _cummax_parser = PythonArgParser([
@@ -7197,6 +7231,7 @@ FUNCTIONS = named({
     '_coalesce': THPVariable__coalesce,
     '_conj': THPVariable__conj,
     '_conj_physical': THPVariable__conj_physical,
+    '_ctc_loss': THPVariable__ctc_loss,
     '_embedding_bag': THPVariable__embedding_bag,
     '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
@@ -7337,6 +7372,7 @@ FUNCTIONS = named({
     'cosine_similarity': THPVariable_cosine_similarity,
     'count_nonzero': THPVariable_count_nonzero,
     'cross': THPVariable_cross,
+    'ctc_loss': THPVariable_ctc_loss,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,

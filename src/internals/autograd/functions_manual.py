@@ -2237,6 +2237,17 @@ def multilabel_margin_loss_backward(grad, self, target, reduction, is_target):
     return dispatcher.call("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)
 
 
+__all__ += ["_ctc_loss_backward"]
+
+
+def _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha,
+                       blank, zero_infinity):
+    """The CTC loss's backward operator, the overload of the forward's: lengths as lists or as tensors."""
+    name = "_ctc_loss_backward.Tensor" if hasattr(input_lengths, "_impl") else "_ctc_loss_backward"
+    return dispatcher.call(name, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood,
+                           log_alpha, blank, zero_infinity)
+
+
 __all__ += ["_trilinear_backward"]
 
 

@@ -292,8 +292,8 @@ def set_history(outputs, node):
 
 
 def _op_of(node):
-    """The forward operation's name as torch's version error prints it: ``ExpBackward0`` -> ``Exp``."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """torch's ``Node::forward_op_name``: ``ExpBackward0`` -> ``Exp``, ``ClampBackward1`` -> ``Clamp1``."""
+    return re.sub(r"Backward(\d*)$", lambda m: "" if m[1] in ("", "0") else m[1], node.name())
 
 
 class _SavedTensorsHooks(threading.local):

@@ -22,6 +22,7 @@ from .._functional import conv3d as _conv3d
 from .._functional import conv_transpose1d as _conv_transpose1d
 from .._functional import conv_transpose2d as _conv_transpose2d
 from .._functional import conv_transpose3d as _conv_transpose3d
+from .._functional import ctc_loss as _ctc_loss
 from .._functional import embedding as _embedding
 from .._functional import gelu as _gelu
 from .._functional import layer_norm as _layer_norm
@@ -1737,6 +1738,18 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     up to its first -1) and the other classes d of max(0, 1 - x[j] + x[d]), over C
     (``aten::multilabel_margin_loss``)."""
     return dispatcher.call("multilabel_margin_loss", input, target, _reduction_enum(size_average, reduce, reduction))
+
+
+__all__ += ["ctc_loss"]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The Connectionist Temporal Classification loss (``torch.ctc_loss``, ``aten/native/LossCTC.cpp``):
+    minus the log of the summed probability of every frame-by-frame labelling of ``log_probs``
+    (T, N, C) that collapses to the target; lengths as tensors or as sequences of ints."""
+    _check_reduction(reduction)
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _REDUCTIONS.index(reduction),
+                     zero_infinity)
 
 
 # ---------------------------------------------------------------------- __torch_function__

@@ -28,6 +28,7 @@ from . import (
     linear,
     linear_algebra,
     loss,
+    loss_ctc,
     loss_multilabel_margin,
     matrix_exp,
     max_unpooling,
@@ -65,8 +66,8 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
-            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d, max_unpooling,
-            adaptive_max_pooling3d, tensor_properties, attention)
+            weight_norm, matrix_exp, loss_multilabel_margin, loss_ctc, average_pool3d, dilated_max_pool3d,
+            max_unpooling, adaptive_max_pooling3d, tensor_properties, attention)
 
 
 def kernel(name):

@@ -89,6 +89,10 @@ from .functions import (
     CopysignBackward1,
     CosBackward0,
     CoshBackward0,
+    CtcLossBackward0,
+    CtcLossBackward1,
+    CtcLossBackwardBackward0,
+    CtcLossBackwardBackward1,
     CummaxBackward0,
     CumminBackward0,
     CumprodBackward0,
@@ -574,6 +578,10 @@ OPS = {
     'multi_margin_loss_backward': dispatcher.find('multi_margin_loss_backward'),
     'multilabel_margin_loss_forward': dispatcher.find('multilabel_margin_loss_forward'),
     'multilabel_margin_loss_backward': dispatcher.find('multilabel_margin_loss_backward'),
+    '_ctc_loss': dispatcher.find('_ctc_loss'),
+    '_ctc_loss.Tensor': dispatcher.find('_ctc_loss.Tensor'),
+    '_ctc_loss_backward': dispatcher.find('_ctc_loss_backward'),
+    '_ctc_loss_backward.Tensor': dispatcher.find('_ctc_loss_backward.Tensor'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
     'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
@@ -2894,6 +2902,84 @@ def multilabel_margin_loss_backward(ks, grad_output, self, target, reduction, is
         grad_fn._next_edges = collect_next_edges(grad_output, self)
     with below_ad_inplace_or_view():
         result = OPS['multilabel_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, is_target)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(targets, 'targets', '_ctc_loss')
+    grad_fn = None
+    if _grad_mode.grad_enabled and log_probs._requires_grad:
+        grad_fn = CtcLossBackward0()
+        grad_fn._next_edges = collect_next_edges(log_probs)
+        grad_fn.log_probs_ = SavedVariable(log_probs, False)
+        grad_fn.targets_ = SavedVariable(targets, False)
+        grad_fn.input_lengths_ = as_int_tuple(input_lengths)
+        grad_fn.target_lengths_ = as_int_tuple(target_lengths)
+        grad_fn.blank_ = as_int(blank)
+        grad_fn.zero_infinity_ = zero_infinity
+    with below_ad_inplace_or_view():
+        result = OPS['_ctc_loss'].redispatch(after_autograd(ks), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], True)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(targets, 'targets', '_ctc_loss')
+        check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss')
+        check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss')
+    grad_fn = None
+    if _grad_mode.grad_enabled and log_probs._requires_grad:
+        grad_fn = CtcLossBackward1()
+        grad_fn._next_edges = collect_next_edges(log_probs)
+        grad_fn.log_probs_ = SavedVariable(log_probs, False)
+        grad_fn.targets_ = SavedVariable(targets, False)
+        grad_fn.input_lengths_ = SavedVariable(input_lengths, False)
+        grad_fn.target_lengths_ = SavedVariable(target_lengths, False)
+        grad_fn.blank_ = as_int(blank)
+        grad_fn.zero_infinity_ = zero_infinity
+    with below_ad_inplace_or_view():
+        result = OPS['_ctc_loss.Tensor'].redispatch(after_autograd(ks), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], True)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def _ctc_loss_backward(ks, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
+        grad_fn = CtcLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_ctc_loss_backward'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
+        check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss_backward')
+        check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
+        grad_fn = CtcLossBackwardBackward1()
+        grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_ctc_loss_backward.Tensor'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10152,6 +10238,10 @@ KERNELS = {
     'multi_margin_loss_backward': multi_margin_loss_backward,
     'multilabel_margin_loss_forward': multilabel_margin_loss_forward,
     'multilabel_margin_loss_backward': multilabel_margin_loss_backward,
+    '_ctc_loss': _ctc_loss,
+    '_ctc_loss.Tensor': _ctc_loss_Tensor,
+    '_ctc_loss_backward': _ctc_loss_backward,
+    '_ctc_loss_backward.Tensor': _ctc_loss_backward_Tensor,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
     'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,

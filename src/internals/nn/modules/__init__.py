@@ -45,6 +45,7 @@ from .loss import (
                          CosineEmbeddingLoss,
                          CosineSimilarity,
                          CrossEntropyLoss,
+                         CTCLoss,
                          GaussianNLLLoss,
                          HingeEmbeddingLoss,
                          HuberLoss,
@@ -139,4 +140,4 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
             "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
             "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d", "LPPool3d",
-            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "CTCLoss"]

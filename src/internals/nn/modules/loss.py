@@ -219,6 +219,24 @@ class MultiLabelMarginLoss(_Loss):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
+__all__ += ["CTCLoss"]
+
+
+class CTCLoss(_Loss):
+    """The Connectionist Temporal Classification loss over (T, N, C) log-probabilities; ``blank``
+    is the label of "no output at this frame"; ``zero_infinity`` zeroes infinite losses (a
+    target too long for its input) and their gradients."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
 class MultiMarginLoss(_WeightedLoss):
     """The multi-class hinge loss; ``p`` is 1 or 2, checked when the module is built (as torch does)."""
 
