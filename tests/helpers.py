@@ -746,6 +746,19 @@ def run_trajectory(make_ours, make_theirs, device="cpu", steps=STEPS):
     return opt_ours, opt_theirs
 
 
+def config_id(config):
+    """A test id for an optimizer's keyword arguments: ``lr=0.1,rho=0.9``, or ``default``."""
+    return ",".join(f"{k}={v}" for k, v in config.items()) or "default"
+
+
+def assert_same_state(ours, theirs, keys):
+    """The two optimizers' per-parameter states: the same keys in ``keys``' order, equal tensors."""
+    for o, t in zip(ours.state.values(), theirs.state.values(), strict=True):
+        assert list(o) == list(t) == keys
+        for key in t:
+            assert_same(o[key], t[key], **TOL)
+
+
 def _state_dict_to(state_dict, convert):
     """An optimizer's state dict with every state tensor converted (``to_torch`` or ``from_torch``)."""
     return {"state": {i: {k: convert(v) for k, v in s.items()} for i, s in state_dict["state"].items()},

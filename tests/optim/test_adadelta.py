@@ -9,6 +9,8 @@ from helpers import (
     TOL,
     assert_same,
     assert_same_error,
+    assert_same_state,
+    config_id,
     run_trajectory,
     run_trajectory_through_torch,
     set_grads,
@@ -27,18 +29,11 @@ CONFIGS = [
 ]
 
 
-def _ids(config):
-    return ",".join(f"{k}={v}" for k, v in config.items()) or "default"
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_adadelta_trajectory(config):
     ours, theirs = run_trajectory(lambda p: internals.optim.Adadelta(p, **config),
                                   lambda p: torch.optim.Adadelta(p, foreach=False, **config))
-    for o, t in zip(ours.state.values(), theirs.state.values(), strict=True):
-        assert list(o) == list(t) == ["step", "square_avg", "acc_delta"]
-        for key in t:
-            assert_same(o[key], t[key], **TOL)
+    assert_same_state(ours, theirs, ["step", "square_avg", "acc_delta"])
 
 
 def test_tensor_learning_rate_follows_torch():
@@ -47,7 +42,7 @@ def test_tensor_learning_rate_follows_torch():
                    lambda p: torch.optim.Adadelta(p, lr=torch.tensor([lr]), foreach=False), steps=5)
 
 
-@pytest.mark.parametrize("config", [dict(lr=0.5, rho=0.8), dict(weight_decay=0.1, maximize=True)], ids=_ids)
+@pytest.mark.parametrize("config", [dict(lr=0.5, rho=0.8), dict(weight_decay=0.1, maximize=True)], ids=config_id)
 def test_state_dict_round_trips_through_torch(config):
     """Five steps here, the state dict loaded into torch's optimizer, five steps there, and back:
     the parameters and state equal those of fifteen uninterrupted steps of torch's."""
@@ -77,7 +72,7 @@ def test_state_dict_matches_torch_and_casts_into_a_float64_parameter():
 BAD = [dict(lr=-1), dict(rho=-0.1), dict(rho=1.5), dict(eps=-1), dict(weight_decay=-1)]
 
 
-@pytest.mark.parametrize("bad", BAD, ids=_ids)
+@pytest.mark.parametrize("bad", BAD, ids=config_id)
 def test_bad_hyper_parameters(bad):
     ours, theirs = twin_params()
     err_ours, err_theirs = assert_same_error(lambda: internals.optim.Adadelta(ours, **bad),
@@ -93,7 +88,7 @@ def test_two_element_tensor_lr_is_refused():
 
 
 @pytest.mark.parametrize("option", [dict(capturable=True), dict(foreach=True, differentiable=True),
-                                    dict(foreach=True, differentiable=True, capturable=True)], ids=_ids)
+                                    dict(foreach=True, differentiable=True, capturable=True)], ids=config_id)
 def test_step_refusals_match_torch(option):
     """capturable on CPU parameters (Adadelta's message lists no XLA); the multi-tensor step's
     refusal of differentiable, made before its capturable check."""

@@ -10,6 +10,8 @@ from helpers import (
     TOL,
     assert_same,
     assert_same_error,
+    assert_same_state,
+    config_id,
     run_trajectory,
     run_trajectory_through_torch,
     set_grads,
@@ -27,18 +29,11 @@ CONFIGS = [
 ]
 
 
-def _ids(config):
-    return ",".join(f"{k}={v}" for k, v in config.items()) or "default"
-
-
-@pytest.mark.parametrize("config", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_rprop_trajectory(config):
     ours, theirs = run_trajectory(lambda p: internals.optim.Rprop(p, **config),
                                   lambda p: torch.optim.Rprop(p, foreach=False, **config))
-    for o, t in zip(ours.state.values(), theirs.state.values(), strict=True):
-        assert list(o) == list(t) == ["step", "prev", "step_size"]
-        for key in t:
-            assert_same(o[key], t[key], **TOL)
+    assert_same_state(ours, theirs, ["step", "prev", "step_size"])
 
 
 def test_sign_flips_and_zero_gradients_as_torch():
@@ -64,7 +59,7 @@ def test_tensor_learning_rate_follows_torch():
 
 
 @pytest.mark.parametrize("config", [dict(lr=0.05, etas=(0.4, 1.3)), dict(step_sizes=(1e-4, 0.05), maximize=True)],
-                         ids=_ids)
+                         ids=config_id)
 def test_state_dict_round_trips_through_torch(config):
     """The step sizes travel in the state: torch's optimizer loaded with them goes on where
     internals' stopped (its constructor's learning rate no longer matters), and back."""
@@ -90,7 +85,7 @@ def test_state_dict_matches_torch_and_casts_into_a_float64_parameter():
 BAD = [dict(lr=-1), dict(etas=(0.0, 1.2)), dict(etas=(1.0, 1.2)), dict(etas=(0.5, 1.0)), dict(etas=(0.5, 0.9))]
 
 
-@pytest.mark.parametrize("bad", BAD, ids=_ids)
+@pytest.mark.parametrize("bad", BAD, ids=config_id)
 def test_bad_hyper_parameters(bad):
     ours, theirs = twin_params()
     err_ours, err_theirs = assert_same_error(lambda: internals.optim.Rprop(ours, **bad),
@@ -105,7 +100,7 @@ def test_two_element_tensor_lr_is_refused():
     assert str(err_ours) == str(err_theirs)
 
 
-@pytest.mark.parametrize("option", [dict(capturable=True), dict(foreach=True, differentiable=True)], ids=_ids)
+@pytest.mark.parametrize("option", [dict(capturable=True), dict(foreach=True, differentiable=True)], ids=config_id)
 def test_step_refusals_match_torch(option):
     ours, theirs = twin_params()
     opt_ours = internals.optim.Rprop(ours, **option)
