@@ -250,7 +250,7 @@ class TensorIterator:
     # ------------------------------------------------------------------ build
     def build(self):
         config = self.config
-        if config.check_mem_overlap_ and config.given_outputs:     # a fresh output overlaps nothing
+        if config.check_mem_overlap_:
             self.compute_mem_overlaps()
         self.compute_shape()
         self.compute_types()
