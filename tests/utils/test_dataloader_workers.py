@@ -2,6 +2,7 @@
 augmentations from the same seed, worker seeding and ``get_worker_info``, persistent workers,
 prefetching, errors from a worker, a worker killed, a timeout. Tiny datasets, two workers at
 most, every wait bounded; no test leaves shared memory behind."""
+import contextlib
 import os
 import queue
 import random
@@ -259,7 +260,10 @@ def test_worker_killed_is_reported_not_waited_for():
             message = str(error.value).replace(str(victim), "PID")
             return type(error.value), message, time.monotonic() - start < 20
         finally:
-            it._shutdown_workers()
+            # torch's SIGCHLD handler can fire again while the other worker exits at shutdown and
+            # re-raise the death already reported above: the report is what this test checks
+            with contextlib.suppress(RuntimeError):
+                it._shutdown_workers()
     ours, theirs = both(program)
     accepted = ("DataLoader worker (pid(s) PID) exited unexpectedly",
                 "DataLoader worker (pid PID) is killed by signal: Killed. ")
