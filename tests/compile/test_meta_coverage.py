@@ -328,6 +328,10 @@ def _direct_cases():
         ("aten::_weight_norm_interface_backward", (x, x, internals.ones(3, 1), internals.ones(3, 1), 0), {}),
         # orgqr's out= form (torch records only linalg_householder_product's)
         ("aten::orgqr.out", (x.t().contiguous(), internals.ones(2)), {"out": internals.empty(0)}),
+        # norm with a dtype: torch's Python norm sends a dtype to linalg.vector_norm, so no sample records these
+        ("aten::norm.ScalarOpt_dtype", (x, 2), {"dtype": internals.float64}),
+        ("aten::norm.ScalarOpt_dim_dtype", (x, 3, [1], True), {"dtype": internals.float64}),
+        ("aten::norm.dtype_out", (x, 1, [0], False), {"dtype": internals.float64, "out": internals.empty(0)}),
         # the anti-aliased resizes torch's meta registrations leave out (bilinear's is recorded)
         *[(f"aten::_upsample_{mode}2d_aa", (img, [3, 3], False), {}) for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward", (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {})
