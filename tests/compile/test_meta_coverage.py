@@ -331,7 +331,8 @@ def _direct_cases():
         # norm with a dtype: torch's Python norm sends a dtype to linalg.vector_norm, so no sample records these
         ("aten::norm.ScalarOpt_dtype", (x, 2), {"dtype": internals.float64}),
         ("aten::norm.ScalarOpt_dim_dtype", (x, 3, [1], True), {"dtype": internals.float64}),
-        ("aten::norm.dtype_out", (x, 1, [0], False), {"dtype": internals.float64, "out": internals.empty(0)}),
+        ("aten::norm.dtype_out", (x, 1, [0], False),
+         {"dtype": internals.float64, "out": internals.empty(0, dtype=internals.float64)}),
         # the anti-aliased resizes torch's meta registrations leave out (bilinear's is recorded)
         *[(f"aten::_upsample_{mode}2d_aa", (img, [3, 3], False), {}) for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward", (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {})
