@@ -14,6 +14,11 @@ BOOK_BUILD = $(BIN)/jupyter-book build . --all --warningiserror --nitpick --keep
 # Same hash order everywhere, so set and dict outputs match between `make notebooks` and nbval.
 export PYTHONHASHSEED = 0
 
+# Python's bytecode caches on, whatever the calling shell says: with PYTHONDONTWRITEBYTECODE set,
+# each pytest worker rewrites and compiles every test module again, and every subprocess a test
+# or a notebook starts compiles the package's sources again (about a second each).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: book test check portability notebooks bench lab clean distclean vendor colab-check
 
 # The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
