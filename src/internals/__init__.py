@@ -12,6 +12,9 @@ from . import (
 )
 
 _compile_notice.install()  # before any kernel compiles (importing the package compiles one)
+from . import _kernel_cache  # imports Numba: after _cuda_env has settled its environment
+
+_kernel_cache.install()  # before any kernel is compiled or loaded: checkouts of the same sources share them
 from . import (
     _python_arg_parser,
     _tensor,
