@@ -5,6 +5,7 @@ Tests import from here (``from helpers import ...``); pytest puts ``tests`` on t
 import contextlib
 import functools
 import io
+import itertools
 import math
 import re
 import sys
@@ -477,17 +478,19 @@ def opinfo_samples(op, dtype):
     return op.sample_inputs_func(op, "cpu", dtype, False)
 
 
-def run_opinfo_samples(name, op, adapter, dtype, convert=to_ours, compare=None):
+def run_opinfo_samples(name, op, adapter, dtype, convert=to_ours, compare=None, step=1):
     """Compare every OpInfo sample of ``op`` at ``dtype`` (as given, then non-contiguous).
 
     Returns (ran, skipped, reasons). Each sample runs the function variant and, where both
     libraries have it, the method variant. ``convert`` turns torch's arguments into ours;
     ``compare(ours_fn, theirs_fn, given, ours, tol)`` checks one call (by default ``compare_call``).
+    ``step`` > 1 takes every step-th sample only: for a sweep over dtypes whose samples all run
+    the same loop, where another test runs the full set at one dtype (the caller says why).
     The OpInfo tests of the other operator files use this loop with their own adapters.
     """
     compare = compare or compare_call
     ran, skipped, reasons = 0, 0, set()
-    for sample in opinfo_samples(op, dtype):
+    for sample in itertools.islice(opinfo_samples(op, dtype), 0, None, step):
         for layout in ("as given", "non-contiguous"):
             x, args, kwargs = sample.input, sample.args, sample.kwargs
             if layout == "non-contiguous":
@@ -535,7 +538,7 @@ def opinfo_cases(names, dtypes, *, exclude=None):
             if dtype in op.supported_dtypes("cpu") and dtype not in (exclude or {}).get(name, ())]
 
 
-def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, compare=None):
+def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, compare=None, step=1):
     """The OpInfo-samples test of one operator at one dtype.
 
     Runs ``run_opinfo_samples`` over torch's OpInfo ``op`` (by default the one ``name`` names in
@@ -547,7 +550,8 @@ def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, comp
     op = op if op is not None else OPINFO_BY_NAME[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, op, adapter, dtype, convert=convert, compare=compare)
+        ran, skipped, reasons = run_opinfo_samples(name, op, adapter, dtype, convert=convert, compare=compare,
+                                                   step=step)
     assert ran > 0 and ran >= adapter.min_ran * (ran + skipped), (
         f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}")
     return ran, skipped, reasons

@@ -143,6 +143,12 @@ def test_volume_gradcheck_in_float64(mode):
     assert internals.autograd.gradcheck(sample, (x, grid))
 
 
+# float64 runs the loops float32 runs, in their other specialisation: it reads the samples whose
+# input is small (all of them but grid_sampler_3d's three volumes of 240,000 to 5 million values;
+# its two small volumes still meet every padding rule both ways), float32 reads them all.
+SAMPLE_NUMEL_IN_FLOAT64 = 100_000
+
+
 @pytest.mark.parametrize("name", ("nn.functional.grid_sample", "grid_sampler_2d", "grid_sampler_3d"))
 def test_opinfo_samples(name):
     """PyTorch's OpInfo samples of ``nn.functional.grid_sample`` (4-D and 5-D, every mode) and of
@@ -151,6 +157,8 @@ def test_opinfo_samples(name):
     ours_fn = getattr(internals, name) if name.startswith("grid") else F.grid_sample
     for dtype in (torch.float32, torch.float64):
         for sample in opinfo_samples(op, dtype):
+            if dtype == torch.float64 and sample.input.numel() > SAMPLE_NUMEL_IN_FLOAT64:
+                continue
             ours = (to_ours(sample.input), to_ours(tuple(sample.args)), {k: to_ours(v) for k, v in
                                                                          sample.kwargs.items()})
             tol = {torch.float32: (2e-5, 2e-5), torch.float64: (1e-12, 1e-12)}

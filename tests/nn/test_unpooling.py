@@ -46,12 +46,19 @@ def _torch_on_one_thread():
         torch.set_num_threads(before)
 
 
+# The samples are max pooling's (every batched shape, kernel, stride, padding and ceil_mode, pooled
+# with indices: up to 192 per operator), all moved by the one unpooling loop compiled per dtype.
+# float32 runs them all; the other dtypes every 5th, which still holds every shape, every value of
+# each argument and (2-d and 3-d) all 12 mixes of stride, padding and ceil_mode.
+OTHER_DTYPES_STEP = 5
+
+
 @pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.float16,
                                                                 torch.bfloat16)))
 def test_opinfo_samples(name, dtype):
     """PyTorch's own samples (some with repeated indices), as given and made non-contiguous."""
     with _torch_on_one_thread():
-        check_opinfo_samples(name, dtype, ADAPTERS[name])
+        check_opinfo_samples(name, dtype, ADAPTERS[name], step=1 if dtype == torch.float32 else OTHER_DTYPES_STEP)
 
 
 def _t(L, shape, seed=0, dtype="float64", requires_grad=False):

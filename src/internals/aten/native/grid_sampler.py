@@ -149,39 +149,44 @@ def _dim_taps(x, mode):
 
 # ---- the points' taps over all dims
 def _layout(input, grid, mode, padding_mode, align_corners):
-    """Every tap of every output point (flattened to L points): [(flat index, inside mask, per-dim
-    (weight, d weight, d² weight))], the dims in grid order (x, y[, z]); and d(pixel)/d(grid) per
-    dim. Taps are listed with the last grid coordinate outermost, x innermost, as torch's loops
-    name them (nw, ne, sw, se; then the bottom plane's)."""
-    n, sizes = input.shape[0], list(input.shape[2:])[::-1]         # sizes in grid order: W, H[, D]
+    """Every tap of every output point (flattened to L points): [(flat index expanded over the
+    channels, outside mask, per-dim (weight, d weight, d² weight))], the dims in grid order
+    (x, y[, z]); and d(pixel)/d(grid) per dim. Taps are listed with the last grid coordinate
+    outermost, x innermost, as torch's loops name them (nw, ne, sw, se; then the bottom plane's).
+    The weights are (N, 1, L), ready to scale the (N, C, L) values read."""
+    (n, c), sizes = input.shape[:2], list(input.shape[2:])[::-1]   # sizes in grid order: W, H[, D]
     flat = call("reshape", grid, [n, -1, len(sizes)])
     coords = [_source_index(call("select.int", flat, 2, d), size, padding_mode, align_corners, mode)
               for d, size in enumerate(sizes)]
-    per_dim = [_dim_taps(x, mode) for x, _ in coords]
+    # A point's taps are the product of its dims' taps, so each dim's positions are found once
+    # (not once per combination: bicubic's 16 taps share 4 positions per dim).
+    per_dim, stride = [], 1
+    for (x, _), size in zip(coords, sizes):
+        per_dim.append(_dim_reads(call("unsqueeze", x, 1), size, stride, mode, padding_mode, align_corners))
+        stride *= size
     taps = []
     for choice in itertools.product(*per_dim[::-1]):
-        choice = choice[::-1]
-        positions = [_tap_position(p, size, mode, padding_mode, align_corners) for (p, *_), size in
-                     zip(choice, sizes)]
-        taps.append((*_flat_index(positions, sizes), [tuple(c[1:]) for c in choice]))
+        (index, inside, w), *rest = choice[::-1]
+        weights = [w]
+        for offset, ok, w in rest:
+            index, inside = call("add.Tensor", index, offset), call("logical_and", inside, ok)
+            weights.append(w)
+        taps.append((call("expand", index, [n, c, index.shape[-1]]), call("logical_not", inside), weights))
     return taps, [m for _, m in coords]
 
 
-def _tap_position(p, size, mode, padding_mode, align_corners):
-    return _pad(p, size, padding_mode, align_corners)[0] if mode == BICUBIC else p
-
-
-def _flat_index(positions, sizes):
-    """Flat indices of the pixel at ``positions`` in the flattened plane, and whether it lies
-    inside (outside it reads 0 and takes no gradient)."""
-    index, inside, stride = None, None, 1
-    for p, size in zip(positions, sizes):
-        ok = call("logical_and", call("ge.Scalar", p, 0), call("le.Scalar", p, size - 1))
-        inside = ok if inside is None else call("logical_and", inside, ok)
-        i = call("mul.Scalar", call("_to_copy", call("clamp", p, 0, size - 1), dtype=st.int64), stride)
-        index = i if index is None else call("add.Tensor", index, i)
-        stride *= size
-    return index, inside
+def _dim_reads(x, size, stride, mode, padding_mode, align_corners):
+    """One dim's taps for (N, 1, L) pixel coordinates ``x``: [(offset of the tap's pixel in the
+    flattened plane, whether it lies inside along this dim, (weight, d weight, d² weight))].
+    Outside, a tap reads 0 and takes no gradient; its offset is clamped so the read stays in the
+    storage. The taps' positions are stacked so each step runs once for all of them."""
+    taps = _dim_taps(x, mode)
+    p = call("stack", [t[0] for t in taps])
+    if mode == BICUBIC:     # bicubic pads each tap it reads (``get_value_bounded``)
+        p = _pad(p, size, padding_mode, align_corners)[0]
+    ok = call("logical_and", call("ge.Scalar", p, 0), call("le.Scalar", p, size - 1))
+    offset = call("mul.Scalar", call("_to_copy", call("clamp", p, 0, size - 1), dtype=st.int64), stride)
+    return list(zip(call("unbind.int", offset), call("unbind.int", ok), [tuple(t[1:]) for t in taps]))
 
 
 # ---- weights as products of the dims' factors
@@ -231,12 +236,12 @@ def _sum(terms):
 
 
 def _apply(values, weight):
-    """(N, C, L) values times a per-point weight (N, L), a number or None (one); None for zero."""
+    """(N, C, L) values times a per-point weight (N, 1, L), a number or None (one); None for zero."""
     if weight is None:
         return values
     if isinstance(weight, (int, float)):
         return None if weight == 0 else call("mul.Scalar", values, weight)
-    return call("mul.Tensor", values, call("unsqueeze", weight, 1))
+    return call("mul.Tensor", values, weight)
 
 
 def _accumulate(total, part):
@@ -250,19 +255,16 @@ def _planes(x):
     return call("reshape", x, [x.shape[0], x.shape[1], -1])
 
 
-def _read(planes, index, inside):
+def _read(planes, index, outside):
     """The value of every channel at each point's tap: (N, C, L), zero outside the image."""
-    n, c, _ = planes.shape
-    spread = call("expand", call("unsqueeze", index, 1), [n, c, index.shape[-1]])
-    values = call("gather", planes, 2, spread)
-    return call("masked_fill.Scalar", values, call("unsqueeze", call("logical_not", inside), 1), 0)
+    return call("masked_fill.Scalar", call("gather", planes, 2, index), outside, 0)
 
 
 def _interpolate(planes, taps, weigh):
     """Σ over taps of weigh(tap weights) · the tap's values: the forward's sum in tap order."""
     out = None
-    for index, inside, w in taps:
-        out = _accumulate(out, _apply(_read(planes, index, inside), weigh(w)))
+    for index, outside, w in taps:
+        out = _accumulate(out, _apply(_read(planes, index, outside), weigh(w)))
     return out
 
 
@@ -271,12 +273,11 @@ def _scatter(g, taps, weigh, like):
     added into the pixels the tap read."""
     n, c = like.shape[:2]
     acc = call("zeros", [n, c, math.prod(like.shape[2:])], dtype=like.dtype, device=like.device)
-    for index, inside, w in taps:
+    for index, outside, w in taps:
         part = _apply(g, weigh(w))
         if part is None:
             continue
-        part = call("masked_fill.Scalar", part, call("unsqueeze", call("logical_not", inside), 1), 0)
-        call("scatter_add_", acc, 2, call("expand", call("unsqueeze", index, 1), [n, c, index.shape[-1]]), part)
+        call("scatter_add_", acc, 2, index, call("masked_fill.Scalar", part, outside, 0))
     return call("view", acc, list(like.shape))
 
 
@@ -348,7 +349,8 @@ def grid_sampler_double_backward(gg_input, gg_grid, grad_output, input, grid, mo
     pull = None
     if gg_grid is not None and mode != NEAREST:
         flat = call("reshape", gg_grid, [grid.shape[0], -1, dims])
-        pull = [call("mul.Tensor", call("select.int", flat, 2, d), m) for d, m in enumerate(multipliers)]
+        pull = [call("unsqueeze", call("mul.Tensor", call("select.int", flat, 2, d), m), 1)
+                for d, m in enumerate(multipliers)]
 
     def mixed(w):
         return _sum(_apply_number(p, _slope(w, d)) for d, p in enumerate(pull))
