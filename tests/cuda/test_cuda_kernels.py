@@ -6,8 +6,9 @@ there is no GPU, as here); the result must have on the device the strides torch'
 (the same TensorIterator rules pick them), and torch's values once brought back with ``.cpu()``.
 
 The simulator runs every CUDA thread as a Python thread, so shapes stay tiny and hypothesis runs
-few examples. The last test compiles the kernels to PTX for real, in a process without the
-simulator: that is how a machine without a GPU checks that they type-check for one.
+few examples. The last two tests compile the kernels to PTX for real, in a process without the
+simulator (that is how a machine without a GPU checks that they type-check for one), and check
+that the PTX kept from an earlier run is read back only while nothing that decides it changed.
 """
 import hashlib
 import math
@@ -748,6 +749,9 @@ for line in failures:
 def test_every_cuda_kernel_compiles_to_ptx():
     """The simulator runs kernels as Python, so it accepts code a GPU compiler would reject (and
     no GPU is at hand): compile each kernel, for representative argument types, to real PTX.
+    PTX compiled by an earlier run from the same sources, with the same compilers and for the same
+    target, is read back from beside Numba's kernel cache (``ptx_cache.py``); the checks below read
+    it either way.
 
     Needs libNVVM (found through CUDA_HOME or /usr/local/cuda, or the pip package
     ``nvidia-cuda-nvcc-cu12``) and libNVRTC (``nvidia-cuda-nvrtc-cu12`` from pip, or a CUDA toolkit on
