@@ -17,6 +17,18 @@ import internals
 LIBS = [torch, internals]
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _collect_only_what_the_tests_make():
+    """``gc.collect()`` in ``handed_back`` walks every object of the process, millions of them in a
+    worker that has run much of the suite; frozen, the objects that existed before this module
+    are left out of the walk (they are none of the tensors these tests drop), so each collection
+    looks only at what the tests made: the same tensors are freed or kept as in a full walk."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
 def handed_back(lib, get):
     """Set an attribute on a leaf, drop every Python name for it, and fetch it back through
     ``get(leaf)``'s holder: is it the same object, and does the attribute survive?"""

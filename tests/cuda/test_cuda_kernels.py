@@ -6,9 +6,11 @@ there is no GPU, as here); the result must have on the device the strides torch'
 (the same TensorIterator rules pick them), and torch's values once brought back with ``.cpu()``.
 
 The simulator runs every CUDA thread as a Python thread, so shapes stay tiny and hypothesis runs
-few examples. The last test compiles the kernels to PTX for real, in a process without the
-simulator: that is how a machine without a GPU checks that they type-check for one.
+few examples. The last two tests compile the kernels to PTX for real, in a process without the
+simulator (that is how a machine without a GPU checks that they type-check for one), and check
+that the PTX kept from an earlier run is read back only while nothing that decides it changed.
 """
+import hashlib
 import math
 import os
 import subprocess
@@ -590,10 +592,15 @@ def operands(out, *inputs):     # a loop kernel takes four arrays: unused slots 
 REDUCE_GEOMETRY = (i64, i64, arr(i64), arr(i64), arr(i64), arr(i64), i64)
 failures, compiled = [], 0
 
+# PTX already compiled from the same sources by the same compilers is read back (see ptx_cache.py)
+sys.path.insert(0, sys.argv[1])
+from ptx_cache import PTXCache, toolchain
+ptx_cache = PTXCache(CC, sys.argv[2], toolchain())
+
 def compile_(name, fn, signature, must_contain=()):
     global compiled
     try:
-        ptx, _ = cuda.compile_ptx(fn, signature, cc=CC)
+        ptx = ptx_cache.compile(name, signature, lambda: cuda.compile_ptx(fn, signature, cc=CC)[0])
     except Exception as e:
         failures.append(f"{name}: {type(e).__name__}: {' '.join(str(e).split())[:400]}")
         return
@@ -733,7 +740,7 @@ for t in (f32, f64):          # the CTC recursions, one thread per sequence: tar
         compile_(f"ctc_loss_backward {t} {tg}", loss_ctc._ctc_loss_backward.py_func,
                  (arr(t),) * 6 + strides + targets + (i64,) * 4 + (b1, t, t))
 
-print("COMPILED", compiled)
+print("COMPILED", compiled, "of which read back", ptx_cache.hits)
 for line in failures:
     print("FAILED", line)
 '''
@@ -742,14 +749,19 @@ for line in failures:
 def test_every_cuda_kernel_compiles_to_ptx():
     """The simulator runs kernels as Python, so it accepts code a GPU compiler would reject (and
     no GPU is at hand): compile each kernel, for representative argument types, to real PTX.
+    PTX compiled by an earlier run from the same sources, with the same compilers and for the same
+    target, is read back from beside Numba's kernel cache (``ptx_cache.py``); the checks below read
+    it either way.
 
     Needs libNVVM (found through CUDA_HOME or /usr/local/cuda, or the pip package
     ``nvidia-cuda-nvcc-cu12``) and libNVRTC (``nvidia-cuda-nvrtc-cu12`` from pip, or a CUDA toolkit on
     LD_LIBRARY_PATH), which Numba asks which architectures it supports.
     """
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    result = subprocess.run([sys.executable, "-c", PTX_PROGRAM], capture_output=True, text=True, env=env,
-                            timeout=1800)       # a few minutes quiet; far longer on a busy machine
+    program_hash = hashlib.sha256(PTX_PROGRAM.encode()).hexdigest()
+    result = subprocess.run([sys.executable, "-c", PTX_PROGRAM, os.path.dirname(__file__), program_hash],
+                            capture_output=True, text=True, env=env,
+                            timeout=1800)       # a few minutes quiet and cold; far longer on a busy machine
     assert result.returncode == 0, result.stdout + result.stderr
     if "TOOLCHAIN MISSING" in result.stdout:
         pytest.skip("no CUDA compiler toolchain (libNVVM + libNVRTC) on this machine: "
@@ -758,3 +770,46 @@ def test_every_cuda_kernel_compiles_to_ptx():
     assert not failed, "\n".join(failed)
     compiled = int(result.stdout.split("COMPILED")[1].split()[0])
     assert compiled > 60, result.stdout
+
+
+def test_a_changed_kernel_source_misses_the_ptx_cache(tmp_path):
+    """The test above reads back PTX compiled before only while nothing that decides it changed:
+    an edited kernel source, another compute capability, compiler or program compiles again, and
+    a failed compilation stores nothing."""
+    import shutil
+    from pathlib import Path
+
+    from ptx_cache import PTXCache
+    package = tmp_path / "internals"
+    shutil.copytree(Path(internals.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    compiled = []
+
+    def compile_ptx():
+        compiled.append(1)
+        return f".entry kernel_{len(compiled)}"
+
+    def cache(cc=(7, 5), program="program", toolchain="nvvm 2.0"):
+        return PTXCache(cc, program, toolchain, root=tmp_path / "cache", package=package)
+    signature = ("float32[::1]", "int64")
+    first = cache()
+    assert first.compile("kernel", signature, compile_ptx) == ".entry kernel_1" and first.hits == 0
+    again = cache()
+    assert again.compile("kernel", signature, compile_ptx) == ".entry kernel_1" and again.hits == 1
+    assert again.compile("kernel", ("float64[::1]", "int64"), compile_ptx) == ".entry kernel_2"
+    assert again.compile("other kernel", signature, compile_ptx) == ".entry kernel_3"
+    for other in (cache(cc=(8, 0)), cache(program="program 2"), cache(toolchain="nvvm 2.1")):
+        assert other.compile("kernel", signature, compile_ptx) == f".entry kernel_{len(compiled)}"
+        assert other.hits == 0
+    with open(package / "aten" / "native" / "cuda" / "loops.py", "a") as f:
+        f.write("\n# an edited kernel source\n")
+    edited = cache()
+    assert edited.directory != first.directory
+    assert edited.compile("kernel", signature, compile_ptx) == f".entry kernel_{len(compiled)}" == ".entry kernel_7"
+    assert edited.hits == 0
+
+    def failing():
+        raise RuntimeError("NVVM rejected it")
+    with pytest.raises(RuntimeError):
+        edited.compile("failing kernel", signature, failing)
+    assert not edited.path("failing kernel", signature).exists()
+    assert sorted(p.suffix for p in edited.directory.iterdir()) == [".ptx"]
