@@ -244,6 +244,23 @@ def in_threads(work, n=4):
 TORCH_DTYPES = [theirs for _, theirs in DTYPE_PAIRS]
 
 
+@contextlib.contextmanager
+def torch_on_one_thread():
+    """torch's intra-op thread pool held to one thread while small inputs run through torch.
+
+    Some of torch's CPU kernels split even a 5x5 input between their OpenMP threads (softmax,
+    max/min over a dim): the calling thread then spins until the others are scheduled, which on
+    a busy 2-core machine running two pytest workers costs ~8 ms of CPU a call against ~3 us on
+    one thread. The test inputs are far below torch's grain size (32768 elements), where no
+    kernel's result depends on how many threads share the work: the same values either way."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
 
@@ -545,7 +562,7 @@ def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, comp
     Returns (ran, skipped, reasons).
     """
     op = op if op is not None else OPINFO_BY_NAME[name]
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), torch_on_one_thread():
         warnings.simplefilter("ignore")
         ran, skipped, reasons = run_opinfo_samples(name, op, adapter, dtype, convert=convert, compare=compare)
     assert ran > 0 and ran >= adapter.min_ran * (ran + skipped), (
@@ -617,7 +634,8 @@ def same_outcome(run, *, rtol=None, atol=None, message=True):
     same exception class and, where ``message`` is true, the same message.
     """
     try:
-        theirs = run(torch)
+        with torch_on_one_thread():
+            theirs = run(torch)
     except Exception as theirs_error:
         try:
             run(internals)
