@@ -245,6 +245,23 @@ def in_threads(work, n=4):
 TORCH_DTYPES = [theirs for _, theirs in DTYPE_PAIRS]
 
 
+@contextlib.contextmanager
+def torch_on_one_thread():
+    """torch's intra-op thread pool held to one thread while small inputs run through torch.
+
+    Some of torch's CPU kernels split even a 5x5 input between their OpenMP threads (softmax,
+    max/min over a dim): the calling thread then spins until the others are scheduled, which on
+    a busy 2-core machine running two pytest workers costs ~8 ms of CPU a call against ~3 us on
+    one thread. The test inputs are far below torch's grain size (32768 elements), where no
+    kernel's result depends on how many threads share the work: the same values either way."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
 
@@ -548,7 +565,7 @@ def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, comp
     Returns (ran, skipped, reasons).
     """
     op = op if op is not None else OPINFO_BY_NAME[name]
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), torch_on_one_thread():
         warnings.simplefilter("ignore")
         ran, skipped, reasons = run_opinfo_samples(name, op, adapter, dtype, convert=convert, compare=compare,
                                                    step=step)
@@ -581,7 +598,7 @@ def compare_into_empty_outs(ours_fn, theirs_fn, sample, ours_sample, tol=None):
 def outcome(program, lib):
     """``program(lib)``'s result, or ("error", its exception's class name, its message): an error
     case and a corner case compared alike (warnings silenced; they are compared elsewhere)."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), torch_on_one_thread():
         warnings.simplefilter("ignore")
         try:
             return program(lib)
@@ -608,7 +625,8 @@ def assert_second_derivatives_match_torch(program, *, rtol=0, atol=0):
         g, = lib.autograd.grad(out.sum(), x, create_graph=True)
         gg, = lib.autograd.grad((g * g).sum(), x)
         return g, gg, g.grad_fn.name()
-    ours, theirs = run(internals), run(torch)
+    with torch_on_one_thread():
+        ours, theirs = run(internals), run(torch)
     assert_same(ours[0], theirs[0], rtol=rtol, atol=atol)
     assert_same(ours[1], theirs[1], rtol=rtol, atol=atol)
     assert ours[2] == theirs[2]
@@ -621,7 +639,8 @@ def same_outcome(run, *, rtol=None, atol=None, message=True):
     same exception class and, where ``message`` is true, the same message.
     """
     try:
-        theirs = run(torch)
+        with torch_on_one_thread():
+            theirs = run(torch)
     except Exception as theirs_error:
         try:
             run(internals)
@@ -668,13 +687,14 @@ def compare_gradients_and_nodes(build, first_target=0.0, atol=1e-14, allow_unuse
     gradients, and a second-order gradient (``first_target`` is t[0, 0])."""
     results = []
     for lib in (torch, internals):
-        x = lib.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=lib.float64, requires_grad=True)
-        t = lib.tensor([[first_target, 1.0, 1.0], [0.2, 1.0, 0.5]], dtype=lib.float64, requires_grad=True)
-        y = build(lib, x, t)
-        (gx,) = lib.autograd.grad(y.sum(), x, create_graph=True)
-        gxx = (lib.autograd.grad(gx.sum(), x, retain_graph=True, allow_unused=allow_unused)[0]
-               if gx.requires_grad else None)
-        y.sum().backward()
+        with torch_on_one_thread():
+            x = lib.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=lib.float64, requires_grad=True)
+            t = lib.tensor([[first_target, 1.0, 1.0], [0.2, 1.0, 0.5]], dtype=lib.float64, requires_grad=True)
+            y = build(lib, x, t)
+            (gx,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+            gxx = (lib.autograd.grad(gx.sum(), x, retain_graph=True, allow_unused=allow_unused)[0]
+                   if gx.requires_grad else None)
+            y.sum().backward()
         results.append((type(y.grad_fn).__name__, x.grad, t.grad, gxx))
     (node_t, *grads_t), (node_i, *grads_i) = results
     assert node_i == node_t
