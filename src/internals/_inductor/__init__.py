@@ -4,14 +4,20 @@
 (``codegen``), compiles each with Numba and returns a function that runs the plan: generated
 kernels for the groups, the eager kernels for every other node.
 """
+import hashlib
 import math
+import os
+import sys
+import tempfile
 import threading
+import types
+from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
 
 from ..aten.native.copy import buffer
-from ..aten.native.cpu.parallel_for import Twins
+from ..aten.native.cpu.parallel_for import Twins, parallel_loop
 from ..aten.native.tensor_factories import empty_strided
 from ..c10.sym import is_symbolic
 from ..fx.graph import Node
@@ -24,22 +30,57 @@ __all__ = ["CompiledGraph", "compile_fx"]
 
 _compiled = {}          # kernel source -> compiled Numba function: the same text is compiled once
 _compile_lock = threading.Lock()
+_caching = False        # set while a generated file's source is executed: its kernels cache on disk
 
 
 def _cpu_jit(parallel=False, **options):
     """The ``@njit(parallel=True, ...)`` a generated CPU kernel is written with, compiled as every
     aten loop is (``aten/native/cpu/parallel_for.py``): a parallel build and a one-thread build,
     the latter chosen after ``set_num_threads(1)``, so that a compiled function also runs in a
-    forked DataLoader worker, which may not start the thread pool again. No disk cache: the
-    source exists only in memory."""
+    forked DataLoader worker, which may not start the thread pool again. Both go to Numba's disk
+    cache when the source lies in a file (``_source_file``); a parallel build takes seconds to
+    compile, and the same kernel text recurs in every process that compiles the same program."""
+    cache = dict(cache=True) if _caching else {}
+
     def build(fn):
         if not parallel:
-            return njit(**options)(fn)
+            return njit(**cache, **options)(fn)
+        if cache:
+            return parallel_loop(**options)(fn)     # the serial twin under its own cached name
         return Twins(njit(parallel=True, **options)(fn), njit(**options)(fn))
     return build
 
 
+def _source_file(text):
+    """A file holding ``text`` in Numba's cache folder, named by its hash, or None without one.
+
+    Numba caches a function only when its source lies in a file, and checks that file's time
+    stamp: the file is written once (linked into place, never replaced, so a process racing to
+    write the same text leaves the first one's stamp and cache entries valid)."""
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if not folder or os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return None
+    path = Path(folder) / "internals_generated" / f"k{hashlib.sha256(text.encode()).hexdigest()[:24]}.py"
+    if path.exists():
+        return path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(tmp)
+    except OSError:         # a read-only cache folder: compile from memory, as before
+        return None
+    return path
+
+
 def _numba_function(source, device, name):
+    global _caching
     with _compile_lock:
         fn = _compiled.get((source.text, device))
         if fn is None:
@@ -47,7 +88,19 @@ def _numba_function(source, device, name):
             scope = {"math": math, "njit": _cpu_jit, "prange": prange, "cuda": cuda, "float32": np.float32,
                      "float64": np.float64, "exp_f32": exp_f32,
                      "nan": math.nan, "inf": math.inf}   # repr() of a nan or infinite constant
-            exec(compile(source.text, f"<generated {name}>", "exec"), scope)  # noqa: S102 -- generated code
+            path = _source_file(source.text) if device == "cpu" else None
+            if path is not None:
+                # a module by the file's name: a cached kernel's environment is found again by
+                # importing its globals' module, which sys.modules then holds
+                module = types.ModuleType(f"{__name__}.generated.{path.stem}")
+                module.__file__ = str(path)
+                module.__dict__.update(scope)
+                sys.modules[module.__name__], scope = module, module.__dict__
+            _caching = path is not None
+            try:
+                exec(compile(source.text, str(path) if path else f"<generated {name}>", "exec"), scope)  # noqa: S102
+            finally:
+                _caching = False
             fn = _compiled[(source.text, device)] = scope[name]
     return fn
 

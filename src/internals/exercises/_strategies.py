@@ -1,5 +1,6 @@
 """Adversarial cases the checkers draw: sizes of 0 and 1, broadcast (stride 0) dims, transposes,
 slices with steps, storage offsets. hypothesis shrinks a failing case to a small one."""
+import functools
 import math
 
 from ..c10.tensor_impl import contiguous_strides
@@ -67,10 +68,17 @@ def strided_views(max_dims=4, max_size=4, max_steps=3, min_steps=1):
 
 def view_targets(numel):
     """New shapes with ``numel`` elements, with size-1 dims sprinkled in (and zeros when empty)."""
+    return _view_targets()(numel)
+
+
+@functools.cache
+def _view_targets():
+    """``view_targets``' strategy, made once: ``st.composite`` reads its function's source each
+    time it decorates one, which cost more than drawing when it ran for every drawn view."""
     from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
 
     @st.composite
-    def build(draw):
+    def build(draw, numel):
         new, rest = [], numel
         if numel == 0:
             new = [draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 3)))] + [0]
@@ -86,4 +94,4 @@ def view_targets(numel):
         new = draw(st.permutations(new))
         assert math.prod(new) == numel
         return tuple(new)
-    return build()
+    return build
