@@ -31,7 +31,7 @@ from ._tensor_base import TensorBase
 from .aten import python_torch_function_tls as _tf
 from .aten.native.tensor_factories import wrap_scalar
 from .c10 import scalar_type as st
-from .c10.device import as_device
+from .c10.device import _CPU, as_device
 from .c10.device import device as _device
 from .c10.generator import Generator
 from .c10.memory_format import memory_format
@@ -125,7 +125,6 @@ def _is_int_list(obj, size):
     return size > 0 and _is_index(obj)
 
 
-_CPU = _device("cpu")
 
 _CHECKS = {
     "Tensor": lambda p, obj: (isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj))
