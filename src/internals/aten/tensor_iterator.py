@@ -161,6 +161,23 @@ class BinaryOpConfig(TensorIteratorConfig):
         self.given_outputs = [] if out is None else [out]
 
 
+class ReduceOpConfig(TensorIteratorConfig):
+    """The config of ``TensorIterator.reduce_op`` (``out`` and ``a``, a reduction over ``dims``
+    with ``a``'s shape as the iteration shape, the common dtype cast to ``out``), its rules and
+    operands set at once as ``BinaryOpConfig``'s: every reduction makes one."""
+
+    check_mem_overlap_ = False
+    resize_outputs_ = False
+    is_reduction_ = True
+    cast_common_dtype_to_outputs_ = True
+
+    def __init__(self, out, a, dims, out_dtype=None, in_memory_order=True):
+        self.outputs, self.output_dtypes, self.inputs = [out], [out_dtype], [a]
+        self.given_outputs = [out]
+        self.reduce_dims, self.in_memory_order = dims, in_memory_order
+        self.static_shape = a._impl.sizes
+
+
 class TensorIterator:
     """An op's operands, made ready for one loop by ``build()`` (see the module docstring).
 
@@ -237,15 +254,15 @@ class TensorIterator:
 
     @classmethod
     def reduce_op(cls, out, a, dims, *, out_dtype=None, in_memory_order=True):
-        """``reduce_op``: the contiguous ``out`` (allocated by the caller) from ``a`` over ``dims``.
+        """``reduce_op``: the contiguous ``out`` (allocated by the caller) from ``a`` over ``dims``,
+        with no memory overlap check (torch's ``set_check_mem_overlap(false)``: a reduction's
+        ``out`` is checked, or made anew, by its meta step).
 
         The loop gets the input's kept dims (which index the output) and reduced dims apart; see
         ``_reduction_geometry``. ``out_dtype`` is the output's dtype when it is not the input's
         (an index for argmax): no temporary then.
         """
-        return (TensorIteratorConfig().add_output(out, out_dtype).add_const_input(a).resize_outputs(False)
-                .is_reduction(dims, in_memory_order).cast_common_dtype_to_outputs()
-                .declare_static_shape(a.shape).build())
+        return ReduceOpConfig(out, a, dims, out_dtype, in_memory_order).build()
 
     # ------------------------------------------------------------------ build
     def build(self):
@@ -266,7 +283,7 @@ class TensorIterator:
 
     def compute_mem_overlaps(self):
         for out in self.config.given_outputs:
-            check_no_overlap(out._impl, [i._impl for i in self.inputs])
+            check_no_overlap(out._impl, list(map(_impl_of, self.inputs)))
 
     def compute_shape(self):
         if self.config.static_shape is not None:
@@ -278,8 +295,12 @@ class TensorIterator:
         # one shape for all (the usual case) is that shape; broadcast only when they differ
         shape = operands[0]._impl.sizes if operands else ()
         for t in operands:
-            if t._impl.sizes != shape:
-                shape = broadcast_shapes(*[t._impl.sizes for t in operands])
+            if t._impl.sizes != shape:      # broadcast (``x * 2``: (3,) and ()), remembered by the shapes
+                key = ("broadcast", *map(_sizes, operands))
+                try:
+                    shape = _layouts[key]
+                except (KeyError, TypeError):
+                    shape = _layouts.put(key, broadcast_shapes(*key[1:]))
                 break
         self.shape = shape
         if self.config.given_outputs:
@@ -383,8 +404,13 @@ class TensorIterator:
         self.operand_strides = [_operand_strides(i._impl, self.shape) for i in self.inputs]
 
     def reorder_dimensions(self):
-        self.perm = _reorder(self.shape, self.operand_strides)
-        self.output_strides = _output_strides(self.shape, self.perm)
+        # the permutation depends on the shape and the strides only: remembered, as ``fast_set_up``'s
+        key = ("reorder", self.shape, *map(tuple, self.operand_strides))
+        try:
+            self.perm, self.output_strides = _layouts[key]
+        except (KeyError, TypeError):
+            perm = _reorder(self.shape, self.operand_strides)
+            self.perm, self.output_strides = _layouts.put(key, (perm, _output_strides(self.shape, perm)))
 
     def allocate_or_resize_outputs(self):
         for k, out in enumerate(self.outputs):
@@ -472,7 +498,13 @@ class TensorIterator:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
                                       "tensors are copied, cast, filled and viewed; torch computes with few more)")
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
-            loop(self.buffers(), *self.geometry)
+            # ``buffers()``, written out: every elementwise call comes here
+            buffers = []
+            for t in self.outputs + self.inputs:
+                impl = t._impl
+                view = impl.storage._typed.get(impl.dtype)
+                buffers.append(impl.storage.typed(impl.dtype) if view is None else view)
+            loop(buffers, *self.geometry)
             if self.outputs[0] is not self.result:
                 self.cast_outputs()
         return self.result
@@ -771,6 +803,8 @@ _layouts, _geometries = _Memo(), _Memo()
 
 
 _storage_offset = operator.attrgetter("_impl.storage_offset")    # in C: no comprehension's frame per call
+_sizes = operator.attrgetter("_impl.sizes")
+_impl_of = operator.attrgetter("_impl")
 
 
 def flat_geometry(numel, offsets):
@@ -825,7 +859,7 @@ def _overlap(a, b):
     """``get_overlap_status``: 'full', 'partial' or None for two views."""
     if a is b:
         return "full"
-    if a.numel() == 0 or b.numel() == 0 or a.storage is not b.storage:
+    if a.storage is not b.storage or a.numel() == 0 or b.numel() == 0:     # (the cheap test first)
         return None
     if not (a.is_non_overlapping_and_dense() and b.is_non_overlapping_and_dense()):
         return None     # too hard to tell: torch lets it through too
@@ -838,6 +872,8 @@ def _overlap(a, b):
 
 def has_internal_overlap(impl):
     """``has_internal_overlap``: some element reachable twice (a stride-0 dim of size > 1)."""
+    if 0 not in impl.strides:       # no stride 0, no element reached twice: the usual answer, at once
+        return False
     if impl.is_non_overlapping_and_dense():
         return False
     return any(st == 0 and n > 1 for n, st in zip(impl.sizes, impl.strides))

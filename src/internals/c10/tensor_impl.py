@@ -86,6 +86,7 @@ def compute_key_set(device_type, layout, inference=False):
 
 
 _key_sets = {}
+_AD_INPLACE_OR_VIEW_BIT = int(DispatchKey.ADInplaceOrView)
 
 
 class TensorImplBase:
@@ -94,7 +95,8 @@ class TensorImplBase:
     blocksize = None        # the block of a BSR or BSC tensor (SparseCsrTensorImpl); no other has one
 
     def is_inference(self):
-        return DispatchKey.ADInplaceOrView not in self.key_set
+        # the ADInplaceOrView bit, read directly (every in-place write asks: no ``__contains__`` frame)
+        return not self.key_set.bits >> _AD_INPLACE_OR_VIEW_BIT & 1
 
     def is_conj(self):
         """The conjugate bit (``TensorImpl::is_conj``): the values are the conjugates of the
