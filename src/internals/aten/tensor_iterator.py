@@ -378,6 +378,21 @@ class TensorIterator:
         if not self.inputs:
             return False
         shape, will_resize, given = self.shape, self.will_resize, self.config.given_outputs
+        if not will_resize:
+            # The usual call: every operand takes part. The answer depends on their sizes and
+            # strides only (sizes unlike the broadcast shape mean no fast set-up), so the key is
+            # made in C and a remembered layout needs no Python loop over the operands.
+            key = ("fast", shape, *map(_sizes_and_strides, given + self.inputs if given else self.inputs))
+            try:
+                layout = _layouts[key]
+            except (KeyError, TypeError):
+                layout = _layouts.put(key, self._fast_layout_of(given + self.inputs if given else self.inputs))
+            if layout is False:
+                return False
+            self.output_strides = layout
+            self.fast = True
+            self.allocate_or_resize_outputs()
+            return True
         impls, key = [], ["fast", shape]
         for t in (given + self.inputs if given else self.inputs):
             if will_resize and _is_one_of(t, will_resize):
@@ -398,6 +413,13 @@ class TensorIterator:
         self.fast = True
         self.allocate_or_resize_outputs()
         return True
+
+    def _fast_layout_of(self, operands):
+        """``fast_set_up``'s answer for ``operands``: the output strides, or False."""
+        impls = [t._impl for t in operands]
+        if any(impl.sizes != self.shape for impl in impls):
+            return False
+        return _fast_output_strides(impls, self.shape)
 
     def compute_strides(self):
         """Each input's strides over the broadcast shape (0 where it is broadcast)."""
@@ -805,6 +827,7 @@ _layouts, _geometries = _Memo(), _Memo()
 _storage_offset = operator.attrgetter("_impl.storage_offset")    # in C: no comprehension's frame per call
 _sizes = operator.attrgetter("_impl.sizes")
 _impl_of = operator.attrgetter("_impl")
+_sizes_and_strides = operator.attrgetter("_impl.sizes", "_impl.strides")
 
 
 def flat_geometry(numel, offsets):
