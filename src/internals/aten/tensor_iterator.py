@@ -338,7 +338,7 @@ class TensorIterator:
                 if x._impl.dtype is not uniform:
                     uniform = None
                     break
-            common = uniform if uniform is not None else st.result_type(*inputs)
+            common = uniform if uniform is not None else _promoted_dtype(inputs)
         else:
             common = inputs[0]._impl.dtype if inputs else given[0]._impl.dtype
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
@@ -562,6 +562,17 @@ def _uniform_dtype(inputs):
         if i._impl.dtype is not dtype:
             return None
     return dtype
+
+
+def _promoted_dtype(inputs):
+    """``st.result_type`` of the inputs (``x * 2``: float32 and a wrapped int64), remembered by what
+    it reads of them -- dtypes, wrapped-number marks, sizes (dimensioned or 0-dim) -- and by the
+    default dtype a wrapped float counts as."""
+    key = ("result_type", st._default_dtype, *map(_promotion_facts, inputs))
+    try:
+        return _layouts[key]
+    except (KeyError, TypeError):
+        return _layouts.put(key, st.result_type(*inputs))
 
 
 def scratch_like(t, dtype):
@@ -827,6 +838,7 @@ _layouts, _geometries = _Memo(), _Memo()
 _storage_offset = operator.attrgetter("_impl.storage_offset")    # in C: no comprehension's frame per call
 _sizes = operator.attrgetter("_impl.sizes")
 _impl_of = operator.attrgetter("_impl")
+_promotion_facts = operator.attrgetter("_impl.dtype", "_impl.is_wrapped_number", "_impl.sizes")
 _sizes_and_strides = operator.attrgetter("_impl.sizes", "_impl.strides")
 
 

@@ -517,10 +517,12 @@ def _host_impl(array):
     """A TensorImpl viewing a C-contiguous NumPy array without copying (float16 included)."""
     dtype = st.from_numpy_dtype(array.dtype)
     if not array.ndim:      # a wrapped number (``x * 2`` makes one per call): its bytes, no strides to check
-        data = array.reshape(1).view(np.uint8)
-    else:
-        data = bytes_of(array) if array.size else np.empty(0, np.uint8)
-    storage = UntypedStorage(array.nbytes, _CPU, data=data)
+        flat = array.reshape(1)
+        storage = UntypedStorage(array.nbytes, _CPU, data=flat.view(np.uint8))
+        if flat.dtype == dtype.numpy_type:      # the typed view a kernel reads it through (16-bit floats:
+            storage._typed[dtype] = flat        # bit patterns, made when asked), ready
+        return TensorImpl(storage, (), contiguous_strides(()), 0, dtype, fresh=True)
+    storage = UntypedStorage(array.nbytes, _CPU, data=bytes_of(array) if array.size else np.empty(0, np.uint8))
     # ``fresh``: the storage holds exactly the contiguous array's bytes, so the view is in bounds
     # by construction (a wrapped ``x * 2`` comes here on every call: no check to repeat)
     return TensorImpl(storage, array.shape, contiguous_strides(array.shape), 0, dtype, fresh=True)
