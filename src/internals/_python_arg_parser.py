@@ -95,6 +95,8 @@ def _unpack_long(obj):
 def _is_index(obj):
     """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor);
     a SymInt is one without being asked for its value."""
+    if type(obj) is int:        # the usual answer, first
+        return True
     if isinstance(obj, bool):
         return False
     if _is_int(obj) or isinstance(obj, SymInt):
@@ -515,6 +517,9 @@ class PythonArgs:
             return [_unpack_size(v, self.signature.params[i])] * max(self.signature.params[i].size, 1)
         out = []
         for pos, item in enumerate(v):
+            if type(item) is int and -(1 << 63) <= item < (1 << 63):    # the usual size: nothing to convert
+                out.append(item)
+                continue
             try:
                 out.append(_unpack_size(item, self.signature.params[i]))
             except (TypeError, ValueError) as e:
