@@ -17,6 +17,8 @@ __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_to
            "has_torch_function_attr", "_has_torch_function", "_has_torch_function_unary",
            "_has_torch_function_variadic", "asking_method", "asking_property"]
 
+_tls = tf.tls       # the thread-local state itself (one object): ``_tls.mode_enabled`` is read per call
+
 # Types an override is never looked for on (``is_basic_python_type``).
 _BASIC_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None), tuple, list, dict, set, frozenset,
                           slice, type(Ellipsis), type(NotImplemented)})
@@ -111,7 +113,9 @@ def asking_method(fn, name, ask):
     """``fn``, a Tensor method torch binds in C++, behind that binding's first step: when ``self``
     or a mode overrides, ``ask(self, name, args, kwargs)`` runs instead (the frontend's handler)."""
     def method(self, *args, **kwargs):
-        if check_has_torch_function(self):
+        # an exact Tensor and no mode (kernels call these all the time): nothing to ask, and
+        # ``check_has_torch_function``'s frame is not paid for
+        if (type(self) is not _tensor_base._tensor_class or _tls.mode_enabled) and check_has_torch_function(self):
             return ask(self, name, args, kwargs)
         return fn(self, *args, **kwargs)
     method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
@@ -126,7 +130,8 @@ def asking_property(name, prop, ask_get, ask_set=None):
     fget, fset = prop.fget, prop.fset
 
     def get(self):
-        if check_has_torch_function(self):
+        # as ``asking_method``'s wrapper: an exact Tensor without a mode reads the property at once
+        if (type(self) is not _tensor_base._tensor_class or _tls.mode_enabled) and check_has_torch_function(self):
             return ask_get(self, name)
         return fget(self)
 

@@ -31,7 +31,7 @@ from ._tensor_base import TensorBase
 from .aten import python_torch_function_tls as _tf
 from .aten.native.tensor_factories import wrap_scalar
 from .c10 import scalar_type as st
-from .c10.device import as_device
+from .c10.device import _CPU, as_device
 from .c10.device import device as _device
 from .c10.generator import Generator
 from .c10.memory_format import memory_format
@@ -95,6 +95,8 @@ def _unpack_long(obj):
 def _is_index(obj):
     """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor);
     a SymInt is one without being asked for its value."""
+    if type(obj) is int:        # the usual answer, first
+        return True
     if isinstance(obj, bool):
         return False
     if _is_int(obj) or isinstance(obj, SymInt):
@@ -125,7 +127,6 @@ def _is_int_list(obj, size):
     return size > 0 and _is_index(obj)
 
 
-_CPU = _device("cpu")
 
 _CHECKS = {
     "Tensor": lambda p, obj: (isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj))
@@ -516,6 +517,9 @@ class PythonArgs:
             return [_unpack_size(v, self.signature.params[i])] * max(self.signature.params[i].size, 1)
         out = []
         for pos, item in enumerate(v):
+            if type(item) is int and -(1 << 63) <= item < (1 << 63):    # the usual size: nothing to convert
+                out.append(item)
+                continue
             try:
                 out.append(_unpack_size(item, self.signature.params[i]))
             except (TypeError, ValueError) as e:

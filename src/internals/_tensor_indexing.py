@@ -53,6 +53,10 @@ def getitem(x, index):
         return dispatcher.call("alias", x)
     if isinstance(index, slice):         # ``x[:]`` is always a new view: no shortcut for the whole dim
         return _apply_slice(x, 0, index, disable_slice_optimization=True)     # (slice() refuses a 0-dim x)
+    if type(index) is int:      # ``THPUtils_checkLong``, torch's first case: ``applySelect`` on dim 0
+        if not x._impl.sizes:
+            _refuse_int_index_of_0_dim(index)
+        return _apply_select(x, 0, _unpack_long(index), 0)
     if x.dim() == 0 and _is_int(index):
         _refuse_int_index_of_0_dim(index)
     sliced, tensors = apply_slicing(x, as_tuple(index))
@@ -169,7 +173,8 @@ def _apply_select(x, d, i, position):
 
 def _size(x, d):
     """The size of dim ``d``; past the last dim (two ``...``) torch reads a size of 0."""
-    return x.shape[d] if d < x.dim() else 0
+    sizes = x._impl.sizes       # read as torch's C++ reads them: no ``__torch_function__`` to ask
+    return sizes[d] if d < len(sizes) else 0
 
 
 def _bool_index(like, keep):

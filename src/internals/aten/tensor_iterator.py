@@ -161,6 +161,23 @@ class BinaryOpConfig(TensorIteratorConfig):
         self.given_outputs = [] if out is None else [out]
 
 
+class ReduceOpConfig(TensorIteratorConfig):
+    """The config of ``TensorIterator.reduce_op`` (``out`` and ``a``, a reduction over ``dims``
+    with ``a``'s shape as the iteration shape, the common dtype cast to ``out``), its rules and
+    operands set at once as ``BinaryOpConfig``'s: every reduction makes one."""
+
+    check_mem_overlap_ = False
+    resize_outputs_ = False
+    is_reduction_ = True
+    cast_common_dtype_to_outputs_ = True
+
+    def __init__(self, out, a, dims, out_dtype=None, in_memory_order=True):
+        self.outputs, self.output_dtypes, self.inputs = [out], [out_dtype], [a]
+        self.given_outputs = [out]
+        self.reduce_dims, self.in_memory_order = dims, in_memory_order
+        self.static_shape = a._impl.sizes
+
+
 class TensorIterator:
     """An op's operands, made ready for one loop by ``build()`` (see the module docstring).
 
@@ -237,15 +254,15 @@ class TensorIterator:
 
     @classmethod
     def reduce_op(cls, out, a, dims, *, out_dtype=None, in_memory_order=True):
-        """``reduce_op``: the contiguous ``out`` (allocated by the caller) from ``a`` over ``dims``.
+        """``reduce_op``: the contiguous ``out`` (allocated by the caller) from ``a`` over ``dims``,
+        with no memory overlap check (torch's ``set_check_mem_overlap(false)``: a reduction's
+        ``out`` is checked, or made anew, by its meta step).
 
         The loop gets the input's kept dims (which index the output) and reduced dims apart; see
         ``_reduction_geometry``. ``out_dtype`` is the output's dtype when it is not the input's
         (an index for argmax): no temporary then.
         """
-        return (TensorIteratorConfig().add_output(out, out_dtype).add_const_input(a).resize_outputs(False)
-                .is_reduction(dims, in_memory_order).cast_common_dtype_to_outputs()
-                .declare_static_shape(a.shape).build())
+        return ReduceOpConfig(out, a, dims, out_dtype, in_memory_order).build()
 
     # ------------------------------------------------------------------ build
     def build(self):
@@ -266,7 +283,7 @@ class TensorIterator:
 
     def compute_mem_overlaps(self):
         for out in self.config.given_outputs:
-            check_no_overlap(out._impl, [i._impl for i in self.inputs])
+            check_no_overlap(out._impl, list(map(_impl_of, self.inputs)))
 
     def compute_shape(self):
         if self.config.static_shape is not None:
@@ -278,8 +295,12 @@ class TensorIterator:
         # one shape for all (the usual case) is that shape; broadcast only when they differ
         shape = operands[0]._impl.sizes if operands else ()
         for t in operands:
-            if t._impl.sizes != shape:
-                shape = broadcast_shapes(*[t._impl.sizes for t in operands])
+            if t._impl.sizes != shape:      # broadcast (``x * 2``: (3,) and ()), remembered by the shapes
+                key = ("broadcast", *map(_sizes, operands))
+                try:
+                    shape = _layouts[key]
+                except (KeyError, TypeError):
+                    shape = _layouts.put(key, broadcast_shapes(*key[1:]))
                 break
         self.shape = shape
         if self.config.given_outputs:
@@ -317,7 +338,7 @@ class TensorIterator:
                 if x._impl.dtype is not uniform:
                     uniform = None
                     break
-            common = uniform if uniform is not None else st.result_type(*inputs)
+            common = uniform if uniform is not None else _promoted_dtype(inputs)
         else:
             common = inputs[0]._impl.dtype if inputs else given[0]._impl.dtype
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
@@ -357,6 +378,21 @@ class TensorIterator:
         if not self.inputs:
             return False
         shape, will_resize, given = self.shape, self.will_resize, self.config.given_outputs
+        if not will_resize:
+            # The usual call: every operand takes part. The answer depends on their sizes and
+            # strides only (sizes unlike the broadcast shape mean no fast set-up), so the key is
+            # made in C and a remembered layout needs no Python loop over the operands.
+            key = ("fast", shape, *map(_sizes_and_strides, given + self.inputs if given else self.inputs))
+            try:
+                layout = _layouts[key]
+            except (KeyError, TypeError):
+                layout = _layouts.put(key, self._fast_layout_of(given + self.inputs if given else self.inputs))
+            if layout is False:
+                return False
+            self.output_strides = layout
+            self.fast = True
+            self.allocate_or_resize_outputs()
+            return True
         impls, key = [], ["fast", shape]
         for t in (given + self.inputs if given else self.inputs):
             if will_resize and _is_one_of(t, will_resize):
@@ -378,13 +414,25 @@ class TensorIterator:
         self.allocate_or_resize_outputs()
         return True
 
+    def _fast_layout_of(self, operands):
+        """``fast_set_up``'s answer for ``operands``: the output strides, or False."""
+        impls = [t._impl for t in operands]
+        if any(impl.sizes != self.shape for impl in impls):
+            return False
+        return _fast_output_strides(impls, self.shape)
+
     def compute_strides(self):
         """Each input's strides over the broadcast shape (0 where it is broadcast)."""
         self.operand_strides = [_operand_strides(i._impl, self.shape) for i in self.inputs]
 
     def reorder_dimensions(self):
-        self.perm = _reorder(self.shape, self.operand_strides)
-        self.output_strides = _output_strides(self.shape, self.perm)
+        # the permutation depends on the shape and the strides only: remembered, as ``fast_set_up``'s
+        key = ("reorder", self.shape, *map(tuple, self.operand_strides))
+        try:
+            self.perm, self.output_strides = _layouts[key]
+        except (KeyError, TypeError):
+            perm = _reorder(self.shape, self.operand_strides)
+            self.perm, self.output_strides = _layouts.put(key, (perm, _output_strides(self.shape, perm)))
 
     def allocate_or_resize_outputs(self):
         for k, out in enumerate(self.outputs):
@@ -472,7 +520,13 @@ class TensorIterator:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
                                       "tensors are copied, cast, filled and viewed; torch computes with few more)")
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
-            loop(self.buffers(), *self.geometry)
+            # ``buffers()``, written out: every elementwise call comes here
+            buffers = []
+            for t in self.outputs + self.inputs:
+                impl = t._impl
+                view = impl.storage._typed.get(impl.dtype)
+                buffers.append(impl.storage.typed(impl.dtype) if view is None else view)
+            loop(buffers, *self.geometry)
             if self.outputs[0] is not self.result:
                 self.cast_outputs()
         return self.result
@@ -508,6 +562,17 @@ def _uniform_dtype(inputs):
         if i._impl.dtype is not dtype:
             return None
     return dtype
+
+
+def _promoted_dtype(inputs):
+    """``st.result_type`` of the inputs (``x * 2``: float32 and a wrapped int64), remembered by what
+    it reads of them -- dtypes, wrapped-number marks, sizes (dimensioned or 0-dim) -- and by the
+    default dtype a wrapped float counts as."""
+    key = ("result_type", st._default_dtype, *map(_promotion_facts, inputs))
+    try:
+        return _layouts[key]
+    except (KeyError, TypeError):
+        return _layouts.put(key, st.result_type(*inputs))
 
 
 def scratch_like(t, dtype):
@@ -771,6 +836,10 @@ _layouts, _geometries = _Memo(), _Memo()
 
 
 _storage_offset = operator.attrgetter("_impl.storage_offset")    # in C: no comprehension's frame per call
+_sizes = operator.attrgetter("_impl.sizes")
+_impl_of = operator.attrgetter("_impl")
+_promotion_facts = operator.attrgetter("_impl.dtype", "_impl.is_wrapped_number", "_impl.sizes")
+_sizes_and_strides = operator.attrgetter("_impl.sizes", "_impl.strides")
 
 
 def flat_geometry(numel, offsets):
@@ -825,7 +894,7 @@ def _overlap(a, b):
     """``get_overlap_status``: 'full', 'partial' or None for two views."""
     if a is b:
         return "full"
-    if a.numel() == 0 or b.numel() == 0 or a.storage is not b.storage:
+    if a.storage is not b.storage or a.numel() == 0 or b.numel() == 0:     # (the cheap test first)
         return None
     if not (a.is_non_overlapping_and_dense() and b.is_non_overlapping_and_dense()):
         return None     # too hard to tell: torch lets it through too
@@ -838,6 +907,8 @@ def _overlap(a, b):
 
 def has_internal_overlap(impl):
     """``has_internal_overlap``: some element reachable twice (a stride-0 dim of size > 1)."""
+    if 0 not in impl.strides:       # no stride 0, no element reached twice: the usual answer, at once
+        return False
     if impl.is_non_overlapping_and_dense():
         return False
     return any(st == 0 and n > 1 for n, st in zip(impl.sizes, impl.strides))

@@ -6,7 +6,7 @@ tensor shares with all its views, so that backward can tell the saved value is s
 sits below Autograd and is a fallthrough for every operator that mutates nothing.
 """
 from ..aten import dispatcher
-from ..c10.dispatch_key import DispatchKey
+from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
@@ -31,10 +31,15 @@ def mutated_keywords(op):
                  and a.annotation.is_write)
 
 
+_BELOW_AD_INPLACE_OR_VIEW = (1 << int(DispatchKey.ADInplaceOrView)) - 1
+
+
 def _inplace_kernel(op, positions, keywords=()):
     def ADInplaceOrView(keys, *args, **kwargs):
         with below_ad_inplace_or_view():
-            out = op.redispatch(keys.below(DispatchKey.ADInplaceOrView), *args, **kwargs)
+            # ``keys.below(DispatchKey.ADInplaceOrView)``, without its frame: every in-place call passes
+            below = DispatchKeySet._from_bits(keys.bits & _BELOW_AD_INPLACE_OR_VIEW)
+            out = op.redispatch(below, *args, **kwargs) if kwargs else op.redispatch(below, *args)
         for i in positions:
             increment_version(args[i])
         for name in keywords:

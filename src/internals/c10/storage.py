@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from .allocator import cpu_allocator, get_allocator
+from .device import _CPU
 from .device import device as _device
 from .map_allocator import map_shared_fd, new_shared_fd
 from .tensor_impl import required_storage_elements
@@ -55,8 +56,11 @@ class UntypedStorage:
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
         ``resizable=False`` for memory someone else owns (``from_numpy``), as torch marks it."""
         device = device if isinstance(device, _device) else _device(device)
-        if device.index is not None and device.type == "cpu":
-            device = _device("cpu")      # 'cpu:0' is the CPU, as in torch
+        if device.type == "cpu":
+            # 'cpu:0' is the CPU, as in torch; and every CPU storage holds the one CPU device object,
+            # so that kernels compare their operands' devices by identity (TensorIterator's
+            # ``compute_types``: a wrapped ``x * 2`` is on the same device as ``x``)
+            device = _CPU
         if data is None:
             if nbytes < 0:
                 raise _negative_nbytes(nbytes)

@@ -86,6 +86,7 @@ def compute_key_set(device_type, layout, inference=False):
 
 
 _key_sets = {}
+_AD_INPLACE_OR_VIEW_BIT = int(DispatchKey.ADInplaceOrView)
 
 
 class TensorImplBase:
@@ -94,7 +95,8 @@ class TensorImplBase:
     blocksize = None        # the block of a BSR or BSC tensor (SparseCsrTensorImpl); no other has one
 
     def is_inference(self):
-        return DispatchKey.ADInplaceOrView not in self.key_set
+        # the ADInplaceOrView bit, read directly (every in-place write asks: no ``__contains__`` frame)
+        return not self.key_set.bits >> _AD_INPLACE_OR_VIEW_BIT & 1
 
     def is_conj(self):
         """The conjugate bit (``TensorImpl::is_conj``): the values are the conjugates of the
@@ -229,21 +231,24 @@ def required_storage_elements(sizes, strides, storage_offset):
 
 def check_size_nonnegative(sizes):
     """``check_size_nonnegative``: the message names the first negative size."""
-    first = next((n for n in sizes if n < 0), None)    # (n by n: two symbols are not compared)
-    if first is not None:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {list(sizes)}")
+    for n in sizes:         # (n by n: two symbols are not compared)
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(sizes)}")
 
 
 def check_sizes_and_strides(sizes, strides):
     """No negative size (a tensor cannot have -1 rows) and no negative stride (torch has none)."""
+    # plain loops, not ``any(generator)``: every view is checked here, and a generator is a frame
     check_size_nonnegative(sizes)
-    if any(s < 0 for s in strides):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
-                           f"got strides: {list(strides)}")
+    for s in strides:
+        if s < 0:
+            raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                               f"got strides: {list(strides)}")
     # torch's sizes and strides are int64, and so is the element count: a larger one cannot be expressed
     # (a traced size, a symbol, has no value to check: torch's symbolic checks wait for run time)
-    if any(is_symbolic(n) for n in (*sizes, *strides)):
-        return
+    for n in (*sizes, *strides):
+        if type(n) is not int and is_symbolic(n):
+            return
     if (sizes and max(sizes) > _INT64_MAX) or (strides and max(strides) > _INT64_MAX):
         raise RuntimeError(f"size or stride does not fit in int64: sizes {list(sizes)}, strides {list(strides)}")
     if math.prod(sizes) > _INT64_MAX:

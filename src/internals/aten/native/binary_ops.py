@@ -136,7 +136,7 @@ def meta_mul(out, self, other):
 def impl_mul(it, self, other):
     if it.common_dtype is st.complex32:        # ``mul_kernel``'s kComplexHalf branch
         return complex32_in_opmath(it.result, complex32_product, self, other)
-    return _run(it, ops.MUL, st.checked_convert(1, it.compute_dtype))
+    return _run(it, ops.MUL, _int_alpha(1, it.compute_dtype))
 
 
 mul_out = structured(meta_mul, impl_mul)
@@ -149,7 +149,7 @@ def meta_div(out, self, other):
 
 def impl_div(it, self, other):
     op = ops.DIV_COMPLEX if it.compute_dtype.is_complex else ops.DIV
-    return _run(it, op, st.checked_convert(1, it.compute_dtype))
+    return _run(it, op, _int_alpha(1, it.compute_dtype))
 
 
 div_out = structured(meta_div, impl_div)

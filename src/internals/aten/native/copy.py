@@ -15,7 +15,7 @@ from ...c10.memory_format import contiguous_format, preserve_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl
 from .. import dispatcher
-from ..empty_tensor import is_meta_execution
+from ..empty_tensor import _meta
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, scratch_like
 from . import scalar_ops as ops
 from .dispatch_stub import loops
@@ -129,15 +129,17 @@ def _bits_copy(dst, src, op):
 
 def cast_like(src, dtype):
     """``src`` in ``dtype``, with its layout (a kernel's cast, not dispatched)."""
-    if src.dtype is dtype:
+    impl = src._impl        # read directly: a wrapped ``x * 2`` is cast here on every call
+    if impl.dtype is dtype:
         return src
-    unsigned = st.wrapped_uint64_value(src._impl)
-    if unsigned is not None and dtype.category > st.INTEGRAL:      # uint64 -> float: its unsigned value
-        src = wrap_scalar(float(unsigned))
-    if (not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float)
-            and dtype.is_complex >= src.dtype.is_complex        # complex -> real takes the loop (and warns)
-            and st.complex32 not in (src.dtype, dtype)          # (NumPy has no complex32 to cast with)
-            and not is_meta_execution()):       # (a fake's number, ``n`` of a traced size, has no value)
+    if impl.is_wrapped_number is st.WRAPPED_UINT64 and dtype.category > st.INTEGRAL:   # uint64 -> float:
+        src = wrap_scalar(float(st.wrapped_uint64_value(impl)))                         # its unsigned value
+        impl = src._impl
+    have = impl.dtype
+    if (not impl.sizes and impl.device.type == "cpu" and not (have.is_reduced_float or dtype.is_reduced_float)
+            and dtype.is_complex >= have.is_complex        # complex -> real takes the loop (and warns)
+            and have is not st.complex32 and dtype is not st.complex32     # (NumPy has no complex32 to cast with)
+            and not _meta.active):       # (a fake's number, ``n`` of a traced size, has no value)
         return _cast_scalar(src, dtype)
     out = scratch_like(src, dtype)
     same_device_copy(out, src)
@@ -175,11 +177,12 @@ def _cast_scalar(src, dtype):
     """A 0-dim CPU tensor cast on the host: a wrapped Python number (``x * 2``) is cast on every
     call, and a loop over one element would cost more than the op. NumPy converts as C does, as
     the loop would (the 16-bit floats, cast on their bit patterns, take the loop)."""
-    value = buffer(src)[src._impl.storage_offset]
-    if src.dtype.category <= st.INTEGRAL:     # the usual ``x * 2``: an integer (or bool) raises no FP flag
+    impl = src._impl
+    value = impl.storage.typed(impl.dtype)[impl.storage_offset]
+    if impl.dtype.category <= st.INTEGRAL:     # the usual ``x * 2``: an integer (or bool) raises no FP flag
         return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
     with np.errstate(over="ignore", invalid="ignore"):      # a C cast warns of nothing (1e39 -> inf)
-        if dtype is st.uint8 and src.dtype.is_floating_point:
+        if dtype is st.uint8 and impl.dtype.is_floating_point:
             value = np.array(value).astype(np.int64)        # through int64, as the loop above
         return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
 

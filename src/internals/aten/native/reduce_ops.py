@@ -56,32 +56,36 @@ def normalize_dims(dims, ndim, in_order=False):
 
 
 def _out_shape(x, dims, keepdim):
-    return tuple(1 if d in dims else n for d, n in enumerate(x.shape) if keepdim or d not in dims)
+    if not dims:        # nothing reduced (a 0-dim input): the shape stays
+        return x._impl.sizes
+    return tuple(1 if d in dims else n for d, n in enumerate(x._impl.sizes) if keepdim or d not in dims)
 
 
 def _reduce(op, x, dims, keepdim, out_dtype, name, out=None):
     """The reduce loop of ``op`` over ``dims``, into ``out`` when it can take the loop's writes
     (contiguous, of the result's dtype), else into a fresh tensor that is then copied to it."""
-    if x.dtype is st.complex32:     # torch's reduce kernels dispatch without ComplexHalf
-        raise NotImplementedError(f'"{name}_{x.device.type}" not implemented for \'ComplexHalf\'')
-    given, dims = dims, normalize_dims(dims, x.dim())
-    if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
+    impl = x._impl      # what the kernel reads of x, read directly (no Tensor accessors)
+    x_dtype = impl.dtype
+    if x_dtype is st.complex32:     # torch's reduce kernels dispatch without ComplexHalf
+        raise NotImplementedError(f'"{name}_{impl.device.type}" not implemented for \'ComplexHalf\'')
+    given, dims = dims, normalize_dims(dims, len(impl.sizes))
+    if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and impl.numel() == 0:
         zero_dim = _first_empty_dim(x, given, dims, name)
         if zero_dim is None:
             return out if out is not None else empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
         raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
-    direct = out is not None and out.dtype is out_dtype and out._impl.is_contiguous()
-    result = out if direct else empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
+    direct = out is not None and out._impl.dtype is out_dtype and out._impl.is_contiguous()
+    result = out if direct else empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=impl.device)
     arg = op in (ops.ARGMAX, ops.ARGMIN)
     # As ``make_reduction``: the input is cast to the dtype the loop accumulates in first.
-    xc = cast_like(x, st.opmath_type(x.dtype) if arg else _accumulate_dtype(x.dtype, out_dtype))
-    reduce = loops(x.device, "reduce")
+    xc = cast_like(x, st.opmath_type(x_dtype) if arg else _accumulate_dtype(x_dtype, out_dtype))
+    reduce = loops(impl.device, "reduce")
     if arg:
         it = TensorIterator.reduce_op(result, xc, dims, out_dtype=st.int64, in_memory_order=False)
         it.for_each(lambda buffers, *geometry: reduce.arg_reduce_loop(op, *buffers, *geometry))
     else:
         it = TensorIterator.reduce_op(result, xc, dims)
-        init = np.dtype(xc.dtype.numpy_type).type(1 if op == ops.PROD else 0)
+        init = xc._impl.dtype.numpy_type.type(1 if op == ops.PROD else 0)
         it.for_each(lambda buffers, *geometry: reduce.reduce_loop(op, *buffers, init, *geometry))
     return result if out is None or direct else dispatcher.call("copy_", out, result)
 
@@ -104,7 +108,8 @@ def _accumulate_dtype(in_dtype, out_dtype):
 def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtype
-    return st.int64 if x.dtype.category <= st.INTEGRAL else x.dtype      # bool and integers: int64
+    dtype = x._impl.dtype
+    return st.int64 if dtype.category <= st.INTEGRAL else dtype      # bool and integers: int64
 
 
 # ---------------------------------------------------------------- meta and impl helpers
@@ -119,10 +124,10 @@ def make_reduction(out, self, dim, keepdim, dtype, reads_input_first=False):
     device, in the words of torchgen's ``check_inplace``) and resized to it, contiguous.
     ``reads_input_first``: the impl computes its values before it writes ``out`` (argmax, any,
     all), so an ``out`` that is the input itself is read as it was before the resize too."""
-    dims = normalize_dims(dim, self.dim())
+    dims = normalize_dims(dim, len(self._impl.sizes))
     shape = _out_shape(self, dims, keepdim)
-    if out is None:
-        return Reduction(empty(shape, dtype=dtype, device=self.device), self, dims, keepdim, False)
+    if out is None:     # ``set_output_raw_strided``: a fresh contiguous output (its sizes come from a tensor's)
+        return Reduction(set_output(None, shape, dtype, self._impl.device), self, dims, keepdim, False)
     if out.dtype is not dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(dtype)}, "
                            f"but got {st.type_meta_name(out.dtype)} instead")

@@ -36,7 +36,7 @@ from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from ..dispatcher import call
-from ..empty_tensor import empty_strided_generic, is_meta_execution
+from ..empty_tensor import _meta, empty_strided_generic
 from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap, check_no_overlap
 from .resize import resize_output
 
@@ -111,10 +111,10 @@ _MADE = (TensorBase, tuple)     # what a meta step that builds no iterator retur
 
 
 def _metadata_only(outputs):
-    """Whether the meta step's ``outputs`` (a tensor or a tuple) are all the call makes: they are
-    tensors, and kernels run for metadata only."""
-    return (isinstance(outputs, TensorBase) or all(isinstance(t, TensorBase) for t in outputs)) \
-        and is_meta_execution()
+    """Whether the meta step's ``outputs`` (a tensor or a tuple) are all the call makes: kernels
+    run for metadata only, and they are tensors. (The flag first: it is off on every call that
+    computes, and a reduction's meta step returns a tuple that is not all tensors.)"""
+    return _meta.active and (isinstance(outputs, TensorBase) or all(isinstance(t, TensorBase) for t in outputs))
 
 
 def _named_after(kernel, meta, suffix, outputs=1, out=False):

@@ -488,6 +488,11 @@ def wrap_scalar(value):
     """
     if isinstance(value, TensorBase):
         return value
+    kind = type(value)
+    if kind is float or kind is int and -2**63 <= value < 2**63:   # ``x * 2``, ``x + 0.5``: the usual numbers
+        impl = _host_impl(np.array(value, dtype=_FLOAT64 if kind is float else _INT64))
+        impl.is_wrapped_number = True
+        return TensorBase._from_impl(impl)
     if is_symbolic(value):
         # a number read from data while tracing (``x * x.sum().item()``): no bytes to hold, so a
         # storage-less wrapped number that remembers the symbol, as torch's ``item_memo``
@@ -505,9 +510,18 @@ def wrap_scalar(value):
     return TensorBase._from_impl(impl)
 
 
+_INT64, _FLOAT64 = st.int64.numpy_type, st.float64.numpy_type
+
+
 def _host_impl(array):
     """A TensorImpl viewing a C-contiguous NumPy array without copying (float16 included)."""
     dtype = st.from_numpy_dtype(array.dtype)
+    if not array.ndim:      # a wrapped number (``x * 2`` makes one per call): its bytes, no strides to check
+        flat = array.reshape(1)
+        storage = UntypedStorage(array.nbytes, _CPU, data=flat.view(np.uint8))
+        if flat.dtype == dtype.numpy_type:      # the typed view a kernel reads it through (16-bit floats:
+            storage._typed[dtype] = flat        # bit patterns, made when asked), ready
+        return TensorImpl(storage, (), contiguous_strides(()), 0, dtype, fresh=True)
     storage = UntypedStorage(array.nbytes, _CPU, data=bytes_of(array) if array.size else np.empty(0, np.uint8))
     # ``fresh``: the storage holds exactly the contiguous array's bytes, so the view is in bounds
     # by construction (a wrapped ``x * 2`` comes here on every call: no check to repeat)

@@ -148,12 +148,13 @@ def compute_stride(old_sizes, old_strides, new_sizes):
 
 
 def view(x, *shape):
-    shape = infer_size(_shape_arg(shape), x.numel())
-    strides = compute_stride(tuple(x.shape), x.stride(), shape)
+    impl = x._impl      # the sizes and strides as the kernel reads them (no Tensor accessors: no frames)
+    shape = infer_size(_shape_arg(shape), impl.numel())
+    strides = compute_stride(impl.sizes, impl.strides, shape)
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return make_view(x, _view_sizes(tuple(x.shape), shape), strides)
+    return make_view(x, _view_sizes(impl.sizes, shape), strides)
 
 
 def _view_sizes(old, new):
@@ -162,7 +163,10 @@ def _view_sizes(old, new):
     size is the old one at that place, up to the first that is not, and computes each later size
     afresh (``collapse_view``, ``split_dim``): a new symbol of the same value, which a tracer then
     reads back from the view's output, as torch's graph does (``sym_size(view_2, 0)``)."""
-    if not any(is_symbolic(n) for n in new):
+    for n in new:       # (a loop, not ``any(generator)``: every view comes here)
+        if type(n) is not int and is_symbolic(n):
+            break
+    else:
         return new
     sizes, kept = [], True
     for i, n in enumerate(new):
@@ -355,17 +359,18 @@ def _wrap_int64(v):
 
 
 def select(x, dim, index):
-    if x.dim() == 0:
+    impl = x._impl
+    if not impl.sizes:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
+    d = wrap_dim(dim, len(impl.sizes))
+    size = impl.sizes[d]
     if not -size <= index < size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at "
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(impl.sizes)} at "
                          f"dimension {d}")
     if index < 0:           # (an addition, not ``%``: the size may be a traced symbol)
         index += size
-    sizes, strides = list(x.shape), list(x.stride())
-    offset = x.storage_offset() + index * strides[d]
+    sizes, strides = list(impl.sizes), list(impl.strides)
+    offset = impl.storage_offset + index * strides[d]
     del sizes[d], strides[d]
     return make_view(x, sizes, strides, offset)
 
