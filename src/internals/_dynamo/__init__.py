@@ -168,9 +168,60 @@ class _CacheEntry:
         return self.tensor_guards.check(tensors)
 
 
+def _signature(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def _arguments_key(walker, signature, args, kwargs):
+    """The arguments' part of the guard key, as Dynamo's sources (``L['flag']``) see a call:
+    the arguments bound to the parameters, defaults filled in (a keyword argument passed with
+    its default value is the same call as one left out), each ``(name, key)``; and the order
+    of the keyword arguments that hold tensors (the order the graph takes its tensors in)."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except (AttributeError, TypeError):     # no signature, or a call that fails as it is made
+        return walker.argument((args, kwargs))
+    passed = set(bound.arguments)
+    bound.apply_defaults()
+    # a default is the function's own value: guarded as the function's other values are
+    parts = tuple((name, walker.argument(v) if name in passed else walker.value(v, name))
+                  for name, v in bound.arguments.items())
+    return parts, tuple(k for k, v in kwargs.items() if _tensors(v))
+
+
+def _value_failure(name, old, new):
+    """The guard on argument ``name`` (guard key ``old``) that a call's ``new`` fails, written as
+    torch's recompile reasons write it: ``mode == 'a'``, ``scale is None``, ``len(shape) == 2``,
+    ``shape[0] == 2``; None for a value of another kind."""
+    kind = old[0] if isinstance(old, tuple) and old else None
+    if kind is type(None):
+        return f"{name} is None"
+    if kind in (float, complex):
+        return f"{name} == {old[1]}"            # the key holds its repr
+    if kind in (int, bool, str, bytes):
+        return f"{name} == {old[1]!r}"
+    if kind in (tuple, list) and isinstance(new, tuple) and new[:1] == (kind,):
+        if len(old[1]) != len(new[1]):
+            return f"len({name}) == {len(old[1])}"
+        for i, (a, b) in enumerate(zip(old[1], new[1], strict=True)):
+            if a != b:
+                return _value_failure(f"{name}[{i}]", a, b)
+    return None
+
+
 def _key_change(old, new):
-    """Which part of the guard key a call changed, in words."""
+    """Which part of the guard key a call changed, in words: an argument's in torch's."""
     if old[0] != new[0]:
+        if len(old[0]) == len(new[0]) == 2 and isinstance(old[0][0], tuple) and old[0][1] == new[0][1]:
+            for (name, a), (_, b) in zip(old[0][0], new[0][0], strict=False):
+                if a != b:
+                    text = _value_failure(name, a, b)
+                    if text is not None:
+                        return text
+                    break
         return "an argument that is not a tensor changed (EQUALS_MATCH, or the arguments' structure)"
     if old[1] != new[1]:
         return "the global state changed (grad mode, autocast or the default dtype: GLOBAL_STATE)"
@@ -183,8 +234,8 @@ class CompiledFunction:
     graph when AOTAutograd compiled it; ``aot`` then holds the forward and backward graphs);
     ``graphs`` every graph compiled and ``break_reasons`` why calls ran eagerly.
 
-    The cache is a list of entries, newest first, as Dynamo's cache of a frame: a call runs the
-    first entry whose guards it passes. A call that passes none is compiled again, and why each
+    The cache is a list of entries, the latest used first, as Dynamo's cache of a frame: a call
+    runs the first entry whose guards it passes. A call that passes none is compiled again, and why each
     entry refused it is kept in ``recompile_reasons`` (one list per recompile, each line as
     ``TORCH_LOGS=recompiles`` prints it: ``0/0: tensor 'x' size mismatch at index 0. expected 3,
     actual 4``). ``dynamic`` is torch.compile's: None, automatic dynamic shapes (``pgo.py``):
@@ -201,11 +252,13 @@ class CompiledFunction:
         self.frame_state = FrameState()
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
+        self._signature = _signature(fn)
 
     def __call__(self, *args, **kwargs):
         walker = GuardWalker(tensors_apart=True)
         try:
-            key = (walker.argument((args, kwargs)), global_state_key(), walker.function(self.fn))
+            key = (_arguments_key(walker, self._signature, args, kwargs), global_state_key(),
+                   walker.function(self.fn))
             hash(key)
         except (Unguardable, TypeError) as e:
             return self._eager(str(e), args, kwargs)
@@ -223,11 +276,15 @@ class CompiledFunction:
         return entry.run(args, kwargs)
 
     def _lookup(self, key, tensors):
-        """The first entry (newest first) whose guards pass, else None and each entry's failure."""
+        """The first entry whose guards pass, else None and each entry's failure. The entry
+        found moves to the front, as in Dynamo's cache: the next call tries the latest used
+        first, and a recompile lists the failures in that order."""
         failures = []
-        for entry in self.entries:
+        for i, entry in enumerate(self.entries):
             failure = entry.check(key, tensors)
             if failure is None:
+                if i:
+                    self.entries.insert(0, self.entries.pop(i))
                 return entry, None
             failures.append(f"0/{entry.index}: {failure}")
         return None, failures
@@ -239,7 +296,8 @@ class CompiledFunction:
         run = self._compile(args, kwargs, seen_tensors, dims)
         graph = getattr(run, "traced", None)
         fakes = graph if graph is not None else [_exact(t) for t in tensors]
-        entry = _CacheEntry(key, TensorGuards(names, fakes, self._shape_env), run, len(self.entries))
+        offsets = isinstance(run, (_Graph, _Differentiable)) and _addresses_storage(self.graphs[-1])
+        entry = _CacheEntry(key, TensorGuards(names, fakes, self._shape_env, offsets), run, len(self.entries))
         self.entries.insert(0, entry)
         return entry
 
@@ -315,6 +373,13 @@ class CompiledFunction:
         self.graphs.append(compiled.joint)
         self.aot = compiled
         return _Differentiable(compiled, self.fn)
+
+
+def _addresses_storage(gm):
+    """Whether ``gm`` places a view in its storage itself (``as_strided`` and its kin take a
+    storage offset): then the inputs' storage offsets are guarded, as nothing else is."""
+    return any(n.op == "call_function" and "as_strided" in str(getattr(n.target, "__name__", n.target))
+               for n in gm.graph.nodes)
 
 
 def _user_codes(fn):

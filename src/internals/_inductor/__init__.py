@@ -117,7 +117,7 @@ class CompiledGraph:
             v = node.meta["val"]
             outs.append(empty_strided(_int(tuple(v.shape), sizes), _int(v.stride(), sizes), dtype=v.dtype,
                                       device=self.device))
-        buffers = [buffer(t) for t in outs] + [buffer(env[n]) for n in source.inputs]
+        buffers = [buffer(t) for t in outs] + [_from_first_element(env[n]) for n in source.inputs]
         by_name = {s.name: n for s, n in sizes.items()}
         buffers += [by_name[name] for name in source.symbols]
         if self.device == "cuda":
@@ -127,6 +127,12 @@ class CompiledGraph:
         else:
             fn(*buffers)
         env.update(zip(source.outputs, outs, strict=True))
+
+
+def _from_first_element(t):
+    """``t``'s buffer from its storage offset on: the kernels index it from 0."""
+    offset = t.storage_offset()
+    return buffer(t)[offset:] if offset else buffer(t)
 
 
 def _int(value, sizes):
