@@ -51,12 +51,12 @@ from .._subclasses.fake_tensor import (
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
 from ..fx.experimental.proxy_tensor import make_fx
-from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
 from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
-from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic
+from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, global_state_key
 from .pgo import FrameState
 from .user_code import UserCalls
@@ -160,12 +160,33 @@ class _CacheEntry:
 
     def __init__(self, key, tensor_guards, run, index):
         self.key, self.tensor_guards, self.run, self.index = key, tensor_guards, run, index
+        # per argument, how often its guard failed: the most failed is checked (and named)
+        # first, as Dynamo's guard manager sorts its guards by their fail counts
+        self.fail_counts = {}
 
     def check(self, key, tensors):
         """None when a call with ``key`` and argument ``tensors`` may use this entry, else why not."""
         if key != self.key:
+            if key[0] != self.key[0]:
+                failure = self._argument_failure(key[0])
+                if failure is not None:
+                    return failure
             return _key_change(self.key, key)
         return self.tensor_guards.check(tensors)
+
+    def _argument_failure(self, arguments):
+        """The first argument (most failed first) whose guard ``arguments`` fails, in torch's
+        words; None where the arguments cannot be compared by name."""
+        old = self.key[0]
+        if not (len(old) == len(arguments) == 2 and isinstance(old[0], tuple) and old[1] == arguments[1]
+                and [n for n, _ in old[0]] == [n for n, _ in arguments[0]]):
+            return None
+        pairs = sorted(zip(old[0], arguments[0], strict=True), key=lambda p: -self.fail_counts.get(p[0][0], 0))
+        for (name, a), (_, b) in pairs:
+            if a != b:
+                self.fail_counts[name] = self.fail_counts.get(name, 0) + 1
+                return _value_failure(name, a, b)
+        return None
 
 
 def _signature(fn):
@@ -213,15 +234,8 @@ def _value_failure(name, old, new):
 
 
 def _key_change(old, new):
-    """Which part of the guard key a call changed, in words: an argument's in torch's."""
+    """Which part of the guard key a call changed, in words."""
     if old[0] != new[0]:
-        if len(old[0]) == len(new[0]) == 2 and isinstance(old[0][0], tuple) and old[0][1] == new[0][1]:
-            for (name, a), (_, b) in zip(old[0][0], new[0][0], strict=False):
-                if a != b:
-                    text = _value_failure(name, a, b)
-                    if text is not None:
-                        return text
-                    break
         return "an argument that is not a tensor changed (EQUALS_MATCH, or the arguments' structure)"
     if old[1] != new[1]:
         return "the global state changed (grad mode, autocast or the default dtype: GLOBAL_STATE)"
@@ -334,6 +348,8 @@ class CompiledFunction:
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs)
                 return self._trace(args, kwargs, dims)
+            except ConstraintViolationError:
+                raise                       # the caller's declaration is wrong: no graph, no eager run
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
@@ -357,6 +373,8 @@ class CompiledFunction:
         gm.graph.eliminate_dead_code()      # views functionalization replayed that nobody reads
         gm.recompile()
         compiled = compile_fx(gm, tensors[0].device.type)
+        if self._shape_env is not None:     # the trace's and the backend's guards are all in
+            self._shape_env.check_dynamic(_strictly_marked(_tensor_names(self.fn, args, kwargs), tensors))
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)
         return _Graph(compiled, fakes)
@@ -380,6 +398,12 @@ def _addresses_storage(gm):
     storage offset): then the inputs' storage offsets are guarded, as nothing else is."""
     return any(n.op == "call_function" and "as_strided" in str(getattr(n.target, "__name__", n.target))
                for n in gm.graph.nodes)
+
+
+def _strictly_marked(names, tensors):
+    """The sources (``L['x'].size()[0]``) of the dims ``mark_dynamic`` declared dynamic."""
+    return {f"L['{name}'].size()[{d}]" for name, t in zip(names, tensors, strict=True)
+            for d in strictly_marked_dims(t)}
 
 
 def _user_codes(fn):

@@ -180,8 +180,14 @@ class TensorGuards:
 
     def __init__(self, names, fakes, shape_env=None, check_offsets=False):
         self.names, self.shape_env = list(names), shape_env
-        self.specs = [(tuple(_expr(n) for n in f.shape), tuple(_expr(n) for n in f.stride()),
-                       _expr(f.storage_offset()), f.dtype, _guarded_keys(f.device), f.requires_grad)
+        def expr(n):        # a symbol a guard pinned (``Eq(s77, 3)``) is that number, as in torch
+            e = _expr(n)
+            if shape_env is not None and not isinstance(e, int):
+                e = shape_env.replace(e)
+                return int(e) if e.is_Integer else e
+            return e
+        self.specs = [(tuple(expr(n) for n in f.shape), tuple(expr(n) for n in f.stride()),
+                       expr(f.storage_offset()), f.dtype, _guarded_keys(f.device), f.requires_grad)
                       for f in fakes]
         # torch guards no storage offset: its kernels start at each input's first element. Here
         # too, unless the graph addresses a storage itself (``as_strided`` with its offset)
