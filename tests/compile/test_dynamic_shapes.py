@@ -28,12 +28,12 @@ def _arguments(T, call, prepare):
     return args, kwargs
 
 
-def _run_both(make_fn, calls, dynamic=None, prepare=None):
+def _run_both(make_fn, calls, dynamic=None, prepare=None, graphs=None):
     """Run ``calls`` (``_arguments``) through torch.compile and internals.compile, ``prepare(T,
     args)`` making the arguments of each call (marks, views); return (torch's compile count,
-    torch's reasons, the CompiledFunction)."""
+    torch's reasons, the CompiledFunction); torch's graphs are put in ``graphs``."""
     torch._dynamo.reset()
-    compiles = []
+    compiles = [] if graphs is None else graphs
 
     def backend(gm, example_inputs):
         compiles.append(gm)
@@ -235,3 +235,24 @@ def test_a_device_change_is_a_dispatch_key_set_mismatch():
                                   np.full(3, 3, np.float32))
     assert _ours(ours.recompile_reasons) == [r.replace("Meta", "CUDA") for r in reasons]
     assert "DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA)" in ours.recompile_reasons[0][0]
+
+
+def _scale(T):
+    def scale(x, n):
+        return x * n
+    return scale
+
+
+def test_an_int_argument_that_changed_is_a_symbol():
+    """The first compile bakes ``n`` in (guarded ``n == 2``); the recompile its change causes
+    takes it as an argument, the symbol ``s86`` (from its source ``L['n']``), which every later
+    value uses, 0 and 1 too; the kernel takes it as a parameter."""
+    graphs = []
+    calls = [[_rand(3), n] for n in (2, 3, 4, 1, 0)] + [[_rand(4), 5], [_rand(5), 6]]
+    count, reasons, ours = _run_both(_scale, calls, graphs=graphs)
+    assert ours.recompiles == count == 3 and _ours(ours.recompile_reasons) == reasons
+
+    def inputs(gm, key):        # n's placeholder: torch's l_n_, the package's n_1
+        return [str(p.meta[key]) for p in gm.graph.nodes if p.op == "placeholder" and "n_" in p.name]
+    assert [inputs(gm, "val") for gm in ours.graphs] == [inputs(gm, "example_value") for gm in graphs]
+    assert "def fused_0(out0, in0, s77, s86):" in ours.kernels[0].text

@@ -178,8 +178,9 @@ class TensorGuards:
     compiling; strides are checked against their expressions in the symbols. A failure is
     described in torch's words (``TORCH_LOGS=recompiles``)."""
 
-    def __init__(self, names, fakes, shape_env=None, check_offsets=False):
+    def __init__(self, names, fakes, shape_env=None, check_offsets=False, int_symbols=None):
         self.names, self.shape_env = list(names), shape_env
+        self.int_symbols = dict(int_symbols or {})      # int argument name -> its symbol (``s86``)
         def expr(n):        # a symbol a guard pinned (``Eq(s77, 3)``) is that number, as in torch
             e = _expr(n)
             if shape_env is not None and not isinstance(e, int):
@@ -204,8 +205,9 @@ class TensorGuards:
         """Whether any size is a symbol."""
         return any(not isinstance(n, int) for spec in self.specs for n in spec[0])
 
-    def check(self, tensors):
-        """None when ``tensors`` pass, else the first failure, as torch words it."""
+    def check(self, tensors, ints=None):
+        """None when ``tensors`` and the int arguments ``ints`` ({name: value}, those traced as
+        symbols) pass, else the first failure, as torch words it."""
         if len(tensors) != len(self.specs):
             return f"the number of tensor arguments changed: expected {len(self.specs)}, actual {len(tensors)}"
         values = {}
@@ -216,6 +218,10 @@ class TensorGuards:
         for symbol in values:
             if values[symbol] < 2:
                 return f"2 <= {_source_text(self.shape_env.sources[symbol][0])}"
+        for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too
+            if symbol in values and values[symbol] != ints[name]:     # one symbol, two values
+                return f"{name} == {_source_text(self.shape_env.sources[symbol][0])}"
+            values[symbol] = ints[name]
         for guard in self.guards:
             if not self._functions[guard](values):
                 return _guard_text(guard, self.shape_env)

@@ -80,11 +80,14 @@ class CompiledGraph:
                 self.plan.append(step)
 
     def _size_symbols(self):
-        """Where each size symbol of a dynamic graph is read on a call: (placeholder, dim)."""
+        """Where each size symbol of a dynamic graph is read on a call: (placeholder, dim), or
+        (placeholder, None) for an int argument that is a symbol itself."""
         where = {}
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         for i, node in enumerate(placeholders):
             v = node.meta.get("val")
+            if is_symbolic(v) and v.node.expr.is_Symbol:
+                where.setdefault(v.node.expr, (i, None))
             for d, n in enumerate(getattr(v, "shape", ())):
                 if is_symbolic(n) and n.node.expr.is_Symbol:
                     where.setdefault(n.node.expr, (i, d))
@@ -95,7 +98,7 @@ class CompiledGraph:
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         for node, a in zip(placeholders, args, strict=True):
             env[node] = a
-        sizes = {s: args[i].shape[d] for s, (i, d) in self._symbols.items()}
+        sizes = {s: args[i] if d is None else args[i].shape[d] for s, (i, d) in self._symbols.items()}
         for node in self.gm.graph.nodes:
             if node.op == "get_attr":
                 env[node] = getattr(self.gm, node.target)

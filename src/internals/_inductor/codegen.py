@@ -104,10 +104,11 @@ class _Writer:
         self.reciprocals = set()   # per-row values whose reciprocal the row loop computes
         self.members = set(group.nodes)
         self.constants, self.inputs, self.outputs = {}, [], []
+        self.scalars = []       # symbolic ints the nodes take (an int argument made dynamic: ``s86``)
         for node in group.nodes:
             for a in node.all_input_nodes():
-                if a not in self.members and a not in self.inputs:
-                    self.inputs.append(a)
+                if a not in self.members and a not in self.inputs and a not in self.scalars:
+                    (self.scalars if is_symbolic(_val(a)) else self.inputs).append(a)
             if any(u not in self.members for u in node.users):
                 self.outputs.append(node)
 
@@ -123,6 +124,8 @@ class _Writer:
     def operand(self, a):
         if a in self.members:
             return f"v_{a.name}"
+        if a in self.scalars:       # a kernel parameter, converted as torch wraps a Python scalar
+            return f"{_dtype_name(self.group)}({_t(_val(a))})"
         if hasattr(a, "op"):
             return f"x{self.inputs.index(a)}"
         return self.literal(a)
@@ -293,6 +296,7 @@ def generate(group, device, name="fused"):
     for node in w.outputs + w.inputs:
         v = _val(node)
         layout += [*v.shape, *v.stride()]
+    layout += [_val(n) for n in w.scalars]
     symbols = symbols_of(layout)
     params += symbols
     header = [f"{k} = {dtype}({v!r})" for k, v in w.constants.items()]
