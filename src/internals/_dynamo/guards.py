@@ -9,6 +9,7 @@ read through them. A value that can only be compared by identity and may change 
 arbitrary object) raises ``Unguardable``: the caller runs that call eagerly instead.
 """
 import enum
+import functools
 import re
 import types
 
@@ -188,7 +189,8 @@ class TensorGuards:
                 return int(e) if e.is_Integer else e
             return e
         self.specs = [(tuple(expr(n) for n in f.shape), tuple(expr(n) for n in f.stride()),
-                       expr(f.storage_offset()), f.dtype, _guarded_keys(f.device), f.requires_grad)
+                       expr(f.storage_offset()), f.dtype, (_guarded_keys(f.device.type), f.device.index),
+                       f.requires_grad)
                       for f in fakes]
         # torch guards no storage offset: its kernels start at each input's first element. Here
         # too, unless the graph addresses a storage itself (``as_strided`` with its offset)
@@ -228,13 +230,16 @@ class TensorGuards:
         return None
 
     def _tensor(self, name, spec, t, values):
-        sizes, strides, offset, dtype, keys, requires_grad = spec
+        sizes, strides, offset, dtype, (keys, index), requires_grad = spec
         impl = t._impl
-        if _guarded_keys(impl.device) != keys:       # a device type change, as torch sees it
+        if _guarded_keys(impl.device.type) is not keys:     # a device type change, as torch sees it
             return (f"tensor '{name}' dispatch key set mismatch. expected {keys}, "
-                    f"actual {_guarded_keys(impl.device)}")
+                    f"actual {_guarded_keys(impl.device.type)}")
         if impl.dtype is not dtype:
             return f"tensor '{name}' dtype mismatch. expected {dtype.torch_name}, actual {impl.dtype.torch_name}"
+        if impl.device.index != index:
+            return (f"tensor '{name}' Tensor device index mismatch. Expected device index to be {index}, "
+                    f"actual {impl.device.index}")
         if t.requires_grad != requires_grad:
             return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
         if len(impl.sizes) != len(sizes):
@@ -257,12 +262,13 @@ class TensorGuards:
         return None
 
 
-def _guarded_keys(device):
+@functools.cache
+def _guarded_keys(device_type):
     """The dispatch keys torch's TENSOR_MATCH compares: the tensor's, with the thread's default
     included keys (BackendSelect, ADInplaceOrView) added and its default excluded ones (the
     autocast keys) taken out -- ``DispatchKeySet(CPU, BackendSelect, ADInplaceOrView,
     AutogradCPU)`` for every CPU tensor, requires_grad or not: it tells the device type."""
-    key = {"cpu": DispatchKey.CPU, "cuda": DispatchKey.CUDA}.get(device.type, DispatchKey.Meta)
+    key = {"cpu": DispatchKey.CPU, "cuda": DispatchKey.CUDA}.get(device_type, DispatchKey.Meta)
     autograd = getattr(DispatchKey, f"Autograd{key.name}")
     return DispatchKeySet([key, DispatchKey.BackendSelect, DispatchKey.ADInplaceOrView, autograd]) - AUTOCAST_KEYS
 
