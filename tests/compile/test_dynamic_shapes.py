@@ -4,7 +4,9 @@ changed traces that dim as a symbol, whose graph (guarded ``2 <= x.size()[0]``) 
 size but 0 and 1. Each case runs the same calls through torch.compile (the eager backend: its
 Dynamo, guards and recompiles, without Inductor) and counts the compiles of both, compares the
 recompile reasons with torch's ``guard_failures`` (what ``TORCH_LOGS=recompiles`` prints) and
-the values with eager torch."""
+the values with eager torch. Then the rest of what a recompile is decided by, beside torch: an
+int argument made a symbol, a strict ``mark_dynamic``, and the words of the other guards
+(an argument's value, a device, a storage offset that is not guarded)."""
 import numpy as np
 import pytest
 import torch
