@@ -199,12 +199,21 @@ def _reshape(T):
     return reshape
 
 
-def test_a_tuple_argument_that_changed_is_named_in_torchs_words():
+def _options(T):
+    def options(x, settings):
+        return x * settings["scale"] + settings["shift"]
+    return options
+
+
+def test_a_container_argument_that_changed_is_named_in_torchs_words():
     x = _rand(6)
     count, reasons, ours = _run_both(_reshape, [[x, (2, 3)], [x, (3, 2)], [x, (3, 2, 1)]])
     assert ours.recompiles == count == 3
     assert _ours(ours.recompile_reasons) == reasons == ["0/0: shape[0] == 2", "0/1: len(shape) == 2",
                                                           "0/0: len(shape) == 2"]
+    count, reasons, ours = _run_both(_options, [[x, {"scale": 2, "shift": 1.5}], [x, {"scale": 2, "shift": 2.5}]])
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: settings['shift'] == 1.5"]
 
 
 def test_a_view_at_another_storage_offset_reuses_the_graph():

@@ -244,7 +244,7 @@ def _arguments_key(walker, signature, args, kwargs):
 def _value_failure(name, old, new):
     """The guard on argument ``name`` (guard key ``old``) that a call's ``new`` fails, written as
     torch's recompile reasons write it: ``mode == 'a'``, ``scale is None``, ``len(shape) == 2``,
-    ``shape[0] == 2``; None for a value of another kind."""
+    ``shape[0] == 2``, ``options['shift'] == 1.5``; None for a value of another kind."""
     kind = old[0] if isinstance(old, tuple) and old else None
     if kind is type(None):
         return f"{name} is None"
@@ -258,6 +258,12 @@ def _value_failure(name, old, new):
         for i, (a, b) in enumerate(zip(old[1], new[1], strict=True)):
             if a != b:
                 return _value_failure(f"{name}[{i}]", a, b)
+    if kind == "dict" and isinstance(new, tuple) and new[:1] == ("dict",):
+        now = dict(new[1])
+        if now.keys() == dict(old[1]).keys():
+            for k, a in old[1]:
+                if now[k] != a and isinstance(k, tuple) and len(k) == 2:
+                    return _value_failure(f"{name}[{k[1]!r}]", a, now[k])      # k: the key's (type, value)
     return None
 
 
