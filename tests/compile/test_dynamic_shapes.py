@@ -267,3 +267,8 @@ def test_an_int_argument_that_changed_is_a_symbol():
         return [str(p.meta[key]) for p in gm.graph.nodes if p.op == "placeholder" and "n_" in p.name]
     assert [inputs(gm, "val") for gm in ours.graphs] == [inputs(gm, "example_value") for gm in graphs]
     assert "def fused_0(out0, in0, s77, s86):" in ours.kernels[0].text
+    # the symbol's value is found however the call passes it
+    a = _rand(5, 3)
+    np.testing.assert_array_equal(ours(internals.tensor(a), n=7).to_torch().numpy(),
+                                  _scale(torch)(torch.from_numpy(a), n=7).numpy())
+    assert ours.recompiles == 3

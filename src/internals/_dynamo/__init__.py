@@ -123,12 +123,12 @@ class _Graph:
     """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments,
     then the int arguments traced as symbols (``ints``: their places, ``_int_places``)."""
 
-    def __init__(self, compiled, traced, ints=()):
+    def __init__(self, compiled, traced, ints=None, signature=None):
         self.compiled, self.traced = compiled, traced     # traced: the fake inputs, maybe symbolic
-        self.ints = ints
+        self.ints, self.signature = ints or {}, signature
 
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.ints.values(), args, kwargs))
+        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.ints, args, kwargs, self.signature))
 
 
 def _int_places(fn, args, kwargs):
@@ -137,8 +137,21 @@ def _int_places(fn, args, kwargs):
     return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) is int}
 
 
-def _int_values(places, args, kwargs):
-    return [args[p] if isinstance(p, int) else kwargs[p] for p in places]
+def _int_values(places, args, kwargs, signature=None):
+    """The values of the int arguments ``places`` ({name: place}) in a call: by keyword, at their
+    position, or -- a call that passes them otherwise than the compiled one, or leaves one to
+    its default -- as the signature binds them."""
+    values = []
+    for name, place in places.items():
+        if name in kwargs:
+            values.append(kwargs[name])
+        elif isinstance(place, int) and place < len(args):
+            values.append(args[place])
+        else:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values.append(bound.arguments[name])
+    return values
 
 
 class _Differentiable:
@@ -199,7 +212,8 @@ class _CacheEntry:
                 if failure is not None:
                     return failure
             return _key_change(self.key, key)
-        ints = dict(zip(self.ints, _int_values(self.ints.values(), args, kwargs or {}), strict=True))
+        values = _int_values(self.ints, args, kwargs or {}, self.run.signature)
+        ints = dict(zip(self.ints, values, strict=True))
         return self.tensor_guards.check(tensors, ints)
 
     def _argument_failure(self, arguments):
@@ -372,7 +386,7 @@ class CompiledFunction:
             return {}
         places = _int_places(self.fn, args, kwargs)
         return {name: place for name, place in places.items()
-                if self.frame_state.update(name, (_int_values([place], args, kwargs)[0],))}
+                if self.frame_state.update(name, (_int_values({name: place}, args, kwargs)[0],))}
 
     def _eager(self, reason, args, kwargs):
         self._record(reason)
@@ -409,7 +423,7 @@ class CompiledFunction:
         (``_dynamic_ints``, taken after the tensors) are traced as symbols, and the ShapeEnv's
         guards -- the trace's and the backend's -- join the entry's guards."""
         tensors, ints = _tensors((args, kwargs)), dict(ints or {})
-        values = _int_values(ints.values(), args, kwargs)
+        values = _int_values(ints, args, kwargs)
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
@@ -431,7 +445,7 @@ class CompiledFunction:
         self._int_symbols = {name: self._shape_env.replace(v.node.expr)
                              for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
         self._int_symbols = {name: e for name, e in self._int_symbols.items() if not e.is_Integer}
-        return _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols})
+        return _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols}, self._signature)
 
 
     def _trace_differentiable(self, args, kwargs):
