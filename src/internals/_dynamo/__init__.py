@@ -212,9 +212,10 @@ class _CacheEntry:
                 if failure is not None:
                     return failure
             return _key_change(self.key, key)
+        if not self.ints:
+            return self.tensor_guards.check(tensors)
         values = _int_values(self.ints, args, kwargs or {}, self.run.signature)
-        ints = dict(zip(self.ints, values, strict=True))
-        return self.tensor_guards.check(tensors, ints)
+        return self.tensor_guards.check(tensors, dict(zip(self.ints, values, strict=True)))
 
     def _argument_failure(self, arguments):
         """The first argument (most failed first) whose guard ``arguments`` fails, in torch's
