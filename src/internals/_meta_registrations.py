@@ -13,6 +13,7 @@ from collections import namedtuple
 from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
+from .aten.native.blas import dot_check
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -184,6 +185,13 @@ def meta_mse_loss_backward(grad, x, target, reduction):
 # ------------------------------------------------------------------ matrix products
 # mm, addmm and bmm have none here: they are structured (aten/native/linear_algebra.py, blas.py),
 # and a fake tensor runs their meta step, the one the real kernel runs, for metadata only.
+@register_meta("dot", "vdot")
+def meta_dot(a, b):
+    """A 0-d result: checked, not computed (a symbolic trace of ``a @ b`` of two vectors)."""
+    dot_check(a, b)
+    return TensorMeta((), (), a.dtype, a.device)
+
+
 @register_meta("mv")
 def meta_mv(a, v):
     return TensorMeta((a.shape[0],), (1,), a.dtype, a.device)

@@ -4,7 +4,9 @@ changed traces that dim as a symbol, whose graph (guarded ``2 <= x.size()[0]``) 
 size but 0 and 1. Each case runs the same calls through torch.compile (the eager backend: its
 Dynamo, guards and recompiles, without Inductor) and counts the compiles of both, compares the
 recompile reasons with torch's ``guard_failures`` (what ``TORCH_LOGS=recompiles`` prints) and
-the values with eager torch."""
+the values with eager torch. Then the rest of what a recompile is decided by, beside torch: an
+int argument made a symbol, a strict ``mark_dynamic``, and the words of the other guards
+(an argument's value, a device, a storage offset that is not guarded)."""
 import numpy as np
 import pytest
 import torch
@@ -18,11 +20,22 @@ def _rand(shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
 
-def _run_both(make_fn, calls, dynamic=None):
-    """Run ``calls`` (lists of numpy arrays) through torch.compile and internals.compile; return
-    (torch's compile count, torch's reasons, the CompiledFunction)."""
+def _arguments(T, call, prepare):
+    """A call's arguments for library ``T``: a numpy array becomes a tensor, other values stay;
+    a call is a list of positional arguments, or a pair (that list, a dict of keywords)."""
+    args, kwargs = call if isinstance(call, tuple) else (call, {})
+    args = [T.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    if prepare is not None:
+        args = prepare(T, args)
+    return args, kwargs
+
+
+def _run_both(make_fn, calls, dynamic=None, prepare=None, graphs=None):
+    """Run ``calls`` (``_arguments``) through torch.compile and internals.compile, ``prepare(T,
+    args)`` making the arguments of each call (marks, views); return (torch's compile count,
+    torch's reasons, the CompiledFunction); torch's graphs are put in ``graphs``."""
     torch._dynamo.reset()
-    compiles = []
+    compiles = [] if graphs is None else graphs
 
     def backend(gm, example_inputs):
         compiles.append(gm)
@@ -30,12 +43,14 @@ def _run_both(make_fn, calls, dynamic=None):
     theirs_fn = make_fn(torch)
     theirs = torch.compile(theirs_fn, backend=backend, dynamic=dynamic)
     ours = internals.compile(make_fn(internals), dynamic=dynamic)
-    for arrays in calls:
-        want = theirs(*(torch.from_numpy(a) for a in arrays))
-        got = ours(*(internals.tensor(a) for a in arrays))
+    for call in calls:
+        args, kwargs = _arguments(torch, call, prepare)
+        want = theirs(*args, **kwargs)
+        args, kwargs = _arguments(internals, call, prepare)
+        got = ours(*args, **kwargs)
         assert tuple(got.shape) == tuple(want.shape) and tuple(got.stride()) == tuple(want.stride())
         np.testing.assert_allclose(got.to_torch().numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
-    reasons = [r.split("  #")[0] for r in guard_failures[theirs_fn.__code__]]
+    reasons = [r.split("  #")[0].rstrip() for r in guard_failures[theirs_fn.__code__]]
     return len(compiles), reasons, ours
 
 
@@ -113,3 +128,147 @@ def test_mark_dynamic_traces_symbols_from_the_first_call():
 def test_the_settings_are_torchs():
     assert config.automatic_dynamic_shapes == torch._dynamo.config.automatic_dynamic_shapes is True
     assert config.assume_static_by_default == torch._dynamo.config.assume_static_by_default is True
+
+
+def _add(T):
+    def add(x, y):
+        return x + y
+    return add
+
+
+def test_a_strict_mark_the_trace_pins_is_torchs_error():
+    """``mark_dynamic`` on a dim that the trace pins to its size (adding a tensor of static size
+    3) is an error, torch's class and words; ``maybe_mark_dynamic`` there is none."""
+    errors = {}
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        x = T.ones(3)
+        T._dynamo.mark_dynamic(x, 0)
+        compiled = T.compile(_add(T), backend="eager") if T is torch else T.compile(_add(T))
+        with pytest.raises(RuntimeError) as info:
+            compiled(x, T.ones(3))
+        errors[T] = info.value
+    assert type(errors[internals]).__name__ == type(errors[torch]).__name__ == "ConstraintViolationError"
+    assert type(errors[internals]).__module__ == "internals.fx.experimental.symbolic_shapes"
+    assert str(errors[internals]) == str(errors[torch]).split("\n\nUser stack")[0]
+
+    def weak(T, args):
+        T._dynamo.maybe_mark_dynamic(args[0], 0)
+        return args
+    count, reasons, ours = _run_both(_add, [[_rand(3), _rand(3, 1)], [_rand(4), _rand(4, 1)]], prepare=weak)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
+def test_a_mark_on_a_size_of_1_leaves_it_static_as_torch():
+    """A size of 1 is never a symbol: the mark has nothing to hold, no error; the next size
+    recompiles, and makes the dim dynamic."""
+    def strict(T, args):
+        T._dynamo.mark_dynamic(args[0], 0)
+        return args
+    count, reasons, ours = _run_both(_double, [[_rand(n)] for n in (1, 5, 6)], prepare=strict)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+    assert [str(p.meta["val"].shape[0]) for gm in ours.graphs for p in gm.graph.nodes if p.op == "placeholder"] == \
+        ["1", "s77"]
+
+
+def _modes(T):
+    def modes(x, mode, flag=False, scale=None):
+        y = x * 2 if mode == "a" else x * 4
+        y = y + 1 if flag else y - 1
+        return y * 5 if scale is None else y * 3
+    return modes
+
+
+def test_an_argument_that_changed_is_named_in_torchs_words():
+    """``mode == 'a'``, ``flag == False``, ``scale is None``: the guard each cached graph failed,
+    as torch prints it; a keyword argument passed with its default value is the call that left
+    it out (one graph); the graph used last is tried first (0/0 before 0/1 after a call of 'a')."""
+    x = _rand(3)
+    calls = [[x, "a"], [x, "b"], ([x, "b"], {"flag": True}), ([x, "b"], {"flag": True, "scale": 2}),
+             ([x, "b"], {"flag": True, "scale": None}), [x, "a"], ([x, "c"], {"flag": True, "scale": 2.5})]
+    count, reasons, ours = _run_both(_modes, calls)
+    assert ours.recompiles == count == 5
+    assert _ours(ours.recompile_reasons) == reasons
+    # the last recompile: 0/0, used last, first; 0/2, whose scale guard failed before, fails it again
+    assert reasons[-4:-2] == ["0/0: mode == 'a'", "0/2: scale is None"]
+
+
+def _reshape(T):
+    def reshape(x, shape):
+        return x.reshape(shape) * 2
+    return reshape
+
+
+def _options(T):
+    def options(x, settings):
+        return x * settings["scale"] + settings["shift"]
+    return options
+
+
+def test_a_container_argument_that_changed_is_named_in_torchs_words():
+    x = _rand(6)
+    count, reasons, ours = _run_both(_reshape, [[x, (2, 3)], [x, (3, 2)], [x, (3, 2, 1)]])
+    assert ours.recompiles == count == 3
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: shape[0] == 2", "0/1: len(shape) == 2",
+                                                          "0/0: len(shape) == 2"]
+    count, reasons, ours = _run_both(_options, [[x, {"scale": 2, "shift": 1.5}], [x, {"scale": 2, "shift": 2.5}]])
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: settings['shift'] == 1.5"]
+
+
+def test_a_view_at_another_storage_offset_reuses_the_graph():
+    """torch guards no storage offset: the graph's kernels read each input from its first
+    element, so one graph serves every offset; a stride change recompiles, in torch's words."""
+    base = np.arange(12, dtype=np.float32)
+
+    def view(T, args):
+        start, step = args
+        return [T.tensor(base)[start:start + 3 * step:step]]
+    count, reasons, ours = _run_both(_double, [[1, 1], [2, 1], [5, 1], [3, 2]], prepare=view)
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons
+    assert reasons == ["0/0: tensor 'x' stride mismatch at index 0. expected 1, actual 2"]  # not the offset
+
+
+def test_a_device_change_is_a_dispatch_key_set_mismatch():
+    """A tensor on another device type fails TENSOR_MATCH's dispatch key set check, printed as
+    torch prints it (torch's CPU build has no CUDA: its reason for a meta tensor, with Meta
+    read as CUDA)."""
+    torch._dynamo.reset()
+    fn = _double(torch)
+    theirs = torch.compile(fn, backend="eager")
+    theirs(torch.ones(3))
+    theirs(torch.ones(3, device="meta"))
+    reasons = [r.split("  #")[0].rstrip() for r in guard_failures[fn.__code__]]
+    ours = internals.compile(_double(internals))
+    ours(internals.ones(3))
+    np.testing.assert_array_equal(ours(internals.ones(3, device="cuda")).cpu().to_torch().numpy(),
+                                  np.full(3, 3, np.float32))
+    assert _ours(ours.recompile_reasons) == [r.replace("Meta", "CUDA") for r in reasons]
+    assert "DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA)" in ours.recompile_reasons[0][0]
+
+
+def _scale(T):
+    def scale(x, n):
+        return x * n
+    return scale
+
+
+def test_an_int_argument_that_changed_is_a_symbol():
+    """The first compile bakes ``n`` in (guarded ``n == 2``); the recompile its change causes
+    takes it as an argument, the symbol ``s86`` (from its source ``L['n']``), which every later
+    value uses, 0 and 1 too; the kernel takes it as a parameter."""
+    graphs = []
+    calls = [[_rand(3), n] for n in (2, 3, 4, 1, 0)] + [[_rand(4), 5], [_rand(5), 6]]
+    count, reasons, ours = _run_both(_scale, calls, graphs=graphs)
+    assert ours.recompiles == count == 3 and _ours(ours.recompile_reasons) == reasons
+
+    def inputs(gm, key):        # n's placeholder: torch's l_n_, the package's n_1
+        return [str(p.meta[key]) for p in gm.graph.nodes if p.op == "placeholder" and "n_" in p.name]
+    assert [inputs(gm, "val") for gm in ours.graphs] == [inputs(gm, "example_value") for gm in graphs]
+    assert "def fused_0(out0, in0, s77, s86):" in ours.kernels[0].text
+    # the symbol's value is found however the call passes it
+    a = _rand(5, 3)
+    np.testing.assert_array_equal(ours(internals.tensor(a), n=7).to_torch().numpy(),
+                                  _scale(torch)(torch.from_numpy(a), n=7).numpy())
+    assert ours.recompiles == 3

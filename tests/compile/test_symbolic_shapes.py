@@ -30,6 +30,9 @@ PROGRAMS = {
     "add": (lambda T: lambda x, y: x + y, [(4, 6), (4, 6)]),
     "broadcast add": (lambda T: lambda x, y: x + y, [(4, 6), (6,)]),
     "matmul then sum": (lambda T: lambda x, y: (x @ y).sum(), [(4, 6), (6, 3)]),
+    # dot's output metadata comes from its meta function: the operands hold no data
+    "a product of two vectors": (lambda T: lambda x, y: x @ y, [(4,), (4,)]),
+    "vdot": (lambda T: lambda x, y: T.vdot(x, y) * x, [(4,), (4,)]),
     "slice, t, mul": (lambda T: lambda x: x[1:].t() * 2, [(4, 6)]),
     "cat then softmax": (lambda T: lambda x, y: T.cat([x, y]).softmax(-1), [(4, 6), (2, 6)]),
     "view then add": (lambda T: lambda x: x.view(4, 3) + 1, [(12,)]),

@@ -13,7 +13,8 @@ Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): th
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
 its entry guards ``2 <= x.size()[0]`` and the ShapeEnv's other guards (``guards.TensorGuards``)
 in place of the exact size, so one graph, whose kernels take the size as an argument, serves
-every later size but 0 and 1.
+every later size but 0 and 1. An int argument whose value changed becomes a symbol the same
+way (``L['n']``), an argument of the graph after the tensors.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
@@ -50,13 +51,14 @@ from .._subclasses.fake_tensor import (
 )
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
+from ..c10.sym import is_symbolic
 from ..fx.experimental.proxy_tensor import make_fx
-from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
 from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
-from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic
+from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, global_state_key
 from .pgo import FrameState
 from .user_code import UserCalls
@@ -118,13 +120,38 @@ class _FailedTrace:
 
 
 class _Graph:
-    """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments."""
+    """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments,
+    then the int arguments traced as symbols (``ints``: their places, ``_int_places``)."""
 
-    def __init__(self, compiled, traced):
+    def __init__(self, compiled, traced, ints=None, signature=None):
         self.compiled, self.traced = compiled, traced     # traced: the fake inputs, maybe symbolic
+        self.ints, self.signature = ints or {}, signature
 
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)))
+        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.ints, args, kwargs, self.signature))
+
+
+def _int_places(fn, args, kwargs):
+    """{name: place} of the arguments that are ints (not bools), a place being a position in
+    ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
+    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) is int}
+
+
+def _int_values(places, args, kwargs, signature=None):
+    """The values of the int arguments ``places`` ({name: place}) in a call: by keyword, at their
+    position, or -- a call that passes them otherwise than the compiled one, or leaves one to
+    its default -- as the signature binds them."""
+    values = []
+    for name, place in places.items():
+        if name in kwargs:
+            values.append(kwargs[name])
+        elif isinstance(place, int) and place < len(args):
+            values.append(args[place])
+        else:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values.append(bound.arguments[name])
+    return values
 
 
 class _Differentiable:
@@ -159,13 +186,100 @@ class _CacheEntry:
     argument tensors (equality), and the argument tensors' guards (``guards.TensorGuards``)."""
 
     def __init__(self, key, tensor_guards, run, index):
-        self.key, self.tensor_guards, self.run, self.index = key, tensor_guards, run, index
+        self.tensor_guards, self.run, self.index = tensor_guards, run, index
+        # the int arguments the graph takes as symbols: out of the key, checked by tensor_guards
+        self.ints = getattr(run, "ints", {})
+        self.key = self._masked(key)
+        # per argument, how often its guard failed: the most failed is checked (and named)
+        # first, as Dynamo's guard manager sorts its guards by their fail counts
+        self.fail_counts = {}
 
-    def check(self, key, tensors):
-        """None when a call with ``key`` and argument ``tensors`` may use this entry, else why not."""
+    def _masked(self, key):
+        """``key`` with the values of the int arguments this graph takes as symbols left out."""
+        if not self.ints or not isinstance(key[0][0], tuple):     # (no signature: nothing is left out)
+            return key
+        arguments = tuple((name, ("int",) if name in self.ints and k[:1] == (int,) else k)
+                          for name, k in key[0][0])
+        return ((arguments, key[0][1]), *key[1:])
+
+    def check(self, key, tensors, args=(), kwargs=None):
+        """None when a call with ``key``, argument ``tensors`` (and, for the int arguments that
+        are symbols, ``args`` and ``kwargs``) may use this entry, else why not."""
+        key = self._masked(key)
         if key != self.key:
+            if key[0] != self.key[0]:
+                failure = self._argument_failure(key[0])
+                if failure is not None:
+                    return failure
             return _key_change(self.key, key)
-        return self.tensor_guards.check(tensors)
+        if not self.ints:
+            return self.tensor_guards.check(tensors)
+        values = _int_values(self.ints, args, kwargs or {}, self.run.signature)
+        return self.tensor_guards.check(tensors, dict(zip(self.ints, values, strict=True)))
+
+    def _argument_failure(self, arguments):
+        """The first argument (most failed first) whose guard ``arguments`` fails, in torch's
+        words; None where the arguments cannot be compared by name."""
+        old = self.key[0]
+        if not (len(old) == len(arguments) == 2 and isinstance(old[0], tuple) and old[1] == arguments[1]
+                and [n for n, _ in old[0]] == [n for n, _ in arguments[0]]):
+            return None
+        pairs = sorted(zip(old[0], arguments[0], strict=True), key=lambda p: -self.fail_counts.get(p[0][0], 0))
+        for (name, a), (_, b) in pairs:
+            if a != b:
+                self.fail_counts[name] = self.fail_counts.get(name, 0) + 1
+                return _value_failure(name, a, b)
+        return None
+
+
+def _signature(fn):
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def _arguments_key(walker, signature, args, kwargs):
+    """The arguments' part of the guard key, as Dynamo's sources (``L['flag']``) see a call:
+    the arguments bound to the parameters, defaults filled in (a keyword argument passed with
+    its default value is the same call as one left out), each ``(name, key)``; and the order
+    of the keyword arguments that hold tensors (the order the graph takes its tensors in)."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except (AttributeError, TypeError):     # no signature, or a call that fails as it is made
+        return walker.argument((args, kwargs))
+    passed = set(bound.arguments)
+    bound.apply_defaults()
+    # a default is the function's own value: guarded as the function's other values are
+    parts = tuple((name, walker.argument(v) if name in passed else walker.value(v, name))
+                  for name, v in bound.arguments.items())
+    return parts, tuple(k for k, v in kwargs.items() if _tensors(v))
+
+
+def _value_failure(name, old, new):
+    """The guard on argument ``name`` (guard key ``old``) that a call's ``new`` fails, written as
+    torch's recompile reasons write it: ``mode == 'a'``, ``scale is None``, ``len(shape) == 2``,
+    ``shape[0] == 2``, ``options['shift'] == 1.5``; None for a value of another kind."""
+    kind = old[0] if isinstance(old, tuple) and old else None
+    if kind is type(None):
+        return f"{name} is None"
+    if kind in (float, complex):
+        return f"{name} == {old[1]}"            # the key holds its repr
+    if kind in (int, bool, str, bytes):
+        return f"{name} == {old[1]!r}"
+    if kind in (tuple, list) and isinstance(new, tuple) and new[:1] == (kind,):
+        if len(old[1]) != len(new[1]):
+            return f"len({name}) == {len(old[1])}"
+        for i, (a, b) in enumerate(zip(old[1], new[1], strict=True)):
+            if a != b:
+                return _value_failure(f"{name}[{i}]", a, b)
+    if kind == "dict" and isinstance(new, tuple) and new[:1] == ("dict",):
+        now = dict(new[1])
+        if now.keys() == dict(old[1]).keys():
+            for k, a in old[1]:
+                if now[k] != a and isinstance(k, tuple) and len(k) == 2:
+                    return _value_failure(f"{name}[{k[1]!r}]", a, now[k])      # k: the key's (type, value)
+    return None
 
 
 def _key_change(old, new):
@@ -183,8 +297,8 @@ class CompiledFunction:
     graph when AOTAutograd compiled it; ``aot`` then holds the forward and backward graphs);
     ``graphs`` every graph compiled and ``break_reasons`` why calls ran eagerly.
 
-    The cache is a list of entries, newest first, as Dynamo's cache of a frame: a call runs the
-    first entry whose guards it passes. A call that passes none is compiled again, and why each
+    The cache is a list of entries, the latest used first, as Dynamo's cache of a frame: a call
+    runs the first entry whose guards it passes. A call that passes none is compiled again, and why each
     entry refused it is kept in ``recompile_reasons`` (one list per recompile, each line as
     ``TORCH_LOGS=recompiles`` prints it: ``0/0: tensor 'x' size mismatch at index 0. expected 3,
     actual 4``). ``dynamic`` is torch.compile's: None, automatic dynamic shapes (``pgo.py``):
@@ -201,19 +315,21 @@ class CompiledFunction:
         self.frame_state = FrameState()
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
+        self._signature = _signature(fn)
 
     def __call__(self, *args, **kwargs):
         walker = GuardWalker(tensors_apart=True)
         try:
-            key = (walker.argument((args, kwargs)), global_state_key(), walker.function(self.fn))
+            key = (_arguments_key(walker, self._signature, args, kwargs), global_state_key(),
+                   walker.function(self.fn))
             hash(key)
         except (Unguardable, TypeError) as e:
             return self._eager(str(e), args, kwargs)
         tensors = _tensors((args, kwargs))     # in the order the trace takes them
-        entry, _ = self._lookup(key, tensors)
+        entry, _ = self._lookup(key, tensors, args, kwargs)
         if entry is None:
             with self._lock:
-                entry, failures = self._lookup(key, tensors)
+                entry, failures = self._lookup(key, tensors, args, kwargs)
                 if entry is None and self.recompiles >= config.recompile_limit:
                     return self._eager(f"recompile_limit ({config.recompile_limit}) reached", args, kwargs)
                 if entry is None:
@@ -222,12 +338,16 @@ class CompiledFunction:
                     entry = self._new_entry(key, args, kwargs, tensors, walker.tensors)
         return entry.run(args, kwargs)
 
-    def _lookup(self, key, tensors):
-        """The first entry (newest first) whose guards pass, else None and each entry's failure."""
+    def _lookup(self, key, tensors, args, kwargs):
+        """The first entry whose guards pass, else None and each entry's failure. The entry
+        found moves to the front, as in Dynamo's cache: the next call tries the latest used
+        first, and a recompile lists the failures in that order."""
         failures = []
-        for entry in self.entries:
-            failure = entry.check(key, tensors)
+        for i, entry in enumerate(self.entries):
+            failure = entry.check(key, tensors, args, kwargs)
             if failure is None:
+                if i:
+                    self.entries.insert(0, self.entries.pop(i))
                 return entry, None
             failures.append(f"0/{entry.index}: {failure}")
         return None, failures
@@ -235,11 +355,14 @@ class CompiledFunction:
     def _new_entry(self, key, args, kwargs, tensors, seen_tensors):
         names = _tensor_names(self.fn, args, kwargs)
         dims = self._dynamic_dims(names, tensors)
-        self._shape_env = None
-        run = self._compile(args, kwargs, seen_tensors, dims)
+        ints = self._dynamic_ints(args, kwargs)
+        self._shape_env, self._int_symbols = None, {}
+        run = self._compile(args, kwargs, seen_tensors, dims, ints)
         graph = getattr(run, "traced", None)
         fakes = graph if graph is not None else [_exact(t) for t in tensors]
-        entry = _CacheEntry(key, TensorGuards(names, fakes, self._shape_env), run, len(self.entries))
+        offsets = isinstance(run, (_Graph, _Differentiable)) and _addresses_storage(self.graphs[-1])
+        guards = TensorGuards(names, fakes, self._shape_env, offsets, self._int_symbols)
+        entry = _CacheEntry(key, guards, run, len(self.entries))
         self.entries.insert(0, entry)
         return entry
 
@@ -257,6 +380,15 @@ class CompiledFunction:
             dims.append((f"L['{name}']", chosen) if chosen else None)
         return dims
 
+    def _dynamic_ints(self, args, kwargs):
+        """{name: place} of the int arguments to trace as symbols: those whose value changed
+        since the first compile (automatic dynamic shapes; torch's ``L['n']``)."""
+        if self.dynamic is False or not config.automatic_dynamic_shapes:
+            return {}
+        places = _int_places(self.fn, args, kwargs)
+        return {name: place for name, place in places.items()
+                if self.frame_state.update(name, (_int_values({name: place}, args, kwargs)[0],))}
+
     def _eager(self, reason, args, kwargs):
         self._record(reason)
         return self.fn(*args, **kwargs)
@@ -265,7 +397,7 @@ class CompiledFunction:
         if reason not in self.break_reasons:
             self.break_reasons.append(reason)
 
-    def _compile(self, args, kwargs, seen_tensors, dims=None):
+    def _compile(self, args, kwargs, seen_tensors, dims=None, ints=None):
         self.recompiles += 1
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
@@ -275,7 +407,9 @@ class CompiledFunction:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs)
-                return self._trace(args, kwargs, dims)
+                return self._trace(args, kwargs, dims, ints)
+            except ConstraintViolationError:
+                raise                       # the caller's declaration is wrong: no graph, no eager run
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
@@ -285,23 +419,34 @@ class CompiledFunction:
         self._record(reason)
         return _Eager(self.fn, reason)
 
-    def _trace(self, args, kwargs, dims=None):
-        """Trace with fake tensors; ``dims`` (``_dynamic_dims``) are traced as symbols, and the
-        ShapeEnv's guards -- the trace's and the backend's -- join the entry's guards."""
-        tensors = _tensors((args, kwargs))
+    def _trace(self, args, kwargs, dims=None, ints=None):
+        """Trace with fake tensors; ``dims`` (``_dynamic_dims``) and the int arguments ``ints``
+        (``_dynamic_ints``, taken after the tensors) are traced as symbols, and the ShapeEnv's
+        guards -- the trace's and the backend's -- join the entry's guards."""
+        tensors, ints = _tensors((args, kwargs)), dict(ints or {})
+        values = _int_values(ints, args, kwargs)
+        dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
-            gm = make_fx(_flat(self.fn, args, kwargs), decomposition_table, tracing_mode="fake",
-                         _fold_constant_reads=False, _dynamic_dims=dims)(*tensors)
-        fakes = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+            gm = make_fx(_flat(self.fn, args, kwargs, ints), decomposition_table, tracing_mode="fake",
+                         _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
+        placeholders = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+        fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
         self._shape_env = gm.shape_env
         gm = functionalize(gm)
         gm.graph.eliminate_dead_code()      # views functionalization replayed that nobody reads
         gm.recompile()
         compiled = compile_fx(gm, tensors[0].device.type)
+        if self._shape_env is not None:     # the trace's and the backend's guards are all in
+            self._shape_env.check_dynamic(_strictly_marked(_tensor_names(self.fn, args, kwargs), tensors))
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)
-        return _Graph(compiled, fakes)
+        # an int a guard pinned (a loop ``range(n)``) or a 0 or 1 (never a symbol) stays a value
+        # of the key; the others are symbols, left out of it
+        self._int_symbols = {name: self._shape_env.replace(v.node.expr)
+                             for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
+        self._int_symbols = {name: e for name, e in self._int_symbols.items() if not e.is_Integer}
+        return _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols}, self._signature)
 
 
     def _trace_differentiable(self, args, kwargs):
@@ -315,6 +460,19 @@ class CompiledFunction:
         self.graphs.append(compiled.joint)
         self.aot = compiled
         return _Differentiable(compiled, self.fn)
+
+
+def _addresses_storage(gm):
+    """Whether ``gm`` places a view in its storage itself (``as_strided`` and its kin take a
+    storage offset): then the inputs' storage offsets are guarded, as nothing else is."""
+    return any(n.op == "call_function" and "as_strided" in str(getattr(n.target, "__name__", n.target))
+               for n in gm.graph.nodes)
+
+
+def _strictly_marked(names, tensors):
+    """The sources (``L['x'].size()[0]``) of the dims ``mark_dynamic`` declared dynamic."""
+    return {f"L['{name}'].size()[{d}]" for name, t in zip(names, tensors, strict=True)
+            for d in strictly_marked_dims(t)}
 
 
 def _user_codes(fn):
@@ -367,27 +525,39 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs):
-    """``fn`` as a function of the argument tensors only: every other argument (numbers, lists,
-    keyword values) is put back in place, baked into the trace and guarded by the cache key.
-    Placeholders keep the parameter names (``x_1``) as make_fx writes them."""
-    def flat(*tensors):
-        leaves = iter(tensors)
-        a, k = tree_map(lambda v: next(leaves) if isinstance(v, Tensor) else v, (list(args), kwargs))
+def _flat(fn, args, kwargs, ints=None):
+    """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
+    place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
+    back in place, baked into the trace and guarded by the cache key. Placeholders keep the
+    parameter names (``x_1``) as make_fx writes them."""
+    ints = ints or {}
+
+    def flat(*leaves):
+        tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
+        a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
+        for place, value in zip(ints.values(), values, strict=True):
+            (a if isinstance(place, int) else k)[place] = value
         return fn(*a, **k)
     flat.__name__ = getattr(fn, "__name__", "f")
-    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in _tensor_names(fn, args, kwargs)]
+    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
+              for n in [*_tensor_names(fn, args, kwargs), *ints]]
     flat.__signature__ = inspect.Signature(params)
     return flat
 
 
-def _tensor_names(fn, args, kwargs):
+def _tops(fn, args, kwargs):
+    """(name, place, value) of each argument: a positional one by its parameter's name."""
     try:
         names = [p.name for p in inspect.signature(fn).parameters.values()
                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         names = []
-    tops = [(names[i] if i < len(names) else f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+    return [(names[i] if i < len(names) else f"arg{i}", i, a) for i, a in enumerate(args)] + \
+        [(k, k, v) for k, v in kwargs.items()]
+
+
+def _tensor_names(fn, args, kwargs):
+    tops = [(name, value) for name, _, value in _tops(fn, args, kwargs)]
     out = []
     for name, value in tops:
         found = _tensors(value)

@@ -9,12 +9,14 @@ read through them. A value that can only be compared by identity and may change 
 arbitrary object) raises ``Unguardable``: the caller runs that call eagerly instead.
 """
 import enum
+import functools
 import re
 import types
 
 from .._tensor import Tensor
 from ..amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
 from ..autograd import is_grad_enabled
+from ..c10.dispatch_key import AUTOCAST_KEYS, DispatchKey, DispatchKeySet
 from ..c10.scalar_type import get_default_dtype
 from ..c10.sym import is_symbolic
 from ..fx.experimental.sym_node import sym_str
@@ -177,10 +179,22 @@ class TensorGuards:
     compiling; strides are checked against their expressions in the symbols. A failure is
     described in torch's words (``TORCH_LOGS=recompiles``)."""
 
-    def __init__(self, names, fakes, shape_env=None):
+    def __init__(self, names, fakes, shape_env=None, check_offsets=False, int_symbols=None):
         self.names, self.shape_env = list(names), shape_env
-        self.specs = [(tuple(_expr(n) for n in f.shape), tuple(_expr(n) for n in f.stride()),
-                       _expr(f.storage_offset()), f.dtype, str(f.device), f.requires_grad) for f in fakes]
+        self.int_symbols = dict(int_symbols or {})      # int argument name -> its symbol (``s86``)
+        def expr(n):        # a symbol a guard pinned (``Eq(s77, 3)``) is that number, as in torch
+            e = _expr(n)
+            if shape_env is not None and not isinstance(e, int):
+                e = shape_env.replace(e)
+                return int(e) if e.is_Integer else e
+            return e
+        self.specs = [(tuple(expr(n) for n in f.shape), tuple(expr(n) for n in f.stride()),
+                       expr(f.storage_offset()), f.dtype, (_guarded_keys(f.device.type), f.device.index),
+                       f.requires_grad)
+                      for f in fakes]
+        # torch guards no storage offset: its kernels start at each input's first element. Here
+        # too, unless the graph addresses a storage itself (``as_strided`` with its offset)
+        self.offsets = check_offsets
         self.guards = list(shape_env.guards) if shape_env is not None else []
         # checked on every call: each guard and each symbolic stride as a Python function of the
         # sizes, written once (sympy's substitution costs tens of microseconds a guard)
@@ -193,8 +207,9 @@ class TensorGuards:
         """Whether any size is a symbol."""
         return any(not isinstance(n, int) for spec in self.specs for n in spec[0])
 
-    def check(self, tensors):
-        """None when ``tensors`` pass, else the first failure, as torch words it."""
+    def check(self, tensors, ints=None):
+        """None when ``tensors`` and the int arguments ``ints`` ({name: value}, those traced as
+        symbols) pass, else the first failure, as torch words it."""
         if len(tensors) != len(self.specs):
             return f"the number of tensor arguments changed: expected {len(self.specs)}, actual {len(tensors)}"
         values = {}
@@ -205,18 +220,26 @@ class TensorGuards:
         for symbol in values:
             if values[symbol] < 2:
                 return f"2 <= {_source_text(self.shape_env.sources[symbol][0])}"
+        for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too
+            if symbol in values and values[symbol] != ints[name]:     # one symbol, two values
+                return f"{name} == {_source_text(self.shape_env.sources[symbol][0])}"
+            values[symbol] = ints[name]
         for guard in self.guards:
             if not self._functions[guard](values):
                 return _guard_text(guard, self.shape_env)
         return None
 
     def _tensor(self, name, spec, t, values):
-        sizes, strides, offset, dtype, device, requires_grad = spec
+        sizes, strides, offset, dtype, (keys, index), requires_grad = spec
         impl = t._impl
+        if _guarded_keys(impl.device.type) is not keys:     # a device type change, as torch sees it
+            return (f"tensor '{name}' dispatch key set mismatch. expected {keys}, "
+                    f"actual {_guarded_keys(impl.device.type)}")
         if impl.dtype is not dtype:
             return f"tensor '{name}' dtype mismatch. expected {dtype.torch_name}, actual {impl.dtype.torch_name}"
-        if str(t.device) != device:
-            return f"tensor '{name}' device mismatch. expected {device}, actual {t.device}"
+        if impl.device.index != index:
+            return (f"tensor '{name}' Tensor device index mismatch. Expected device index to be {index}, "
+                    f"actual {impl.device.index}")
         if t.requires_grad != requires_grad:
             return f"tensor '{name}' requires_grad mismatch. expected requires_grad={int(requires_grad)}"
         if len(impl.sizes) != len(sizes):
@@ -234,9 +257,20 @@ class TensorGuards:
             want = want if isinstance(want, int) else self._functions[want](values)
             if want != got:
                 return f"tensor '{name}' stride mismatch at index {d}. expected {want}, actual {got}"
-        if offset != impl.storage_offset:
+        if self.offsets and offset != impl.storage_offset:
             return f"tensor '{name}' storage_offset mismatch. expected {offset}, actual {impl.storage_offset}"
         return None
+
+
+@functools.cache
+def _guarded_keys(device_type):
+    """The dispatch keys torch's TENSOR_MATCH compares: the tensor's, with the thread's default
+    included keys (BackendSelect, ADInplaceOrView) added and its default excluded ones (the
+    autocast keys) taken out -- ``DispatchKeySet(CPU, BackendSelect, ADInplaceOrView,
+    AutogradCPU)`` for every CPU tensor, requires_grad or not: it tells the device type."""
+    key = {"cpu": DispatchKey.CPU, "cuda": DispatchKey.CUDA}.get(device_type, DispatchKey.Meta)
+    autograd = getattr(DispatchKey, f"Autograd{key.name}")
+    return DispatchKeySet([key, DispatchKey.BackendSelect, DispatchKey.ADInplaceOrView, autograd]) - AUTOCAST_KEYS
 
 
 def _function(expr, shape_env):

@@ -9,6 +9,10 @@ changed, that dim is *automatically dynamic* from then on: the recompile traces 
 1 are still specialized (the trace decides too much on them), so a call with a size 1 compiles
 a graph of its own. ``dynamic=True`` traces every dim as a symbol from the first call, and
 ``dynamic=False`` never does.
+
+An int argument is treated the same way: the first graph bakes its value in (guarded
+``n == 2``); once a call changes it, the recompile takes it as an argument, a symbol (``s86``,
+from its source ``L['n']``) that the kernels take as a parameter, for every later value.
 """
 
 __all__ = ["FrameState"]
@@ -22,8 +26,9 @@ class FrameState:
         self.sizes, self.dynamic = {}, {}
 
     def update(self, name, sizes):
-        """Record a compile with ``sizes`` for argument ``name``; return its dynamic dims. A
-        change of rank makes every dim dynamic, as torch's frame state does."""
+        """Record a compile with ``sizes`` for argument ``name`` (an int argument: ``(value,)``);
+        return its dynamic dims. A change of rank makes every dim dynamic, as torch's frame
+        state does."""
         first = self.sizes.setdefault(name, tuple(sizes))
         dims = self.dynamic.setdefault(name, set())
         if len(first) != len(sizes):

@@ -133,11 +133,14 @@ class CompiledGraph:
                 self.plan.append(step)
 
     def _size_symbols(self):
-        """Where each size symbol of a dynamic graph is read on a call: (placeholder, dim)."""
+        """Where each size symbol of a dynamic graph is read on a call: (placeholder, dim), or
+        (placeholder, None) for an int argument that is a symbol itself."""
         where = {}
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         for i, node in enumerate(placeholders):
             v = node.meta.get("val")
+            if is_symbolic(v) and v.node.expr.is_Symbol:
+                where.setdefault(v.node.expr, (i, None))
             for d, n in enumerate(getattr(v, "shape", ())):
                 if is_symbolic(n) and n.node.expr.is_Symbol:
                     where.setdefault(n.node.expr, (i, d))
@@ -148,7 +151,7 @@ class CompiledGraph:
         placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
         for node, a in zip(placeholders, args, strict=True):
             env[node] = a
-        sizes = {s: args[i].shape[d] for s, (i, d) in self._symbols.items()}
+        sizes = {s: args[i] if d is None else args[i].shape[d] for s, (i, d) in self._symbols.items()}
         for node in self.gm.graph.nodes:
             if node.op == "get_attr":
                 env[node] = getattr(self.gm, node.target)
@@ -170,7 +173,7 @@ class CompiledGraph:
             v = node.meta["val"]
             outs.append(empty_strided(_int(tuple(v.shape), sizes), _int(v.stride(), sizes), dtype=v.dtype,
                                       device=self.device))
-        buffers = [buffer(t) for t in outs] + [buffer(env[n]) for n in source.inputs]
+        buffers = [buffer(t) for t in outs] + [_from_first_element(env[n]) for n in source.inputs]
         by_name = {s.name: n for s, n in sizes.items()}
         buffers += [by_name[name] for name in source.symbols]
         if self.device == "cuda":
@@ -180,6 +183,12 @@ class CompiledGraph:
         else:
             fn(*buffers)
         env.update(zip(source.outputs, outs, strict=True))
+
+
+def _from_first_element(t):
+    """``t``'s buffer from its storage offset on: the kernels index it from 0."""
+    offset = t.storage_offset()
+    return buffer(t)[offset:] if offset else buffer(t)
 
 
 def _int(value, sizes):

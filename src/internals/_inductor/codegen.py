@@ -2,9 +2,10 @@
 
 Inductor writes Triton (GPU) or C++ (CPU) text and compiles it; this writes Python text for
 Numba: ``@njit(parallel=True)`` with a ``prange`` loop on the CPU, ``@cuda.jit`` with a
-grid-stride loop on CUDA. Everything the guard fixes -- shapes, strides, offsets, dtype -- is
-written into the text as numbers, so the index arithmetic is as plain as it can be. In a graph
-traced with dynamic sizes (``internals.compile``'s automatic dynamic shapes) a size is a symbol
+grid-stride loop on CUDA. Everything the guard fixes -- shapes, strides, dtype -- is written
+into the text as numbers, so the index arithmetic is as plain as it can be (each input's
+buffer is handed over from its first element, so no storage offset is: torch guards none). In
+a graph traced with dynamic sizes (``internals.compile``'s automatic dynamic shapes) a size is a symbol
 (``s77``): the text names it, and the kernel takes its value as an argument after the buffers
 (Inductor's kernels take ``ks0`` the same way), so one kernel serves every size the graph's
 guards admit. A decision the text needs about a symbol (is this size 1?) is answered from its
@@ -33,14 +34,14 @@ def _val(node):
     return node.meta["val"]
 
 
-def _index(sizes, strides, offset, loop_shape, var, col=None):
+def _index(sizes, strides, loop_shape, var, col=None):
     """The storage index, as source text, of a tensor with ``sizes``/``strides`` broadcast to
     ``loop_shape`` (dims aligned on the right), at element ``var`` of a row-major loop over
     ``loop_shape`` -- or, with ``col``, at column ``col`` of row ``var``."""
     sizes, strides, loop_shape = list(sizes), list(strides), list(loop_shape)
     sizes, strides = [1] * (len(loop_shape) - len(sizes)) + sizes, [0] * (len(loop_shape) - len(sizes)) + strides
     if col is None and sizes == loop_shape and strides == _contiguous(loop_shape):
-        return f"{var} + {_t(offset)}" if offset else var       # the common case: element i is at i
+        return var       # the common case: element i is at i
     terms = []
     if col is not None:
         if sizes[-1] != 1 and strides[-1] != 0:
@@ -54,8 +55,6 @@ def _index(sizes, strides, offset, loop_shape, var, col=None):
                 idx = f"({idx} % {_t(loop_shape[d])})"
             terms.append(idx if strides[d] == 1 else f"{idx} * {_t(strides[d])}")
         inner *= loop_shape[d]
-    if offset:
-        terms.append(_t(offset))
     return " + ".join(reversed(terms)) or "0"
 
 
@@ -105,10 +104,11 @@ class _Writer:
         self.reciprocals = set()   # per-row values whose reciprocal the row loop computes
         self.members = set(group.nodes)
         self.constants, self.inputs, self.outputs = {}, [], []
+        self.scalars = []       # symbolic ints the nodes take (an int argument made dynamic: ``s86``)
         for node in group.nodes:
             for a in node.all_input_nodes():
-                if a not in self.members and a not in self.inputs:
-                    self.inputs.append(a)
+                if a not in self.members and a not in self.inputs and a not in self.scalars:
+                    (self.scalars if is_symbolic(_val(a)) else self.inputs).append(a)
             if any(u not in self.members for u in node.users):
                 self.outputs.append(node)
 
@@ -124,6 +124,8 @@ class _Writer:
     def operand(self, a):
         if a in self.members:
             return f"v_{a.name}"
+        if a in self.scalars:       # a kernel parameter, converted as torch wraps a Python scalar
+            return f"{_dtype_name(self.group)}({_t(_val(a))})"
         if hasattr(a, "op"):
             return f"x{self.inputs.index(a)}"
         return self.literal(a)
@@ -142,12 +144,14 @@ class _Writer:
 
     def load(self, a, var, loop_shape, col=None):
         v, k = _val(a), self.inputs.index(a)
-        return f"x{k} = in{k}[{_index(v.shape, v.stride(), v.storage_offset(), loop_shape, var, col)}]"
+        # an input's buffer starts at its first element (``_launch``): no offset is baked in, so
+        # the kernel serves a view at any storage offset, as torch's guards assume
+        return f"x{k} = in{k}[{_index(v.shape, v.stride(), loop_shape, var, col)}]"
 
     def output_element(self, node, var, loop_shape, col=None):
         """``outK[index]``: where ``node``'s value goes in its output buffer."""
         v = _val(node)
-        return f"out{self.outputs.index(node)}[{_index(v.shape, v.stride(), 0, loop_shape, var, col)}]"
+        return f"out{self.outputs.index(node)}[{_index(v.shape, v.stride(), loop_shape, var, col)}]"
 
     def store(self, node, var, loop_shape, col=None):
         return f"{self.output_element(node, var, loop_shape, col)} = v_{node.name}"
@@ -291,7 +295,8 @@ def generate(group, device, name="fused"):
     layout = [*group.shape]
     for node in w.outputs + w.inputs:
         v = _val(node)
-        layout += [*v.shape, *v.stride(), v.storage_offset()]
+        layout += [*v.shape, *v.stride()]
+    layout += [_val(n) for n in w.scalars]
     symbols = symbols_of(layout)
     params += symbols
     header = [f"{k} = {dtype}({v!r})" for k, v in w.constants.items()]

@@ -29,7 +29,9 @@ def _refuse_bool(kernel, dtype):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
 
 
-def dot(a, b):
+def dot_check(a, b, name="dot"):
+    """``dot``'s and ``vdot``'s checks of their operands (``Blas.cpp``'s ``dot_check``), shared
+    with their meta function."""
     if a.dim() != 1 or b.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
     if a.dtype is not b.dtype:
@@ -39,7 +41,11 @@ def dot(a, b):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                            "respectively")
-    _refuse_bool("dot", a.dtype)
+    _refuse_bool(name, a.dtype)
+
+
+def dot(a, b):
+    dot_check(a, b)
     return dispatcher.call("reshape", mm(dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)), [])
 
 

@@ -261,9 +261,9 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
     a constant's too, and every operator with a data-dependent output size is refused
     (GuardOnDataDependentSymNode, DynamicOutputShapeException), so the graph breaks there.
     ``_dynamic_dims`` is the compiler's too (automatic dynamic shapes): per argument None, or
-    ``(source, dims)``: those dims of that tensor are backed symbols named after ``source``
-    (``L['x']``, as Dynamo names them), the other sizes, the storage offset and the strides
-    that are no product of sizes stay numbers. The ShapeEnv's guards are then kept on the
+    ``(source, dims)``: those dims of that tensor (an int argument: the int itself) are backed
+    symbols named after ``source`` (``L['x']``, as Dynamo names them), the other sizes, the
+    storage offset and the strides that are no product of sizes stay numbers. The ShapeEnv's guards are then kept on the
     GraphModule (``shape_env``) for the compiler to check on each call."""
     if tracing_mode not in ("fake", "real", "symbolic"):
         raise AssertionError(f"tracing_mode must be real/fake/symbolic, got {tracing_mode}")
@@ -278,10 +278,12 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         tensors = 0
         for i, (name, a) in enumerate(zip(_placeholder_names(f, len(args)), args, strict=True)):
             node = graph.placeholder(name)      # every argument, as torch's: the graph takes them all
-            if type(a) is int and tracing_mode == "symbolic":
+            if type(a) is int and (tracing_mode == "symbolic" or dynamic and _dynamic_dims[i] is not None):
                 # an int argument is a backed symbol too (0 and 1 stay numbers), duck-shaped with
-                # the sizes, its source named after the tensors before it (torch's ``input1``)
-                a = shape_env.create_symbolic_size(a, f"input{tensors}", positive=None)
+                # the sizes, its source named after the tensors before it (torch's ``input1``),
+                # or the compiler's (``L['n']``: an int automatic dynamic shapes made a symbol)
+                source = _dynamic_dims[i][0] if dynamic and _dynamic_dims[i] is not None else f"input{tensors}"
+                a = shape_env.create_symbolic_size(a, source, positive=None)
                 if is_symbolic(a):
                     node.meta["val"] = a
                     proxy_mode._symbols[id(a.node)] = (a.node, node)

@@ -31,8 +31,13 @@ import hashlib
 from ...c10.sym import SymBool, SymFloat, SymInt, in_size_oblivious, size_oblivious
 from .sym_node import SymNode
 
-__all__ = ["GuardOnDataDependentSymNode", "ShapeEnv", "guard_or_false", "guard_or_true", "guard_size_oblivious",
+__all__ = ["ConstraintViolationError", "GuardOnDataDependentSymNode", "ShapeEnv", "guard_or_false", "guard_or_true",
+           "guard_size_oblivious",
            "size_oblivious"]
+
+
+class ConstraintViolationError(RuntimeError):
+    """A size the caller declared dynamic (``mark_dynamic``) that the trace specialized."""
 
 
 class GuardOnDataDependentSymNode(RuntimeError):
@@ -141,6 +146,19 @@ class ShapeEnv:
         if dtype.torch_name == "Bool":
             return self.create_unbacked_symbool()
         return self.create_unbacked_symint()
+
+    def check_dynamic(self, source_names):
+        """Raise ConstraintViolationError if a size named in ``source_names`` (``L['x'].size()[0]``,
+        declared dynamic) was pinned to one value by a guard, in torch's words (``produce_guards``)."""
+        pinned = {src: self.replacements[s] for s, srcs in self.sources.items() if s in self.replacements
+                  for src in srcs if src in source_names}
+        if pinned:
+            lines = [f"  - You marked {src} as dynamic but your code specialized it to be a constant ({value}). "
+                     "If you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're "
+                     "using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO."
+                     for src, value in pinned.items()]
+            raise ConstraintViolationError(f"Constraints violated ({', '.join(pinned)})! For more information, run "
+                                           'with TORCH_LOGS="+dynamic".\n' + "\n".join(lines))
 
     def replace(self, expr):
         """``expr`` with the pinned symbols replaced by their values (torch's ``ShapeEnv.replace``)."""
