@@ -77,7 +77,7 @@ _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "m
 
 def guard_key(args, kwargs=None):
     """What a cached graph assumes about its arguments, one entry each: per tensor its shape,
-    strides, storage offset, dtype, device and requires_grad; per Python value its type and value
+    strides, dtype, device and requires_grad; per Python value its type and value
     (containers entry by entry). The cache key adds the values the function reads and the global
     state (``guards.py``)."""
     walker = GuardWalker()

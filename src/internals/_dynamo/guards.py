@@ -39,9 +39,12 @@ def global_state_key():
     return is_grad_enabled(), autocast, get_default_dtype()
 
 
-def tensor_meta(t):
-    """TENSOR_MATCH: shape, strides, storage offset, dtype, device, requires_grad."""
-    return (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype, str(t.device), t.requires_grad)
+def tensor_meta(t, offset=True):
+    """TENSOR_MATCH: shape, strides, dtype, device, requires_grad; and the storage offset, which
+    an argument's guards leave out (kernels read each input from its first element: torch's
+    TENSOR_MATCH has no offset either) and a tensor held as a constant keeps."""
+    meta = (tuple(t.shape), tuple(t.stride()), t.dtype, str(t.device), t.requires_grad)
+    return meta + (t.storage_offset(),) if offset else meta
 
 
 def _library(value):
@@ -65,7 +68,7 @@ class GuardWalker:
             self.tensors.append(value)
             if self.tensors_apart:
                 return ("tensor",)
-            return ("tensor", *tensor_meta(value))
+            return ("tensor", *tensor_meta(value, offset=False))
         if isinstance(value, (tuple, list)):
             return (type(value), tuple(self.argument(v) for v in value))
         if isinstance(value, dict):
