@@ -907,7 +907,7 @@ def _overlap(a, b):
 
 def has_internal_overlap(impl):
     """``has_internal_overlap``: some element reachable twice (a stride-0 dim of size > 1)."""
-    if 0 not in impl.strides:       # no stride 0, no element reached twice: the usual answer, at once
+    if 0 not in impl.strides:       # no stride 0: never a certain overlap (torch: no, or too hard), at once
         return False
     if impl.is_non_overlapping_and_dense():
         return False
