@@ -2,14 +2,24 @@
 pytest-xdist worker, the next run and the next notebook kernel load it instead of compiling it
 again (``aten/native/cpu/parallel_for.py``, ``loops.py``). A jitted function that Numba does not
 cache is allowed only where it is inlined into a cached kernel (``inline="always"``): it is
-compiled as part of that kernel and cached with it."""
+compiled as part of that kernel and cached with it.
+
+The cache is also shared by every checkout of the same sources (``internals/_kernel_cache.py``):
+two copies of the package in different folders, one cache folder: the second copy loads what the
+first compiled and writes nothing; a copy whose kernel file differs by one comment compiles again."""
 import importlib
+import os
 import pkgutil
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
+import internals
 import internals.aten.native
 from internals.aten.native import scalar_ops as ops
 from internals.aten.native.cpu import loops, reduce
@@ -56,3 +66,41 @@ def test_loops_built_per_op_are_cached(kind, op):
 def test_reduction_loops_built_per_op_are_cached(op):
     for twins in reduce._build_reduce(op):
         assert _cached(twins.parallel) and _cached(twins.serial)
+
+
+# Importing the package seeds the default generator: it compiles (or loads) the Mersenne Twister's
+# seeding kernel (c10/mt19937.py) and nothing else.
+CODE = "import internals"
+
+
+def _copy_package(folder):
+    shutil.copytree(Path(internals.__file__).parent, folder / "internals",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def _run(root, cache):
+    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache), INTERNALS_COMPILE_NOTICE="0")
+    done = subprocess.run([sys.executable, "-c", CODE + "; print(internals.__file__)"], env=env, cwd=root,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip().endswith(str(root / "internals" / "__init__.py"))   # the copy ran, not the repo
+
+
+def _files(cache):
+    return {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
+
+
+def test_a_second_checkout_loads_the_first_ones_kernels(tmp_path):
+    cache = tmp_path / "cache"
+    _run(_copy_package(tmp_path / "a"), cache)
+    first = _files(cache)
+    assert any(p.suffix == ".nbc" for p in first)
+    _run(_copy_package(tmp_path / "b"), cache)
+    assert _files(cache) == first                  # loaded: not one file written or rewritten
+
+    edited = _copy_package(tmp_path / "c")
+    source = edited / "internals" / "c10" / "mt19937.py"
+    source.write_text(source.read_text() + "\n# a comment: other bytes, the same code\n")
+    _run(edited, cache)
+    after = _files(cache)
+    assert [p for p in after if after[p] != first.get(p)]    # a changed source misses, compiles, stores
