@@ -253,7 +253,9 @@ def torch_on_one_thread():
     max/min over a dim): the calling thread then spins until the others are scheduled, which on
     a busy 2-core machine running two pytest workers costs ~8 ms of CPU a call against ~3 us on
     one thread. The test inputs are far below torch's grain size (32768 elements), where no
-    kernel's result depends on how many threads share the work: the same values either way."""
+    kernel's result depends on how many threads share the work: the same values either way.
+    (Where an order matters, it also fixes the one: max_unpool's repeated indices keep the last
+    value written only when one thread writes them in order, ``tests/nn/test_unpooling.py``.)"""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

@@ -7,7 +7,6 @@ every floating type torch's kernel takes. Two inputs naming one position is the 
 leaves to chance (its CPU loop splits the elements among threads): the package writes them in the
 plane's order, which is torch's answer on one thread, so torch runs on one thread where the
 indices repeat. Indices from outside the plane raise torch's error before anything is written."""
-import contextlib
 
 import numpy as np
 import pytest
@@ -20,6 +19,7 @@ from helpers import (
     check_opinfo_samples,
     opinfo_cases,
     same_outcome,
+    torch_on_one_thread,  # repeated indices: one thread keeps the last value, in order
 )
 
 import internals
@@ -35,17 +35,6 @@ ADAPTERS = {
 }
 
 
-@contextlib.contextmanager
-def _torch_on_one_thread():
-    """torch's loop on one thread: repeated indices then keep the last value in order."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 # The samples are max pooling's (every batched shape, kernel, stride, padding and ceil_mode, pooled
 # with indices: up to 192 per operator), all moved by the one unpooling loop compiled per dtype.
 # float32 runs them all; the other dtypes every 5th, which still holds every shape, every value of
@@ -57,7 +46,7 @@ OTHER_DTYPES_STEP = 5
                                                                 torch.bfloat16)))
 def test_opinfo_samples(name, dtype):
     """PyTorch's own samples (some with repeated indices), as given and made non-contiguous."""
-    with _torch_on_one_thread():
+    with torch_on_one_thread():
         check_opinfo_samples(name, dtype, ADAPTERS[name], step=1 if dtype == torch.float32 else OTHER_DTYPES_STEP)
 
 
@@ -123,7 +112,7 @@ def test_values_layout_nodes_and_two_gradients_are_torchs_bit_for_bit(name, layo
         v = _t(L, tuple(g.shape), seed=3)
         gg, = L.autograd.grad((g * v).sum(), w)      # the gradient is linear in w: the unpooling again
         return y, g, gg, nodes, g_nodes
-    with _torch_on_one_thread():
+    with torch_on_one_thread():
         theirs = run(torch)
     ours = run(internals)
     for o, t in zip(ours[:3], theirs[:3]):
@@ -138,7 +127,7 @@ def test_the_16_and_32_bit_floats_move_as_torchs(name, dtype):
         pooled, indices, y = _pool_then_unpool(L, name, "contiguous", dtype=dtype)
         g, = L.autograd.grad(y, pooled, _t(L, tuple(y.shape), seed=4, dtype=dtype))
         return y, g
-    with _torch_on_one_thread():
+    with torch_on_one_thread():
         theirs = run(torch)
     for o, t in zip(run(internals), theirs):
         assert_same(o, t, rtol=0, atol=0)
@@ -295,7 +284,7 @@ def test_cuda_kernels_give_torchs_values():
             y = getattr(L.nn.functional, unpool)(x, indices.to(device), pool_kw["kernel_size"], **kw, **unpool_kw)
             g, = L.autograd.grad(y, x, _t(L, tuple(y.shape), seed=5).to(device))
             return y.cpu(), g.cpu()
-        with _torch_on_one_thread():
+        with torch_on_one_thread():
             theirs = run(torch, "cpu")
         for o, t in zip(run(internals, "cuda"), theirs):
             assert_same(o, t, rtol=0, atol=0)
@@ -315,5 +304,5 @@ SECOND_ORDER = {
 
 @pytest.mark.parametrize("name", list(SECOND_ORDER))
 def test_second_derivatives_match_torch(name):
-    with _torch_on_one_thread():
+    with torch_on_one_thread():
         assert_second_derivatives_match_torch(SECOND_ORDER[name])

@@ -382,31 +382,27 @@ class TensorIterator:
             # The usual call: every operand takes part. The answer depends on their sizes and
             # strides only (sizes unlike the broadcast shape mean no fast set-up), so the key is
             # made in C and a remembered layout needs no Python loop over the operands.
-            key = ("fast", shape, *map(_sizes_and_strides, given + self.inputs if given else self.inputs))
+            operands = given + self.inputs if given else self.inputs
+            key = ("fast", shape, *map(_sizes_and_strides, operands))
             try:
                 layout = _layouts[key]
             except (KeyError, TypeError):
-                layout = _layouts.put(key, self._fast_layout_of(given + self.inputs if given else self.inputs))
-            if layout is False:
-                return False
-            self.output_strides = layout
-            self.fast = True
-            self.allocate_or_resize_outputs()
-            return True
-        impls, key = [], ["fast", shape]
-        for t in (given + self.inputs if given else self.inputs):
-            if will_resize and _is_one_of(t, will_resize):
-                continue                # its layout is the one computed here
-            impl = t._impl
-            if impl.sizes != shape:
-                return False
-            impls.append(impl)
-            key.append(impl.strides)
-        # the answer depends on the shape and the strides only: remembered, as output layouts are
-        try:        # a lookup in C, not ``_Memo.get``'s frame (a traced size has no hash: TypeError)
-            layout = _layouts[tuple(key)]
-        except (KeyError, TypeError):
-            layout = _layouts.put(tuple(key), _fast_output_strides(impls, shape))
+                layout = _layouts.put(key, self._fast_layout_of(operands))
+        else:
+            impls, key = [], ["fast", shape]
+            for t in (given + self.inputs if given else self.inputs):
+                if _is_one_of(t, will_resize):
+                    continue                # its layout is the one computed here
+                impl = t._impl
+                if impl.sizes != shape:
+                    return False
+                impls.append(impl)
+                key.append(impl.strides)
+            # the answer depends on the shape and the strides only: remembered, as output layouts are
+            try:        # a lookup in C, not ``_Memo.get``'s frame (a traced size has no hash: TypeError)
+                layout = _layouts[tuple(key)]
+            except (KeyError, TypeError):
+                layout = _layouts.put(tuple(key), _fast_output_strides(impls, shape))
         if layout is False:
             return False
         self.output_strides = layout
