@@ -386,8 +386,9 @@ class CompiledFunction:
         if self.dynamic is False or not config.automatic_dynamic_shapes:
             return {}
         places = _int_places(self.fn, args, kwargs)
-        return {name: place for name, place in places.items()
-                if self.frame_state.update(name, (_int_values({name: place}, args, kwargs)[0],))}
+        values = _int_values(places, args, kwargs)
+        return {name: place for (name, place), value in zip(places.items(), values, strict=True)
+                if self.frame_state.update(name, (value,))}
 
     def _eager(self, reason, args, kwargs):
         self._record(reason)

@@ -45,4 +45,4 @@ def strictly_marked_dims(t):
 
 def marked_dims(t):
     """The dims of ``t`` marked dynamic, either way."""
-    return set(getattr(t, "_dynamo_dynamic_indices", ())) | set(getattr(t, "_dynamo_weak_dynamic_indices", ()))
+    return strictly_marked_dims(t) | set(getattr(t, "_dynamo_weak_dynamic_indices", ()))
