@@ -127,7 +127,6 @@ def _is_int_list(obj, size):
     return size > 0 and _is_index(obj)
 
 
-
 _CHECKS = {
     "Tensor": lambda p, obj: (isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj))
                              or check_has_torch_function(obj, ignore_mode=True)),    # a tensor-like
