@@ -75,7 +75,14 @@ def _split_names(params):
 
 def _cast_like(value, param):
     """A loaded state tensor moved to its parameter's device, and to its dtype when the parameter
-    is floating point (torch's ``_process_value_according_to_param_policy``; ``step`` is kept)."""
+    is floating point (torch's ``_process_value_according_to_param_policy``; ``step`` is kept).
+    Lists and dicts of them (LBFGS's history) are cast item by item, as torch's ``_cast`` recurses."""
+    if isinstance(value, dict):
+        return {k: v if k == "step" else _cast_like(v, param) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_like(v, param) for v in value)
+    if not isinstance(value, Tensor):
+        return value
     if param.is_floating_point():
         return value.to(dtype=param.dtype, device=param.device)
     return value.to(device=param.device)
@@ -98,6 +105,12 @@ def check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def to_scalar(value):
+    """A one-element tensor hyper-parameter as a 0-dim tensor, anything else as it is (torch's
+    ``_to_scalar``): so that a ``[0.1]`` learning rate does not broadcast a 0-dim update to 1-dim."""
+    return value.squeeze() if isinstance(value, Tensor) and value.dim() else value
+
+
 def _hook_result(step, result, args, kwargs):
     """A pre-hook returns None (nothing changes) or the new ``(args, kwargs)``."""
     if result is None:
@@ -111,17 +124,18 @@ def _hook_result(step, result, args, kwargs):
 _CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
 
 
-def check_capturable(group, params, supports_xla=True):
+def check_capturable(group, params, supports_xla=True, names="params and state_steps"):
     """``capturable=True`` keeps the step count on the parameter's device, so that a CUDA graph
     can replay the step. torch accepts the flag when the optimizer is made and asserts, at the
     first parameter a step updates, that it lives on such a device: a CPU parameter fails there.
     internals records no CUDA graphs, so a CUDA parameter is refused as unimplemented.
-    Adadelta's list leaves out XLA (``supports_xla=False`` in torch's call), and its message says so."""
+    Adadelta's list leaves out XLA (``supports_xla=False`` in torch's call), and its message says so;
+    ``names`` are the tensors the message says must share the device (NAdam adds its momenta)."""
     if not group.get("capturable") or not params:
         return
     devices = _CAPTURABLE_DEVICES if supports_xla else [d for d in _CAPTURABLE_DEVICES if d != "xla"]
     if any(p.device.type not in devices for p in params):
-        raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: {devices}.")
+        raise AssertionError(f"If capturable=True, {names} must be on supported devices: {devices}.")
     raise NotImplementedError("internals' optimizers implement only capturable=False")
 
 
@@ -303,8 +317,7 @@ class Optimizer:
         self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
             p = by_index[i]
-            self.state[p] = {k: _cast_like(v, p) if isinstance(v, Tensor) and k != "step" else v
-                             for k, v in s.items()}
+            self.state[p] = _cast_like(s, p)
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]

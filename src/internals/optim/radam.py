@@ -1,0 +1,96 @@
+"""RAdam (``torch/optim/radam.py``: ``RAdam._init_group`` and ``_single_tensor_radam``, ``capturable=False``).
+
+Adam whose adaptive step is switched on only once the variance of its second moment is
+tractable. With t the step count, ρ∞ = 2/(1 − β2) − 1 and ρ_t = ρ∞ − 2t·β2^t/(1 − β2^t):
+    g = grad (−grad if maximizing; + weight_decay·p, or p ·= 1 − lr·weight_decay when decoupled)
+    m = m + (1 − β1)·(g − m),   v = β2·v + (1 − β2)·g²,   m̂ = m / (1 − β1^t)
+    ρ_t > 5:  p = p − m̂·lr·sqrt(1 − β2^t)/(sqrt(v) + eps)·r_t,  r_t the rectification
+              sqrt((ρ_t − 4)(ρ_t − 2)ρ∞ / ((ρ∞ − 4)(ρ∞ − 2)ρ_t))
+    else:     p = p − m̂·lr                   (plain momentum SGD for the first steps)
+torch's operators in torch's order, its coefficients Python floats: torch's bits.
+"""
+from .._functional import zeros, zeros_like
+from ..c10.memory_format import preserve_format
+from .adamax import check_adam_hyper_parameters
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_capturable,
+    check_foreach_differentiable,
+    to_scalar,
+    view_as_real_if_complex,
+)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        check_adam_hyper_parameters(lr, eps, betas, weight_decay)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      foreach=foreach, capturable=capturable,
+                                      decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
+
+    def _init_group(self, group):
+        """The parameters that have a gradient (a sparse one refused when the loop reaches it), and
+        their state made on first use: the step count a float32 0-dim CPU tensor, the moments
+        zeros like the parameter."""
+        params = []
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            if p.grad.is_sparse:
+                raise RuntimeError("RAdam does not support sparse gradients")
+            params.append(p)
+            state = self.state[p]
+            if not state:
+                state["step"] = zeros(())
+                state["exp_avg"] = zeros_like(p, memory_format=preserve_format)
+                state["exp_avg_sq"] = zeros_like(p, memory_format=preserve_format)
+        return params
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            params = self._init_group(group)
+            check_foreach_differentiable(group, params)
+            check_capturable(group, params, supports_xla=not group["foreach"])
+            _single_tensor_radam(params, [self.state[p] for p in params], group)
+        return loss
+
+
+def _single_tensor_radam(params, states, group):
+    """One parameter at a time, torch's operators in torch's order; a complex parameter through
+    real views before the weight decay, as torch's."""
+    lr, eps, weight_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
+    beta1, beta2 = group["betas"]
+    for param, state in zip(params, states):
+        grad = -param.grad if group["maximize"] else param.grad
+        param, grad, exp_avg, exp_avg_sq = view_as_real_if_complex(param, grad, state["exp_avg"],
+                                                                   state["exp_avg_sq"])
+        state["step"] += 1
+        step = state["step"].item()
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        bias_corrected_exp_avg = exp_avg / bias_correction1
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            # differentiable: a new tensor, since sqrt's backward reads the output it saved
+            root = exp_avg_sq.sqrt()
+            root = root.add(eps) if group["differentiable"] else root.add_(eps)
+            adaptive_lr = (bias_correction2 ** 0.5) / root
+            param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+        else:
+            param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
