@@ -745,21 +745,23 @@ class RoundedSqrt(TorchDispatchMode):
 SHAPES = [(3, 4), (4,)]
 
 
-def twin_params(seed=0, device="cpu"):
+def twin_params(seed=0, device="cpu", dtype=torch.float32):
     g = torch.Generator().manual_seed(seed)
-    theirs = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in SHAPES]
+    theirs = [torch.nn.Parameter(torch.randn(*s, generator=g, dtype=dtype)) for s in SHAPES]
     ours = [internals.nn.Parameter(internals.from_torch(p.detach()).to(device)) for p in theirs]
     return ours, theirs
 
 
 def set_grads(ours, theirs, g):
     for o, t in zip(ours, theirs):
-        t.grad = torch.randn(t.shape, generator=g)
+        t.grad = torch.randn(t.shape, generator=g, dtype=t.dtype)
         o.grad = internals.from_torch(t.grad).to(o.device)
 
 
-def run_trajectory(make_ours, make_theirs, device="cpu", steps=STEPS):
-    ours, theirs = twin_params(device=device)
+def run_trajectory(make_ours, make_theirs, device="cpu", steps=STEPS, dtype=torch.float32, tol=TOL):
+    """``steps`` steps of the two optimizers on twin parameters of ``dtype`` (a (3, 4) matrix and
+    a vector) given the same random gradients; the parameters compared (within ``tol``) after each."""
+    ours, theirs = twin_params(device=device, dtype=dtype)
     opt_ours, opt_theirs = make_ours(ours), make_theirs(theirs)
     g = torch.Generator().manual_seed(1)
     for _ in range(steps):
@@ -768,7 +770,7 @@ def run_trajectory(make_ours, make_theirs, device="cpu", steps=STEPS):
         with RoundedSqrt():
             opt_theirs.step()
         for o, t in zip(ours, theirs):
-            assert_same(o, t, **TOL)
+            assert_same(o, t, **tol)
     return opt_ours, opt_theirs
 
 
@@ -777,12 +779,13 @@ def config_id(config):
     return ",".join(f"{k}={v}" for k, v in config.items()) or "default"
 
 
-def assert_same_state(ours, theirs, keys):
-    """The two optimizers' per-parameter states: the same keys in ``keys``' order, equal tensors."""
+def assert_same_state(ours, theirs, keys, tol=TOL):
+    """The two optimizers' per-parameter states: the same keys in ``keys``' order, equal tensors
+    (within ``tol``)."""
     for o, t in zip(ours.state.values(), theirs.state.values(), strict=True):
         assert list(o) == list(t) == keys
         for key in t:
-            assert_same(o[key], t[key], **TOL)
+            assert_same(o[key], t[key], **tol)
 
 
 def _state_dict_to(state_dict, convert):
@@ -791,7 +794,7 @@ def _state_dict_to(state_dict, convert):
             "param_groups": state_dict["param_groups"]}
 
 
-def run_trajectory_through_torch(make_ours, make_theirs, legs=3, steps=5):
+def run_trajectory_through_torch(make_ours, make_theirs, legs=3, steps=5, tol=TOL):
     """A trajectory whose optimizer changes hands every ``steps`` steps: internals' first, its
     parameters and state dict loaded into a fresh torch optimizer, then back into a fresh one of
     internals', and so on. Every parameter and state tensor must equal those of torch's
@@ -824,14 +827,14 @@ def run_trajectory_through_torch(make_ours, make_theirs, legs=3, steps=5):
             if lib is internals:
                 opt.step()
     for p, r in zip(params, reference):
-        assert_same(p if lib is internals else internals.from_torch(p.detach()), r, **TOL)
+        assert_same(p if lib is internals else internals.from_torch(p.detach()), r, **tol)
     final = opt.state_dict() if lib is internals else _state_dict_to(opt.state_dict(), internals.from_torch)
     expected = opt_ref.state_dict()
     assert final["param_groups"] == expected["param_groups"]
     for i, state in expected["state"].items():
         assert list(final["state"][i]) == list(state)
         for key, value in state.items():
-            assert_same(final["state"][i][key], value, **TOL)
+            assert_same(final["state"][i][key], value, **tol)
 
 
 def inputs(lib):
