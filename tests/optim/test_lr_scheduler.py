@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import assert_same_error
+from helpers import assert_same, assert_same_error
 
 import internals
 
@@ -19,6 +19,8 @@ def make_optimizer(lib, kind="sgd", lrs=(0.1, 0.05)):
     groups = [{"params": [lib.nn.Parameter(lib.zeros(2))], "lr": lr} for lr in lrs]
     if kind == "adam":
         return lib.optim.Adam(groups, lr=1.0)
+    if kind != "sgd":
+        return getattr(lib.optim, kind)(groups, lr=1.0)
     return lib.optim.SGD(groups, lr=1.0, momentum=0.9)
 
 
@@ -86,6 +88,38 @@ def test_schedule_equals_torch_exactly(name):
 @pytest.mark.parametrize("name", ADAM_SCHEDULERS)
 def test_cycles_move_adam_beta1_as_torch(name):
     assert drive(SCHEDULERS[name], internals, "adam") == drive(SCHEDULERS[name], torch, "adam")
+
+
+@pytest.mark.parametrize("kind", ["Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize("name", ADAM_SCHEDULERS)
+def test_cycles_move_beta1_of_the_other_adams_as_torch(name, kind):
+    assert drive(SCHEDULERS[name], internals, kind, steps=12) == drive(SCHEDULERS[name], torch, kind, steps=12)
+
+
+@pytest.mark.parametrize("kind", ["ASGD", "Adafactor"])
+@pytest.mark.parametrize("name", ADAM_SCHEDULERS)
+def test_cycling_momentum_of_an_optimizer_without_one_fails_as_torch(name, kind):
+    err_ours, err_theirs = assert_same_error(lambda: drive(SCHEDULERS[name], internals, kind, steps=1),
+                                             lambda: drive(SCHEDULERS[name], torch, kind, steps=1))
+    assert str(err_ours) == str(err_theirs)
+
+
+@pytest.mark.parametrize("kind", ["Adamax", "NAdam", "RAdam", "ASGD", "Adafactor"])
+def test_a_schedule_steers_the_new_optimizers_as_torch(kind):
+    """Steps with gradients under OneCycleLR (which moves beta1 where the optimizer has betas):
+    the parameters follow torch's."""
+    results = []
+    for lib in (internals, torch):
+        p = lib.nn.Parameter(lib.arange(6.0).reshape(2, 3) / 5)
+        opt = getattr(lib.optim, kind)([p], lr=0.1)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.3, total_steps=6,
+                                                  cycle_momentum=kind not in ("ASGD", "Adafactor"))
+        for k in range(5):
+            p.grad = lib.ones(2, 3) * (k - 2) + p.detach()
+            opt.step()
+            sched.step()
+        results.append(p.detach())
+    assert_same(results[0], results[1], ulps=4)     # Adafactor's norms: a few ulps; the others exact
 
 
 @pytest.mark.parametrize("name", ["MultiplicativeLR", "MultiStepLR", "LinearLR", "ExponentialLR",
