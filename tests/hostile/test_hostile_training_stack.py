@@ -467,6 +467,11 @@ OPTIMIZERS = [
     ("Adagrad", dict(lr=0.1, fused=True)),
     ("Adagrad", dict(lr=0.1, eps=0.0)),
     ("Adagrad", dict(lr=0.1, lr_decay=-1.0)),
+    ("Adamax", dict(lr=0.05, weight_decay=0.1, maximize=True)),
+    ("NAdam", dict(lr=0.05, momentum_decay=0.1, decoupled_weight_decay=True, weight_decay=0.1)),
+    ("RAdam", dict(lr=0.05, betas=(0.5, 0.6), weight_decay=0.1)),
+    ("ASGD", dict(lr=0.05, t0=2, lambd=0.1)),
+    ("Adafactor", dict(lr=0.05, weight_decay=0.1)),
 ]
 
 
@@ -541,6 +546,10 @@ def test_optimizer_trajectory_with_a_state_dict_round_trip(name, kw, dtype):
     "L.optim.SGD([L.ones(2, requires_grad=True)])",
     "L.optim.Adam([L.ones(2, dtype=L.long)], lr=0.1).step()",
     "_step_with_closure(L)",
+    "_lbfgs_with_a_parameter_without_gradient(L)",
+    "L.optim.LBFGS([L.ones(2, requires_grad=True)], line_search_fn='strong_wolfe').step(lambda: L.tensor(3.0))",
+    "L.optim.NAdam([{'params': [L.ones(2, requires_grad=True)]}, {'params': []}], momentum_decay=-1)",
+    "L.optim.Adafactor([L.ones(2, dtype=L.long, requires_grad=False)], lr=0.1).step()",
 ])
 def test_optimizer_construction_and_refusals(call):
     twin(lambda L: eval(call))
@@ -572,6 +581,19 @@ def _step_with_closure(L):
         loss.backward()
         return loss
     return [opt.step(closure), opt.step(closure), p.detach()]
+
+
+def _lbfgs_with_a_parameter_without_gradient(L):
+    """A parameter the loss does not reach keeps a None gradient: LBFGS reads it as zeros."""
+    p, unused = L.ones(3, requires_grad=True), L.ones(2, requires_grad=True)
+    opt = L.optim.LBFGS([p, unused], max_iter=3)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 2) ** 2).sum()
+        loss.backward()
+        return loss
+    return [opt.step(closure), p.detach(), unused.detach(), unused.grad]
 
 
 # ============================================================================= schedulers

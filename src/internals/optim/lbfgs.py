@@ -149,8 +149,8 @@ class LBFGS(Optimizer):
         real and imaginary parts)."""
         views = []
         for p in self._params:
-            if p.grad is None:
-                view = p.new(p.numel()).zero_()
+            if p.grad is None:        # torch's p.new(p.numel()).zero_(): zeros of p's dtype and device
+                view = p.new_zeros(p.numel())
             elif p.grad.is_sparse:
                 view = p.grad.to_dense().view(-1)
             else:

@@ -315,6 +315,9 @@ class Optimizer:
             by_index.update(zip(saved_group["params"], group["params"]))
             group.update({k: v for k, v in saved_group.items() if k != "params"})
         self.state = defaultdict(dict)
+        # torch loads through ``__setstate__``, which gives the defaults a ``differentiable`` entry
+        # (False) when the optimizer has none (Adafactor, LBFGS): groups added later carry it
+        self.defaults.setdefault("differentiable", False)
         for i, s in state_dict["state"].items():
             p = by_index[i]
             self.state[p] = _cast_like(s, p)
