@@ -11,6 +11,8 @@ With t the step count, β2_t = 1 − t^beta2_decay (so 1 − β2_t is ``one_minu
     u = g / sqrt(max(v̂, eps1²));   p −= α / max(1, RMS(u)/d) · u
 eps1 None means the parameter's dtype's machine epsilon. There is no momentum, no complex
 parameter, and no differentiable step: torch's runs under no_grad.
+``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
+operations differently, so its parameters may differ from these in the last bit.
 """
 from .._functional import norm, zeros_like
 from .._tensor import Tensor

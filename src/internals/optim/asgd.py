@@ -7,6 +7,8 @@ which starts once t passes t0. Per parameter, t the step count:
     ax = ax + μ·(p − ax)   (ax = p while μ = 1)
     η = lr / (1 + λ·lr·t)^α,   μ = 1 / max(1, t − t0)   kept as float32 0-dim tensors in the state
 torch's operators in torch's order, its coefficients Python floats: torch's bits.
+``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
+operations differently, so its parameters may differ from these in the last bit.
 """
 from .._functional import as_tensor, ones, zeros, zeros_like
 from ..c10.memory_format import preserve_format

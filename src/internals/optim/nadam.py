@@ -8,6 +8,8 @@ Adam with Nesterov momentum: each step looks one momentum step ahead. With t the
     p = p − lr·(1 − μ_t)/(1 − Π μ) · g/denom − lr·μ_{t+1}/(1 − Π μ·μ_{t+1}) · m/denom
 The coefficients are Python floats (float64) as in torch's non-capturable loop; the tensors
 go through torch's operators in torch's order, so the parameters are torch's to the bit.
+``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
+operations differently, so its parameters may differ from these in the last bit.
 """
 from .._functional import ones, zeros, zeros_like
 from ..c10.memory_format import preserve_format

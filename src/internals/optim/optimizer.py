@@ -143,7 +143,8 @@ class Optimizer:
     """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
-    # parameter) change only how fast torch's step runs, not its result: they are accepted and run
+    # parameter) change how fast torch's step runs, not its algorithm (some multi-tensor loops, as
+    # NAdam's, order a few operations differently: the last bit may move): they are accepted and run
     # the single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
     # here and its multi-tensor steps refuse when they run (check_foreach_differentiable).
     # capturable is refused at step time, as torch refuses it (check_capturable).

@@ -8,6 +8,8 @@ tractable. With t the step count, ρ∞ = 2/(1 − β2) − 1 and ρ_t = ρ∞ �
               sqrt((ρ_t − 4)(ρ_t − 2)ρ∞ / ((ρ∞ − 4)(ρ∞ − 2)ρ_t))
     else:     p = p − m̂·lr                   (plain momentum SGD for the first steps)
 torch's operators in torch's order, its coefficients Python floats: torch's bits.
+``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
+operations differently, so its parameters may differ from these in the last bit.
 """
 from .._functional import zeros, zeros_like
 from ..c10.memory_format import preserve_format
