@@ -1,7 +1,7 @@
 """Optimizers (``torch/optim``): the base class, SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW, Adamax,
 ASGD, LBFGS, NAdam, RAdam, RMSprop, Rprop and SparseAdam, as torch's single-tensor loops, and the
-learning-rate schedulers of ``optim.lr_scheduler``."""
-from . import lr_scheduler
+learning-rate schedulers of ``optim.lr_scheduler``, and the weight averaging of ``optim.swa_utils``."""
+from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -18,4 +18,4 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "ASGD", "LBFGS",
-           "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]
