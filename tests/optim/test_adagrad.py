@@ -4,7 +4,7 @@ parameter's state (torch's does, so a fresh state dict lists it); bad hyper-para
 with torch's ValueError."""
 import pytest
 import torch
-from helpers import TOL, assert_same, run_trajectory, twin_params
+from helpers import TOL, assert_same, assert_same_error, run_trajectory, twin_params
 
 import internals
 
@@ -23,6 +23,25 @@ def test_adagrad_trajectory(config):
     for o, t in zip(ours.state.values(), theirs.state.values()):
         assert_same(o["sum"], t["sum"], **TOL)
         assert_same(o["step"], t["step"], **TOL)
+
+
+@pytest.mark.parametrize("lr", [[0.1], 0.1], ids=["one_element", "0_dim"])
+def test_tensor_learning_rate_follows_torch(lr):
+    """A tensor lr (one element, or 0-dim) with a decaying step size steps as torch's."""
+    run_trajectory(lambda p: internals.optim.Adagrad(p, lr=internals.tensor(lr), lr_decay=0.3),
+                   lambda p: torch.optim.Adagrad(p, lr=torch.tensor(lr), lr_decay=0.3, foreach=False), steps=4)
+
+
+def test_a_tensor_learning_rate_that_requires_grad_is_refused_as_torch():
+    """differentiable=True does not reach a tensor lr through Adagrad's step: torch's addcdiv_
+    refuses it as its number argument, rather than silently dropping its gradient."""
+    def step(lib):
+        p = lib.tensor([1.0, 2.0], requires_grad=True).clone()
+        opt = lib.optim.Adagrad([p], lr=lib.tensor(0.1, requires_grad=True), differentiable=True)
+        p.grad = lib.ones(2)
+        opt.step()
+    err_ours, err_theirs = assert_same_error(lambda: step(internals), lambda: step(torch))
+    assert str(err_ours) == str(err_theirs)
 
 
 def test_fresh_state_dict_lists_the_accumulators():

@@ -21,6 +21,7 @@ from .optimizer import (
     _use_grad_for_differentiable,
     check_foreach_differentiable,
     check_lr,
+    to_scalar,
     view_as_real_if_complex,
 )
 
@@ -68,7 +69,9 @@ class Adagrad(Optimizer):
 
 def _single_tensor_adagrad(params, states, group):
     """One parameter at a time; a complex one through real views after the weight decay."""
-    lr = float(group["lr"])
+    # A tensor lr stays a tensor, as torch's: the step size is then rounded in its dtype, and one
+    # that requires grad is refused by addcdiv_'s number argument as torch's is (never dropped).
+    lr = to_scalar(group["lr"])
     for param, state in zip(params, states):
         state["step"] += 1
         step = state["step"].item()
