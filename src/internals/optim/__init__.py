@@ -1,8 +1,9 @@
 """Optimizers (``torch/optim``): the base class, SGD, Adadelta, Adafactor, Adagrad, Adam, AdamW, Adamax,
-ASGD, LBFGS, NAdam, RAdam, RMSprop, Rprop and SparseAdam, as torch's single-tensor loops, and the
+ASGD, LBFGS, Muon, NAdam, RAdam, RMSprop, Rprop and SparseAdam, as torch's single-tensor loops, and the
 learning-rate schedulers of ``optim.lr_scheduler``, and the weight averaging of ``optim.swa_utils``."""
 from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
+from ._muon import Muon
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -18,4 +19,4 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "ASGD", "LBFGS",
-           "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]
+           "Muon", "NAdam", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]
