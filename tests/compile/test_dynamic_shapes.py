@@ -272,3 +272,45 @@ def test_an_int_argument_that_changed_is_a_symbol():
     np.testing.assert_array_equal(ours(internals.tensor(a), n=7).to_torch().numpy(),
                                   _scale(torch)(torch.from_numpy(a), n=7).numpy())
     assert ours.recompiles == 3
+
+
+def _read_a(T):
+    def read_a(x, d):
+        return x * d["a"]
+    return read_a
+
+
+_WEIGHTS = {"a": 2, "b": 1}
+
+
+def _read_global(T):
+    def read_global(x):
+        return x * _WEIGHTS["a"]
+    return read_global
+
+
+def _iterate(T):
+    def iterate(x, d):
+        return x * sum(d.values())
+    return iterate
+
+
+def test_only_the_dict_entries_read_are_guarded():
+    """torch guards the entries a function reads from a dict (``d['a'] == 2``), an argument's or
+    a global's (``G['_WEIGHTS']['a'] == 2``): another entry changed, added or moved is no
+    recompile. A function that iterates the dict reads all of it."""
+    x = _rand(3)
+    dicts = [{"a": 2, "b": 1}, {"a": 2, "b": 5}, {"a": 2, "b": 5, "c": 1}, {"b": 5, "a": 2}, {"a": 3, "b": 5}]
+    count, reasons, ours = _run_both(_read_a, [[x, d] for d in dicts])
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: d['a'] == 2"]
+
+    def set_weights(T, args):
+        _WEIGHTS.clear()
+        _WEIGHTS.update(args[1])
+        return args[:1]
+    count, reasons, ours = _run_both(_read_global, [[x, d] for d in dicts], prepare=set_weights)
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: G['_WEIGHTS']['a'] == 2"]
+    count, reasons, ours = _run_both(_iterate, [[x, d] for d in dicts[:3]])
+    assert ours.recompiles == count == 3

@@ -38,6 +38,7 @@ written, as eagerly.
 import dataclasses
 import inspect
 import threading
+import types
 
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
@@ -59,7 +60,7 @@ from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
-from .guards import GuardWalker, TensorGuards, Unguardable, global_state_key
+from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
 from .user_code import UserCalls
 
@@ -195,10 +196,14 @@ class _CacheEntry:
         self.fail_counts = {}
 
     def _masked(self, key):
-        """``key`` with the values of the int arguments this graph takes as symbols left out."""
-        if not self.ints or not isinstance(key[0][0], tuple):     # (no signature: nothing is left out)
+        """``key`` with the values of the int arguments this graph takes as symbols left out, and
+        of each dict argument only the entries the trace read (``_ReadDict``)."""
+        reads = getattr(self.run, "dict_reads", {})
+        key = _globals_read(key, {n: r for n, r in reads.items() if isinstance(n, tuple)})
+        if not (self.ints or reads) or not isinstance(key[0][0], tuple):   # (no signature: nothing is left out)
             return key
-        arguments = tuple((name, ("int",) if name in self.ints and k[:1] == (int,) else k)
+        arguments = tuple((name, ("int",) if name in self.ints and k[:1] == (int,) else
+                           _read_entries(k, reads[name]) if name in reads else k)
                           for name, k in key[0][0])
         return ((arguments, key[0][1]), *key[1:])
 
@@ -211,7 +216,7 @@ class _CacheEntry:
                 failure = self._argument_failure(key[0])
                 if failure is not None:
                     return failure
-            return _key_change(self.key, key)
+            return _global_failure(self.key[2], key[2]) or _key_change(self.key, key)
         if not self.ints:
             return self.tensor_guards.check(tensors)
         values = _int_values(self.ints, args, kwargs or {}, self.run.signature)
@@ -279,6 +284,80 @@ def _value_failure(name, old, new):
             for k, a in old[1]:
                 if now[k] != a and isinstance(k, tuple) and len(k) == 2:
                     return _value_failure(f"{name}[{k[1]!r}]", a, now[k])      # k: the key's (type, value)
+    return None
+
+
+class _ReadDict(dict):
+    """A dict argument as the traced function sees it: a copy that writes down the keys read by
+    subscript or ``get`` (``log``: the keys, in the order first read), as Dynamo installs a
+    guard per entry the function reads (``d['a'] == 2``), not on the dict's other entries. Any
+    other look at it -- its keys, its length, iteration, a write -- reads the whole dict: the
+    log holds None and every entry stays guarded, as before."""
+
+    def __init__(self, items, log, origin=None):
+        super().__init__(items)
+        self._log, self._origin = log, origin     # origin: a global dict, which a write reaches too
+
+    def __getitem__(self, k):
+        if self._log[0] is not None and k not in self._log[0]:
+            self._log[0].append(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        return self[k] if super().__contains__(k) else self._whole(super().get, k, default)
+
+    def _whole(self, method, *args, **kwargs):
+        self._log[0] = None
+        return method(*args, **kwargs)
+
+
+_WRITES = ("__setitem__", "__delitem__", "__ior__", "update", "pop", "popitem", "clear", "setdefault")
+
+
+def _reads_whole(name):
+    def method(self, *args, **kwargs):
+        if name in _WRITES and self._origin is not None:
+            getattr(self._origin, name)(*args, **kwargs)
+        return self._whole(getattr(super(_ReadDict, self), name), *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _name in ("__iter__", "__len__", "__contains__", "__eq__", "__ne__", "__repr__", "__or__", "__ror__",
+              "__reversed__", "keys", "items", "values", "copy", *_WRITES):
+    setattr(_ReadDict, _name, _reads_whole(_name))
+_ReadDict.__hash__ = None
+
+
+def _globals_read(key, reads):
+    """``key`` with each global dict the function names reduced to the entries its trace read
+    (``reads``: {("global", name): keys or None})."""
+    function = key[2]
+    if not reads or function[:1] != ("function",):
+        return key
+    kind, code, cells, glob, defaults = function
+    glob = tuple((n, _read_entries(k, reads[("global", n)]) if ("global", n) in reads else k) for n, k in glob)
+    return (*key[:2], (kind, code, cells, glob, defaults), *key[3:])
+
+
+def _read_entries(k, read):
+    """An argument's guard key ``k`` reduced to the entries ``read`` (their keys' guard keys):
+    the whole key where it is not a dict's or the trace read the whole dict (``read`` None)."""
+    if read is None or k[:1] != ("dict",):
+        return k
+    entries = dict(k[1])
+    return ("dict", tuple((key, entries.get(key, ("missing",))) for key in read))
+
+
+def _global_failure(old, new):
+    """The guard on a global the function reads that a call fails, in torch's words
+    (``G['TABLE']['scale'] == 1.5``); None for another change."""
+    if old[:1] != ("function",) or new[:1] != ("function",) or old[:3] != new[:3] or old[4] != new[4]:
+        return None
+    now = dict(new[3])
+    for name, k in old[3]:
+        if name in now and now[name] != k:
+            return _value_failure(f"G[{name!r}]", k, now[name])
     return None
 
 
@@ -424,12 +503,12 @@ class CompiledFunction:
         """Trace with fake tensors; ``dims`` (``_dynamic_dims``) and the int arguments ``ints``
         (``_dynamic_ints``, taken after the tensors) are traced as symbols, and the ShapeEnv's
         guards -- the trace's and the backend's -- join the entry's guards."""
-        tensors, ints = _tensors((args, kwargs)), dict(ints or {})
+        tensors, ints, reads = _tensors((args, kwargs)), dict(ints or {}), {}
         values = _int_values(ints, args, kwargs)
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
-            gm = make_fx(_flat(self.fn, args, kwargs, ints), decomposition_table, tracing_mode="fake",
+            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads), decomposition_table, tracing_mode="fake",
                          _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
         placeholders = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
@@ -447,20 +526,25 @@ class CompiledFunction:
         self._int_symbols = {name: self._shape_env.replace(v.node.expr)
                              for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
         self._int_symbols = {name: e for name, e in self._int_symbols.items() if not e.is_Integer}
-        return _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols}, self._signature)
+        run = _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols}, self._signature)
+        run.dict_reads = reads
+        return run
 
 
     def _trace_differentiable(self, args, kwargs):
         """AOTAutograd: the module's parameters and buffers become inputs after the arguments."""
         tensors, lifted = _tensors((args, kwargs)), _module_tensors(self.fn)
-        flat = _lifted(_flat(self.fn, args, kwargs), self.fn, list(lifted), len(tensors))
+        reads = {}
+        flat = _lifted(_flat(self.fn, args, kwargs, reads=reads), self.fn, list(lifted), len(tensors))
         with UserCalls(_user_codes(self.fn)):
             compiled = AOTCompiled(flat, tensors + list(lifted.values()),
                                    lambda gm: compile_fx(gm, tensors[0].device.type))
         self.graph_module, self.kernels = compiled.joint, compiled.kernels
         self.graphs.append(compiled.joint)
         self.aot = compiled
-        return _Differentiable(compiled, self.fn)
+        run = _Differentiable(compiled, self.fn)
+        run.dict_reads = reads
+        return run
 
 
 def _addresses_storage(gm):
@@ -526,19 +610,38 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs, ints=None):
+def _flat(fn, args, kwargs, ints=None, reads=None):
     """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
     place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
-    back in place, baked into the trace and guarded by the cache key. Placeholders keep the
-    parameter names (``x_1``) as make_fx writes them."""
+    back in place, baked into the trace and guarded by the cache key. A dict argument is handed
+    over as a ``_ReadDict`` that writes the keys read into ``reads`` ({name: [keys] or None}).
+    Placeholders keep the parameter names (``x_1``) as make_fx writes them."""
     ints = ints or {}
+    dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
+    global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
+                    if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
+    logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
 
     def flat(*leaves):
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         for place, value in zip(ints.values(), values, strict=True):
             (a if isinstance(place, int) else k)[place] = value
-        return fn(*a, **k)
+        for name, place in dicts:
+            held = a if isinstance(place, int) else k
+            held[place] = _ReadDict(held[place], logs[name])
+        # a global dict the function names is swapped for a reading twin while it runs
+        for name in global_dicts:
+            fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+        try:
+            return fn(*a, **k)
+        finally:
+            for name in global_dicts:
+                fn.__globals__[name] = global_dicts[name]
+            if reads is not None:
+                walker = GuardWalker()
+                reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
+                              for name, log in logs.items()})
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
