@@ -314,3 +314,31 @@ def test_only_the_dict_entries_read_are_guarded():
     assert _ours(ours.recompile_reasons) == reasons == ["0/0: G['_WEIGHTS']['a'] == 2"]
     count, reasons, ours = _run_both(_iterate, [[x, d] for d in dicts[:3]])
     assert ours.recompiles == count == 3
+
+
+def _affine(T):
+    def affine(x, s):
+        return x * s + 1
+    return affine
+
+
+def _sign(T):
+    def sign(x, s):
+        return x * s if s > 0 else x - s
+    return sign
+
+
+def test_a_float_argument_that_changed_is_an_input():
+    """torch 2.13 does not specialize floats (``specialize_float=False``): the recompile a new
+    value causes takes it as an input of the graph, which every later float uses, 0.0, 1.0 and
+    inf too, but nan (``not math.isnan(s)``, a static graph of its own); an int in its place
+    fails the type check; a decision on the float is a guard (``s > 0.0``)."""
+    x = _rand(3)
+    values = [1.5, 2.5, 3.5, 0.0, 1.0, -2.0, float("nan"), float("inf"), 2, 3]
+    count, reasons, ours = _run_both(_affine, [[x, s] for s in values])
+    assert ours.recompiles == count == 4 and _ours(ours.recompile_reasons) == reasons
+    # the second graph takes the float as its last input, a symbol (torch's, a float64 tensor)
+    assert [str(p.meta["val"]) for p in ours.graphs[1].graph.nodes if p.op == "placeholder"][1:] == ["zf0"]
+    count, reasons, ours = _run_both(_sign, [[x, s] for s in (1.5, 2.5, -3.5, -1.0, 4.0)])
+    assert ours.recompiles == count == 3
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: s == 1.5", "0/1: s > 0.0", "0/0: s == 1.5"]

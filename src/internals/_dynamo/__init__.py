@@ -135,7 +135,7 @@ class _Graph:
 def _int_places(fn, args, kwargs):
     """{name: place} of the arguments that are ints (not bools), a place being a position in
     ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
-    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) is int}
+    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -202,7 +202,7 @@ class _CacheEntry:
         key = _globals_read(key, {n: r for n, r in reads.items() if isinstance(n, tuple)})
         if not (self.ints or reads) or not isinstance(key[0][0], tuple):   # (no signature: nothing is left out)
             return key
-        arguments = tuple((name, ("int",) if name in self.ints and k[:1] == (int,) else
+        arguments = tuple((name, k[:1] if name in self.ints and k[:1] in ((int,), (float,)) else
                            _read_entries(k, reads[name]) if name in reads else k)
                           for name, k in key[0][0])
         return ((arguments, key[0][1]), *key[1:])
@@ -268,6 +268,10 @@ def _value_failure(name, old, new):
     kind = old[0] if isinstance(old, tuple) and old else None
     if kind is type(None):
         return f"{name} is None"
+    if kind in (int, float) and len(old) == 1:     # a symbol of the graph: only its type is guarded
+        return f"___check_type_id({name}, {id(kind)}), type={kind}"
+    if kind is float and old[1] == "nan":           # torch's guard for a nan it specialized on
+        return f"(type({name}) is float and __math_isnan({name}))"
     if kind in (float, complex):
         return f"{name} == {old[1]}"            # the key holds its repr
     if kind in (int, bool, str, bytes):
@@ -466,8 +470,9 @@ class CompiledFunction:
             return {}
         places = _int_places(self.fn, args, kwargs)
         values = _int_values(places, args, kwargs)
+        # a nan is never a symbol: torch specializes on it (the symbol's graph refuses it)
         return {name: place for (name, place), value in zip(places.items(), values, strict=True)
-                if self.frame_state.update(name, (value,))}
+                if value == value and self.frame_state.update(name, (value,))}
 
     def _eager(self, reason, args, kwargs):
         self._record(reason)

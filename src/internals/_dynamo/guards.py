@@ -223,7 +223,9 @@ class TensorGuards:
         for symbol in values:
             if values[symbol] < 2:
                 return f"2 <= {_source_text(self.shape_env.sources[symbol][0])}"
-        for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too
+        for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too; any float but nan
+            if ints[name] != ints[name]:
+                return f"not math.isnan({name})"
             if symbol in values and values[symbol] != ints[name]:     # one symbol, two values
                 return f"{name} == {_source_text(self.shape_env.sources[symbol][0])}"
             values[symbol] = ints[name]

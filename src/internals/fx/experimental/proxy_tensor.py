@@ -287,6 +287,11 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                 if is_symbolic(a):
                     node.meta["val"] = a
                     proxy_mode._symbols[id(a.node)] = (a.node, node)
+            elif type(a) is float and dynamic and _dynamic_dims[i] is not None:
+                # a float argument automatic dynamic made an input (``L['s']``): a backed symbol
+                a = shape_env.create_symbolic_float(a, _dynamic_dims[i][0])
+                node.meta["val"] = a
+                proxy_mode._symbols[id(a.node)] = (a.node, node)
             elif isinstance(a, Tensor):
                 if dynamic and _dynamic_dims[i] is not None:
                     a = _dynamic_fake(fake_mode, a, *_dynamic_dims[i])
