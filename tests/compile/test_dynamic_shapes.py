@@ -342,3 +342,18 @@ def test_a_float_argument_that_changed_is_an_input():
     count, reasons, ours = _run_both(_sign, [[x, s] for s in (1.5, 2.5, -3.5, -1.0, 4.0)])
     assert ours.recompiles == count == 3
     assert _ours(ours.recompile_reasons) == reasons == ["0/0: s == 1.5", "0/1: s > 0.0", "0/0: s == 1.5"]
+
+
+def _loop(T):
+    def loop(x, n):
+        return sum(x * i for i in range(n)) + x
+    return loop
+
+
+def test_a_symbol_a_guard_pins_is_still_an_input():
+    """``range(n)`` pins the symbol the recompile made of ``n`` (``n == 3``, torch's guard too):
+    the graph still takes ``n``, and each new value recompiles, as torch's."""
+    x = _rand(3)
+    count, reasons, ours = _run_both(_loop, [[x, n] for n in (2, 3, 4, 4)])
+    assert ours.recompiles == count == 3
+    assert _ours(ours.recompile_reasons) == reasons

@@ -124,12 +124,15 @@ class _Graph:
     """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments,
     then the int arguments traced as symbols (``ints``: their places, ``_int_places``)."""
 
-    def __init__(self, compiled, traced, ints=None, signature=None):
+    def __init__(self, compiled, traced, ints=None, signature=None, inputs=None):
         self.compiled, self.traced = compiled, traced     # traced: the fake inputs, maybe symbolic
         self.ints, self.signature = ints or {}, signature
+        # the number arguments the graph takes: those that are symbols, and those traced as
+        # symbols that a guard then pinned (``range(n)``, ``math.sqrt(s)``), still placeholders
+        self.inputs = self.ints if inputs is None else inputs
 
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.ints, args, kwargs, self.signature))
+        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature))
 
 
 def _int_places(fn, args, kwargs):
@@ -217,10 +220,11 @@ class _CacheEntry:
                 if failure is not None:
                     return failure
             return _global_failure(self.key[2], key[2]) or _key_change(self.key, key)
-        if not self.ints:
+        inputs = getattr(self.run, "inputs", None)     # every number the graph takes, pinned ones too
+        if not inputs:
             return self.tensor_guards.check(tensors)
-        values = _int_values(self.ints, args, kwargs or {}, self.run.signature)
-        return self.tensor_guards.check(tensors, dict(zip(self.ints, values, strict=True)))
+        values = _int_values(inputs, args, kwargs or {}, self.run.signature)
+        return self.tensor_guards.check(tensors, dict(zip(inputs, values, strict=True)))
 
     def _argument_failure(self, arguments):
         """The first argument (most failed first) whose guard ``arguments`` fails, in torch's
@@ -528,10 +532,11 @@ class CompiledFunction:
         self.graphs.append(gm)
         # an int a guard pinned (a loop ``range(n)``) or a 0 or 1 (never a symbol) stays a value
         # of the key; the others are symbols, left out of it
-        self._int_symbols = {name: self._shape_env.replace(v.node.expr)
-                             for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
-        self._int_symbols = {name: e for name, e in self._int_symbols.items() if not e.is_Integer}
-        run = _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols}, self._signature)
+        # (the guards name the symbol a guard pinned: they read its value from the call, after
+        # the key has matched it)
+        self._int_symbols = {name: v.node._expr for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
+        free = [name for name, e in self._int_symbols.items() if not self._shape_env.replace(e).is_Number]
+        run = _Graph(compiled, fakes, {name: ints[name] for name in free}, self._signature, ints)
         run.dict_reads = reads
         return run
 
