@@ -357,3 +357,80 @@ def test_a_symbol_a_guard_pins_is_still_an_input():
     count, reasons, ours = _run_both(_loop, [[x, n] for n in (2, 3, 4, 4)])
     assert ours.recompiles == count == 3
     assert _ours(ours.recompile_reasons) == reasons
+
+
+class _Affine:
+    """A plain object whose method is compiled: Dynamo guards its type and the attributes the
+    method (and the methods it calls) read."""
+
+    def __init__(self, w, b=0.0, note="unread"):
+        self.w, self.b, self.note = w, b, note
+
+    def forward(self, x):
+        return x * self.w + self._shift()
+
+    def _shift(self):
+        return self.b
+
+
+def test_a_method_guards_the_attributes_it_reads():
+    """A method of a plain object is compiled, not run eagerly: an attribute it reads
+    (``self.b`` through ``_shift``) that changed recompiles; one it does not read does not."""
+    x = _rand(3)
+    objects = {T: _Affine(2.0) for T in (torch, internals)}
+
+    def call(T, args):
+        objects[T].b, objects[T].note = args[1], args[2]
+        return args[:1]
+    count, _, ours = _run_both(lambda T: objects[T].forward, [[x, 0.0, "a"], [x, 0.0, "b"], [x, 1.0, "b"]],
+                               prepare=call)
+    assert ours.recompiles == count == 2 and not ours.break_reasons
+
+
+def _maybe_add(T):
+    def maybe_add(x, y=None):
+        return x if y is None else x + y
+    return maybe_add
+
+
+def _size(T):
+    def size(x):
+        return x.shape[0] + 1
+    return size
+
+
+def test_a_function_whose_first_trace_has_no_operation_is_skipped():
+    """Dynamo compiles no graph without an operation, and skips that code from then on: even
+    the later call that adds runs eagerly, with no compile."""
+    x = _rand(3)
+    count, _, ours = _run_both(_maybe_add, [[x], [x, x], [x]])
+    assert ours.recompiles == count == 0
+    size = internals.compile(_size(internals))
+    assert size(internals.tensor(x)) == _size(torch)(torch.tensor(x)) and size.recompiles == 0
+    assert size.graphs == [] and size.break_reasons == []
+
+
+def _first_of(T):
+    def first_of(xs, d):
+        return T.cat(xs) * d["w"].sum()
+    return first_of
+
+
+def _sum_over(T):
+    def sum_over(x, dim):
+        return x.sum(dim=dim)
+    return sum_over
+
+
+def test_tensors_in_containers_are_named_as_torch_names_them():
+    """A tensor in a list or a dict argument is ``xs[0]`` or ``d['w']`` in a recompile reason;
+    an int argument that changed to 1 (a value never made a symbol) still reaches the graph."""
+    xs, w = [_rand(3), _rand(2)], _rand(1)
+    calls = [[xs, {"w": w}], [[_rand(4), _rand(2)], {"w": w}], [xs, {"w": _rand(2)}]]
+    def tensors(T, args):
+        return [[T.tensor(a) for a in args[0]], {"w": T.tensor(args[1]["w"])}]
+    count, reasons, ours = _run_both(_first_of, calls, prepare=tensors)
+    assert ours.recompiles == count == 3 and _ours(ours.recompile_reasons) == reasons
+    assert reasons[0] == "0/0: tensor 'xs[0]' size mismatch at index 0. expected 3, actual 4"
+    count, reasons, ours = _run_both(_sum_over, [[_rand((3, 4)), 0], [_rand((3, 4)), 1]])
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons and not ours.break_reasons

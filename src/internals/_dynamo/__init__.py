@@ -399,12 +399,15 @@ class CompiledFunction:
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
         self.recompile_reasons = []
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
+        self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
 
     def __call__(self, *args, **kwargs):
+        if self.skipped:
+            return self.fn(*args, **kwargs)
         walker = GuardWalker(tensors_apart=True)
         try:
             key = (_arguments_key(walker, self._signature, args, kwargs), global_state_key(),
@@ -448,7 +451,8 @@ class CompiledFunction:
         graph = getattr(run, "traced", None)
         fakes = graph if graph is not None else [_exact(t) for t in tensors]
         offsets = isinstance(run, (_Graph, _Differentiable)) and _addresses_storage(self.graphs[-1])
-        guards = TensorGuards(names, fakes, self._shape_env, offsets, self._int_symbols)
+        guards = TensorGuards(_tensor_labels(self.fn, args, kwargs, names), fakes, self._shape_env, offsets,
+                              self._int_symbols)
         entry = _CacheEntry(key, guards, run, len(self.entries))
         self.entries.insert(0, entry)
         return entry
@@ -496,7 +500,14 @@ class CompiledFunction:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs)
-                return self._trace(args, kwargs, dims, ints)
+                run = self._trace(args, kwargs, dims, ints)
+                if not self.entries and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
+                    # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
+                    # and skips the function's code from then on: it runs eagerly, never traced again
+                    self.recompiles, self.skipped = self.recompiles - 1, True
+                    self.graphs.pop()
+                    return _Eager(self.fn, "no operation traced: the function is skipped")
+                return run
             except ConstraintViolationError:
                 raise                       # the caller's declaration is wrong: no graph, no eager run
             except RuntimeError as e:
@@ -519,7 +530,7 @@ class CompiledFunction:
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
             gm = make_fx(_flat(self.fn, args, kwargs, ints, reads), decomposition_table, tracing_mode="fake",
                          _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
-        placeholders = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+        placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
         self._shape_env = gm.shape_env
         gm = functionalize(gm)
@@ -677,6 +688,21 @@ def _tensor_names(fn, args, kwargs):
         found = _tensors(value)
         out += [name] if isinstance(value, Tensor) else [f"{name}_{j}" for j in range(len(found))]
     return out
+
+
+def _tensor_labels(fn, args, kwargs, names):
+    """Each argument tensor as Dynamo's guard failures name it: ``x``, ``xs[0]``, ``d['a']``
+    (``names`` where the walk finds another count)."""
+    def walk(value, label):
+        if isinstance(value, Tensor):
+            return [label]
+        if isinstance(value, (tuple, list)):
+            return [found for i, v in enumerate(value) for found in walk(v, f"{label}[{i}]")]
+        if isinstance(value, dict):
+            return [found for k, v in value.items() for found in walk(v, f"{label}[{k!r}]")]
+        return []
+    labels = [found for name, _, value in _tops(fn, args, kwargs) for found in walk(value, name)]
+    return labels if len(labels) == len(names) else names
 
 
 @dataclasses.dataclass

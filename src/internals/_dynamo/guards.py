@@ -79,7 +79,9 @@ class GuardWalker:
         """Everything ``fn`` reads from outside: its closure cells, the globals its code (and the
         code of functions nested in it) names, its defaults."""
         if isinstance(fn, types.MethodType):
-            return ("method", self.value(fn.__self__, "self"), self.function(fn.__func__))
+            code = getattr(fn.__func__, "__code__", None)
+            names = _names(code) if code is not None else frozenset()
+            return ("method", self.value(fn.__self__, "self", names), self.function(fn.__func__))
         if not isinstance(fn, types.FunctionType):
             return self.value(fn, getattr(fn, "__name__", "the function"))
         if id(fn) in self._seen:
@@ -136,6 +138,14 @@ class GuardWalker:
             return ("pymodule", id(v), attrs)
         if type(v).__eq__ is not object.__eq__ and type(v).__hash__ is not None:
             return ("equals", type(v), v)
+        if isinstance(getattr(v, "__dict__", None), dict) and names:
+            # an instance of a user class: its type, and the attributes the code reads -- the
+            # reading code's names and those of the methods of its class it names (Dynamo's
+            # TYPE_MATCH and a guard per attribute read, ``self.w == 2.0``)
+            names = _method_names(type(v), names)
+            attrs = vars(v)
+            return ("object", id(type(v)), tuple((n, self.value(attrs[n], n, names)) for n in sorted(names)
+                                                 if n in attrs))
         raise Unguardable(f"cannot guard {name!r}: a {type(v).__name__} has no equality to check")
 
     def _hashable(self, key):
@@ -144,6 +154,19 @@ class GuardWalker:
         except TypeError:
             raise Unguardable(f"cannot guard a dict key of type {type(key).__name__}") from None
         return self.value(key, "key")
+
+
+def _method_names(cls, names):
+    """``names`` with the names used by the methods of ``cls`` among them, and by theirs."""
+    names, todo = set(names), list(names)
+    while todo:
+        method = getattr(cls, todo.pop(), None)
+        code = getattr(getattr(method, "__func__", method), "__code__", None)
+        if code is not None:
+            new = _names(code) - names
+            names |= new
+            todo += new
+    return frozenset(names)
 
 
 def _names(code):
@@ -254,8 +277,7 @@ class TensorGuards:
                 if want != got:
                     return f"tensor '{name}' size mismatch at index {d}. expected {want}, actual {got}"
             elif want in values and values[want] != got:      # one symbol, two sizes: duck shaping
-                first, here = self.shape_env.sources[want][0], f"L['{name}'].size()[{d}]"
-                return f"{_source_text(here)} == {_source_text(first)}"
+                return f"{name}.size()[{d}] == {_source_text(self.shape_env.sources[want][0])}"
             else:
                 values[want] = got
         for d, (want, got) in enumerate(zip(strides, impl.strides, strict=True)):
