@@ -14,7 +14,9 @@ is static; a recompile caused by a size that changed traces that dim as a symbol
 its entry guards ``2 <= x.size()[0]`` and the ShapeEnv's other guards (``guards.TensorGuards``)
 in place of the exact size, so one graph, whose kernels take the size as an argument, serves
 every later size but 0 and 1. An int argument whose value changed becomes a symbol the same
-way (``L['n']``), an argument of the graph after the tensors.
+way (``L['n']``), an argument of the graph after the tensors, and so does a float (torch 2.13
+specializes no float: ``specialize_float=False``), any value but nan. Of a dict argument or a
+global dict only the entries the function reads are guarded (``_ReadDict``), as in Dynamo.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,

@@ -5,8 +5,9 @@ tensor, a closed-over number, a global dict, a module attribute, a closed-over t
 into the graph. A guard key is a hashable summary of all of them, computed on each call; a graph
 is reused only under an equal key. As in Dynamo: tensors by metadata (TENSOR_MATCH), plain values
 by equality (EQUALS_MATCH), functions, classes and modules by identity (ID_MATCH) plus the values
-read through them. A value that can only be compared by identity and may change inside (an
-arbitrary object) raises ``Unguardable``: the caller runs that call eagerly instead.
+read through them; an instance of a user class by its type and the attributes the code reads.
+A value that can only be compared by identity and may change inside (an object with neither
+equality nor a ``__dict__``) raises ``Unguardable``: the caller runs that call eagerly instead.
 """
 import enum
 import functools
