@@ -434,3 +434,48 @@ def test_tensors_in_containers_are_named_as_torch_names_them():
     assert reasons[0] == "0/0: tensor 'xs[0]' size mismatch at index 0. expected 3, actual 4"
     count, reasons, ours = _run_both(_sum_over, [[_rand((3, 4)), 0], [_rand((3, 4)), 1]])
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons and not ours.break_reasons
+
+
+def _mlp(T):
+    T.manual_seed(0)
+    return T.nn.Sequential(T.nn.Linear(4, 3), T.nn.Tanh(), T.nn.Linear(3, 2))
+
+
+def _normed(T):
+    def normed(x, w):
+        return (T.nn.functional.layer_norm(x, (4,)) @ w).softmax(-1)
+    return normed
+
+
+@pytest.mark.parametrize("make", [_mlp, _normed], ids=["module", "function"])
+def test_a_graph_through_aot_autograd_becomes_dynamic_too(make):
+    """Inputs that require grad (a module's parameters, or arguments): the recompile a new
+    batch size causes traces the joint graph, and so the forward and backward graphs, with the
+    size a symbol, as torch does: one recompile, then every size reuses it, every gradient
+    torch's."""
+    fns, graphs = {}, []
+    torch._dynamo.reset()
+    for T in (torch, internals):
+        fn = make(T)
+        fns[T] = (fn, internals.compile(fn) if T is internals else
+                  torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward))
+    w = _rand((4, 2), seed=1)
+    for n in (3, 5, 6, 9):
+        x = _rand((n, 4))
+        grads = {}
+        for T, (fn, compiled) in fns.items():
+            args = [T.tensor(x, requires_grad=True)] + ([] if make is _mlp else [T.tensor(w, requires_grad=True)])
+            out = compiled(*args)
+            (out * T.arange(out.numel()).reshape(out.shape)).sum().backward()
+            params = list(fn.parameters()) if make is _mlp else []
+            grads[T] = [a.grad for a in args + params]
+            for p in params:
+                p.grad = None
+        for got, want in zip(grads[internals], grads[torch], strict=True):
+            np.testing.assert_allclose(got.to_torch().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    ours = fns[internals][1]
+    assert ours.recompiles == len(graphs) == 2 and not ours.break_reasons
+    # the joint graph's first input, x: its batch size a symbol (a function's: torch's s77)
+    first = next(n for n in ours.aot.joint.graph.nodes if n.op == "placeholder")
+    size = str(first.meta["val"].shape[0])
+    assert size == "s77" if make is _normed else not size.isdigit()

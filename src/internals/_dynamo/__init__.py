@@ -501,7 +501,7 @@ class CompiledFunction:
             try:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
-                    return self._trace_differentiable(args, kwargs)
+                    return self._trace_differentiable(args, kwargs, dims)
                 run = self._trace(args, kwargs, dims, ints)
                 if not self.entries and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
                     # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
@@ -554,19 +554,25 @@ class CompiledFunction:
         return run
 
 
-    def _trace_differentiable(self, args, kwargs):
-        """AOTAutograd: the module's parameters and buffers become inputs after the arguments."""
+    def _trace_differentiable(self, args, kwargs, dims=None):
+        """AOTAutograd: the module's parameters and buffers become inputs after the arguments.
+        The argument dims ``dims`` (``_dynamic_dims``) are traced as symbols, as by ``_trace``:
+        the joint graph, and both halves, serve every later size."""
         tensors, lifted = _tensors((args, kwargs)), _module_tensors(self.fn)
         reads = {}
         flat = _lifted(_flat(self.fn, args, kwargs, reads=reads), self.fn, list(lifted), len(tensors))
+        dims = [*(dims or [None] * len(tensors)), *[None] * len(lifted)]
         with UserCalls(_user_codes(self.fn)):
             compiled = AOTCompiled(flat, tensors + list(lifted.values()),
-                                   lambda gm: compile_fx(gm, tensors[0].device.type))
+                                   lambda gm: compile_fx(gm, tensors[0].device.type), dims)
+        self._shape_env = getattr(compiled.joint, "shape_env", None)
         self.graph_module, self.kernels = compiled.joint, compiled.kernels
         self.graphs.append(compiled.joint)
         self.aot = compiled
         run = _Differentiable(compiled, self.fn)
         run.dict_reads = reads
+        if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
+            run.traced = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"][:len(tensors)]
         return run
 
 

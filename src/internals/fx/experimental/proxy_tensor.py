@@ -175,9 +175,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def _meta_val(self, t):
         """What ``node.meta["val"]`` holds: a fake tensor in both modes (real tracing keeps no
         real intermediate alive through the graph)."""
-        if self.fake_mode is not None:
-            return self.fake_mode.from_tensor(t)
-        return _fake_twin(t) if isinstance(t, Tensor) else t
+        if not isinstance(t, Tensor):       # a None in a result (a gradient an output mask left out)
+            return t
+        return self.fake_mode.from_tensor(t) if self.fake_mode is not None else _fake_twin(t)
 
     def _constant(self, t):
         prefix = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
