@@ -393,7 +393,8 @@ class CompiledFunction:
     actual 4``). ``dynamic`` is torch.compile's: None, automatic dynamic shapes (``pgo.py``):
     a dim whose size changed is traced as a symbol by the recompile, so one graph serves every
     later size; True, every dim a symbol from the first call; False, never. A graph that
-    AOTAutograd compiles (inputs that require grad) is traced static here."""
+    AOTAutograd compiles (inputs that require grad) follows the same rule for its argument
+    tensors' dims (its int and float arguments stay values of the key)."""
 
     def __init__(self, fn, options=None, dynamic=None):
         self.fn, self.entries, self.recompiles, self.dynamic = fn, [], 0, dynamic
