@@ -113,9 +113,26 @@ def test_default_dtype_is_guarded():
     assert ours.recompiles == 2
 
 
-def test_object_without_equality_runs_eagerly():
+def test_object_attributes_read_are_guarded():
+    """A closed-over object of a user class: its type and the attributes the function reads are
+    guarded, as Dynamo's; a change recompiles (twice, as torch.compile), an unread one does not."""
     class Settings:
         pass
+    s = Settings()
+    s.k, s.unread = 3.0, 0
+    ours = internals.compile(lambda x: x * s.k)
+    graphs = []
+    theirs = torch.compile(lambda x: x * s.k, backend=lambda gm, inputs: graphs.append(gm) or gm.forward)
+    x, tx = _rand(2)
+    for k, unread in ((3.0, 0), (3.0, 1), (-1.0, 1)):
+        s.k, s.unread = k, unread
+        _same(ours(x), theirs(tx))
+    assert ours.recompiles == len(graphs) == 2
+
+
+def test_object_without_equality_or_attributes_runs_eagerly():
+    class Settings:
+        __slots__ = ("k",)
     s = Settings()
     s.k = 3.0
     ours = internals.compile(lambda x: x * s.k)

@@ -272,3 +272,210 @@ def test_an_int_argument_that_changed_is_a_symbol():
     np.testing.assert_array_equal(ours(internals.tensor(a), n=7).to_torch().numpy(),
                                   _scale(torch)(torch.from_numpy(a), n=7).numpy())
     assert ours.recompiles == 3
+
+
+def _read_a(T):
+    def read_a(x, d):
+        return x * d["a"]
+    return read_a
+
+
+_WEIGHTS = {"a": 2, "b": 1}
+
+
+def _read_global(T):
+    def read_global(x):
+        return x * _WEIGHTS["a"]
+    return read_global
+
+
+def _iterate(T):
+    def iterate(x, d):
+        return x * sum(d.values())
+    return iterate
+
+
+def test_only_the_dict_entries_read_are_guarded():
+    """torch guards the entries a function reads from a dict (``d['a'] == 2``), an argument's or
+    a global's (``G['_WEIGHTS']['a'] == 2``): another entry changed, added or moved is no
+    recompile. A function that iterates the dict reads all of it."""
+    x = _rand(3)
+    dicts = [{"a": 2, "b": 1}, {"a": 2, "b": 5}, {"a": 2, "b": 5, "c": 1}, {"b": 5, "a": 2}, {"a": 3, "b": 5}]
+    count, reasons, ours = _run_both(_read_a, [[x, d] for d in dicts])
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: d['a'] == 2"]
+
+    def set_weights(T, args):
+        _WEIGHTS.clear()
+        _WEIGHTS.update(args[1])
+        return args[:1]
+    count, reasons, ours = _run_both(_read_global, [[x, d] for d in dicts], prepare=set_weights)
+    assert ours.recompiles == count == 2
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: G['_WEIGHTS']['a'] == 2"]
+    count, reasons, ours = _run_both(_iterate, [[x, d] for d in dicts[:3]])
+    assert ours.recompiles == count == 3
+
+
+def _affine(T):
+    def affine(x, s):
+        return x * s + 1
+    return affine
+
+
+def _sign(T):
+    def sign(x, s):
+        return x * s if s > 0 else x - s
+    return sign
+
+
+def test_a_float_argument_that_changed_is_an_input():
+    """torch 2.13 does not specialize floats (``specialize_float=False``): the recompile a new
+    value causes takes it as an input of the graph, which every later float uses, 0.0, 1.0 and
+    inf too, but nan (``not math.isnan(s)``, a static graph of its own); an int in its place
+    fails the type check; a decision on the float is a guard (``s > 0.0``)."""
+    x = _rand(3)
+    values = [1.5, 2.5, 3.5, 0.0, 1.0, -2.0, float("nan"), float("inf"), 2, 3]
+    count, reasons, ours = _run_both(_affine, [[x, s] for s in values])
+    assert ours.recompiles == count == 4 and _ours(ours.recompile_reasons) == reasons
+    # the second graph takes the float as its last input, a symbol (torch's, a float64 tensor)
+    assert [str(p.meta["val"]) for p in ours.graphs[1].graph.nodes if p.op == "placeholder"][1:] == ["zf0"]
+    count, reasons, ours = _run_both(_sign, [[x, s] for s in (1.5, 2.5, -3.5, -1.0, 4.0)])
+    assert ours.recompiles == count == 3
+    assert _ours(ours.recompile_reasons) == reasons == ["0/0: s == 1.5", "0/1: s > 0.0", "0/0: s == 1.5"]
+
+
+def _loop(T):
+    def loop(x, n):
+        return sum(x * i for i in range(n)) + x
+    return loop
+
+
+def test_a_symbol_a_guard_pins_is_still_an_input():
+    """``range(n)`` pins the symbol the recompile made of ``n`` (``n == 3``, torch's guard too):
+    the graph still takes ``n``, and each new value recompiles, as torch's."""
+    x = _rand(3)
+    count, reasons, ours = _run_both(_loop, [[x, n] for n in (2, 3, 4, 4)])
+    assert ours.recompiles == count == 3
+    assert _ours(ours.recompile_reasons) == reasons
+
+
+class _Affine:
+    """A plain object whose method is compiled: Dynamo guards its type and the attributes the
+    method (and the methods it calls) read."""
+
+    def __init__(self, w, b=0.0, note="unread"):
+        self.w, self.b, self.note = w, b, note
+
+    def forward(self, x):
+        return x * self.w + self._shift()
+
+    def _shift(self):
+        return self.b
+
+
+def test_a_method_guards_the_attributes_it_reads():
+    """A method of a plain object is compiled, not run eagerly: an attribute it reads
+    (``self.b`` through ``_shift``) that changed recompiles; one it does not read does not."""
+    x = _rand(3)
+    objects = {T: _Affine(2.0) for T in (torch, internals)}
+
+    def call(T, args):
+        objects[T].b, objects[T].note = args[1], args[2]
+        return args[:1]
+    count, _, ours = _run_both(lambda T: objects[T].forward, [[x, 0.0, "a"], [x, 0.0, "b"], [x, 1.0, "b"]],
+                               prepare=call)
+    assert ours.recompiles == count == 2 and not ours.break_reasons
+
+
+def _maybe_add(T):
+    def maybe_add(x, y=None):
+        return x if y is None else x + y
+    return maybe_add
+
+
+def _size(T):
+    def size(x):
+        return x.shape[0] + 1
+    return size
+
+
+def test_a_function_whose_first_trace_has_no_operation_is_skipped():
+    """Dynamo compiles no graph without an operation, and skips that code from then on: even
+    the later call that adds runs eagerly, with no compile."""
+    x = _rand(3)
+    count, _, ours = _run_both(_maybe_add, [[x], [x, x], [x]])
+    assert ours.recompiles == count == 0
+    size = internals.compile(_size(internals))
+    assert size(internals.tensor(x)) == _size(torch)(torch.tensor(x)) and size.recompiles == 0
+    assert size.graphs == [] and size.break_reasons == []
+
+
+def _first_of(T):
+    def first_of(xs, d):
+        return T.cat(xs) * d["w"].sum()
+    return first_of
+
+
+def _sum_over(T):
+    def sum_over(x, dim):
+        return x.sum(dim=dim)
+    return sum_over
+
+
+def test_tensors_in_containers_are_named_as_torch_names_them():
+    """A tensor in a list or a dict argument is ``xs[0]`` or ``d['w']`` in a recompile reason;
+    an int argument that changed to 1 (a value never made a symbol) still reaches the graph."""
+    xs, w = [_rand(3), _rand(2)], _rand(1)
+    calls = [[xs, {"w": w}], [[_rand(4), _rand(2)], {"w": w}], [xs, {"w": _rand(2)}]]
+    def tensors(T, args):
+        return [[T.tensor(a) for a in args[0]], {"w": T.tensor(args[1]["w"])}]
+    count, reasons, ours = _run_both(_first_of, calls, prepare=tensors)
+    assert ours.recompiles == count == 3 and _ours(ours.recompile_reasons) == reasons
+    assert reasons[0] == "0/0: tensor 'xs[0]' size mismatch at index 0. expected 3, actual 4"
+    count, reasons, ours = _run_both(_sum_over, [[_rand((3, 4)), 0], [_rand((3, 4)), 1]])
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons and not ours.break_reasons
+
+
+def _mlp(T):
+    T.manual_seed(0)
+    return T.nn.Sequential(T.nn.Linear(4, 3), T.nn.Tanh(), T.nn.Linear(3, 2))
+
+
+def _normed(T):
+    def normed(x, w):
+        return (T.nn.functional.layer_norm(x, (4,)) @ w).softmax(-1)
+    return normed
+
+
+@pytest.mark.parametrize("make", [_mlp, _normed], ids=["module", "function"])
+def test_a_graph_through_aot_autograd_becomes_dynamic_too(make):
+    """Inputs that require grad (a module's parameters, or arguments): the recompile a new
+    batch size causes traces the joint graph, and so the forward and backward graphs, with the
+    size a symbol, as torch does: one recompile, then every size reuses it, every gradient
+    torch's."""
+    fns, graphs = {}, []
+    torch._dynamo.reset()
+    for T in (torch, internals):
+        fn = make(T)
+        fns[T] = (fn, internals.compile(fn) if T is internals else
+                  torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward))
+    w = _rand((4, 2), seed=1)
+    for n in (3, 5, 6, 9):
+        x = _rand((n, 4))
+        grads = {}
+        for T, (fn, compiled) in fns.items():
+            args = [T.tensor(x, requires_grad=True)] + ([] if make is _mlp else [T.tensor(w, requires_grad=True)])
+            out = compiled(*args)
+            (out * T.arange(out.numel()).reshape(out.shape)).sum().backward()
+            params = list(fn.parameters()) if make is _mlp else []
+            grads[T] = [a.grad for a in args + params]
+            for p in params:
+                p.grad = None
+        for got, want in zip(grads[internals], grads[torch], strict=True):
+            np.testing.assert_allclose(got.to_torch().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    ours = fns[internals][1]
+    assert ours.recompiles == len(graphs) == 2 and not ours.break_reasons
+    # the joint graph's first input, x: its batch size a symbol (a function's: torch's s77)
+    first = next(n for n in ours.aot.joint.graph.nodes if n.op == "placeholder")
+    size = str(first.meta["val"].shape[0])
+    assert size == "s77" if make is _normed else not size.isdigit()

@@ -14,7 +14,9 @@ is static; a recompile caused by a size that changed traces that dim as a symbol
 its entry guards ``2 <= x.size()[0]`` and the ShapeEnv's other guards (``guards.TensorGuards``)
 in place of the exact size, so one graph, whose kernels take the size as an argument, serves
 every later size but 0 and 1. An int argument whose value changed becomes a symbol the same
-way (``L['n']``), an argument of the graph after the tensors.
+way (``L['n']``), an argument of the graph after the tensors, and so does a float (torch 2.13
+specializes no float: ``specialize_float=False``), any value but nan. Of a dict argument or a
+global dict only the entries the function reads are guarded (``_ReadDict``), as in Dynamo.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
@@ -38,6 +40,7 @@ written, as eagerly.
 import dataclasses
 import inspect
 import threading
+import types
 
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
@@ -59,7 +62,7 @@ from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
-from .guards import GuardWalker, TensorGuards, Unguardable, global_state_key
+from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
 from .user_code import UserCalls
 
@@ -123,18 +126,21 @@ class _Graph:
     """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments,
     then the int arguments traced as symbols (``ints``: their places, ``_int_places``)."""
 
-    def __init__(self, compiled, traced, ints=None, signature=None):
+    def __init__(self, compiled, traced, ints=None, signature=None, inputs=None):
         self.compiled, self.traced = compiled, traced     # traced: the fake inputs, maybe symbolic
         self.ints, self.signature = ints or {}, signature
+        # the number arguments the graph takes: those that are symbols, and those traced as
+        # symbols that a guard then pinned (``range(n)``, ``math.sqrt(s)``), still placeholders
+        self.inputs = self.ints if inputs is None else inputs
 
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.ints, args, kwargs, self.signature))
+        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature))
 
 
 def _int_places(fn, args, kwargs):
     """{name: place} of the arguments that are ints (not bools), a place being a position in
     ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
-    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) is int}
+    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -195,10 +201,14 @@ class _CacheEntry:
         self.fail_counts = {}
 
     def _masked(self, key):
-        """``key`` with the values of the int arguments this graph takes as symbols left out."""
-        if not self.ints or not isinstance(key[0][0], tuple):     # (no signature: nothing is left out)
+        """``key`` with the values of the int arguments this graph takes as symbols left out, and
+        of each dict argument only the entries the trace read (``_ReadDict``)."""
+        reads = getattr(self.run, "dict_reads", {})
+        key = _globals_read(key, {n: r for n, r in reads.items() if isinstance(n, tuple)})
+        if not (self.ints or reads) or not isinstance(key[0][0], tuple):   # (no signature: nothing is left out)
             return key
-        arguments = tuple((name, ("int",) if name in self.ints and k[:1] == (int,) else k)
+        arguments = tuple((name, k[:1] if name in self.ints and k[:1] in ((int,), (float,)) else
+                           _read_entries(k, reads[name]) if name in reads else k)
                           for name, k in key[0][0])
         return ((arguments, key[0][1]), *key[1:])
 
@@ -211,11 +221,12 @@ class _CacheEntry:
                 failure = self._argument_failure(key[0])
                 if failure is not None:
                     return failure
-            return _key_change(self.key, key)
-        if not self.ints:
+            return _global_failure(self.key[2], key[2]) or _key_change(self.key, key)
+        inputs = getattr(self.run, "inputs", None)     # every number the graph takes, pinned ones too
+        if not inputs:
             return self.tensor_guards.check(tensors)
-        values = _int_values(self.ints, args, kwargs or {}, self.run.signature)
-        return self.tensor_guards.check(tensors, dict(zip(self.ints, values, strict=True)))
+        values = _int_values(inputs, args, kwargs or {}, self.run.signature)
+        return self.tensor_guards.check(tensors, dict(zip(inputs, values, strict=True)))
 
     def _argument_failure(self, arguments):
         """The first argument (most failed first) whose guard ``arguments`` fails, in torch's
@@ -263,6 +274,10 @@ def _value_failure(name, old, new):
     kind = old[0] if isinstance(old, tuple) and old else None
     if kind is type(None):
         return f"{name} is None"
+    if kind in (int, float) and len(old) == 1:     # a symbol of the graph: only its type is guarded
+        return f"___check_type_id({name}, {id(kind)}), type={kind}"
+    if kind is float and old[1] == "nan":           # torch's guard for a nan it specialized on
+        return f"(type({name}) is float and __math_isnan({name}))"
     if kind in (float, complex):
         return f"{name} == {old[1]}"            # the key holds its repr
     if kind in (int, bool, str, bytes):
@@ -279,6 +294,80 @@ def _value_failure(name, old, new):
             for k, a in old[1]:
                 if now[k] != a and isinstance(k, tuple) and len(k) == 2:
                     return _value_failure(f"{name}[{k[1]!r}]", a, now[k])      # k: the key's (type, value)
+    return None
+
+
+class _ReadDict(dict):
+    """A dict argument as the traced function sees it: a copy that writes down the keys read by
+    subscript or ``get`` (``log``: the keys, in the order first read), as Dynamo installs a
+    guard per entry the function reads (``d['a'] == 2``), not on the dict's other entries. Any
+    other look at it -- its keys, its length, iteration, a write -- reads the whole dict: the
+    log holds None and every entry stays guarded, as before."""
+
+    def __init__(self, items, log, origin=None):
+        super().__init__(items)
+        self._log, self._origin = log, origin     # origin: a global dict, which a write reaches too
+
+    def __getitem__(self, k):
+        if self._log[0] is not None and k not in self._log[0]:
+            self._log[0].append(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        return self[k] if super().__contains__(k) else self._whole(super().get, k, default)
+
+    def _whole(self, method, *args, **kwargs):
+        self._log[0] = None
+        return method(*args, **kwargs)
+
+
+_WRITES = ("__setitem__", "__delitem__", "__ior__", "update", "pop", "popitem", "clear", "setdefault")
+
+
+def _reads_whole(name):
+    def method(self, *args, **kwargs):
+        if name in _WRITES and self._origin is not None:
+            getattr(self._origin, name)(*args, **kwargs)
+        return self._whole(getattr(super(_ReadDict, self), name), *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _name in ("__iter__", "__len__", "__contains__", "__eq__", "__ne__", "__repr__", "__or__", "__ror__",
+              "__reversed__", "keys", "items", "values", "copy", *_WRITES):
+    setattr(_ReadDict, _name, _reads_whole(_name))
+_ReadDict.__hash__ = None
+
+
+def _globals_read(key, reads):
+    """``key`` with each global dict the function names reduced to the entries its trace read
+    (``reads``: {("global", name): keys or None})."""
+    function = key[2]
+    if not reads or function[:1] != ("function",):
+        return key
+    kind, code, cells, glob, defaults = function
+    glob = tuple((n, _read_entries(k, reads[("global", n)]) if ("global", n) in reads else k) for n, k in glob)
+    return (*key[:2], (kind, code, cells, glob, defaults), *key[3:])
+
+
+def _read_entries(k, read):
+    """An argument's guard key ``k`` reduced to the entries ``read`` (their keys' guard keys):
+    the whole key where it is not a dict's or the trace read the whole dict (``read`` None)."""
+    if read is None or k[:1] != ("dict",):
+        return k
+    entries = dict(k[1])
+    return ("dict", tuple((key, entries.get(key, ("missing",))) for key in read))
+
+
+def _global_failure(old, new):
+    """The guard on a global the function reads that a call fails, in torch's words
+    (``G['TABLE']['scale'] == 1.5``); None for another change."""
+    if old[:1] != ("function",) or new[:1] != ("function",) or old[:3] != new[:3] or old[4] != new[4]:
+        return None
+    now = dict(new[3])
+    for name, k in old[3]:
+        if name in now and now[name] != k:
+            return _value_failure(f"G[{name!r}]", k, now[name])
     return None
 
 
@@ -304,7 +393,8 @@ class CompiledFunction:
     actual 4``). ``dynamic`` is torch.compile's: None, automatic dynamic shapes (``pgo.py``):
     a dim whose size changed is traced as a symbol by the recompile, so one graph serves every
     later size; True, every dim a symbol from the first call; False, never. A graph that
-    AOTAutograd compiles (inputs that require grad) is traced static here."""
+    AOTAutograd compiles (inputs that require grad) follows the same rule for its argument
+    tensors' dims (its int and float arguments stay values of the key)."""
 
     def __init__(self, fn, options=None, dynamic=None):
         self.fn, self.entries, self.recompiles, self.dynamic = fn, [], 0, dynamic
@@ -312,12 +402,15 @@ class CompiledFunction:
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
         self.recompile_reasons = []
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
+        self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
 
     def __call__(self, *args, **kwargs):
+        if self.skipped:
+            return self.fn(*args, **kwargs)
         walker = GuardWalker(tensors_apart=True)
         try:
             key = (_arguments_key(walker, self._signature, args, kwargs), global_state_key(),
@@ -361,7 +454,8 @@ class CompiledFunction:
         graph = getattr(run, "traced", None)
         fakes = graph if graph is not None else [_exact(t) for t in tensors]
         offsets = isinstance(run, (_Graph, _Differentiable)) and _addresses_storage(self.graphs[-1])
-        guards = TensorGuards(names, fakes, self._shape_env, offsets, self._int_symbols)
+        guards = TensorGuards(_tensor_labels(self.fn, args, kwargs, names), fakes, self._shape_env, offsets,
+                              self._int_symbols)
         entry = _CacheEntry(key, guards, run, len(self.entries))
         self.entries.insert(0, entry)
         return entry
@@ -387,8 +481,9 @@ class CompiledFunction:
             return {}
         places = _int_places(self.fn, args, kwargs)
         values = _int_values(places, args, kwargs)
+        # a nan is never a symbol: torch specializes on it (the symbol's graph refuses it)
         return {name: place for (name, place), value in zip(places.items(), values, strict=True)
-                if self.frame_state.update(name, (value,))}
+                if value == value and self.frame_state.update(name, (value,))}
 
     def _eager(self, reason, args, kwargs):
         self._record(reason)
@@ -407,8 +502,15 @@ class CompiledFunction:
             try:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
-                    return self._trace_differentiable(args, kwargs)
-                return self._trace(args, kwargs, dims, ints)
+                    return self._trace_differentiable(args, kwargs, dims)
+                run = self._trace(args, kwargs, dims, ints)
+                if not self.entries and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
+                    # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
+                    # and skips the function's code from then on: it runs eagerly, never traced again
+                    self.recompiles, self.skipped = self.recompiles - 1, True
+                    self.graphs.pop()
+                    return _Eager(self.fn, "no operation traced: the function is skipped")
+                return run
             except ConstraintViolationError:
                 raise                       # the caller's declaration is wrong: no graph, no eager run
             except RuntimeError as e:
@@ -424,14 +526,14 @@ class CompiledFunction:
         """Trace with fake tensors; ``dims`` (``_dynamic_dims``) and the int arguments ``ints``
         (``_dynamic_ints``, taken after the tensors) are traced as symbols, and the ShapeEnv's
         guards -- the trace's and the backend's -- join the entry's guards."""
-        tensors, ints = _tensors((args, kwargs)), dict(ints or {})
+        tensors, ints, reads = _tensors((args, kwargs)), dict(ints or {}), {}
         values = _int_values(ints, args, kwargs)
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
-            gm = make_fx(_flat(self.fn, args, kwargs, ints), decomposition_table, tracing_mode="fake",
+            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads), decomposition_table, tracing_mode="fake",
                          _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
-        placeholders = [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+        placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
         self._shape_env = gm.shape_env
         gm = functionalize(gm)
@@ -444,23 +546,35 @@ class CompiledFunction:
         self.graphs.append(gm)
         # an int a guard pinned (a loop ``range(n)``) or a 0 or 1 (never a symbol) stays a value
         # of the key; the others are symbols, left out of it
-        self._int_symbols = {name: self._shape_env.replace(v.node.expr)
-                             for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
-        self._int_symbols = {name: e for name, e in self._int_symbols.items() if not e.is_Integer}
-        return _Graph(compiled, fakes, {name: ints[name] for name in self._int_symbols}, self._signature)
+        # (the guards name the symbol a guard pinned: they read its value from the call, after
+        # the key has matched it)
+        self._int_symbols = {name: v.node._expr for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
+        free = [name for name, e in self._int_symbols.items() if not self._shape_env.replace(e).is_Number]
+        run = _Graph(compiled, fakes, {name: ints[name] for name in free}, self._signature, ints)
+        run.dict_reads = reads
+        return run
 
 
-    def _trace_differentiable(self, args, kwargs):
-        """AOTAutograd: the module's parameters and buffers become inputs after the arguments."""
+    def _trace_differentiable(self, args, kwargs, dims=None):
+        """AOTAutograd: the module's parameters and buffers become inputs after the arguments.
+        The argument dims ``dims`` (``_dynamic_dims``) are traced as symbols, as by ``_trace``:
+        the joint graph, and both halves, serve every later size."""
         tensors, lifted = _tensors((args, kwargs)), _module_tensors(self.fn)
-        flat = _lifted(_flat(self.fn, args, kwargs), self.fn, list(lifted), len(tensors))
+        reads = {}
+        flat = _lifted(_flat(self.fn, args, kwargs, reads=reads), self.fn, list(lifted), len(tensors))
+        dims = [*(dims or [None] * len(tensors)), *[None] * len(lifted)]
         with UserCalls(_user_codes(self.fn)):
             compiled = AOTCompiled(flat, tensors + list(lifted.values()),
-                                   lambda gm: compile_fx(gm, tensors[0].device.type))
+                                   lambda gm: compile_fx(gm, tensors[0].device.type), dims)
+        self._shape_env = getattr(compiled.joint, "shape_env", None)
         self.graph_module, self.kernels = compiled.joint, compiled.kernels
         self.graphs.append(compiled.joint)
         self.aot = compiled
-        return _Differentiable(compiled, self.fn)
+        run = _Differentiable(compiled, self.fn)
+        run.dict_reads = reads
+        if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
+            run.traced = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"][:len(tensors)]
+        return run
 
 
 def _addresses_storage(gm):
@@ -526,19 +640,38 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs, ints=None):
+def _flat(fn, args, kwargs, ints=None, reads=None):
     """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
     place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
-    back in place, baked into the trace and guarded by the cache key. Placeholders keep the
-    parameter names (``x_1``) as make_fx writes them."""
+    back in place, baked into the trace and guarded by the cache key. A dict argument is handed
+    over as a ``_ReadDict`` that writes the keys read into ``reads`` ({name: [keys] or None}).
+    Placeholders keep the parameter names (``x_1``) as make_fx writes them."""
     ints = ints or {}
+    dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
+    global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
+                    if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
+    logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
 
     def flat(*leaves):
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         for place, value in zip(ints.values(), values, strict=True):
             (a if isinstance(place, int) else k)[place] = value
-        return fn(*a, **k)
+        for name, place in dicts:
+            held = a if isinstance(place, int) else k
+            held[place] = _ReadDict(held[place], logs[name])
+        # a global dict the function names is swapped for a reading twin while it runs
+        for name in global_dicts:
+            fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+        try:
+            return fn(*a, **k)
+        finally:
+            for name in global_dicts:
+                fn.__globals__[name] = global_dicts[name]
+            if reads is not None:
+                walker = GuardWalker()
+                reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
+                              for name, log in logs.items()})
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
@@ -564,6 +697,21 @@ def _tensor_names(fn, args, kwargs):
         found = _tensors(value)
         out += [name] if isinstance(value, Tensor) else [f"{name}_{j}" for j in range(len(found))]
     return out
+
+
+def _tensor_labels(fn, args, kwargs, names):
+    """Each argument tensor as Dynamo's guard failures name it: ``x``, ``xs[0]``, ``d['a']``
+    (``names`` where the walk finds another count)."""
+    def walk(value, label):
+        if isinstance(value, Tensor):
+            return [label]
+        if isinstance(value, (tuple, list)):
+            return [found for i, v in enumerate(value) for found in walk(v, f"{label}[{i}]")]
+        if isinstance(value, dict):
+            return [found for k, v in value.items() for found in walk(v, f"{label}[{k!r}]")]
+        return []
+    labels = [found for name, _, value in _tops(fn, args, kwargs) for found in walk(value, name)]
+    return labels if len(labels) == len(names) else names
 
 
 @dataclasses.dataclass

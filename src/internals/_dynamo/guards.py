@@ -5,8 +5,9 @@ tensor, a closed-over number, a global dict, a module attribute, a closed-over t
 into the graph. A guard key is a hashable summary of all of them, computed on each call; a graph
 is reused only under an equal key. As in Dynamo: tensors by metadata (TENSOR_MATCH), plain values
 by equality (EQUALS_MATCH), functions, classes and modules by identity (ID_MATCH) plus the values
-read through them. A value that can only be compared by identity and may change inside (an
-arbitrary object) raises ``Unguardable``: the caller runs that call eagerly instead.
+read through them; an instance of a user class by its type and the attributes the code reads.
+A value that can only be compared by identity and may change inside (an object with neither
+equality nor a ``__dict__``) raises ``Unguardable``: the caller runs that call eagerly instead.
 """
 import enum
 import functools
@@ -79,7 +80,9 @@ class GuardWalker:
         """Everything ``fn`` reads from outside: its closure cells, the globals its code (and the
         code of functions nested in it) names, its defaults."""
         if isinstance(fn, types.MethodType):
-            return ("method", self.value(fn.__self__, "self"), self.function(fn.__func__))
+            code = getattr(fn.__func__, "__code__", None)
+            names = _names(code) if code is not None else frozenset()
+            return ("method", self.value(fn.__self__, "self", names), self.function(fn.__func__))
         if not isinstance(fn, types.FunctionType):
             return self.value(fn, getattr(fn, "__name__", "the function"))
         if id(fn) in self._seen:
@@ -136,6 +139,14 @@ class GuardWalker:
             return ("pymodule", id(v), attrs)
         if type(v).__eq__ is not object.__eq__ and type(v).__hash__ is not None:
             return ("equals", type(v), v)
+        if isinstance(getattr(v, "__dict__", None), dict) and names:
+            # an instance of a user class: its type, and the attributes the code reads -- the
+            # reading code's names and those of the methods of its class it names (Dynamo's
+            # TYPE_MATCH and a guard per attribute read, ``self.w == 2.0``)
+            names = _method_names(type(v), names)
+            attrs = vars(v)
+            return ("object", id(type(v)), tuple((n, self.value(attrs[n], n, names)) for n in sorted(names)
+                                                 if n in attrs))
         raise Unguardable(f"cannot guard {name!r}: a {type(v).__name__} has no equality to check")
 
     def _hashable(self, key):
@@ -144,6 +155,19 @@ class GuardWalker:
         except TypeError:
             raise Unguardable(f"cannot guard a dict key of type {type(key).__name__}") from None
         return self.value(key, "key")
+
+
+def _method_names(cls, names):
+    """``names`` with the names used by the methods of ``cls`` among them, and by theirs."""
+    names, todo = set(names), list(names)
+    while todo:
+        method = getattr(cls, todo.pop(), None)
+        code = getattr(getattr(method, "__func__", method), "__code__", None)
+        if code is not None:
+            new = _names(code) - names
+            names |= new
+            todo += new
+    return frozenset(names)
 
 
 def _names(code):
@@ -223,7 +247,9 @@ class TensorGuards:
         for symbol in values:
             if values[symbol] < 2:
                 return f"2 <= {_source_text(self.shape_env.sources[symbol][0])}"
-        for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too
+        for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too; any float but nan
+            if ints[name] != ints[name]:
+                return f"not math.isnan({name})"
             if symbol in values and values[symbol] != ints[name]:     # one symbol, two values
                 return f"{name} == {_source_text(self.shape_env.sources[symbol][0])}"
             values[symbol] = ints[name]
@@ -252,8 +278,7 @@ class TensorGuards:
                 if want != got:
                     return f"tensor '{name}' size mismatch at index {d}. expected {want}, actual {got}"
             elif want in values and values[want] != got:      # one symbol, two sizes: duck shaping
-                first, here = self.shape_env.sources[want][0], f"L['{name}'].size()[{d}]"
-                return f"{_source_text(here)} == {_source_text(first)}"
+                return f"{name}.size()[{d}] == {_source_text(self.shape_env.sources[want][0])}"
             else:
                 values[want] = got
         for d, (want, got) in enumerate(zip(strides, impl.strides, strict=True)):

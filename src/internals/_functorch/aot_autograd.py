@@ -69,7 +69,20 @@ def _tag(graph, tag):
         node.meta.setdefault("partitioner_tag", tag)
 
 
-def trace_joint(fn, args, info=None):
+def _tangent_dims(args, dims, info):
+    """The compiler's ``_dynamic_dims`` for the tangents: a dim of an output whose size is a
+    dynamic input's example size is traced as a symbol too, which duck shaping makes that
+    input's symbol (a coincidence only pins it back to its number, a static graph)."""
+    sizes = {a.shape[d] for a, spec in zip(args, dims, strict=True) if spec is not None for d in spec[1]}
+    out = []
+    for (shape, _, _), d in zip(info.metas, info.differentiable, strict=True):
+        if d:
+            chosen = {k for k, n in enumerate(shape) if n in sizes and n > 1}
+            out.append((f"tangents_{len(out) + 1}", chosen) if chosen else None)
+    return out
+
+
+def trace_joint(fn, args, info=None, dims=None):
     """The joint graph of ``fn`` at ``args``, placeholders named ``primals_i`` and ``tangents_i``
     and output ``(*outputs, *grads)``, one gradient per primal (None where it needs none), with
     the nodes traced during the forward tagged ``is_forward``. Returns (GraphModule, OutputInfo)."""
@@ -92,7 +105,11 @@ def trace_joint(fn, args, info=None):
                 for (shape, dtype, device), d in zip(info.metas, info.differentiable, strict=True) if d]
     # as Dynamo hands it over: a value read from data (an ``item()``, a constant's too) is not
     # folded into the graph nor kept as a symbol -- the compiler breaks the graph there
-    gm = make_fx(joint, decomposition_table, tracing_mode="fake", _fold_constant_reads=False)(*args, *tangents)
+    dynamic = None
+    if dims is not None and any(d is not None for d in dims):
+        dynamic = [*dims, *_tangent_dims(args, dims, info)]
+    gm = make_fx(joint, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
+                 _dynamic_dims=dynamic)(*args, *tangents)
     _name_placeholders(gm, n)
     _tag(gm.graph, "is_backward")
     _spread_tags(functionalize(gm))
@@ -131,8 +148,8 @@ class AOTCompiled:
     outputs whose ``grad_fn`` is ``CompiledFunctionBackward``. ``joint``, ``forward_graph``,
     ``backward_graph`` and ``saved`` (the saved values' names) are kept for reading."""
 
-    def __init__(self, fn, args, compiler):
-        self.joint, self.info = trace_joint(fn, args)
+    def __init__(self, fn, args, compiler, dims=None):
+        self.joint, self.info = trace_joint(fn, args, dims=dims)
         num_outputs = len(self.info.differentiable)
         self.forward_graph, self.backward_graph, self.saved = default_partition(self.joint,
                                                                                 num_fwd_outputs=num_outputs)
@@ -159,17 +176,23 @@ def _compiled_function(forward_compiled, backward_compiled, info):
         def forward(ctx, *primals):
             results = forward_compiled(*primals)
             outs, saved = results[:n_out], results[n_out:]
-            ctx.save_for_backward(*saved)
+            # a dynamic graph's backward may take sizes (ints) as well as tensors
+            ctx.kinds = [isinstance(v, Tensor) for v in saved]
+            ctx.numbers = [v for v in saved if not isinstance(v, Tensor)]
+            ctx.shapes = [tuple(o.shape) for o in outs]
+            ctx.save_for_backward(*[v for v in saved if isinstance(v, Tensor)])
             ctx.mark_non_differentiable(*[o for o, d in zip(outs, info.differentiable, strict=True) if not d])
             return tuple(outs)
 
         @staticmethod
         def backward(ctx, *grad_outputs):
             # The backward graph was traced with contiguous tangents; an unused output's is zero.
-            pairs = zip(grad_outputs, info.metas, info.differentiable, strict=True)
+            pairs = zip(grad_outputs, ctx.shapes, info.metas, info.differentiable, strict=True)
             tangents = [(g if g is not None else zeros(shape, dtype=dtype, device=device)).contiguous()
-                        for g, (shape, dtype, device), d in pairs if d]
-            return tuple(backward_compiled(*ctx.saved_tensors, *tangents))
+                        for g, shape, (_, dtype, device), d in pairs if d]
+            tensors, numbers = iter(ctx.saved_tensors), iter(ctx.numbers)
+            saved = [next(tensors) if kind else next(numbers) for kind in ctx.kinds]
+            return tuple(backward_compiled(*saved, *tangents))
 
     return CompiledFunction
 

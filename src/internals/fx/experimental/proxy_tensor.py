@@ -175,9 +175,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def _meta_val(self, t):
         """What ``node.meta["val"]`` holds: a fake tensor in both modes (real tracing keeps no
         real intermediate alive through the graph)."""
-        if self.fake_mode is not None:
-            return self.fake_mode.from_tensor(t)
-        return _fake_twin(t) if isinstance(t, Tensor) else t
+        if not isinstance(t, Tensor):       # a None in a result (a gradient an output mask left out)
+            return t
+        return self.fake_mode.from_tensor(t) if self.fake_mode is not None else _fake_twin(t)
 
     def _constant(self, t):
         prefix = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
@@ -287,6 +287,11 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                 if is_symbolic(a):
                     node.meta["val"] = a
                     proxy_mode._symbols[id(a.node)] = (a.node, node)
+            elif type(a) is float and dynamic and _dynamic_dims[i] is not None:
+                # a float argument automatic dynamic made an input (``L['s']``): a backed symbol
+                a = shape_env.create_symbolic_float(a, _dynamic_dims[i][0])
+                node.meta["val"] = a
+                proxy_mode._symbols[id(a.node)] = (a.node, node)
             elif isinstance(a, Tensor):
                 if dynamic and _dynamic_dims[i] is not None:
                     a = _dynamic_fake(fake_mode, a, *_dynamic_dims[i])

@@ -112,6 +112,9 @@ def _make_printer():
             if den == 1:
                 return super()._print_Function(e)
             return f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
+
+        def _print_Float(self, e):
+            return repr(float(e))       # ``3.0`` as Python (and torch's guards) write it, not ``3.00000000000000``
     _printer = (Printer(),)
 
 

@@ -110,6 +110,18 @@ class ShapeEnv:
             self.sources[symbol] = [source_name]
         return SymInt(SymNode(symbol, self, int))
 
+    def create_symbolic_float(self, value, source_name):
+        """A float argument of the traced function as a *backed* symbol (``zf0``...), its hint
+        the example's value: torch.compile's automatic dynamic makes a float argument whose value
+        changed an input of the graph (``specialize_float=False``), as it does an int. A decision
+        on it is answered from the example and kept as a guard."""
+        import sympy  # a heavy module: only a trace with a dynamic float pays for importing it
+        symbol = sympy.Symbol(f"zf{self.unbacked_symfloat_counter}", real=True)
+        self.unbacked_symfloat_counter += 1
+        self.hints[symbol] = sympy.Float(value)
+        self.sources[symbol] = [source_name]
+        return SymFloat(SymNode(symbol, self, float))
+
     def _int_symbol(self, size_like=False):
         import sympy  # a heavy module: only a trace that reads data pays for importing it
         name = f"u{self.unbacked_symint_counter}"
