@@ -90,8 +90,10 @@ def empty_strided_generic(size, stride, dtype, device):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
     if _meta.active:
         storage = NoStorage(device, nbytes)
+    elif device.type == "cpu":
+        storage = UntypedStorage._fresh_cpu(nbytes)
+        # a kernel writes the new tensor next: its flat view, ready for the loop
+        storage._typed[dtype] = storage._data.view(dtype.numpy_type)
     else:
         storage = UntypedStorage(nbytes, device)
-        if device.type == "cpu":    # a kernel writes the new tensor next: its flat view, ready for the loop
-            storage._typed[dtype] = storage._data.view(dtype.numpy_type)
-    return TensorBase._from_impl(TensorImpl(storage, size, stride, 0, dtype, fresh=True))
+    return TensorBase._from_impl(TensorImpl._fresh(storage, size, stride, dtype))

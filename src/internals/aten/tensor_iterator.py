@@ -520,8 +520,10 @@ class TensorIterator:
             buffers = []
             for t in self.outputs + self.inputs:
                 impl = t._impl
-                view = impl.storage._typed.get(impl.dtype)
-                buffers.append(impl.storage.typed(impl.dtype) if view is None else view)
+                try:        # the view made before, found by a subscript (no method call to make)
+                    buffers.append(impl.storage._typed[impl.dtype])
+                except KeyError:
+                    buffers.append(impl.storage.typed(impl.dtype))
             loop(buffers, *self.geometry)
             if self.outputs[0] is not self.result:
                 self.cast_outputs()

@@ -12,6 +12,9 @@ import numpy as np
 __all__ = ["CPUAllocator", "cpu_allocator", "set_allocator", "get_allocator"]
 
 
+_BYTE = np.dtype(np.uint8)
+
+
 class CPUAllocator:
     def __init__(self):
         self.allocated_bytes = 0
@@ -21,7 +24,7 @@ class CPUAllocator:
 
     def allocate(self, nbytes):
         try:
-            buffer = np.empty(nbytes, dtype=np.uint8)
+            buffer = np.empty(nbytes, _BYTE)     # a dtype object, not a type: NumPy skips converting it
         except (MemoryError, ValueError):      # NumPy's two ways of saying no: torch raises RuntimeError
             raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
                                f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate "

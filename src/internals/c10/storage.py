@@ -76,6 +76,19 @@ class UntypedStorage:
         self._base = None       # the storage a slice's bytes belong to, kept alive while the slice lives
         self._mapping = None    # a SharedMapping once the bytes live in shared memory
 
+    @classmethod
+    def _fresh_cpu(cls, nbytes, allocator=cpu_allocator):
+        """What ``UntypedStorage(nbytes, "cpu")`` makes, for ``nbytes >= 0``, without its argument
+        handling (a device to parse, data to wrap, an allocator to find): ``empty_cpu`` makes the
+        storage of every new CPU tensor so (``make_storage_impl``), and Python's class call and
+        ``__init__``'s branches cost as much as the allocation."""
+        data = allocator.allocate(nbytes)      # first: a failed allocation leaves no storage to free
+        self = object.__new__(cls)
+        self._allocator, self._data = allocator, data
+        self.device, self._nbytes, self._resizable = _CPU, nbytes, True
+        self._typed, self._base, self._mapping = {}, None, None
+        return self
+
     def __del__(self, _exiting=sys.is_finalizing):
         """The last reference is gone (Python's refcount plays c10's intrusive_ptr): the allocator
         gets back what it handed out, the cuda one finding its block by address. At interpreter

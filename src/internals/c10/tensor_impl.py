@@ -169,6 +169,20 @@ class TensorImpl(TensorImplBase):
         self.key_set = keys if keys is not None else compute_key_set(*key)
 
     @classmethod
+    def _fresh(cls, storage, sizes, strides, dtype):
+        """``TensorImpl(storage, sizes, strides, 0, dtype, fresh=True)`` without Python's class call
+        (``type.__call__`` finding ``__init__`` and its keyword): the impl of every tensor
+        ``empty_strided_generic`` makes, where the call costs as much as the fields."""
+        self = object.__new__(cls)
+        self.storage, self.sizes, self.strides, self.storage_offset, self.dtype = storage, sizes, strides, 0, dtype
+        self.device, self.layout = storage.device, strided
+        self.version_counter, self.is_wrapped_number = VersionCounter(), False
+        key = (storage.device.type, strided, _modes.inference)      # as ``__init__`` finds its keys
+        keys = _key_sets.get(key)
+        self.key_set = keys if keys is not None else compute_key_set(*key)
+        return self
+
+    @classmethod
     def without_storage(cls, sizes, strides, storage_offset, dtype, device):
         """Metadata with no memory behind it (a wrapper subclass's): any access to data raises."""
         return cls(NoStorage(device, required_storage_elements(sizes, strides, storage_offset) * dtype.itemsize),

@@ -25,7 +25,11 @@ def binary_loop(it, op, scalar):
     loop of scalar function ``op`` over the built iterator ``it``, with ``scalar`` (alpha, or a
     parameter of the function) already in the compute dtype. Returns the result (``out`` itself
     for out=)."""
-    return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+    # The device's loop is looked up when the loop runs (metadata-only execution runs none, and a
+    # meta tensor has no loops to find), and called with its arguments in place: a plain call,
+    # no argument list assembled from the buffers and the geometry.
+    return it.for_each(lambda buffers, shape, strides, offsets: loops(it.device).binary_loop(
+        op, buffers[0], buffers[1], buffers[2], scalar, shape, strides, offsets))
 
 
 # ---- complex32: the few loops torch has for it (``BinaryOpsKernel.cpp``'s kComplexHalf branches)
