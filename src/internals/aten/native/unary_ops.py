@@ -385,6 +385,45 @@ negative, negative_ = _alias("negative", "neg")
 absolute, absolute_ = _alias("absolute", "abs")
 
 
+def _special(name, target):
+    """torch.special's name for an operator torch already has (``special_expit`` is ``sigmoid``,
+    ``UnaryOps.cpp``): CompositeImplicitAutograd, so autograd records the operator it renames."""
+    def kernel(x):
+        return dispatcher.call(target, x)
+    kernel.__name__ = name
+    return kernel
+
+
+special_expit = _special("special_expit", "sigmoid")
+special_erf = _special("special_erf", "erf")
+special_erfinv = _special("special_erfinv", "erfinv")
+special_gammaln = _special("special_gammaln", "lgamma")
+special_digamma = _special("special_digamma", "digamma")
+special_psi = _special("special_psi", "digamma")
+special_exp2 = _special("special_exp2", "exp2")
+special_expm1 = _special("special_expm1", "expm1")
+special_log1p = _special("special_log1p", "log1p")
+
+
+M_SQRT1_2 = 0.7071067811865476
+
+
+def special_ndtr(x):
+    """The standard normal CDF, (1 + erf(x / sqrt(2))) / 2, in the three operators torch's
+    ``special_ndtr`` composes, each with a number operand (``mul.Scalar``, ``add.Scalar``): an
+    integer input becomes float at the first product."""
+    erf = dispatcher.call("erf", dispatcher.call("mul.Scalar", x, M_SQRT1_2))
+    return dispatcher.call("mul.Scalar", dispatcher.call("add.Scalar", erf, 1), 0.5)
+
+
+def special_logit(x, eps=None):
+    return dispatcher.call("logit", x, eps)
+
+
+def special_round(x, *, decimals=0):
+    return dispatcher.call("round.decimals", x, decimals=decimals)
+
+
 def fix(x):
     """CompositeImplicitAutograd: fix is trunc under another name."""
     return dispatcher.call("trunc", x)
