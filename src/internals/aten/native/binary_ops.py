@@ -951,3 +951,15 @@ def special_xlogy_self_scalar(a, b):
 
 def special_xlogy_other_scalar(a, b):
     return call("xlogy.Scalar_Other", a, b)
+
+
+def special_xlogy_out(a, b, *, out):
+    return call("xlogy.OutTensor", a, b, out=out)
+
+
+def special_xlogy_self_scalar_out(a, b, *, out):
+    return call("xlogy.OutScalar_Self", a, b, out=out)
+
+
+def special_xlogy_other_scalar_out(a, b, *, out):
+    return call("xlogy.OutScalar_Other", a, b, out=out)
