@@ -28,11 +28,11 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
 LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv3d", "conv3d.padding",
                               "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input", "mm", "bmm",
                               "matmul", "baddbmm", "addmm", "addbmm", "linear",
-                              "prelu"),
+                              "prelu", "linalg_vecdot"),
                       "cuda": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input",
                                "conv_transpose3d.input", "convolution", "mm",
                                "bmm", "matmul", "addmv", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
-                               "prelu")}
+                               "prelu", "linalg_vecdot", "linalg_multi_dot")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", "binary_cross_entropy",
@@ -50,12 +50,12 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", 
                 "multilabel_margin_loss", "multilabel_margin_loss_forward", "linalg_householder_product", "orgqr",
                 "geqrf",
                 "avg_pool3d", "adaptive_avg_pool3d", "max_pool3d", "adaptive_max_pool3d", "max_unpool2d",
-                "max_unpool3d"),
+                "max_unpool3d", "linalg_tensorinv", "linalg_tensorsolve"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
                  "prod", "prod.dim_int", "cumprod", "cumsum", "logsumexp", "norm.Scalar", "norm.ScalarOpt_dim",
-                 "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm",
+                 "linalg_vector_norm", "linalg_matrix_norm", "linalg_matrix_norm.str_ord", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "rms_norm",
                  "cdist", "group_norm", "cosine_similarity", "kl_div", "smooth_l1_loss", "huber_loss",
                  "upsample_nearest1d", "upsample_nearest2d", "upsample_linear1d", "upsample_bilinear2d",
                  "upsample_nearest3d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",

@@ -17,7 +17,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided_generic
 from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device
-from .batch_linear_algebra import _check_floating, _check_matrix
+from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .resize import resize_output
@@ -309,7 +309,8 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_vander(x, *, N=None):
     """The Vandermonde matrix of ``x`` along a new last dim: 1, x, x^2, ..., x^(N-1), the powers a
     cumulative product of x repeated (``linalg_vander_symint``), a column of ones before them."""
-    if not (x.dtype in (st.float32, st.float64, st.complex64, st.complex128) or x.dtype.is_integral):
+    if x.dtype not in (st.float32, st.float64, st.complex64, st.complex128, st.uint8, st.int8, st.int16, st.int32,
+                       st.int64):
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{x.dtype.torch_name}")
     x = dispatcher.call("unsqueeze", x, -1) if x.dim() == 0 else x
@@ -333,7 +334,8 @@ def linalg_tensorinv(A, ind=2):
     if rows != cols:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
-    inverse = dispatcher.call("linalg_inv", dispatcher.call("reshape", A, [cols, cols]))
+    inverse, info = dispatcher.call("linalg_inv_ex", dispatcher.call("reshape", A, [cols, cols]))
+    _check_errors(info, "inv", singular="inverse")
     return dispatcher.call("reshape", inverse, shape[ind:] + shape[:ind])
 
 
@@ -374,7 +376,7 @@ def linalg_multi_dot(tensors):
     for i in range(1, n):
         if mats[i].dtype != mats[0].dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{mats[0].dtype.torch_name} and tensor {i} {mats[i].dtype.torch_name}")
+                               f"{st.type_meta_name(mats[0].dtype)} and tensor {i} {st.type_meta_name(mats[i].dtype)}")
         if mats[i - 1].shape[-1] != mats[i].shape[0]:
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} and "
                                f"{list(tensors[i].shape)} cannot be multiplied")
@@ -427,13 +429,22 @@ def _matrix_norm_checks(A, dim, dtype, low_precision):
     return dim
 
 
+def _max_min(t, d, ord, keepdim):
+    """The largest (ord > 0) or smallest entry along ``d``; where ``d`` is empty, the largest is 0
+    (a norm of no entries, without a gradient, as torch's), the smallest an error (amin's)."""
+    if ord > 0 and t.shape[d] == 0:
+        shape = list(t.shape)
+        shape[d] = 1
+        return dispatcher.call("new_zeros", t, shape if keepdim else shape[:d % t.dim()] + shape[d % t.dim() + 1:])
+    return dispatcher.call("amax" if ord > 0 else "amin", t, [d], keepdim)
+
+
 def _singular_values_last(A, dim, dtype, keepdim, reduction):
-    """``reduction`` (amax, amin, sum) of the singular values of the matrices over ``dim`` (those
+    """``reduction(S, -1, keepdim)`` of the singular values S of the matrices over ``dim`` (those
     two dims moved last, ``create_dim_backshift_permutation``), put back in place with ``keepdim``."""
     A = A if dtype is None else dispatcher.call("_to_copy", A, dtype=dtype)
     order = [d for d in range(A.dim()) if d not in dim] + dim
-    result = dispatcher.call(reduction, dispatcher.call("linalg_svdvals", dispatcher.call("permute", A, order)),
-                             [-1], keepdim)
+    result = reduction(dispatcher.call("linalg_svdvals", dispatcher.call("permute", A, order)), -1, keepdim)
     if keepdim:
         result = dispatcher.call("permute", dispatcher.call("unsqueeze", result, -1),
                                  [order.index(d) for d in range(A.dim())])
@@ -448,16 +459,13 @@ def linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
     if abs(ord) not in (1.0, 2.0, math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord:g} not supported.")
     dim = _matrix_norm_checks(A, list(dim), dtype, low_precision=abs(ord) != 2.0)
-
-    def max_min(t, d):
-        return dispatcher.call("amax" if ord > 0 else "amin", t, [d], keepdim)
     if abs(ord) == 2.0:
-        return _singular_values_last(A, dim, dtype, keepdim, "amax" if ord > 0 else "amin")
+        return _singular_values_last(A, dim, dtype, keepdim, lambda s, d, k: _max_min(s, d, ord, k))
     if abs(ord) == math.inf:
         dim = dim[::-1]
     if not keepdim and dim[0] < dim[1]:
         dim[1] -= 1
-    return max_min(dispatcher.call("linalg_vector_norm", A, 1.0, [dim[0]], keepdim, dtype=dtype), dim[1])
+    return _max_min(dispatcher.call("linalg_vector_norm", A, 1.0, [dim[0]], keepdim, dtype=dtype), dim[1], ord, keepdim)
 
 
 def linalg_matrix_norm_str_ord(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -467,7 +475,8 @@ def linalg_matrix_norm_str_ord(A, ord="fro", dim=(-2, -1), keepdim=False, *, dty
     dim = _matrix_norm_checks(A, list(dim), dtype, low_precision=ord != "nuc")
     if ord == "fro":
         return dispatcher.call("linalg_vector_norm", A, 2, dim, keepdim, dtype=dtype)
-    return _singular_values_last(A, dim, dtype, keepdim, "sum.dim_IntList")
+    return _singular_values_last(A, dim, dtype, keepdim,
+                                 lambda s, d, k: dispatcher.call("sum.dim_IntList", s, [d], k))
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -488,7 +497,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False, *, dtype=None):
     if dim is not None:
         if len(dim) not in (1, 2):
-            raise RuntimeError(f"linalg.norm: If dim is specified, it mut be of length 1 or 2. Got {list(dim)}")
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
     elif A.dim() not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                            f"Got {A.dim()}D.")
