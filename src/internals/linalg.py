@@ -1,5 +1,5 @@
 """``torch.linalg``: the vector, matrix and general norms, matmul, vecdot, multi_dot, diagonal,
-vander, tensorinv and tensorsolve (compositions of other operators, as in torch), what an LU factorization gives
+vander, tensorinv, tensorsolve and cond (compositions of other operators, as in torch), what an LU factorization gives
 (``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
 (with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``,
 ``eigvalsh``, ``eig``, ``eigvals``) and the pseudo-inverse ``pinv`` (the rest of torch's
@@ -8,11 +8,10 @@ from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
 from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
-from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "matmul", "diagonal", "vecdot", "vander", "tensorinv", "tensorsolve",
-           "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
+__all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matmul", "diagonal", "vecdot", "vander", "tensorinv",
+           "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
            "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky",
            "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
@@ -45,6 +44,13 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, str):
         return _with_out("linalg_norm.ord_str", out, A, ord, dim, keepdim, dtype=dtype, out_overload="ord_str_out")
     return _with_out("linalg_norm", out, A, ord, dim, keepdim, dtype=dtype)
+
+
+def cond(A, p=None, *, out=None):
+    """``linalg_cond``: the condition number of each matrix in the norm ``p`` (2 by default)."""
+    if isinstance(p, str):
+        return _with_out("linalg_cond.p_str", out, A, p, out_overload="p_str_out")
+    return _with_out("linalg_cond", out, A, p)
 
 
 def matmul(input, other, *, out=None):

@@ -1,6 +1,6 @@
 """torch.linalg's compositions (``LinearAlgebra.cpp``, CompositeImplicitAutograd): ``norm``,
 ``matrix_norm`` of a number or a string ord, ``vecdot``, ``matmul``, ``multi_dot``, ``diagonal``,
-``vander``, ``tensorinv`` and ``tensorsolve``.
+``vander``, ``tensorinv``, ``tensorsolve`` and ``cond``.
 
 PyTorch's OpInfo samples (as given and non-contiguous) at float32 and float64; the float64 sweep
 takes every other sample where the same composition only respecialises its loops (``step=2``).
@@ -26,6 +26,7 @@ ADAPTERS = {
     "linalg.vander": Adapter(L.vander, kwargs=("N",), tol=TOL),
     "linalg.tensorinv": Adapter(L.tensorinv, kwargs=("ind",), tol=TOL),
     "linalg.tensorsolve": Adapter(L.tensorsolve, kwargs=("dims",), tol=TOL),
+    "linalg.cond": Adapter(L.cond, kwargs=("p",), tol=TOL),
 }
 CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64))
 
@@ -50,13 +51,18 @@ PROGRAMS = [
     f"lib.linalg.matrix_norm({A}, 'nuc', keepdim=True)", f"lib.linalg.matrix_norm({A}, 2, dtype=lib.float64)",
     f"lib.linalg.vecdot({A}, {A}.t())", f"lib.linalg.vecdot({A}, {A}, dim=0)",
     f"lib.linalg.vecdot({A} * 1j, {A} + 1j)",
-    f"lib.linalg.vander({A}[0])", "lib.linalg.vander(lib.tensor([2, 3]), N=4)", "lib.linalg.vander(lib.tensor(2.0), N=3)",
+    f"lib.linalg.vander({A}[0])", "lib.linalg.vander(lib.tensor([2, 3]), N=4)",
+    "lib.linalg.vander(lib.tensor(2.0), N=3)",
     f"lib.linalg.diagonal({A}, offset=1)", f"lib.linalg.diagonal({A}.expand(2, 3, 3), dim1=0, dim2=2)",
     f"lib.linalg.multi_dot([{A}, {A}])", f"lib.linalg.multi_dot([{A}[0], {A}, {A}[1]])",
     f"lib.linalg.multi_dot([{A}[:, :2], {A}[:2], {A}, {A}[:, :1]])", f"lib.linalg.multi_dot([{A}[0], {A}[1]])",
-    f"lib.linalg.tensorinv({A}.reshape(3, 3), 1)", f"lib.linalg.tensorinv(lib.eye(6).reshape(6, 2, 3), 1)",
+    f"lib.linalg.tensorinv({A}.reshape(3, 3), 1)", "lib.linalg.tensorinv(lib.eye(6).reshape(6, 2, 3), 1)",
     f"lib.linalg.tensorsolve({A}, {A}[0])", "lib.linalg.tensorsolve(lib.eye(6).reshape(2, 3, 6), lib.ones(2, 3))",
     "lib.linalg.tensorsolve(lib.eye(6).reshape(2, 3, 6), lib.ones(6), dims=(0, 1))",
+    f"lib.linalg.cond({A})", f"lib.linalg.cond({A}, -2)", f"lib.linalg.cond({A}, 1)", f"lib.linalg.cond({A}, 'fro')",
+    f"lib.linalg.cond({A}, -float('inf'))", f"lib.linalg.cond({A}, 'nuc')", f"lib.linalg.cond({A}[:2])",
+    "lib.linalg.cond(lib.ones(2, 2), 1)", "lib.linalg.cond(lib.empty(2, 0, 0))",
+    "lib.linalg.cond(lib.empty(0, 0), 'fro')",
     f"lib.linalg.matmul({A}, {A}[0])", f"lib.linalg.matmul({A}.detach(), {A}.detach(), out=lib.empty(3, 3))",
 ]
 
@@ -84,7 +90,9 @@ ERRORS = [
     f"lib.linalg.multi_dot([{A}, {A}.reshape(1, 3, 3)])", f"lib.linalg.multi_dot([{A}, {A}[:2]])",
     f"lib.linalg.multi_dot([{A}, {A}.double()])", f"lib.linalg.tensorinv({A}, 0)",
     f"lib.linalg.tensorinv({A}[:2], 1)", "lib.linalg.tensorinv(lib.zeros(2, 2), 1)",
-    f"lib.linalg.tensorsolve({A}, {A}[0, :2])",
+    f"lib.linalg.tensorsolve({A}, {A}[0, :2])", f"lib.linalg.cond({A}[:2], 1)", f"lib.linalg.cond({A}[:2], -1.0)",
+    f"lib.linalg.cond({A}[:2], float('inf'))", f"lib.linalg.cond({A}[:2], 'fro')", f"lib.linalg.cond({A}, 3)",
+    f"lib.linalg.cond({A}, 'max')", f"lib.linalg.cond({A}[0])",
 ]
 
 
@@ -108,6 +116,7 @@ def test_bad_input_raises_torchs_error(program):
     lambda lib, x, t: lib.linalg.multi_dot([x, t.t(), x]),
     lambda lib, x, t: lib.linalg.vander(x[0] * t[1]),
     lambda lib, x, t: lib.linalg.tensorsolve(lib.mm(x, x.t()) + 3 * lib.eye(2, dtype=x.dtype), t[:, 0]),
-], ids=["norm-1", "matrix_norm-inf", "vecdot", "multi_dot", "vander", "tensorsolve"])
+    lambda lib, x, t: lib.linalg.cond(x[:, :2] * t[:, :2], 1) + lib.linalg.cond(x[:, 1:] * t[:, 1:], "nuc"),
+], ids=["norm-1", "matrix_norm-inf", "vecdot", "multi_dot", "vander", "tensorsolve", "cond"])
 def test_gradients_twice_match_torch(build):
     compare_gradients_and_nodes(build, atol=1e-12)

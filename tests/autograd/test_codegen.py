@@ -71,7 +71,8 @@ def test_every_operator_comes_from_the_yaml():
 
 def test_every_variant_is_bound():
     """Each entry is reachable as a Tensor method / namespace function, as its variants say
-    (except those torch binds to no Python name, or binds in ``torch._C._nn``/``_linalg``/``_special``, which stay unbound)."""
+    (except those torch binds to no Python name, or binds in ``torch._C._nn``/``_linalg``/``_special``,
+    which stay unbound)."""
     def unbound(entry):
         return (gen.binds_no_python_name(FunctionSchema.parse(entry["func"]).name)
                 or entry.get("python_module") in gen.PYTHON_MODULES)

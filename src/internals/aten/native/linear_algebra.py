@@ -17,7 +17,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided_generic
 from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device
-from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix
+from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix, _square_check
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .resize import resize_output
@@ -503,3 +503,63 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False, *, dtype=None):
                            f"Got {A.dim()}D.")
     return dispatcher.call("linalg_matrix_norm.str_ord", A, ord, [0, 1] if dim is None else list(dim), keepdim,
                            dtype=dtype)
+
+
+def _cond_check_ord(ord):
+    """``_linalg_cond_check_ord``: the norms whose condition numbers torch defines."""
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {ord}")
+    elif abs(float(ord)) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {float(ord):g}")
+
+
+def _cond_of_empty(A, dtype):
+    """NumPy defines no condition number of a 0x0 matrix: torch's is 0, one per matrix."""
+    return dispatcher.call("zeros", list(A.shape[:-2]), dtype=dtype, device=A.device)
+
+
+def _cond_by_inverse(A, ord):
+    """``_linalg_cond_helper``: norm(A) * norm(inv(A)), a singular matrix's inverse filled with
+    inf, and 0 * inf (NaN) read as inf, as NumPy reads it."""
+    inverse, info = dispatcher.call("linalg_inv_ex", A)
+    singular = dispatcher.call("gt.Scalar", dispatcher.call("unsqueeze", dispatcher.call("unsqueeze", info, -1), -1), 0)
+    dispatcher.call("masked_fill_.Scalar", inverse, singular, math.inf)
+    name = "linalg_matrix_norm.str_ord" if isinstance(ord, str) else "linalg_matrix_norm"
+    result = dispatcher.call("mul.Tensor", dispatcher.call(name, A, ord), dispatcher.call(name, inverse, ord))
+    return dispatcher.call("nan_to_num_", result, math.inf, math.inf, -math.inf)
+
+
+def linalg_cond(A, p=None):
+    """The condition number of each matrix in the norm ``p``: for +-2 (and None) the ratio of the
+    extreme singular values (any shape of matrix), else norm(A) * norm(inv(A)) (square only)."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord = 2 if p is None else p
+    _cond_check_ord(ord)
+    if A.numel() == 0:
+        return _cond_of_empty(A, A.dtype.to_real())
+    if abs(float(ord)) == 2.0:
+        s = dispatcher.call("linalg_svdvals", A)
+        s_max, s_min = dispatcher.call("narrow", s, -1, 0, 1), dispatcher.call("narrow", s, -1, -1, 1)
+        ratio = (dispatcher.call("div.Tensor", s_min, s_max) if float(ord) == -2.0
+                 else dispatcher.call("div.Tensor", s_max, s_min))
+        return dispatcher.call("squeeze.dim", ratio, -1)
+    # torch names the order as C++'s std::to_string prints the number it was given
+    shown = ("inf" if ord > 0 else "-inf") if math.isinf(ord) else f"{ord:f}" if isinstance(ord, float) else str(ord)
+    _square_check(A, f"linalg.cond(ord={shown})")
+    return _cond_by_inverse(A, ord)
+
+
+def linalg_cond_p_str(A, p):
+    """'fro' through the inverse; 'nuc' from the singular values, sum(s) * sum(1 / s) (a norm of
+    an inverse full of inf would be refused by the SVD)."""
+    _square_check(A, f"linalg.cond(ord={p})")
+    _cond_check_ord(p)
+    if A.numel() == 0:
+        return _cond_of_empty(A, A.dtype)
+    if p == "nuc":
+        s = dispatcher.call("linalg_svdvals", A)
+        return dispatcher.call("mul.Tensor", dispatcher.call("sum.dim_IntList", s, [-1]),
+                               dispatcher.call("sum.dim_IntList", dispatcher.call("reciprocal", s), [-1]))
+    return _cond_by_inverse(A, p)
