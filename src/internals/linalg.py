@@ -1,5 +1,5 @@
 """``torch.linalg``: the vector, matrix and general norms, matmul, vecdot, multi_dot, diagonal,
-vander, tensorinv, tensorsolve and cond (compositions of other operators, as in torch), what an LU factorization gives
+vander, tensorinv, tensorsolve, cond and matrix_rank (compositions of other operators, as in torch), what an LU factorization gives
 (``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
 (with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``,
 ``eigvalsh``, ``eig``, ``eigvals``) and the pseudo-inverse ``pinv`` (the rest of torch's
@@ -10,7 +10,7 @@ from .aten.native.batch_linear_algebra import _check_errors
 from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matmul", "diagonal", "vecdot", "vander", "tensorinv",
+__all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander", "tensorinv",
            "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
            "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky",
            "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
@@ -51,6 +51,21 @@ def cond(A, p=None, *, out=None):
     if isinstance(p, str):
         return _with_out("linalg_cond.p_str", out, A, p, out_overload="p_str_out")
     return _with_out("linalg_cond", out, A, p)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """``linalg_matrix_rank``, its overload chosen as torch's argument parser chooses: ``tol`` (a
+    number or a tensor, absolute), or ``atol``/``rtol`` as tensors, or as numbers."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments: tol with atol or rtol")
+        if isinstance(tol, TensorBase):
+            return _with_out("linalg_matrix_rank.tol_tensor", out, A, tol, hermitian, out_overload="out_tol_tensor")
+        return _with_out("linalg_matrix_rank", out, A, tol, hermitian)
+    overload = ("atol_rtol_tensor" if all(t is None or isinstance(t, TensorBase) for t in (atol, rtol))
+                else "atol_rtol_float")
+    return _with_out(f"linalg_matrix_rank.{overload}", out, A, atol=atol, rtol=rtol, hermitian=hermitian,
+                     out_overload=f"{overload}_out")
 
 
 def matmul(input, other, *, out=None):

@@ -1,6 +1,6 @@
 """torch.linalg's compositions (``LinearAlgebra.cpp``, CompositeImplicitAutograd): ``norm``,
 ``matrix_norm`` of a number or a string ord, ``vecdot``, ``matmul``, ``multi_dot``, ``diagonal``,
-``vander``, ``tensorinv``, ``tensorsolve`` and ``cond``.
+``vander``, ``tensorinv``, ``tensorsolve``, ``cond`` and ``matrix_rank``.
 
 PyTorch's OpInfo samples (as given and non-contiguous) at float32 and float64; the float64 sweep
 takes every other sample where the same composition only respecialises its loops (``step=2``).
@@ -27,6 +27,8 @@ ADAPTERS = {
     "linalg.tensorinv": Adapter(L.tensorinv, kwargs=("ind",), tol=TOL),
     "linalg.tensorsolve": Adapter(L.tensorsolve, kwargs=("dims",), tol=TOL),
     "linalg.cond": Adapter(L.cond, kwargs=("p",), tol=TOL),
+    "linalg.matrix_rank": Adapter(L.matrix_rank, kwargs=("hermitian", "atol", "rtol", "tol")),
+    "linalg.matrix_rank.hermitian": Adapter(L.matrix_rank, kwargs=("hermitian", "atol", "rtol", "tol")),
 }
 CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64))
 
@@ -63,6 +65,11 @@ PROGRAMS = [
     f"lib.linalg.cond({A}, -float('inf'))", f"lib.linalg.cond({A}, 'nuc')", f"lib.linalg.cond({A}[:2])",
     "lib.linalg.cond(lib.ones(2, 2), 1)", "lib.linalg.cond(lib.empty(2, 0, 0))",
     "lib.linalg.cond(lib.empty(0, 0), 'fro')",
+    f"lib.linalg.matrix_rank({A})", f"lib.linalg.matrix_rank({A}, 0.5)", f"lib.linalg.matrix_rank({A}, lib.tensor(9.0))",
+    f"lib.linalg.matrix_rank({A}, atol=1.0)", f"lib.linalg.matrix_rank({A}, rtol=0.5)",
+    f"lib.linalg.matrix_rank({A}, atol=lib.tensor(0.1), rtol=lib.tensor(0.0))",
+    f"lib.linalg.matrix_rank({A} @ {A}.mT, hermitian=True)", "lib.linalg.matrix_rank(lib.empty(2, 0, 3))",
+    f"lib.linalg.matrix_rank({A}.detach().expand(2, 3, 3), out=lib.empty(0, dtype=lib.long))",
     f"lib.linalg.matmul({A}, {A}[0])", f"lib.linalg.matmul({A}.detach(), {A}.detach(), out=lib.empty(3, 3))",
 ]
 
@@ -92,7 +99,8 @@ ERRORS = [
     f"lib.linalg.tensorinv({A}[:2], 1)", "lib.linalg.tensorinv(lib.zeros(2, 2), 1)",
     f"lib.linalg.tensorsolve({A}, {A}[0, :2])", f"lib.linalg.cond({A}[:2], 1)", f"lib.linalg.cond({A}[:2], -1.0)",
     f"lib.linalg.cond({A}[:2], float('inf'))", f"lib.linalg.cond({A}[:2], 'fro')", f"lib.linalg.cond({A}, 3)",
-    f"lib.linalg.cond({A}, 'max')", f"lib.linalg.cond({A}[0])",
+    f"lib.linalg.cond({A}, 'max')", f"lib.linalg.cond({A}[0])", f"lib.linalg.matrix_rank({A}[0])",
+    f"lib.linalg.matrix_rank({A}, atol=lib.tensor(1j))",
 ]
 
 
