@@ -1,9 +1,9 @@
 """``torch.linalg``: the vector, matrix and general norms, matmul, vecdot, multi_dot, diagonal,
 vander, tensorinv, tensorsolve, cond and matrix_rank (compositions of other operators, as in
-torch), what an LU factorization gives (``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
-(with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``,
-``eigvalsh``, ``eig``, ``eigvals``) and the pseudo-inverse ``pinv`` (the rest of torch's
-namespace is not in internals)."""
+torch), what an LU factorization gives (``lu_factor``, ``inv``, ``det``, ``slogdet``,
+``solve``), the matrix exponential, the SVD, QR (with ``householder_product``) and Cholesky
+decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
+pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
@@ -11,9 +11,9 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
-           "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
-           "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky",
-           "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
+           "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
+           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr",
+           "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
