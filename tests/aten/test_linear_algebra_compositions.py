@@ -125,7 +125,8 @@ def test_bad_input_raises_torchs_error(program):
     lambda lib, x, t: lib.linalg.multi_dot([x, t.t(), x]),
     lambda lib, x, t: lib.linalg.vander(x[0] * t[1]),
     lambda lib, x, t: lib.linalg.tensorsolve(lib.mm(x, x.t()) + 3 * lib.eye(2, dtype=x.dtype), t[:, 0]),
-    lambda lib, x, t: lib.linalg.cond(x[:, :2] * t[:, :2], 1) + lib.linalg.cond(x[:, 1:] * t[:, 1:], "nuc"),
+    # (cond's +-1 and +-inf fill linalg_inv_ex's saved output in place: torch's backward refuses them)
+    lambda lib, x, t: lib.linalg.cond(x * t) + lib.linalg.cond(x[:, 1:] * t[:, 1:], "nuc"),
 ], ids=["norm-1", "matrix_norm-inf", "vecdot", "multi_dot", "vander", "tensorsolve", "cond"])
 def test_gradients_twice_match_torch(build):
     compare_gradients_and_nodes(build, atol=1e-12)
