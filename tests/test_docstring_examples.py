@@ -25,6 +25,10 @@ from helpers import ADDRESS, NUMBER, last_digit
 import internals
 
 APIS = [
+    "torch.special.expit", "torch.special.erf", "torch.special.erfinv", "torch.special.ndtr", "torch.special.gammaln",
+    "torch.special.digamma", "torch.special.logit", "torch.special.xlogy", "torch.special.softmax",
+    "torch.special.log_softmax", "torch.linalg.matrix_norm", "torch.linalg.multi_dot", "torch.linalg.tensorinv",
+    "torch.linalg.tensorsolve", "torch.linalg.cond", "torch.linalg.matrix_rank",
     "torch.aminmax", "torch.as_tensor", "torch.conj", "torch.resolve_conj", "torch.conj_physical", "torch.resolve_neg",
     "torch.imag", "torch.real",
     "torch.sgn", "torch.equal",

@@ -99,6 +99,7 @@ from . import (
     nn,
     optim,
     profiler,
+    special,  # torch.special
     testing,
     utils,
 )

@@ -1,18 +1,19 @@
-"""``torch.linalg``: the vector norm, the Frobenius matrix norm, what an LU factorization gives
-(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
-(with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``,
-``eigvalsh``, ``eig``, ``eigvals``) and the pseudo-inverse ``pinv`` (the rest of torch's
-namespace is not in internals)."""
+"""``torch.linalg``: the vector, matrix and general norms, matmul, vecdot, multi_dot, diagonal,
+vander, tensorinv, tensorsolve, cond and matrix_rank (compositions of other operators, as in
+torch), what an LU factorization gives (``lu_factor``, ``inv``, ``det``, ``slogdet``,
+``solve``), the matrix exponential, the SVD, QR (with ``householder_product``) and Cholesky
+decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
+pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
 from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
-from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
-           "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky",
-           "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
+           "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
+           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr",
+           "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -28,36 +29,83 @@ def cross(input, other, *, dim=-1, out=None):
     return dispatcher.call("linalg_cross.out", input, other, dim=dim, out=out)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """``linalg_matrix_norm`` with a string ``ord`` (``aten/native/LinearAlgebra.cpp``), checked as
-    torch checks it. 'fro' is the vector 2-norm over the two dims; 'nuc' sums singular values.
-    The norms of a number ``ord`` are not in internals."""
-    if not isinstance(ord, str):
-        raise NotImplementedError("internals: linalg.matrix_norm supports ord='fro' only")
-    if ord not in ("fro", "nuc"):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    if len(dim) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-    if wrap_dim(dim[0], A.dim()) == wrap_dim(dim[1], A.dim()):
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({wrap_dim(dim[0], A.dim())}, "
-                           f"{wrap_dim(dim[1], A.dim())})")
-    if ord == "nuc":
-        return _nuclear_norm(A, dim, keepdim, dtype)
-    return vector_norm(A, 2, list(dim), keepdim, dtype=dtype)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """``linalg_matrix_norm``: 'fro' or 'nuc' (the ``str_ord`` overload), or a number: +-1, +-2,
+    +-inf (``aten/native/LinearAlgebra.cpp``)."""
+    name = "linalg_matrix_norm.str_ord" if isinstance(ord, str) else "linalg_matrix_norm"
+    return _with_out(name, out, A, ord, list(dim), keepdim, dtype=dtype,
+                     out_overload="str_ord_out" if isinstance(ord, str) else "out")
 
 
-def _nuclear_norm(A, dim, keepdim, dtype):
-    """The sum of the singular values of the matrices over ``dim``, those two dims moved last
-    first (``create_dim_backshift_permutation``) and put back with ``keepdim``."""
-    d0, d1 = wrap_dim(dim[0], A.dim()), wrap_dim(dim[1], A.dim())
-    order = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
-    A = A if dtype is None else A.to(dtype)
-    result = svdvals(A.permute(order)).sum(-1)
-    if keepdim:
-        result = result.unsqueeze(-1).unsqueeze(-1).permute([order.index(d) for d in range(A.dim())])
-    return result
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``linalg_norm``: a matrix norm where ``ord`` is given with two dims (or a matrix and no dim),
+    else a vector norm (the 2-norm by default); a string ``ord`` always a matrix norm."""
+    dim = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
+    if isinstance(ord, str):
+        return _with_out("linalg_norm.ord_str", out, A, ord, dim, keepdim, dtype=dtype, out_overload="ord_str_out")
+    return _with_out("linalg_norm", out, A, ord, dim, keepdim, dtype=dtype)
+
+
+def cond(A, p=None, *, out=None):
+    """``linalg_cond``: the condition number of each matrix in the norm ``p`` (2 by default)."""
+    if isinstance(p, str):
+        return _with_out("linalg_cond.p_str", out, A, p, out_overload="p_str_out")
+    return _with_out("linalg_cond", out, A, p)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """``linalg_matrix_rank``, its overload chosen as torch's argument parser chooses: ``tol`` (a
+    number or a tensor, absolute), or ``atol``/``rtol`` as tensors, or as numbers."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments: tol with atol or rtol")
+        if isinstance(tol, TensorBase):
+            return _with_out("linalg_matrix_rank.tol_tensor", out, A, tol, hermitian, out_overload="out_tol_tensor")
+        return _with_out("linalg_matrix_rank", out, A, tol, hermitian)
+    overload = ("atol_rtol_tensor" if all(t is None or isinstance(t, TensorBase) for t in (atol, rtol))
+                else "atol_rtol_float")
+    return _with_out(f"linalg_matrix_rank.{overload}", out, A, atol=atol, rtol=rtol, hermitian=hermitian,
+                     out_overload=f"{overload}_out")
+
+
+def matmul(input, other, *, out=None):
+    """``linalg_matmul``: ``matmul`` under torch.linalg's name."""
+    return _with_out("linalg_matmul", out, input, other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``linalg_diagonal``: ``diagonal`` over the last two dims by default (a view)."""
+    return dispatcher.call("linalg_diagonal", A, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """``linalg_vecdot``: sum(conj(x) * y) along ``dim``."""
+    return _with_out("linalg_vecdot", out, x, y, dim=dim)
+
+
+def vander(x, *, N=None):
+    """``linalg_vander``: the powers x^0 .. x^(N-1) along a new last dim."""
+    return dispatcher.call("linalg_vander", x, N=N)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    return _with_out("linalg_tensorinv", out, A, ind)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    return _with_out("linalg_tensorsolve", out, A, B, None if dims is None else list(dims))
+
+
+def multi_dot(tensors, *, out=None):
+    """``linalg_multi_dot``: a chain of matrix products in the cheapest order."""
+    return _with_out("linalg_multi_dot", out, list(tensors))
+
+
+def _with_out(name, out, *args, out_overload="out", **kwargs):
+    """The operator, or its out= overload ``out_overload`` when ``out`` is given."""
+    if out is None:
+        return dispatcher.call(name, *args, **kwargs)
+    return dispatcher.call(f"{name.split('.')[0]}.{out_overload}", *args, **kwargs, out=out)
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):

@@ -51,6 +51,9 @@ NOT_CHECKED = {
                      "is_coalesced", "sparse_dim", "dense_dim", "crow_indices", "col_indices", "ccol_indices",
                      "row_indices", "to_sparse_csr", "_to_sparse_csr", "to_sparse_csc", "_to_sparse_csc",
                      "to_sparse_bsr", "_to_sparse_bsr", "to_sparse_bsc", "_to_sparse_bsc"), "sparse layout"),
+    # out= forms over a solve: a fake out= tensor cannot be resized in metadata-only execution, so
+    # the fake run falls back to the real kernel on the fakes' zero-filled data, a singular matrix
+    **dict.fromkeys(("linalg_tensorinv.out", "linalg_tensorsolve.out"), "solves a matrix of no values"),
     # storage-level surgery: a fake has no storage to point at
     **dict.fromkeys(("set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor", "set_"),
                     "swaps the storage itself"),
@@ -308,7 +311,18 @@ def _direct_cases():
     cases += [("aten::cross.out", (v, v), {"dim": 1}), ("aten::take_along_dim.out", (x, x.argsort(1)), {"dim": 1}),
               ("aten::tensordot.out", (x, v, [1], [0]), {}), ("aten::matrix_power.out", (square, 2), {}),
               ("aten::linalg_matrix_power.out", (square, 3), {})]
+    # torch.linalg's and torch.special's compositions: torch records the operators they call, not their out= forms
+    cases += [("aten::linalg_cond.out", (square,), {}), ("aten::linalg_cond.p_str_out", (square, "fro"), {}),
+              ("aten::linalg_matrix_norm.out", (x, 1), {}), ("aten::linalg_matrix_norm.str_ord_out", (x, "nuc"), {}),
+              ("aten::linalg_norm.out", (x, 2), {}), ("aten::linalg_norm.ord_str_out", (x, "fro"), {}),
+              ("aten::linalg_multi_dot.out", ([x, v, x],), {}), ("aten::linalg_vecdot.out", (x, x), {}),
+              ("aten::special_logsumexp.out", (x, [1]), {}), ("aten::special_ndtr.out", (x,), {})]
     cases = [(name, args, {**kwargs, **_empty_outs(name)}) for name, args, kwargs in cases]
+    ranks = {"out": internals.empty(0, dtype=internals.int64)}
+    cases += [("aten::linalg_matrix_rank.out", (x, 0.1), ranks),
+              ("aten::linalg_matrix_rank.out_tol_tensor", (x, internals.tensor(0.1)), ranks),
+              ("aten::linalg_matrix_rank.atol_rtol_float_out", (x,), {"atol": 0.1, **ranks}),
+              ("aten::linalg_matrix_rank.atol_rtol_tensor_out", (x,), ranks)]
     return cases + [
         ("aten::_conj_physical", (internals.complex(x, x),), {}), ("aten::_conj_physical", (x,), {}),
         ("aten::conj_physical_", (internals.complex(x, x),), {}), ("aten::_conj", (internals.complex(x, x),), {}),

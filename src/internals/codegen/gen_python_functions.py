@@ -84,9 +84,10 @@ class Overload:
 # (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``, ``x[...]`` calls
 # ``alias``, ``item()`` calls ``_local_scalar_dense``), or called by autograd only (torch's
 # pattern ``.*_backward``), or by ``torch.tensor`` and the tracers (torch's ``lift.*``:
-# ``lift_fresh``, ``lift_fresh_copy``). Entries with ``python_module: nn`` or ``linalg`` are bound in
-# ``torch._C._nn`` and ``torch._C._linalg``, which internals does not have: ``nn.functional`` and
-# ``linalg`` call them (``F.linear``, ``F.max_pool2d``, ``linalg.inv``).
+# ``lift_fresh``, ``lift_fresh_copy``). Entries with ``python_module: nn``, ``linalg`` or ``special``
+# are bound in ``torch._C._nn``, ``torch._C._linalg`` and ``torch._C._special``, which internals does
+# not have: ``nn.functional``, ``linalg`` and ``special`` call them (``F.linear``, ``linalg.inv``,
+# ``special.expit``).
 # The Scalar overloads of the arithmetic operators are for C++ callers (torch's
 # ``SKIP_PYTHON_BINDINGS_SIGNATURES``): Python wraps a number into a tensor instead.
 # The ``sym_*`` metadata reads are what ``x.shape`` and ``x.stride()`` already give Python;
@@ -96,6 +97,7 @@ SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dens
                         "mul.Scalar", "div.Scalar", "div_.Scalar", "sym_size.int", "sym_numel",
                         "sym_stride.int", "sym_storage_offset", "_sparse_coo_tensor_unsafe",
                         "_sparse_coo_tensor_with_dims_and_tensors"}
+PYTHON_MODULES = ("nn", "linalg", "special")
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
 BOUND_BY_HAND = {"set_"}
@@ -110,7 +112,7 @@ def binds_no_python_name(schema_name):
 def load_overloads(path=NATIVE_FUNCTIONS):
     """(schema, variants, operator) for each YAML entry and each substitute."""
     entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())
-               if e.get("python_module") not in ("nn", "linalg")]
+               if e.get("python_module") not in PYTHON_MODULES]
     entries += [(func, "function, method", op) for func, op in SUBSTITUTES.items()]
     out = []
     for func, variants, op in entries:

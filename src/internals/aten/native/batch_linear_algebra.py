@@ -831,9 +831,9 @@ def linalg_eigvals(A):
 
 
 # ---- the pseudo-inverse (``LinearAlgebra.cpp``): through svd, or eigh for a Hermitian matrix
-def _check_real_tolerance(tol, name):
+def _check_real_tolerance(tol, name, function="torch.linalg.pinv"):
     if tol is not None and tol.dtype.is_complex:
-        raise RuntimeError(f"torch.linalg.pinv: {name} tensor of complex type is not supported. Got "
+        raise RuntimeError(f"{function}: {name} tensor of complex type is not supported. Got "
                            f"{tol.dtype.torch_name}")
 
 
@@ -844,11 +844,11 @@ def _default_rtol(A):
     return eps * max(A.shape[-1], A.shape[-2])
 
 
-def _atol_rtol(A, atol, rtol):
+def _atol_rtol(A, atol, rtol, function="torch.linalg.pinv"):
     """``get_atol_rtol``: 0-dim float64 tolerances; without rtol, the default one unless a
     positive atol was given."""
-    _check_real_tolerance(atol, "atol")
-    _check_real_tolerance(rtol, "rtol")
+    _check_real_tolerance(atol, "atol", function)
+    _check_real_tolerance(rtol, "rtol", function)
     double = {"dtype": st.float64, "device": A.device}
     atol_ = dispatcher.call("zeros", [], **double) if atol is None else atol
     if rtol is not None:
@@ -921,6 +921,49 @@ def linalg_pinv_rcond_tensor(A, rcond, hermitian=False):
 
 def pinverse(A, rcond=1e-15):
     return dispatcher.call("linalg_pinv", A, rcond, False)
+
+
+# ---- the rank (``LinearAlgebra.cpp``'s ``matrix_rank_impl``): how many singular values (or
+# eigenvalue moduli, for a Hermitian matrix) exceed max(atol, rtol * the largest)
+def _check_rank_input(A):
+    """``checkIsMatrix(input, "torch.linalg.matrix_rank", "input")``."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+
+
+def linalg_matrix_rank_atol_rtol_tensor(A, *, atol=None, rtol=None, hermitian=False):
+    _check_rank_input(A)
+    atol, rtol = _atol_rtol(A, atol, rtol, "torch.linalg.matrix_rank")
+    if A.numel() == 0:      # no nonzero rows: rank 0 (NumPy would fail on the max of nothing)
+        return dispatcher.call("zeros", list(A.shape[:-2]), dtype=st.int64, device=A.device)
+    if hermitian:
+        S = dispatcher.call("abs", dispatcher.call("linalg_eigvalsh", A))
+        largest = dispatcher.call("amax", S, [-1], True)
+    else:
+        S = dispatcher.call("linalg_svdvals", A)
+        largest = dispatcher.call("narrow", S, -1, 0, 1)      # descending
+    tol = dispatcher.call("maximum", dispatcher.call("unsqueeze", atol, -1),
+                          dispatcher.call("mul.Tensor", dispatcher.call("unsqueeze", rtol, -1), largest))
+    return dispatcher.call("sum.dim_IntList", dispatcher.call("gt.Tensor", S, tol), [-1])
+
+
+def linalg_matrix_rank_atol_rtol_float(A, *, atol=None, rtol=None, hermitian=False):
+    _check_rank_input(A)
+    atol, rtol = _tolerance_tensors(A, atol, rtol)
+    return dispatcher.call("linalg_matrix_rank.atol_rtol_tensor", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_matrix_rank(A, tol, hermitian=False):
+    """A given ``tol`` is absolute, not scaled by the largest singular value (NumPy's reading)."""
+    _check_rank_input(A)
+    atol, rtol = _tolerance_tensors(A, tol, 0.0)
+    return dispatcher.call("linalg_matrix_rank.atol_rtol_tensor", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_matrix_rank_tol_tensor(A, tol, hermitian=False):
+    _check_rank_input(A)
+    rtol = dispatcher.call("zeros", [], dtype=st.float64, device=A.device)
+    return dispatcher.call("linalg_matrix_rank.atol_rtol_tensor", A, atol=tol, rtol=rtol, hermitian=hermitian)
 
 
 # ---- the product of Householder reflectors: what geqrf's packed output and tau stand for

@@ -938,3 +938,28 @@ def float_power_(a, b):
         raise RuntimeError(f"the base given to float_power_ has dtype {a.dtype.torch_name} but the operation's "
                            f"result requires dtype {dtype.torch_name}")
     return call(_pow(a, b, "_"), a, _in_double(b, dtype))
+
+
+# ---- torch.special.xlogy (BinaryOps.cpp): CompositeImplicitAutograd, xlogy under torch.special's name
+def special_xlogy(a, b):
+    return call("xlogy.Tensor", a, b)
+
+
+def special_xlogy_self_scalar(a, b):
+    return call("xlogy.Scalar_Self", a, b)
+
+
+def special_xlogy_other_scalar(a, b):
+    return call("xlogy.Scalar_Other", a, b)
+
+
+def special_xlogy_out(a, b, *, out):
+    return call("xlogy.OutTensor", a, b, out=out)
+
+
+def special_xlogy_self_scalar_out(a, b, *, out):
+    return call("xlogy.OutScalar_Self", a, b, out=out)
+
+
+def special_xlogy_other_scalar_out(a, b, *, out):
+    return call("xlogy.OutScalar_Other", a, b, out=out)

@@ -7,13 +7,17 @@ are neither, as torch does before calling a BLAS, and run the device's blocked o
 does. ``mm`` and ``bmm`` are structured, as torch's: a meta step (the checks and the output) and
 an impl step (the loop, into the output), ``mm.out`` and ``bmm.out`` the primary forms.
 """
+import math
+
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import contiguous_strides, is_contiguous
+from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
 from ..empty_tensor import empty_strided_generic
 from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device
+from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix, _square_check
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .resize import resize_output
@@ -273,3 +277,289 @@ def linalg_matrix_power(A, n):
 
 def matrix_power(A, n):
     return dispatcher.call("linalg_matrix_power", A, n)
+
+
+# ---- torch.linalg's compositions (LinearAlgebra.cpp): CompositeImplicitAutograd, made of the
+# operators above and of the decompositions, so autograd records the operators they call.
+def linalg_matmul(a, b):
+    """``linalg.matmul`` is ``matmul`` under torch.linalg's name."""
+    return dispatcher.call("matmul", a, b)
+
+
+def linalg_matmul_out(a, b, *, out):
+    return dispatcher.call("matmul.out", a, b, out=out)
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``diagonal`` with the last two dims by default: a view."""
+    return dispatcher.call("diagonal", A, offset, dim1, dim2)
+
+
+def linalg_vecdot(x, y, *, dim=-1):
+    """The dot product of the vectors along ``dim``, the first conjugated: sum(conj(x) * y).
+    Both operands of one floating or complex dtype, as torch requires (no promotion)."""
+    _check_floating(x, "linalg.vecdot")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{x.dtype.torch_name} and y of type {y.dtype.torch_name} instead")
+    x = dispatcher.call("conj", x) if x.dtype.is_complex else x
+    return dispatcher.call("sum.dim_IntList", dispatcher.call("mul.Tensor", x, y), [dim])
+
+
+def linalg_vander(x, *, N=None):
+    """The Vandermonde matrix of ``x`` along a new last dim: 1, x, x^2, ..., x^(N-1), the powers a
+    cumulative product of x repeated (``linalg_vander_symint``), a column of ones before them."""
+    if x.dtype not in (st.float32, st.float64, st.complex64, st.complex128, st.uint8, st.int8, st.int16, st.int32,
+                       st.int64):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{x.dtype.torch_name}")
+    x = dispatcher.call("unsqueeze", x, -1) if x.dim() == 0 else x
+    shape = list(x.shape)
+    n = shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = dispatcher.call("cumprod", dispatcher.call("expand", dispatcher.call("unsqueeze", x, -1),
+                                                        [*shape, n - 1]), -1)
+    ones = dispatcher.call("new_ones", powers, [*shape, 1])
+    return dispatcher.call("cat", [ones, powers], -1)
+
+
+def linalg_tensorinv(A, ind=2):
+    """The inverse of ``A`` read as a square matrix of its first ``ind`` dims by the rest,
+    reshaped to the rest's shape followed by the first ``ind`` dims'."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = list(A.shape)
+    rows, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    inverse, info = dispatcher.call("linalg_inv_ex", dispatcher.call("reshape", A, [cols, cols]))
+    _check_errors(info, "inv", singular="inverse")
+    return dispatcher.call("reshape", inverse, shape[ind:] + shape[:ind])
+
+
+def linalg_tensorsolve(A, B, dims=None):
+    """The X of tensordot(A, X, X.dim()) == B: ``dims`` of A moved last, A read as a square matrix
+    of B's dims by the rest, solved against B flattened, X reshaped to A's trailing dims."""
+    ndim = A.dim()
+    if dims is not None:
+        A = dispatcher.call("movedim.intlist", A, list(dims), list(range(ndim - len(dims), ndim)))
+    result_shape = list(A.shape)[B.dim():]
+    n, m = math.prod(result_shape), math.prod(B.shape)
+    if n != m:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {n} != {m}")
+    solution = dispatcher.call("linalg_solve", dispatcher.call("reshape", A, [n, n]),
+                               dispatcher.call("flatten.using_ints", B, 0, -1))
+    return dispatcher.call("reshape", solution, result_shape)
+
+
+def linalg_multi_dot(tensors):
+    """The product of a chain of matrices (the first and last may be vectors), in the order of
+    fewest scalar multiplications (``multi_dot_impl``): two by ``mm``, three by comparing the two
+    orders' costs, more by the classic dynamic programme over split points."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    if first.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D")
+    if last.dim() not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    out_shape = ([first.shape[0]] if first.dim() == 2 else []) + ([last.shape[1]] if last.dim() == 2 else [])
+    mats = [dispatcher.call("unsqueeze", first, 0) if first.dim() == 1 else first, *tensors[1:-1],
+            dispatcher.call("unsqueeze", last, -1) if last.dim() == 1 else last]
+    for i in range(1, n):
+        if mats[i].dtype != mats[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{st.type_meta_name(mats[0].dtype)} and tensor {i} {st.type_meta_name(mats[i].dtype)}")
+        if mats[i - 1].shape[-1] != mats[i].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} and "
+                               f"{list(tensors[i].shape)} cannot be multiplied")
+
+    def mm(a, b):
+        return dispatcher.call("mm", a, b)
+    if n == 2:
+        result = mm(*mats)
+    elif n == 3:
+        a, b, c, d = mats[0].shape[0], mats[1].shape[0], mats[2].shape[0], mats[2].shape[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            result = mm(mats[0], mm(mats[1], mats[2]))
+        else:
+            result = mm(mm(mats[0], mats[1]), mats[2])
+    else:
+        split = _matrix_chain_order(mats)
+
+        def chain(i, j):
+            return mats[i] if i == j else mm(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+        result = chain(0, n - 1)
+    return dispatcher.call("view", result, out_shape)
+
+
+def _matrix_chain_order(mats):
+    """``matrix_chain_order``: split[i][j], where the product of matrices i..j is best split."""
+    n = len(mats)
+    p = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _matrix_norm_checks(A, dim, dtype, low_precision):
+    """``_linalg_matrix_norm_checks``: a (batch of) floating matrices, two different dims."""
+    _check_matrix(A, "linalg.matrix_norm")
+    _check_floating(A, "linalg.matrix_norm", low_precision=low_precision)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    dim = [wrap_dim(d, A.dim()) for d in dim]
+    if dim[0] == dim[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return dim
+
+
+def _max_min(t, d, ord, keepdim):
+    """The largest (ord > 0) or smallest entry along ``d``; where ``d`` is empty, the largest is 0
+    (a norm of no entries, without a gradient, as torch's), the smallest an error (amin's)."""
+    if ord > 0 and t.shape[d] == 0:
+        shape = list(t.shape)
+        shape[d] = 1
+        return dispatcher.call("new_zeros", t, shape if keepdim else shape[:d % t.dim()] + shape[d % t.dim() + 1:])
+    return dispatcher.call("amax" if ord > 0 else "amin", t, [d], keepdim)
+
+
+def _singular_values_last(A, dim, dtype, keepdim, reduction):
+    """``reduction(S, -1, keepdim)`` of the singular values S of the matrices over ``dim`` (those
+    two dims moved last, ``create_dim_backshift_permutation``), put back in place with ``keepdim``."""
+    A = A if dtype is None else dispatcher.call("_to_copy", A, dtype=dtype)
+    order = [d for d in range(A.dim()) if d not in dim] + dim
+    result = reduction(dispatcher.call("linalg_svdvals", dispatcher.call("permute", A, order)), -1, keepdim)
+    if keepdim:
+        result = dispatcher.call("permute", dispatcher.call("unsqueeze", result, -1),
+                                 [order.index(d) for d in range(A.dim())])
+    return result
+
+
+def linalg_matrix_norm(A, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    """The matrix norms of a number ``ord``: the largest (ord > 0) or smallest singular value for
+    +-2; for +-1 the largest or smallest column sum of absolute values, a vector 1-norm over one
+    dim then a max or min over the other (rows for +-inf, the dims swapped)."""
+    ord = float(ord)
+    if abs(ord) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord:g} not supported.")
+    dim = _matrix_norm_checks(A, list(dim), dtype, low_precision=abs(ord) != 2.0)
+    if abs(ord) == 2.0:
+        return _singular_values_last(A, dim, dtype, keepdim, lambda s, d, k: _max_min(s, d, ord, k))
+    if abs(ord) == math.inf:
+        dim = dim[::-1]
+    if not keepdim and dim[0] < dim[1]:
+        dim[1] -= 1
+    return _max_min(dispatcher.call("linalg_vector_norm", A, 1.0, [dim[0]], keepdim, dtype=dtype), dim[1], ord, keepdim)
+
+
+def linalg_matrix_norm_str_ord(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """'fro', the vector 2-norm over the two dims, or 'nuc', the sum of the singular values."""
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    dim = _matrix_norm_checks(A, list(dim), dtype, low_precision=ord != "nuc")
+    if ord == "fro":
+        return dispatcher.call("linalg_vector_norm", A, 2, dim, keepdim, dtype=dtype)
+    return _singular_values_last(A, dim, dtype, keepdim,
+                                 lambda s, d, k: dispatcher.call("sum.dim_IntList", s, [d], k))
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A matrix norm where ``ord`` is given and two dims are (or A is a matrix and no dim is
+    given), else a vector norm, the 2-norm by default (for a matrix, the Frobenius norm)."""
+    if dim is not None:
+        if len(dim) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.dim()}D.")
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2)):
+        return dispatcher.call("linalg_matrix_norm", A, ord, [0, 1] if dim is None else list(dim), keepdim,
+                               dtype=dtype)
+    return dispatcher.call("linalg_vector_norm", A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def linalg_norm_ord_str(A, ord, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None:
+        if len(dim) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.dim()}D.")
+    return dispatcher.call("linalg_matrix_norm.str_ord", A, ord, [0, 1] if dim is None else list(dim), keepdim,
+                           dtype=dtype)
+
+
+def _cond_check_ord(ord):
+    """``_linalg_cond_check_ord``: the norms whose condition numbers torch defines."""
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {ord}")
+    elif abs(float(ord)) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {float(ord):g}")
+
+
+def _cond_of_empty(A, dtype):
+    """NumPy defines no condition number of a 0x0 matrix: torch's is 0, one per matrix."""
+    return dispatcher.call("zeros", list(A.shape[:-2]), dtype=dtype, device=A.device)
+
+
+def _cond_by_inverse(A, ord):
+    """``_linalg_cond_helper``: norm(A) * norm(inv(A)), a singular matrix's inverse filled with
+    inf, and 0 * inf (NaN) read as inf, as NumPy reads it."""
+    inverse, info = dispatcher.call("linalg_inv_ex", A)
+    singular = dispatcher.call("gt.Scalar", dispatcher.call("unsqueeze", dispatcher.call("unsqueeze", info, -1), -1), 0)
+    dispatcher.call("masked_fill_.Scalar", inverse, singular, math.inf)
+    name = "linalg_matrix_norm.str_ord" if isinstance(ord, str) else "linalg_matrix_norm"
+    result = dispatcher.call("mul.Tensor", dispatcher.call(name, A, ord), dispatcher.call(name, inverse, ord))
+    return dispatcher.call("nan_to_num_", result, math.inf, math.inf, -math.inf)
+
+
+def linalg_cond(A, p=None):
+    """The condition number of each matrix in the norm ``p``: for +-2 (and None) the ratio of the
+    extreme singular values (any shape of matrix), else norm(A) * norm(inv(A)) (square only)."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord = 2 if p is None else p
+    _cond_check_ord(ord)
+    if A.numel() == 0:
+        return _cond_of_empty(A, A.dtype.to_real())
+    if abs(float(ord)) == 2.0:
+        s = dispatcher.call("linalg_svdvals", A)
+        s_max, s_min = dispatcher.call("narrow", s, -1, 0, 1), dispatcher.call("narrow", s, -1, -1, 1)
+        ratio = (dispatcher.call("div.Tensor", s_min, s_max) if float(ord) == -2.0
+                 else dispatcher.call("div.Tensor", s_max, s_min))
+        return dispatcher.call("squeeze.dim", ratio, -1)
+    # torch names the order as C++'s std::to_string prints the number it was given
+    shown = ("inf" if ord > 0 else "-inf") if math.isinf(ord) else f"{ord:f}" if isinstance(ord, float) else str(ord)
+    _square_check(A, f"linalg.cond(ord={shown})")
+    return _cond_by_inverse(A, ord)
+
+
+def linalg_cond_p_str(A, p):
+    """'fro' through the inverse; 'nuc' from the singular values, sum(s) * sum(1 / s) (a norm of
+    an inverse full of inf would be refused by the SVD)."""
+    _square_check(A, f"linalg.cond(ord={p})")
+    _cond_check_ord(p)
+    if A.numel() == 0:
+        return _cond_of_empty(A, A.dtype)
+    if p == "nuc":
+        s = dispatcher.call("linalg_svdvals", A)
+        return dispatcher.call("mul.Tensor", dispatcher.call("sum.dim_IntList", s, [-1]),
+                               dispatcher.call("sum.dim_IntList", dispatcher.call("reciprocal", s), [-1]))
+    return _cond_by_inverse(A, p)

@@ -347,3 +347,8 @@ def norm_of_dtype(x, p, *, dtype):
     """``norm.ScalarOpt_dtype`` (``at::native::norm``'s overload with a dtype): the norm over every
     dim, ``norm.ScalarOpt_dim_dtype`` with no dims."""
     return dispatcher.call("norm.ScalarOpt_dim_dtype", x, p, [], False, dtype=dtype)
+
+
+def special_logsumexp(x, dim, keepdim=False):
+    """torch.special's name for ``logsumexp`` (``ReduceOps.cpp``), CompositeImplicitAutograd."""
+    return dispatcher.call("logsumexp", x, dim, keepdim)

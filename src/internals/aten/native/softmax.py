@@ -117,6 +117,15 @@ def log_softmax_int(x, dim, dtype=None):
     return dispatcher.call("_log_softmax", _to(x, dtype), dim, False)
 
 
+def special_softmax(x, dim, dtype=None):
+    """torch.special's names for ``softmax.int`` and ``log_softmax.int`` (``SoftMax.cpp``)."""
+    return dispatcher.call("softmax.int", x, dim, dtype)
+
+
+def special_log_softmax(x, dim, *, dtype=None):
+    return dispatcher.call("log_softmax.int", x, dim, dtype)
+
+
 def _to(x, dtype):
     """``input.toType(dtype)``: ``_to_copy`` through the dispatcher, when a dtype is given."""
     return x if dtype is None else to(x, dtype)

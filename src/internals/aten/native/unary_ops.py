@@ -385,6 +385,57 @@ negative, negative_ = _alias("negative", "neg")
 absolute, absolute_ = _alias("absolute", "abs")
 
 
+def _special(name, target):
+    """torch.special's name for an operator torch already has (``special_expit`` is ``sigmoid``,
+    ``UnaryOps.cpp``): CompositeImplicitAutograd, so autograd records the operator it renames,
+    and its out= form is the renamed operator's (the same checks of ``out``)."""
+    def kernel(x):
+        return dispatcher.call(target, x)
+
+    def kernel_out(x, *, out):
+        return dispatcher.call(target + ".out", x, out=out)
+    kernel.__name__, kernel_out.__name__ = name, name + "_out"
+    return kernel, kernel_out
+
+
+special_expit, special_expit_out = _special("special_expit", "sigmoid")
+special_erf, special_erf_out = _special("special_erf", "erf")
+special_erfinv, special_erfinv_out = _special("special_erfinv", "erfinv")
+special_gammaln, special_gammaln_out = _special("special_gammaln", "lgamma")
+special_digamma, special_digamma_out = _special("special_digamma", "digamma")
+special_psi, special_psi_out = _special("special_psi", "digamma")
+special_exp2, special_exp2_out = _special("special_exp2", "exp2")
+special_expm1, special_expm1_out = _special("special_expm1", "expm1")
+special_log1p, special_log1p_out = _special("special_log1p", "log1p")
+
+
+M_SQRT1_2 = 0.7071067811865476
+
+
+def special_ndtr(x):
+    """The standard normal CDF, (1 + erf(x / sqrt(2))) / 2, in the three operators torch's
+    ``special_ndtr`` composes, each with a number operand (``mul.Scalar``, ``add.Scalar``): an
+    integer input becomes float at the first product."""
+    erf = dispatcher.call("erf", dispatcher.call("mul.Scalar", x, M_SQRT1_2))
+    return dispatcher.call("mul.Scalar", dispatcher.call("add.Scalar", erf, 1), 0.5)
+
+
+def special_logit(x, eps=None):
+    return dispatcher.call("logit", x, eps)
+
+
+def special_logit_out(x, eps=None, *, out):
+    return dispatcher.call("logit.out", x, eps, out=out)
+
+
+def special_round(x, *, decimals=0):
+    return dispatcher.call("round.decimals", x, decimals=decimals)
+
+
+def special_round_out(x, *, decimals=0, out):
+    return dispatcher.call("round.decimals_out", x, decimals=decimals, out=out)
+
+
 def fix(x):
     """CompositeImplicitAutograd: fix is trunc under another name."""
     return dispatcher.call("trunc", x)

@@ -1,0 +1,99 @@
+"""``torch.special`` (``torch/special/__init__.py``): the special functions under SciPy's names.
+
+Each is an aten operator ``special_<name>`` declared in ``native_functions.yaml`` with
+``python_module: special``; torch binds them in ``torch._C._special`` and this module calls them
+through the dispatcher, its ``out=`` overload when ``out`` is given. The ones here are torch's
+CompositeImplicitAutograd renamings of operators internals already has (``expit`` is ``sigmoid``,
+``gammaln`` is ``lgamma``, ``ndtr`` is made of ``erf``), so autograd records the renamed
+operator's node, as in torch (the functions torch computes with kernels of their own -- ``erfc``,
+``erfcx``, ``i0e``, ``zeta``, ... -- are not in internals).
+
+>>> import internals
+>>> internals.special.expit(internals.tensor([0.0]))
+tensor([0.5000])
+"""
+from ._tensor_base import TensorBase
+from .aten import dispatcher
+
+__all__ = ["expit", "erf", "erfinv", "ndtr", "gammaln", "digamma", "psi", "exp2", "expm1", "log1p", "logit",
+           "round", "xlogy", "logsumexp", "softmax", "log_softmax"]
+
+
+def _call(name, *args, out=None, overload="", out_overload="out", **kwargs):
+    """``special_<name>`` (with ``overload``), or its out= form ``out_overload`` when ``out`` is given."""
+    if out is None:
+        return dispatcher.call(f"special_{name}{'.' + overload if overload else ''}", *args, **kwargs)
+    return dispatcher.call(f"special_{name}.{out_overload}", *args, **kwargs, out=out)
+
+
+def expit(input, *, out=None):
+    """The logistic sigmoid, 1 / (1 + exp(-x)): ``sigmoid``."""
+    return _call("expit", input, out=out)
+
+
+def erf(input, *, out=None):
+    return _call("erf", input, out=out)
+
+
+def erfinv(input, *, out=None):
+    return _call("erfinv", input, out=out)
+
+
+def ndtr(input, *, out=None):
+    """The standard normal distribution's CDF, (1 + erf(x / sqrt(2))) / 2."""
+    return _call("ndtr", input, out=out)
+
+
+def gammaln(input, *, out=None):
+    """log |Gamma(x)|: ``lgamma``."""
+    return _call("gammaln", input, out=out)
+
+
+def digamma(input, *, out=None):
+    return _call("digamma", input, out=out)
+
+
+def psi(input, *, out=None):
+    """``digamma`` under another name."""
+    return _call("psi", input, out=out)
+
+
+def exp2(input, *, out=None):
+    return _call("exp2", input, out=out)
+
+
+def expm1(input, *, out=None):
+    return _call("expm1", input, out=out)
+
+
+def log1p(input, *, out=None):
+    return _call("log1p", input, out=out)
+
+
+def logit(input, eps=None, *, out=None):
+    return _call("logit", input, eps, out=out)
+
+
+def round(input, *, decimals=0, out=None):  # noqa: A001  torch.special.round
+    return _call("round", input, decimals=decimals, out=out)
+
+
+def xlogy(input, other, *, out=None):
+    """x * log(y), 0 where x is 0; either operand may be a number (the overload torch's parser picks)."""
+    if not isinstance(input, TensorBase):
+        return _call("xlogy", input, other, overload="self_scalar", out_overload="self_scalar_out", out=out)
+    if not isinstance(other, TensorBase):
+        return _call("xlogy", input, other, overload="other_scalar", out_overload="other_scalar_out", out=out)
+    return _call("xlogy", input, other, out=out)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    return _call("logsumexp", input, [dim] if isinstance(dim, int) else list(dim), keepdim, out=out)
+
+
+def softmax(input, dim, *, dtype=None):
+    return _call("softmax", input, dim, dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _call("log_softmax", input, dim, dtype=dtype)
