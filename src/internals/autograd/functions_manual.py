@@ -2088,10 +2088,11 @@ __all__ += ["sgn_backward", "angle_backward", "conj_scalar"]
 
 
 def sgn_backward(self, grad, result):
-    """sgn is flat for real numbers (torch gives an efficient zero tensor; internals, zeros); for
-    complex z, sgn = z/|z| is not holomorphic: (g - sgn² conj(g)) / (2|z|), 0 at z == 0."""
+    """sgn is flat for real numbers (torch gives an efficient zero tensor of ``self``'s sizes;
+    internals, contiguous zeros: a fresh tensor's strides, not ``grad``'s); for complex z,
+    sgn = z/|z| is not holomorphic: (g - sgn² conj(g)) / (2|z|), 0 at z == 0."""
     if not self.dtype.is_complex:
-        return zeros_like(grad)
+        return zeros(list(self.shape), dtype=self.dtype, device=self.device)
     absolute = self.abs()
     out = (grad - (result * result) * conj(grad)) / mul_scalar(absolute, 2.0)
     return out.masked_fill_(absolute == 0.0, 0.0)
