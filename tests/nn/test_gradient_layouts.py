@@ -169,3 +169,20 @@ def test_gradients_of_an_empty_batch_convolution_keep_the_tensors_strides(memory
         return (out, *L.autograd.grad(out.sum(), [x, w, b]))
     for ours, theirs in zip(grads(internals), grads(torch)):
         assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["mm", "linear"])
+@pytest.mark.parametrize("sizes", [(4, 5, 1), (4, 1, 3), (5, 1, 1), (1, 5, 1), (1, 1, 1)])
+def test_matrix_product_gradients_of_size_one_dims_keep_torchs_column_major_choice(sizes, op):
+    """mm's backward computes a column-major operand's gradient transposed, and torch's test of
+    column-major is only "first stride 1, second stride the row count", sizes of 1 included: the
+    weight of a Linear with one output (its .t() is (5, 1) of strides (1, 5)) gets a gradient of
+    strides (5, 1), not (1, 1)."""
+    def grads(L):
+        n, k, m = sizes
+        a = L.tensor(np.arange(n * k, dtype=np.float64).reshape(n, k).tolist(), dtype=L.float64, requires_grad=True)
+        w = L.tensor(np.arange(m * k, dtype=np.float64).reshape(m, k).tolist(), dtype=L.float64, requires_grad=True)
+        out = a.mm(w.t()) if op == "mm" else L.nn.functional.linear(a, w, L.ones(m, dtype=L.float64))
+        return L.autograd.grad(out.sum(), [a, w])
+    for ours, theirs in zip(grads(internals), grads(torch)):
+        assert_same(ours, theirs)

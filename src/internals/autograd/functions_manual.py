@@ -457,7 +457,9 @@ def leaky_relu_backward(grad, self, negative_slope, self_is_result):
 
 # ---------------------------------------------------------------------- linear algebra
 def _column_major(sizes, strides):
-    return strides[0] == 1 and strides[1] == max(sizes[0], 1) and sizes[1] > 1
+    """torch's test, sizes of 1 and 0 included: a unit first stride and a second equal to the row
+    count (a (5, 1) weight.t() of strides (1, 5) is column-major, and gets its gradient so)."""
+    return strides[0] == 1 and strides[1] == sizes[0]
 
 
 def _all_strided(grad, other, layout):
