@@ -186,3 +186,19 @@ def test_matrix_product_gradients_of_size_one_dims_keep_torchs_column_major_choi
         return L.autograd.grad(out.sum(), [a, w])
     for ours, theirs in zip(grads(internals), grads(torch)):
         assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_second_derivatives_of_an_empty_batch_convolution_are_none_as_torchs(transposed):
+    """torch's _convolution_double_backward computes the input's and the weight's terms only for a
+    non-empty input: through an empty batch's gradients nothing reaches the input or the weight
+    (None with allow_unused), where zeros used to."""
+    def second(L):
+        x = L.zeros(0, 2, 4, 4, dtype=L.float64, requires_grad=True)
+        w = L.ones(2, 3, 3, 3, dtype=L.float64, requires_grad=True)
+        conv = L.nn.functional.conv_transpose2d if transposed else L.nn.functional.conv2d
+        out = conv(x, w if transposed else w.transpose(0, 1), padding=1)
+        gx, gw = L.autograd.grad((out * out.detach().cos()).sum(), [x, w], create_graph=True)
+        return [L.autograd.grad((g * g).sum(), [x, w], allow_unused=True, retain_graph=True) for g in (gx, gw)]
+    ours, theirs = second(internals), second(torch)
+    assert [[t is None for t in pair] for pair in ours] == [[t is None for t in pair] for pair in theirs]

@@ -1618,9 +1618,10 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
         if ggb is not None:
             bias_shape = [1, ggb.shape[0]] + [1] * (gO.dim() - 2)
             ggO = _add(ggO, ggb.reshape(bias_shape).expand(gO.shape))
-    if grad_input_mask[1] and ggW is not None:
+    # an empty input (torch's empty backend) gets neither: no gradient at all, not zeros
+    if grad_input_mask[1] and ggW is not None and input.numel() != 0:
         gI = dispatcher.call("convolution_backward", gO, input, ggW, None, *conv, [True, False, False])[0]
-    if grad_input_mask[2] and ggI is not None:
+    if grad_input_mask[2] and ggI is not None and input.numel() != 0:
         gW = dispatcher.call("convolution_backward", gO, ggI, weight, None, *conv, [False, True, False])[1]
         gW = _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed)
     return _zeros_if_missing(ggO, gO, grad_input_mask[0]), gI, gW
