@@ -108,6 +108,19 @@ def test_coalesce_and_to_dense_of_uncoalesced_input(case):
     assert_same(ours.to_dense(), theirs.to_dense(), **EXACT)
 
 
+@pytest.mark.parametrize("indices", [[[2, 0, 2]], [[2, 0, 2, 0], [1, 1, 1, 1]], [[1, 0]]])
+def test_coalesce_keeps_the_first_columns_of_an_nnz_wide_index_buffer(indices):
+    """torch merges into an (sparse_dim, nnz) index buffer and keeps the first columns, so merged
+    duplicates leave the indices with strides (nnz, 1): an Embedding's sparse gradient, coalesced,
+    shows them."""
+    theirs = torch.sparse_coo_tensor(torch.tensor(indices), torch.ones(len(indices[0]), 2), (4, 2, 2)[:len(indices)]
+                                     + (2,)).coalesce()
+    ours = internals.sparse_coo_tensor(ours_of(torch.tensor(indices)), internals.ones(len(indices[0]), 2),
+                                       (4, 2, 2)[:len(indices)] + (2,)).coalesce()
+    assert_same(ours.indices(), theirs.indices(), **EXACT)
+    assert_same(ours.values(), theirs.values(), **EXACT)
+
+
 def test_a_coalesced_tensor_is_its_own_coalesced_form():
     s = internals.tensor([[0, 1.0], [2, 0]]).to_sparse()
     assert s.coalesce() is s and s.to_sparse() is s

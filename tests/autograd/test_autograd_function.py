@@ -248,3 +248,42 @@ def test_a_packed_saved_tensor_is_released_after_backward():
         y.backward()
         with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
             y.backward()
+
+
+@pytest.mark.parametrize("returns", ["input", "view"])
+def test_a_custom_functions_view_output_refuses_in_place_writes_as_torchs(returns):
+    """An input returned as it is comes back as a view of it (``_view_as_self_with_no_grad``), and
+    a view made in the forward stays one; writing either in place would replace the Function's
+    backward by a view's, so torch refuses, with its message naming the Function."""
+    def program(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x if returns == "input" else x.view_as(x)
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g
+        a = lib.ones(2, requires_grad=True)
+        y = Twice.apply(a * 1)
+        assert y._is_view() and y.grad_fn.name() == "TwiceBackward"
+        (y * 1).sum().backward()
+        assert a.grad.tolist() == [2.0, 2.0]
+        y = Twice.apply(a * 1)
+        with pytest.raises(RuntimeError) as caught:
+            y.relu_()
+        return str(caught.value)
+    assert program(internals) == program(torch)
+
+
+def test_a_full_backward_hook_refuses_an_in_place_layer_after_it_as_torchs():
+    """A full backward hook wraps the module's output in BackwardHookFunction, which returns it as
+    it is: an in-place ReLU on that output is the view+inplace torch refuses."""
+    def program(lib):
+        relu = lib.nn.ReLU(inplace=True)
+        lin = lib.nn.Linear(2, 2)
+        lin.register_full_backward_hook(lambda *args: None)
+        with pytest.raises(RuntimeError) as caught:
+            relu(lin(lib.ones(1, 2, requires_grad=True)))
+        return str(caught.value)
+    assert program(internals) == program(torch)

@@ -211,6 +211,24 @@ def test_mha_unbatched_and_eval():
     mha_both(ours, theirs, randn(4, 8, seed=1))
 
 
+@pytest.mark.parametrize("case", ["fused", "odd_heads", "training", "float_mask", "grad"])
+def test_mha_output_takes_the_fused_kernels_layout_where_torch_takes_it(case):
+    """torch's module hands a batch-first self-attention in eval mode, with no gradient to record,
+    to its fused kernel, which writes a contiguous (N, L, E) output; elsewhere the output is the
+    (L, N, E) result transposed. The layout follows the same choice, not only the values."""
+    ours, theirs = (lib.nn.MultiheadAttention(8, 1 if case == "odd_heads" else 2, batch_first=True,
+                                              dtype=lib.float64).train(case == "training")
+                    for lib in (internals.manual_seed(0) and internals, torch.manual_seed(0) and torch))
+    x = randn(2, 3, 8, seed=1)
+    mask = (torch.zeros(3, 3, dtype=torch.float64) if case == "float_mask"
+            else torch.ones(3, 3, dtype=torch.bool).triu(1))
+    with torch.set_grad_enabled(case == "grad"), internals.set_grad_enabled(case == "grad"):
+        theirs_out = theirs(x, x, x, attn_mask=mask)[0]
+        q = I(x)                    # one tensor for all three: self-attention, as torch's call
+        ours_out = ours(q, q, q, attn_mask=I(mask))[0]
+    assert_same(ours_out, theirs_out, **TOL64)
+
+
 def test_mha_state_dict_both_ways():
     ours, _ = twins(seed=1, batch_first=True)
     _, theirs = twins(seed=2, batch_first=True)

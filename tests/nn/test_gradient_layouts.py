@@ -123,3 +123,82 @@ def test_zero_gradient_of_a_scatter_source_is_contiguous():
     (ours, saved_i), (theirs, saved_t) = run(internals), run(torch)
     assert_same(ours, theirs)
     assert saved_i == saved_t
+
+
+def _conv_grads(L, dtype, in_channels, groups, out_channels, kernel, weight_channels_last):
+    g = np.random.default_rng(3)
+    x = L.tensor(g.standard_normal((2, in_channels, 5, 5)).tolist(), dtype=dtype)
+    x = x.contiguous(memory_format=L.channels_last).requires_grad_()
+    w = L.tensor(g.standard_normal((out_channels, in_channels // groups, kernel, kernel)).tolist(), dtype=dtype)
+    if weight_channels_last:
+        w = w.contiguous(memory_format=L.channels_last)
+    w.requires_grad_()
+    out = L.nn.functional.conv2d(x, w, groups=groups)
+    return (out, *L.autograd.grad(out.sum(), [x, w]))
+
+
+@pytest.mark.parametrize("weight_channels_last", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(4, 4, 8, 3), (4, 2, 4, 3), (3, 1, 2, 1), (1, 1, 2, 3)],
+                         ids=["depthwise", "grouped", "1x1", "one_channel"])
+def test_weight_gradient_of_a_channels_last_convolution_takes_its_backends_strides(shape, dtype, weight_channels_last):
+    """float32 takes oneDNN, which allocates the weight's gradient channels-last; float64 takes
+    slow_conv2d, which keeps the weight's own strides where they already read as channels-last (a
+    weight of one channel per group, a 1x1 kernel): (9, 9, 3, 1), not (9, 1, 3, 1)."""
+    ours = _conv_grads(internals, getattr(internals, dtype), *shape, weight_channels_last)
+    theirs = _conv_grads(torch, getattr(torch, dtype), *shape, weight_channels_last)
+    for o, t in zip(ours, theirs):
+        assert_same(o, t, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("memory_format", ["contiguous_format", "channels_last"])
+def test_gradients_of_an_empty_batch_convolution_keep_the_tensors_strides(memory_format, transposed):
+    """An empty batch takes convolution_backward's empty backend, whose gradients are zeros_like the
+    input and the weight: strides included (an empty numpy array's are all 0)."""
+    def grads(L):
+        x = L.from_numpy(np.zeros((0, 2, 4, 4))) if L is internals else torch.from_numpy(np.zeros((0, 2, 4, 4)))
+        if memory_format == "channels_last":
+            x = x.contiguous(memory_format=L.channels_last)
+        x.requires_grad_()
+        w = L.ones(2, 3, 3, 3, dtype=L.float64, requires_grad=True)
+        b = L.ones(3, dtype=L.float64, requires_grad=True)
+        conv = L.nn.functional.conv_transpose2d if transposed else L.nn.functional.conv2d
+        w_ = w if transposed else w.transpose(0, 1).contiguous()
+        out = conv(x, w_, b, padding=1)
+        return (out, *L.autograd.grad(out.sum(), [x, w, b]))
+    for ours, theirs in zip(grads(internals), grads(torch)):
+        assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["mm", "linear"])
+@pytest.mark.parametrize("sizes", [(4, 5, 1), (4, 1, 3), (5, 1, 1), (1, 5, 1), (1, 1, 1)])
+def test_matrix_product_gradients_of_size_one_dims_keep_torchs_column_major_choice(sizes, op):
+    """mm's backward computes a column-major operand's gradient transposed, and torch's test of
+    column-major is only "first stride 1, second stride the row count", sizes of 1 included: the
+    weight of a Linear with one output (its .t() is (5, 1) of strides (1, 5)) gets a gradient of
+    strides (5, 1), not (1, 1)."""
+    def grads(L):
+        n, k, m = sizes
+        a = L.tensor(np.arange(n * k, dtype=np.float64).reshape(n, k).tolist(), dtype=L.float64, requires_grad=True)
+        w = L.tensor(np.arange(m * k, dtype=np.float64).reshape(m, k).tolist(), dtype=L.float64, requires_grad=True)
+        out = a.mm(w.t()) if op == "mm" else L.nn.functional.linear(a, w, L.ones(m, dtype=L.float64))
+        return L.autograd.grad(out.sum(), [a, w])
+    for ours, theirs in zip(grads(internals), grads(torch)):
+        assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_second_derivatives_of_an_empty_batch_convolution_are_none_as_torchs(transposed):
+    """torch's _convolution_double_backward computes the input's and the weight's terms only for a
+    non-empty input: through an empty batch's gradients nothing reaches the input or the weight
+    (None with allow_unused), where zeros used to."""
+    def second(L):
+        x = L.zeros(0, 2, 4, 4, dtype=L.float64, requires_grad=True)
+        w = L.ones(2, 3, 3, 3, dtype=L.float64, requires_grad=True)
+        conv = L.nn.functional.conv_transpose2d if transposed else L.nn.functional.conv2d
+        out = conv(x, w if transposed else w.transpose(0, 1), padding=1)
+        gx, gw = L.autograd.grad((out * out.detach().cos()).sum(), [x, w], create_graph=True)
+        return [L.autograd.grad((g * g).sum(), [x, w], allow_unused=True, retain_graph=True) for g in (gx, gw)]
+    ours, theirs = second(internals), second(torch)
+    assert [[t is None for t in pair] for pair in ours] == [[t is None for t in pair] for pair in theirs]

@@ -288,3 +288,17 @@ def test_class_weights_of_another_dtype_and_the_checks_order_match_torch(name):
     before reading the targets and weights and checking the targets' range."""
     ours, theirs = assert_same_error(_weighted_losses(internals)[name], _weighted_losses(torch)[name])
     assert str(ours) == str(theirs)
+
+
+def test_l1_loss_second_derivative_of_a_transposed_input_is_laid_out_as_torchs():
+    """l1_loss is |input - target|, whose second derivative passes through sgn's: torch's is an
+    efficient zero tensor of the input's sizes (contiguous), not zeros shaped like the incoming
+    gradient, so a transposed input's second derivative comes back transposed, as torch's."""
+    def second(lib):
+        a = lib.arange(12.0, dtype=lib.float64).reshape(4, 3).sin().requires_grad_()
+        b = lib.arange(24.0, dtype=lib.float64).reshape(3, 8).cos().requires_grad_()
+        g = lib.autograd.grad(lib.nn.functional.l1_loss(a.t(), b[:, ::2], reduction="none").sum(), [a, b],
+                              create_graph=True)
+        return lib.autograd.grad(sum((t * t).sum() for t in g), [a, b])
+    for ours, theirs in zip(second(internals), second(torch)):
+        assert_same(ours, theirs)

@@ -13,7 +13,7 @@ from ..aten.native.tensor_factories import zeros
 from ..c10.grad_mode import _state as _grad_mode
 from .grad_mode import no_grad
 from .graph import Node, SavedVariable, _meta, collect_next_edges, set_history
-from .variable_type_manual import rebase_history
+from .variable_type_manual import IN_CUSTOM_FUNCTION, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -137,6 +137,9 @@ class Function(FunctionCtx):
             for o, d in zip(outs, differentiable):
                 if d and _among(o, ctx.dirty_tensors) and o._base is not None:
                     rebase_history(o, ctx)      # the view's base gets CopySlices (one output only)
+                elif d and o._base is not None:
+                    # writing it in place would replace this node's backward by a view's: refused
+                    o._creation_meta = IN_CUSTOM_FUNCTION
             ctx._output_info = [_meta(o) if isinstance(o, TensorBase) else None for o in outs]
             ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
                           for t in ctx.to_save]
@@ -159,7 +162,7 @@ def _wrap_outputs(ctx, outs, inputs, record):
     if record:
         _check_saved(ctx.to_save)
     outs = tuple(o if not _among(o, inputs) or (_among(o, dirty) and (d or not o._requires_grad))
-                 else type(o)._from_impl(o._impl) if d else _alias(o) for o, d in zip(outs, differentiable))
+                 else _view_as_self(o) if d else _alias(o) for o, d in zip(outs, differentiable))
     return outs, differentiable
 
 
@@ -210,6 +213,13 @@ _DIRTY_VIEW_OF_MANY = (
     "(potentially splitting it into two Functions: one doing the inplace that returns a single Tensor and a "
     "second one that does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you "
     "need help to do this change.")
+
+
+def _view_as_self(t):
+    """An input returned as it is, with this node for history: ``_view_as_self_with_no_grad``, a
+    view of the input (torch's output is a view, and writing it in place is refused)."""
+    with no_grad():
+        return t.view_as(t)
 
 
 def _alias(t):

@@ -457,7 +457,9 @@ def leaky_relu_backward(grad, self, negative_slope, self_is_result):
 
 # ---------------------------------------------------------------------- linear algebra
 def _column_major(sizes, strides):
-    return strides[0] == 1 and strides[1] == max(sizes[0], 1) and sizes[1] > 1
+    """torch's test, sizes of 1 and 0 included: a unit first stride and a second equal to the row
+    count (a (5, 1) weight.t() of strides (1, 5) is column-major, and gets its gradient so)."""
+    return strides[0] == 1 and strides[1] == sizes[0]
 
 
 def _all_strided(grad, other, layout):
@@ -1616,9 +1618,10 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
         if ggb is not None:
             bias_shape = [1, ggb.shape[0]] + [1] * (gO.dim() - 2)
             ggO = _add(ggO, ggb.reshape(bias_shape).expand(gO.shape))
-    if grad_input_mask[1] and ggW is not None:
+    # an empty input (torch's empty backend) gets neither: no gradient at all, not zeros
+    if grad_input_mask[1] and ggW is not None and input.numel() != 0:
         gI = dispatcher.call("convolution_backward", gO, input, ggW, None, *conv, [True, False, False])[0]
-    if grad_input_mask[2] and ggI is not None:
+    if grad_input_mask[2] and ggI is not None and input.numel() != 0:
         gW = dispatcher.call("convolution_backward", gO, ggI, weight, None, *conv, [False, True, False])[1]
         gW = _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed)
     return _zeros_if_missing(ggO, gO, grad_input_mask[0]), gI, gW
@@ -2088,10 +2091,11 @@ __all__ += ["sgn_backward", "angle_backward", "conj_scalar"]
 
 
 def sgn_backward(self, grad, result):
-    """sgn is flat for real numbers (torch gives an efficient zero tensor; internals, zeros); for
-    complex z, sgn = z/|z| is not holomorphic: (g - sgn² conj(g)) / (2|z|), 0 at z == 0."""
+    """sgn is flat for real numbers (torch gives an efficient zero tensor of ``self``'s sizes;
+    internals, contiguous zeros: a fresh tensor's strides, not ``grad``'s); for complex z,
+    sgn = z/|z| is not holomorphic: (g - sgn² conj(g)) / (2|z|), 0 at z == 0."""
     if not self.dtype.is_complex:
-        return zeros_like(grad)
+        return zeros(list(self.shape), dtype=self.dtype, device=self.device)
     absolute = self.abs()
     out = (grad - (result * result) * conj(grad)) / mul_scalar(absolute, 2.0)
     return out.masked_fill_(absolute == 0.0, 0.0)

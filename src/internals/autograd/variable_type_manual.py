@@ -26,6 +26,7 @@ __all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "chec
 _AFTER_AUTOGRAD_BITS = (1 << int(DispatchKey.AutogradOther)) - 1
 MULTI_OUTPUT_VIEW = -1     # _attr_version of an output of split/chunk: no in-place allowed
 NO_GRAD_MODE = "no_grad_mode"   # _creation_meta of a view made under no_grad of a base that requires grad
+IN_CUSTOM_FUNCTION = "in_custom_function"   # a custom Function's output that is a view (or an input returned)
 
 
 def after_autograd(ks):
@@ -98,6 +99,13 @@ def check_view_creation(t):
     (it could not tell whether the write should reach the base's gradient)."""
     if t._creation_meta is NO_GRAD_MODE:
         raise RuntimeError(ERR_NO_GRAD_VIEW)
+    if t._creation_meta is IN_CUSTOM_FUNCTION:
+        raise RuntimeError(
+            f"Output {t._output_nr} of {_op_of(t._grad_fn)} is a view and is being modified inplace. This view was "
+            "created inside a custom Function (or because an input was returned as-is) and the autograd logic to "
+            "handle view+inplace would override the custom backward associated with the custom Function, leading "
+            "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+            "custom Function.")
 
 
 def check_no_requires_grad(t, name, fn_name):

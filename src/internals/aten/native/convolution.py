@@ -18,7 +18,13 @@ import warnings
 from collections import namedtuple
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
+from ...c10.memory_format import (
+    channels_last,
+    channels_last_3d,
+    channels_last_strides,
+    is_channels_last_contiguous,
+    suggest_memory_format,
+)
 from ..dispatcher import call
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
@@ -136,6 +142,19 @@ def keep_channels_last(out, *inputs):
     return call("copy_", empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device), out, False)
 
 
+def _weight_grad_layout(grad_weight, input, weight):
+    """The weight's gradient of a channels-last convolution: oneDNN (float32 and bfloat16 on torch's
+    CPU wheel) allocates it channels-last; the other dtypes take ``slow_conv2d``, whose gradient
+    is laid out as the weight is when the weight already reads as channels-last (sizes of 1 can
+    make NCHW's strides NHWC's too: a depthwise weight, a 1x1 kernel), channels-last otherwise."""
+    if (grad_weight.dtype not in (st.float32, st.bfloat16) and any(
+            suggest_memory_format(t.shape, t.stride()) is channels_last for t in (input, weight))
+            and is_channels_last_contiguous(tuple(weight.shape), tuple(weight.stride()), channels_last)):
+        return call("copy_", empty_strided(tuple(weight.shape), tuple(weight.stride()), dtype=grad_weight.dtype,
+                                           device=grad_weight.device), grad_weight, False)
+    return keep_channels_last(grad_weight, input, weight)
+
+
 def im2col_columns(input, kernel_size, stride, padding, dilation):
     """The columns of ``input`` (N, C, H, W), as ``torch.nn.functional.unfold`` returns them
     (``im2col`` in ``aten/src/ATen/native/im2col.h``): (N, C·kh·kw, OH·OW), one row per
@@ -221,9 +240,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if isinstance(g, Geometry3d):
         return _convolution3d_backward(grad_output, input, weight, bias_sizes, g, output_mask)
     if input.numel() == 0:       # an empty batch, or no channels: zeros (the products would be empty)
-        return (_zeros(input.shape, input) if output_mask[0] else None,
-                _zeros(weight.shape, weight) if output_mask[1] else None,
-                _zeros(bias_sizes, grad_output) if output_mask[2] else None)
+        return _empty_backend_backward(input, weight, bias_sizes, output_mask)
     compute = st.opmath_type(input.dtype)
     go = call("reshape", to(grad_output, compute), [g.N, g.G, g.OC // g.G, g.OH * g.OW])
     grad_input = grad_weight = grad_bias = None
@@ -238,8 +255,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         cols = call("reshape", call("permute", im2col(to(input, compute), g), [1, 0, 3, 2]),
                     [g.G, g.N * g.OH * g.OW, -1])
         go_rows = call("reshape", call("permute", go, [1, 2, 0, 3]), [g.G, g.OC // g.G, -1])
-        grad_weight = keep_channels_last(to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)),
-                                            weight.dtype), input, weight)
+        grad_weight = _weight_grad_layout(to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)),
+                                             weight.dtype), input, weight)
     if output_mask[2]:
         summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
         grad_bias = to(summed, grad_output.dtype)
@@ -308,9 +325,7 @@ def _convolution3d(input, weight, bias, g):
 
 def _convolution3d_backward(grad_output, input, weight, bias_sizes, g, output_mask):
     if input.numel() == 0:
-        return (_zeros(input.shape, input) if output_mask[0] else None,
-                _zeros(weight.shape, weight) if output_mask[1] else None,
-                _zeros(bias_sizes, grad_output) if output_mask[2] else None)
+        return _empty_backend_backward(input, weight, bias_sizes, output_mask)
     compute = st.opmath_type(input.dtype)
     L = math.prod(g.O)
     go = call("reshape", to(grad_output, compute), [g.N, g.G, g.OC // g.G, L])
@@ -439,6 +454,8 @@ def _transposed_backward(grad_output, input, weight, stride, padding, dilation, 
                                      *_params_as_2d(stride, padding, dilation), [0, *output_padding], groups,
                                      output_mask)
         return tuple(t if t is None or i == 2 else call("squeeze.dim", t, 2) for i, t in enumerate(grads))
+    if input.numel() == 0:
+        return _empty_backend_backward(input, weight, [weight.shape[1] * groups], output_mask)
     g = conv_geometry(grad_output, weight, stride, padding, dilation, groups)
     grad_input = grad_weight = grad_bias = None
     layout = _layout3d if isinstance(g, Geometry3d) else keep_channels_last
@@ -457,6 +474,14 @@ def _transposed_backward(grad_output, input, weight, stride, padding, dilation, 
         grad_bias = to(call("sum.dim_IntList", to(grad_output, compute), [0, *spatial], False, dtype=None),
                        grad_output.dtype)
     return grad_input, grad_weight, grad_bias
+
+
+def _empty_backend_backward(input, weight, bias_sizes, output_mask):
+    """``convolution_backward``'s empty backend (an empty batch or no channels): ``zeros_like`` the
+    input and the weight, so each gradient keeps its tensor's strides, as torch's does."""
+    return (call("zeros_like", input) if output_mask[0] else None,
+            call("zeros_like", weight) if output_mask[1] else None,
+            _zeros(bias_sizes, weight) if output_mask[2] else None)
 
 
 def _zeros(sizes, like):

@@ -5,9 +5,11 @@ order so that one seed gives torch's weights.
 
 torch's module takes a fused native kernel in eval mode without autograd (its "fast path");
 this one always runs ``multi_head_attention_forward``, the path torch trains with, whose
-numbers agree with the fused kernel's to rounding.
+numbers agree with the fused kernel's to rounding; where torch would take the fused kernel, the
+output is laid out as that kernel writes it (a contiguous batch-first tensor).
 """
 from ..._functional import empty
+from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -86,10 +88,12 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         """(output, weights); with ``batch_first`` the inputs and output are (N, L, E)."""
+        float_masks = any(m is not None and m.is_floating_point() for m in (key_padding_mask, attn_mask))
         key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask", F._none_or_dtype(attn_mask),
                                              "attn_mask", query.dtype)
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         is_batched = query.dim() == 3
+        given = (query, key, value)
         if self.batch_first and is_batched:
             query, key, value = _batch_second(query, key, value)
         separate = not self._qkv_same_embed_dim
@@ -103,8 +107,22 @@ class MultiheadAttention(Module):
             v_proj_weight=self.v_proj_weight if separate else None,
             average_attn_weights=average_attn_weights, is_causal=is_causal)
         if self.batch_first and is_batched:
-            return out.transpose(1, 0), weights
+            out = out.transpose(1, 0)
+            if self._fused_in_torch(*given, float_masks):
+                out = out.contiguous()      # the fused kernel writes a fresh (N, L, E) output
         return out, weights
+
+    def _fused_in_torch(self, query, key, value, float_masks):
+        """Whether torch's module would take its fused kernel (its ``why_not_fast_path`` checks, for
+        a batched batch-first input): self-attention in eval mode with no gradient to record, an
+        even number of heads, packed projections with biases, no floating-point mask."""
+        params = (self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return (query is key and key is value and not self.training and self.num_heads % 2 == 0
+                and self._qkv_same_embed_dim and self.bias_k is None and self.add_zero_attn is False
+                and self.in_proj_bias is not None and self.in_proj_weight.dtype == query.dtype
+                and self.in_proj_bias.dtype == query.dtype
+                and not float_masks
+                and not (is_grad_enabled() and any(t is not None and t.requires_grad for t in (query, *params))))
 
 
 def _batch_second(query, key, value):

@@ -413,6 +413,9 @@ def _coalesce_sparse(self):
         perm_t, starts_t = from_host(perm, st.int64, self.device), from_host(starts, st.int64, self.device)
         kernels(self.device).merge_segments(flat(out_indices), flat(out_values), flat(indices), flat(values),
                                             flat(perm_t), flat(starts_t), impl.sparse_dim, block, nnz)
+    if count < nnz:     # torch writes into an (sparse_dim, nnz) buffer and keeps its first columns
+        buffer = empty((impl.sparse_dim, nnz), dtype=st.int64, device=self.device)
+        out_indices = call("copy_", call("narrow", buffer, 1, 0, count), out_indices, False)
     return new_sparse(impl.sizes, out_indices, to(out_values, self.dtype), coalesced=True)
 
 
