@@ -93,7 +93,8 @@ def _window_positions(self, kernel_size, output_size, samples, dims):
     planes = math.prod(self.shape[:-dims])
     batched = self.dim() == dims + 2
     used = samples[: self.shape[0]] if batched else samples[:1]
-    host = np.asarray(cpu(contiguous(to(used, st.float64 if self.dtype is st.float64 else st.float32)))._flat_buffer()).reshape(planes, dims)
+    wide = st.float64 if self.dtype is st.float64 else st.float32
+    host = np.asarray(cpu(contiguous(to(used, wide)))._flat_buffer()).reshape(planes, dims)
     # a plane's samples are (w, h) in 2-d, the width's first; (t, h, w) in 3-d
     sample_of = (1, 0) if dims == 2 else (0, 1, 2)
     starts = [_intervals(host[:, sample_of[d]], spatial[d], output_size[d], kernel_size[d], self.dtype)
