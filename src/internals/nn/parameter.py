@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..c10.memory_format import preserve_format
 from ..c10.tensor_impl import TensorImpl
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "Buffer"]
 
 
 class Parameter(Tensor):
@@ -61,3 +61,29 @@ def _rebuild_parameter(data, requires_grad, state):
     param = Parameter(data, requires_grad)
     param.__dict__.update(state)
     return param
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` asks whether ``t`` was made by ``Buffer(...)``: the object made is
+    a plain Tensor, marked (torch's ``_BufferMeta``)."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """``Buffer(data=None, *, persistent=True)``: a tensor marked to be registered as a buffer when
+    assigned to a Module attribute (saved in ``state_dict`` unless ``persistent=False``). What it
+    returns is ``data`` detached, a plain Tensor with the marks as attributes."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = empty((0,))
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    __torch_function__ = _disabled_torch_function_impl

@@ -51,7 +51,8 @@ def _check_samples(self, samples, dims):
 def _check(self, kernel_size, output_size, samples, dims):
     """The meta function's checks, in its order; the output's shape."""
     name = "fractional_max_pool2d()" if dims == 2 else "fractional_max_pool3d_out()"
-    kernel_size, output_size = list(kernel_size), list(output_size)
+    # an ``int[N]`` argument given as one int stands for N of them
+    kernel_size, output_size = _sizes(kernel_size, dims), _sizes(output_size, dims)
     for what, values in (("kernel_size", kernel_size), ("output_size", output_size)):
         if len(values) != dims:
             raise RuntimeError(f"fractional_max_pool{dims}d: {what} must either be a single Int or tuple of Ints")
@@ -140,8 +141,12 @@ def meta_fractional_max_pool2d(output, indices, self, kernel_size, output_size, 
             set_output(indices, shape, st.int64, self.device))
 
 
+def _sizes(values, dims):
+    return [values] * dims if isinstance(values, int) else list(values)
+
+
 def impl_fractional_max_pool2d(outs, self, kernel_size, output_size, random_samples):
-    return _pool(self, list(kernel_size), list(output_size), random_samples, 2, outs)
+    return _pool(self, _sizes(kernel_size, 2), _sizes(output_size, 2), random_samples, 2, outs)
 
 
 fractional_max_pool2d_out_cpu = structured(meta_fractional_max_pool2d, impl_fractional_max_pool2d, outputs=2)
@@ -154,7 +159,7 @@ def meta_fractional_max_pool3d(output, indices, self, kernel_size, output_size, 
 
 
 def impl_fractional_max_pool3d(outs, self, kernel_size, output_size, random_samples):
-    return _pool(self, list(kernel_size), list(output_size), random_samples, 3, outs)
+    return _pool(self, _sizes(kernel_size, 3), _sizes(output_size, 3), random_samples, 3, outs)
 
 
 fractional_max_pool3d_out_cpu = structured(meta_fractional_max_pool3d, impl_fractional_max_pool3d, outputs=2)
@@ -164,7 +169,7 @@ fractional_max_pool3d_out_cpu = structured(meta_fractional_max_pool3d, impl_frac
 # its index points (``fractional_max_pool2d_backward_out_single_batch_frame``)
 def _check_backward(grad_output, self, output_size, dims):
     name = f"fractional_max_pool{dims}d_backward"
-    expected = list(output_size)
+    expected = _sizes(output_size, dims)
     if list(grad_output.shape[-dims:]) != expected:
         what = "width" if dims == 2 else "time"
         got = grad_output.shape[-1] if dims == 2 else grad_output.shape[-3]

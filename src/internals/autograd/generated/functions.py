@@ -16,6 +16,7 @@ from ..functions_manual import (  # the helpers the formulas call
     _euclidean_dist_backward,
     _log_softmax_backward_data,
     _pack_padded_sequence_backward,
+    _pdist_backward,
     _scaled_dot_product_flash_attention_for_cpu_backward,
     _softmax_backward_data,
     _to_copy_backward,
@@ -58,6 +59,7 @@ from ..functions_manual import (  # the helpers the formulas call
     block_diag_backward,
     cat_tensors_backward,
     celu_input_scale,
+    channel_shuffle,
     cholesky_backward,
     clamp_backward,
     clamp_backward_min_max,
@@ -83,6 +85,8 @@ from ..functions_manual import (  # the helpers the formulas call
     embedding_backward,
     embedding_dense_double_backward,
     evenly_distribute_backward,
+    fractional_max_pool2d_backward,
+    fractional_max_pool3d_backward,
     gather_backward,
     gelu_backward,
     gelu_double_backward,
@@ -180,6 +184,7 @@ from ..functions_manual import (  # the helpers the formulas call
     replication_pad3d,
     replication_pad3d_backward,
     roll_backward,
+    rrelu_with_noise_backward,
     scalar_div_tensor,
     scatter_reduce_backward,
     select_backward,
@@ -5260,7 +5265,7 @@ class RreluWithNoiseBackward0(Node):
         lower = node.lower_
         upper = node.upper_
         training = node.training_
-        return (rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false),)
+        return (rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False),)
 
 
 class RreluWithNoiseBackward1(Node):
@@ -5276,7 +5281,7 @@ class RreluWithNoiseBackward1(Node):
         upper = node.upper_
         training = node.training_
         result = node.result_.unpack(node)
-        return (rrelu_with_noise_backward(grad, result, noise, lower, upper, training, true),)
+        return (rrelu_with_noise_backward(grad, result, noise, lower, upper, training, True),)
 
 
 class PdistBackward0(Node):
@@ -5635,7 +5640,7 @@ class ChannelShuffleBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         groups = node.groups_
-        return (channel_shuffle_symint(grad, grad.sym_size(1) / groups),)
+        return (channel_shuffle(grad, grad.size(1) // groups),)
 
 
 class ConstantPadNdBackward0(Node):
@@ -6150,7 +6155,7 @@ class RreluWithNoiseBackwardBackward0(Node):
         training = node.training_
         grad_grad_output = None
         if edges[0] is not None:
-            grad_grad_output = rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false)
+            grad_grad_output = rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)
         grad_self = None
         if edges[1] is not None:
             grad_self = zeros_like(grad)

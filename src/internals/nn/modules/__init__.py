@@ -4,10 +4,12 @@ from .activation import (
                          GELU,
                          GLU,
                          SELU,
+                         AlphaDropout,
                          Dropout,
                          Dropout1d,
                          Dropout2d,
                          Dropout3d,
+                         FeatureAlphaDropout,
                          Hardshrink,
                          Hardsigmoid,
                          Hardswish,
@@ -20,9 +22,11 @@ from .activation import (
                          PReLU,
                          ReLU,
                          ReLU6,
+                         RReLU,
                          Sigmoid,
                          SiLU,
                          Softmax,
+                         Softmax2d,
                          Softmin,
                          Softplus,
                          Softshrink,
@@ -33,6 +37,7 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .flatten import Flatten, Unflatten
@@ -62,6 +67,7 @@ from .loss import (
                          SmoothL1Loss,
                          SoftMarginLoss,
                          TripletMarginLoss,
+                         TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -93,6 +99,8 @@ from .pooling import (
                          AvgPool1d,
                          AvgPool2d,
                          AvgPool3d,
+                         FractionalMaxPool2d,
+                         FractionalMaxPool3d,
                          LPPool1d,
                          LPPool2d,
                          LPPool3d,
@@ -141,3 +149,5 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
             "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d", "LPPool3d",
             "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "CTCLoss"]
+__all__ += ["RReLU", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "ChannelShuffle", "FractionalMaxPool2d",
+            "FractionalMaxPool3d", "TripletMarginWithDistanceLoss"]
