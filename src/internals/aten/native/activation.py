@@ -767,6 +767,8 @@ def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=F
     if not training:
         return _call("leaky_relu.out", self, (float(lower) + float(upper)) / 2, out=out)
     _float_only(self, "rrelu_with_noise_out_cpu")
+    if self.dtype is st.float16:            # the CPU loop takes bfloat16 but not half
+        raise _not_implemented("rrelu_with_noise_out_cpu", self)
     gen = _mt19937(generator, self, "rrelu_with_noise")
     compute = st.opmath_type(self.dtype)
     x = to(contiguous(self), compute)

@@ -13,15 +13,19 @@ from ..dispatcher import call
 __all__ = ["channel_shuffle", "channel_shuffle_cpu", "math_channel_shuffle"]
 
 
-def channel_shuffle(self, groups):
+def _check(self, groups):
+    """The checks both kernels make (torch's ``channel_shuffle`` and its CPU ``native_channel_shuffle``)."""
     if self.dim() <= 2:
-        raise RuntimeError("channel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{self.dim()} dimension(s)")
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     if self.shape[1] % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {self.shape[1]} channels and "
                            f"{groups} groups.")
+
+
+def channel_shuffle(self, groups):
+    _check(self, groups)
     return call("native_channel_shuffle", self, groups)
 
 
@@ -39,6 +43,7 @@ def _suggested(self):
 def channel_shuffle_cpu(self, groups):
     """The CPU kernel: an empty input is returned as an alias; otherwise the output is allocated
     in the input's suggested memory format and the shuffled view copied into it."""
+    _check(self, groups)
     if self.numel() == 0:
         return call("alias", self)
     fmt = _suggested(self)
@@ -51,6 +56,7 @@ def channel_shuffle_cpu(self, groups):
 def math_channel_shuffle(self, groups):
     """CompositeImplicitAutograd (the other devices, and autograd): view, permute, contiguous,
     reshape, then contiguous in the input's suggested format."""
+    _check(self, groups)
     shuffled = call("reshape", _contiguous(_shuffled(self, groups), contiguous_format), list(self.shape))
     return _contiguous(shuffled, _suggested(self))
 

@@ -242,6 +242,8 @@ def _pair_indices(n, device):
 def _pdist_forward(self, p=2.0):
     if not self.is_contiguous():
         raise RuntimeError("_pdist_forward requires contiguous input")
+    if self.dtype is not st.float32 and self.dtype is not st.float64:
+        raise NotImplementedError(f"\"pdist\" not implemented for '{self.dtype.torch_name}'")
     n = self.shape[0]
     if n <= 1:
         return empty([0], dtype=self.dtype, device=self.device)

@@ -142,7 +142,9 @@ def meta_fractional_max_pool2d(output, indices, self, kernel_size, output_size, 
 
 
 def _sizes(values, dims):
-    return [values] * dims if isinstance(values, int) else list(values)
+    """An ``int[N]`` argument as N ints: one int (or a list of one, as autograd saves it) stands for N."""
+    values = [values] if isinstance(values, int) else list(values)
+    return values * dims if len(values) == 1 else values
 
 
 def impl_fractional_max_pool2d(outs, self, kernel_size, output_size, random_samples):

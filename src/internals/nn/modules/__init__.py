@@ -36,14 +36,35 @@ from .activation import (
                          Threshold,
 )
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .conv import (
+                         Conv1d,
+                         Conv2d,
+                         Conv3d,
+                         ConvTranspose1d,
+                         ConvTranspose2d,
+                         ConvTranspose3d,
+                         LazyConv1d,
+                         LazyConv2d,
+                         LazyConv3d,
+                         LazyConvTranspose1d,
+                         LazyConvTranspose2d,
+                         LazyConvTranspose3d,
+)
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Bilinear, Linear
+from .instancenorm import (
+                         InstanceNorm1d,
+                         InstanceNorm2d,
+                         InstanceNorm3d,
+                         LazyInstanceNorm1d,
+                         LazyInstanceNorm2d,
+                         LazyInstanceNorm3d,
+)
+from .lazy import LazyModuleMixin
+from .linear import Bilinear, LazyLinear, Linear
 from .loss import (
                          BCELoss,
                          BCEWithLogitsLoss,
@@ -151,3 +172,6 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "CTCLoss"]
 __all__ += ["RReLU", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "ChannelShuffle", "FractionalMaxPool2d",
             "FractionalMaxPool3d", "TripletMarginWithDistanceLoss"]
+__all__ += ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

@@ -429,6 +429,9 @@ class Module:
                 destination = result
         return destination
 
+    def _get_name(self):
+        return self.__class__.__name__
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         """This module's own parameters and persistent buffers (not its children's)."""
         for name, param in self._parameters.items():
