@@ -25,10 +25,10 @@ from ..tensor_iterator import TensorIterator, TensorIteratorConfig, _output_stri
 from . import scalar_ops as ops
 from .copy import cast_like, contiguous, to
 from .cpu import distribution_kernels as k
-from .dispatch_stub import fma_contracted, loops
+from .dispatch_stub import loops
 from .distributions import _mt19937
 from .elementwise import binary_loop
-from .structured import structured
+from .structured import _meta, structured
 from .tensor_factories import from_host, wrap_scalar
 from .unary_ops import _float_only, _not_implemented, unary_loop, unary_op_impl
 
@@ -769,6 +769,8 @@ def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=F
     _float_only(self, "rrelu_with_noise_out_cpu")
     if self.dtype is st.float16:            # the CPU loop takes bfloat16 but not half
         raise _not_implemented("rrelu_with_noise_out_cpu", self)
+    if _meta.active:        # a fake tensor's call: the output's metadata is all there is to make
+        return out
     gen = _mt19937(generator, self, "rrelu_with_noise")
     compute = st.opmath_type(self.dtype)
     x = to(contiguous(self), compute)
@@ -776,8 +778,9 @@ def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=F
     count = int(_call("sum", negative).item())
     rounded = np.float32 if compute is st.float32 else np.float64
     with gen._lock:
-        drawn = k.uniform_double(gen.random64(count), float(rounded(lower)), float(rounded(upper)),
-                                 fma_contracted())
+        # Activation.cpp is built for the baseline CPU (no FMA instructions), unlike the uniform_
+        # kernel's file, compiled once per vector capability: its x·(to - from) + from is never fused
+        drawn = k.uniform_double(gen.random64(count), float(rounded(lower)), float(rounded(upper)), False)
     slopes = _call("ones_like", x)
     if count:
         _call("index_put_", slopes, [negative], from_host(drawn.astype(rounded), compute, self.device))
