@@ -61,8 +61,8 @@ CALLS.update({
     "triplet_with_distance_swap": lambda L, F, x: F.triplet_margin_with_distance_loss(
         x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), margin=2.0, swap=True),
     "triplet_with_cosine_distance": lambda L, F, x: F.triplet_margin_with_distance_loss(
-        x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), distance_function=lambda a, b: 1 - F.cosine_similarity(a, b),
-        swap=True),
+        x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), swap=True,
+        distance_function=lambda a, b: 1 - L.nn.functional.cosine_similarity(a, b)),
 })
 
 

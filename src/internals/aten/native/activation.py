@@ -28,6 +28,7 @@ from .cpu import distribution_kernels as k
 from .dispatch_stub import loops
 from .distributions import _mt19937
 from .elementwise import binary_loop
+from .resize import resize_output
 from .structured import _meta, structured
 from .tensor_factories import from_host, wrap_scalar
 from .unary_ops import _float_only, _not_implemented, unary_loop, unary_op_impl
@@ -769,6 +770,7 @@ def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=F
     _float_only(self, "rrelu_with_noise_out_cpu")
     if self.dtype is st.float16:            # the CPU loop takes bfloat16 but not half
         raise _not_implemented("rrelu_with_noise_out_cpu", self)
+    resize_output(out, self.shape)
     if _meta.active:        # a fake tensor's call: the output's metadata is all there is to make
         return out
     gen = _mt19937(generator, self, "rrelu_with_noise")
