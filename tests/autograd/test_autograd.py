@@ -348,6 +348,16 @@ def test_every_derivative_entry_is_tested():
         out, x = build(internals)
         (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
+    # fractional max pooling, rrelu (out of place and in place), channel_shuffle and pdist, their backward
+    # operators differentiated again (tests/nn/test_pooling_fractional.py, test_activations.py,
+    # test_pixel_shuffle.py and test_losses_and_distances.py compare their nodes and gradients with torch's)
+    z = internals.rand(1, 2, 4, 4, 4, dtype=internals.float64, requires_grad=True)
+    w = internals.rand(4, 3, dtype=internals.float64, requires_grad=True)
+    for out, leaf in ((F.fractional_max_pool2d(z[0], 2, output_size=2), z),
+                      (F.fractional_max_pool3d(z, 2, output_size=2), z), (F.rrelu(z, training=True), z),
+                      (F.rrelu_(z * 1), z), (F.channel_shuffle(z, 2), z), (F.pdist(w), w)):
+        (g,) = internals.autograd.grad(out.sum(), leaf, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
     lu, _ = internals.linalg.lu_factor(internals.eye(2, requires_grad=True))     # torch's node, no formula yet
     assert lu.grad_fn.name() == "LinalgLuFactorExBackward0"
     with pytest.raises(NotImplementedError, match="the derivative for 'linalg_lu_factor_ex' is not implemented"):
@@ -869,6 +879,9 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"ravel", "column_stack", "dstack", "cartesian_prod", "tensordot", "kron", "msort", "diff", "cross",
              "cdist"}
     math |= {"relu6", "relu6_", "selu", "selu_"}     # hardtanh and elu with fixed arguments, as torch's
+    # the random activation and the SELU dropouts, pdist and native_channel_shuffle: torch's composites
+    math |= {"rrelu", "rrelu_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+             "pdist", "native_channel_shuffle"}
     # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
     math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
     math |= {"margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss",

@@ -356,7 +356,16 @@ def _direct_cases():
           for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward.grad_input",
            (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {"grad_input": internals.empty(0)})
-          for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases() + _flash_attention_cases() \
+          for mode in ("bicubic", "lanczos")],
+        # channel_shuffle's CPU kernel calls native_channel_shuffle below the recording mode; rrelu's
+        # training path (OpInfo samples run it in eval mode), its slopes drawn into a noise tensor
+        ("aten::native_channel_shuffle", (internals.ones(1, 4, 2, 2), 2), {}),
+        ("aten::rrelu_with_noise", (x, internals.empty(3, 4), 0.1, 0.3, True), {}),
+        ("aten::rrelu_with_noise_", (x.clone(), internals.empty(3, 4), 0.1, 0.3, True), {}),
+        ("aten::rrelu_with_noise.out", (x, internals.empty(3, 4), 0.1, 0.3, True), {"out": internals.empty(0)}),
+        # pdist's backward: its OpInfo samples record the forward only
+        ("aten::_pdist_backward", (internals.ones(3), x, 2.0, internals.ones(3)), {})] \
+        + _embedding_bag_cases() + _flash_attention_cases() \
         + _ctc_loss_cases()
 
 

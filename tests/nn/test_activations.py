@@ -1,8 +1,11 @@
 """Activations a reader's own training script reaches for: ``F.hardtanh``/``nn.Hardtanh``,
 ``relu6``/``ReLU6``, ``elu``/``ELU``, ``selu``/``SELU``, ``celu``/``CELU``, ``softsign``,
 ``tanhshrink``, ``softmin`` and ``nn.Identity``; ``hardsigmoid``, ``hardswish``, ``mish``,
-``softshrink``, ``hardshrink``, ``threshold``, ``prelu``/``PReLU``, ``glu``, ``Softplus`` and
-the channel dropouts (``dropout1d/2d/3d``), against torch.
+``softshrink``, ``hardshrink``, ``threshold``, ``prelu``/``PReLU``, ``glu``, ``Softplus``,
+the channel dropouts (``dropout1d/2d/3d``), the in-place names (``relu_``, ``leaky_relu_``,
+``selu_``, ``celu_``), the random leaky ReLU (``rrelu``/``RReLU``, its slopes drawn from torch's
+stream), ``Softmax2d`` and the SELU dropouts (``alpha_dropout``/``AlphaDropout``,
+``feature_alpha_dropout``/``FeatureAlphaDropout``), against torch.
 
 As ``tests/aten/test_pointwise_special_functions.py``: PyTorch's OpInfo samples (as given and non-contiguous),
 everyday calls compared for values, strides, dtypes, grad_fn names, warnings and error messages,
@@ -14,7 +17,9 @@ import warnings
 import pytest
 import torch
 from helpers import (
+    LIBM_ULPS,
     Adapter,
+    assert_same,
     check_opinfo_samples,
     compare_gradients_and_nodes,
     opinfo_cases,
@@ -374,3 +379,97 @@ def test_reduced_float_log_softmax_rounds_the_row_sum_as_torch(dtype):
     ours = F.log_softmax(internals.from_torch(values), dim=-1)
     assert ours.to_torch().dtype == dtype
     assert torch.equal(ours.to_torch(), theirs)
+
+
+# ---- the in-place functional names, the random leaky ReLU, Softmax2d and the SELU dropouts
+IN_PLACE_GRAD_CASES = {
+    "relu_": lambda lib, x, t: lib.nn.functional.relu_(x * t),
+    "leaky_relu_": lambda lib, x, t: lib.nn.functional.leaky_relu_(x * t, 0.2),
+    "selu_": lambda lib, x, t: lib.nn.functional.selu_(x * t),
+    "celu_": lambda lib, x, t: lib.nn.functional.celu_(x * t, 0.5),
+    "rrelu in eval": lambda lib, x, t: lib.nn.functional.rrelu(x * t, 0.1, 0.3),
+    "rrelu_ in eval": lambda lib, x, t: lib.nn.functional.rrelu_(x * t, 0.1, 0.3),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_GRAD_CASES))
+def test_in_place_names_and_rrelu_gradients_and_nodes(name):
+    compare_gradients_and_nodes(IN_PLACE_GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+
+
+def _rrelu_training(lib, dtype, inplace):
+    """A transposed input (its elements visited in row-major order, as torch's loop visits its
+    contiguous copy), seeded: the values, the node, both gradients and the generator's next draw."""
+    lib.manual_seed(11)
+    x = (lib.arange(24, dtype=dtype).reshape(4, 6) - 11.5).t().requires_grad_()
+    y = lib.nn.functional.rrelu(x * 1 if inplace else x, 0.1, 0.4, training=True, inplace=inplace)
+    g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+    gg, = lib.autograd.grad(g.sum(), x)
+    return y, g, gg, type(y.grad_fn).__name__, lib.rand(3)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_in_training_draws_torchs_slopes(dtype, inplace):
+    ours, theirs = _rrelu_training(internals, getattr(internals, dtype), inplace), \
+        _rrelu_training(torch, getattr(torch, dtype), inplace)
+    for mine, their in zip(ours[:3], theirs[:3]):
+        assert_same(mine, their, rtol=0, atol=0)
+    assert ours[3] == theirs[3]
+    assert_same(ours[4], theirs[4], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.nn.functional.rrelu(lib.tensor([-3.0, -0.0, 0.5, float('nan')]), 0.2, 0.6)",
+    "lib.rrelu(lib.tensor([[-1.0, 2.0], [-4.0, 0.0]]), training=True)",
+    "lib.nn.functional.rrelu(lib.tensor([-1.0, 2.0]), 0.5, 0.1)",
+    "lib.rrelu(lib.tensor([1, -2]), training=True)", "lib.nn.functional.rrelu(lib.tensor([1, -2]))",
+    "lib.rrelu(lib.ones(2, dtype=lib.float16), training=True)",
+    "lib.rrelu(lib.tensor([-1.0, 2.0], dtype=lib.bfloat16), training=True)",
+    "lib.nn.RReLU(0.2, 0.3, inplace=True)(lib.tensor([-1.0, 2.0]))",
+    "lib.nn.Softmax2d()(lib.ones(2, 3))",
+    "lib.nn.functional.alpha_dropout(lib.ones(3), 1.5)",
+    "lib.nn.functional.feature_alpha_dropout(lib.ones(3), 0.5, True)",
+    "lib.alpha_dropout(lib.ones(3), 1.5, True)",
+    "lib.nn.functional.alpha_dropout(lib.arange(6.0).reshape(2, 3), 1.0, True)",
+    "lib.nn.functional.alpha_dropout(lib.arange(6.0).reshape(2, 3), 0.0, True)",
+    "lib.nn.functional.feature_alpha_dropout(lib.arange(6.0).reshape(2, 3), 0.5)",
+    "lib.nn.AlphaDropout(-0.5)",
+])
+def test_random_activation_and_alpha_dropout_everyday_calls(program):
+    seeded = f"[lib.manual_seed(0), {program}][1]"
+    assert _run(internals, seeded) == _run(torch, seeded)
+
+
+@pytest.mark.parametrize("name, shape", [("alpha_dropout", (4, 5)), ("feature_alpha_dropout", (3, 4, 2, 2)),
+                                         ("feature_alpha_dropout", (3, 4))])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_alpha_dropout_draws_torchs_masks(name, shape, inplace):
+    """The same seed drops the same elements (or channels), scaled and shifted by torch's
+    constants: the same bits, node names and gradients."""
+    results = []
+    for lib in (torch, internals):
+        x = (lib.arange(float(math.prod(shape))).reshape(shape) / 3).requires_grad_()
+        lib.manual_seed(4)
+        y = getattr(lib.nn.functional, name)(x * 1 if inplace else x, 0.3, True, inplace)
+        y.backward(lib.ones_like(y) / 4)
+        results.append((y.tolist(), type(y.grad_fn).__name__, x.grad.tolist(), lib.rand(2).tolist()))
+    assert results[0] == results[1]
+
+
+def test_new_modules_train_and_evaluate_as_torchs():
+    results = []
+    for lib in (torch, internals):
+        x = lib.arange(2 * 3 * 2 * 2, dtype=lib.float64).reshape(2, 3, 2, 2) / 5 - 1
+        mods = [lib.nn.RReLU(0.1, 0.2), lib.nn.Softmax2d(), lib.nn.AlphaDropout(0.4), lib.nn.FeatureAlphaDropout(0.2)]
+        lib.manual_seed(2)
+        train = [m(x).tolist() for m in mods]
+        evaluate = [m.eval()(x).tolist() for m in mods[::2]]
+        results.append((train, evaluate, [repr(m) for m in mods], lib.nn.Softmax2d()(x[0]).tolist()))
+    (train_t, eval_t, reprs_t, unbatched_t), (train_i, eval_i, reprs_i, unbatched_i) = results
+    assert reprs_i == reprs_t and eval_i == eval_t
+    assert train_i[0::2] == train_t[0::2]       # rrelu and alpha dropout: the same operations, the same bits
+    for ours, theirs in ((train_i[1], train_t[1]), (unbatched_i, unbatched_t)):    # a softmax: exp within ulps
+        assert_same(internals.tensor(ours, dtype=internals.float64), torch.tensor(theirs, dtype=torch.float64),
+                    ulps=LIBM_ULPS)
+    assert train_i[3] == train_t[3]

@@ -1,6 +1,7 @@
 """The ranking, embedding and likelihood losses (``margin_ranking_loss``, ``hinge_embedding_loss``,
 ``cosine_embedding_loss``, ``triplet_margin_loss``, ``poisson_nll_loss``: torch's
-CompositeImplicitAutograd operators; ``gaussian_nll_loss`` and ``multilabel_soft_margin_loss``:
+CompositeImplicitAutograd operators; ``gaussian_nll_loss``, ``multilabel_soft_margin_loss`` and
+``triplet_margin_with_distance_loss``:
 Python in torch/nn/functional.py) against torch: values, the input's gradient, the grad_fn chain's
 names, the errors."""
 import numpy as np
@@ -53,6 +54,17 @@ def _names(node):
     name = node.name().split("::")[-1]
     return [name] + [n for child, _ in node.next_functions for n in _names(child)]
 
+# triplet_margin_with_distance_loss: torch's Python composite, with pairwise_distance or any function
+CALLS.update({
+    "triplet_with_distance": lambda L, F, x: F.triplet_margin_with_distance_loss(x, _t(L, (4, 3), 2),
+                                                                               _t(L, (4, 3), 3)),
+    "triplet_with_distance_swap": lambda L, F, x: F.triplet_margin_with_distance_loss(
+        x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), margin=2.0, swap=True),
+    "triplet_with_cosine_distance": lambda L, F, x: F.triplet_margin_with_distance_loss(
+        x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), swap=True,
+        distance_function=lambda a, b: 1 - L.nn.functional.cosine_similarity(a, b)),
+})
+
 
 def _run(L, call, reduction):
     x = _t(L, (4, 3), 1, requires_grad=True)
@@ -94,7 +106,8 @@ def test_gradient_layout_of_a_transposed_input_matches_torch(name, reduction):
 
 
 @pytest.mark.parametrize("name", ["MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
-                                  "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"])
+                                  "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
+                                  "TripletMarginWithDistanceLoss"])
 def test_loss_modules_call_their_functions(name):
     def run(L):
         x = _t(L, (4, 3), 1, requires_grad=True)
@@ -102,6 +115,7 @@ def test_loss_modules_call_their_functions(name):
                 "HingeEmbeddingLoss": (x, _signs(L, 12, 3).reshape(4, 3)),
                 "CosineEmbeddingLoss": (x, _t(L, (4, 3), 2), _signs(L, 4, 3)),
                 "TripletMarginLoss": (x, _t(L, (4, 3), 2), _t(L, (4, 3), 3)),
+                "TripletMarginWithDistanceLoss": (x, _t(L, (4, 3), 2), _t(L, (4, 3), 3)),
                 "PoissonNLLLoss": (x, _t(L, (4, 3), 2, positive=True)),
                 "GaussianNLLLoss": (x, _t(L, (4, 3), 2), _t(L, (4, 3), 3, positive=True)),
                 "MultiLabelSoftMarginLoss": (x, _t(L, (4, 3), 2).gt(0).to(L.float64))}[name]
@@ -122,6 +136,10 @@ def test_loss_modules_call_their_functions(name):
     lambda L, F: F.triplet_margin_loss(L.ones(2, 3), L.ones(2, 3), L.ones(3)),
     lambda L, F: F.triplet_margin_loss(L.ones(2, 3), L.ones(2, 3), L.ones(2, 3), margin=0),
     lambda L, F: L.nn.TripletMarginLoss(margin=-1.0),
+    lambda L, F: F.triplet_margin_with_distance_loss(L.ones(2, 3), L.ones(2, 3), L.ones(3)),
+    lambda L, F: F.triplet_margin_with_distance_loss(L.ones(2, 3), L.ones(2, 3), L.ones(2, 3), margin=0),
+    lambda L, F: F.triplet_margin_with_distance_loss(L.ones(2, 3), L.ones(2, 3), L.ones(2, 3), reduction="foo"),
+    lambda L, F: L.nn.TripletMarginWithDistanceLoss(margin=-1.0),
     lambda L, F: F.poisson_nll_loss(L.ones(3), L.ones(3), reduction="foo"),
     lambda L, F: F.gaussian_nll_loss(L.ones(2, 3), L.ones(2, 3), L.ones(3, 3)),
     lambda L, F: F.gaussian_nll_loss(L.ones(2, 3), L.ones(2, 3), -L.ones(2, 3)),

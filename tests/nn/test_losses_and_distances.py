@@ -1,7 +1,7 @@
 """Differential tests of the regression losses and similarities against torch: ``smooth_l1_loss``
 and ``huber_loss`` (aten operators with their own backward kernels; ``smooth_l1_loss`` and
 ``mse_loss`` declared structured, as torch declares them), ``kl_div``,
-``cosine_similarity`` and ``pairwise_distance`` (torch's composites), and their modules.
+``cosine_similarity`` and ``pairwise_distance`` (torch's composites), and their modules; ``pdist``.
 
 PyTorch's OpInfo samples (as given and non-contiguous); gradients of both inputs and second
 derivatives with node names; float32 results bit for bit where the operators round as torch's
@@ -12,6 +12,7 @@ import warnings
 import pytest
 import torch
 from helpers import (
+    LIBM_ULPS,
     Adapter,
     assert_derived_from_structured_out,
     assert_fake_matches_real,
@@ -302,3 +303,34 @@ def test_l1_loss_second_derivative_of_a_transposed_input_is_laid_out_as_torchs()
         return lib.autograd.grad(sum((t * t).sum() for t in g), [a, b])
     for ours, theirs in zip(second(internals), second(torch)):
         assert_same(ours, theirs)
+
+
+# ---- pdist: the distances between the rows of one matrix
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.0, 0.5, float("inf")])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pdist_values_nodes_and_gradients_match_torch(p, dtype):
+    """Each pair's sum of |a_k - b_k|^p is left to right in both (torch's loop and cdist's), so
+    only the power's and the root's library math may differ: within ulps. A repeated row makes a
+    zero distance, whose gradient both set to zero; torch gives the backward no derivative."""
+    results = []
+    for lib in (torch, internals):
+        x = (lib.arange(15, dtype=getattr(lib, dtype)).reshape(5, 3) * 0.37).sin()
+        x = lib.cat([x, x[:1]]).t().contiguous().t().requires_grad_()       # not contiguous: pdist copies it
+        d = lib.nn.functional.pdist(x, p)
+        g, = lib.autograd.grad(d, x, lib.arange(float(d.numel()), dtype=d.dtype), create_graph=True)
+        with pytest.raises(NotImplementedError) as refused:
+            lib.autograd.grad(g.sum(), x)
+        results.append((d, g, type(d.grad_fn).__name__, str(refused.value)))
+    (d_t, g_t, node_t, refusal_t), (d_i, g_i, node_i, refusal_i) = results
+    assert_same(d_i, d_t, ulps=LIBM_ULPS)
+    assert_same(g_i, g_t, rtol=1e-4 if dtype == "float32" else 1e-12, atol=1e-6 if dtype == "float32" else 1e-14)
+    assert node_i == node_t and refusal_i == refusal_t
+
+
+@pytest.mark.parametrize("program", [
+    "lib.pdist(lib.ones(1, 4))", "lib.pdist(lib.ones(3, 0))", "lib.pdist(lib.ones(0, 2))",
+    "lib.pdist(lib.ones(2, 3, 4))", "lib.pdist(lib.ones(3, 4).long())", "lib.pdist(lib.ones(3, 4), -1)",
+    "lib.pdist(lib.ones(3, 4, dtype=lib.float16))",
+])
+def test_pdist_edges_and_errors(program):
+    assert _run(internals, program) == _run(torch, program)

@@ -145,3 +145,21 @@ def test_scenario_logs_match_torch(scenario):
     scenario(internals, ours)
     scenario(torch, theirs)
     assert ours == theirs
+
+
+def test_buffer_assigned_as_an_attribute_is_registered_as_torchs():
+    """``nn.Buffer``: a plain tensor marked so that assigning it to a module registers it, persistent
+    or not; the marks are attributes, ``isinstance(t, nn.Buffer)`` reads them."""
+    logs = []
+    for L in (torch, internals):
+        m = L.nn.Linear(2, 2)
+        m.kept = L.nn.Buffer(L.ones(2))
+        m.scratch = L.nn.Buffer(L.zeros(3), persistent=False)
+        plain = L.ones(1)
+        marked = L.nn.Buffer(L.ones(2, requires_grad=True))
+        m.kept = L.full((2,), 5.0)           # an assignment to a registered buffer's name keeps it one
+        logs.append((sorted(dict(m.named_buffers())), sorted(m.state_dict()), m.kept.tolist(),
+                     type(marked).__name__, marked.requires_grad, marked.grad_fn is None,
+                     isinstance(marked, L.nn.Buffer), isinstance(plain, L.nn.Buffer),
+                     isinstance(m.kept, L.nn.Buffer), L.nn.Buffer().shape == (0,)))
+    assert logs[0] == logs[1]

@@ -102,3 +102,54 @@ def test_modules_match_torch():
     assert_same(ours[0], theirs[0])
     assert_same(ours[1], theirs[1])
     assert ours[2:] == theirs[2:]
+
+
+# ---- channel_shuffle / native_channel_shuffle / nn.ChannelShuffle: groups of channels interleaved
+SHUFFLES = {        # input shape, groups, channels-last input
+    "3d": ((2, 6, 5), 3, False),
+    "4d": ((2, 4, 3, 3), 2, False),
+    "4d_channels_last": ((2, 6, 2, 3), 3, True),
+    "5d": ((1, 4, 2, 2, 3), 4, False),
+    "one_group": ((2, 3, 4), 1, False),
+}
+
+
+@pytest.mark.parametrize("name", list(SHUFFLES))
+def test_channel_shuffle_values_layout_and_gradients_match_torch(name):
+    shape, groups, channels_last = SHUFFLES[name]
+
+    def run(L):
+        x = _t(L, shape, 1)
+        if channels_last:
+            x = x.contiguous(memory_format=L.channels_last)
+        x = x.requires_grad_()
+        out = L.nn.functional.channel_shuffle(x, groups)
+        native = L.nn.functional.native_channel_shuffle(x.detach(), groups)
+        module = L.nn.ChannelShuffle(groups)
+        return out, native, module(x.detach()), type(out.grad_fn).__name__, repr(module), x
+    ours, theirs = run(internals), run(torch)
+    for mine, their in zip(ours[:3], theirs[:3]):
+        assert_same(mine, their, rtol=0, atol=0)
+    assert ours[3:5] == theirs[3:5]
+
+    def twice(L):
+        """The gradient, and through its node (a shuffle back) the second derivative with
+        respect to the weights of the sum."""
+        x, w = _t(L, shape, 1, requires_grad=True), _t(L, shape, 2, requires_grad=True)
+        g, = L.autograd.grad((L.channel_shuffle(x, groups) * w).sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * g).sum(), w)
+        return g, gg, type(g.grad_fn).__name__
+    ours, theirs = twice(internals), twice(torch)
+    assert_same(ours[0], theirs[0], rtol=0, atol=0)
+    assert_same(ours[1], theirs[1], rtol=0, atol=0)
+    assert ours[2] == theirs[2]
+
+
+@pytest.mark.parametrize("program", [
+    "lib.channel_shuffle(lib.ones(2, 4), 2)", "lib.channel_shuffle(lib.ones(2, 4, 3), 0)",
+    "lib.channel_shuffle(lib.ones(2, 4, 3), 3)", "lib.native_channel_shuffle(lib.ones(2, 4, 3), -2)",
+    "lib.native_channel_shuffle(lib.ones(2, 4), 2)", "lib.native_channel_shuffle(lib.ones(2, 4, 3), 3)",
+    "lib.channel_shuffle(lib.ones(0, 4, 3), 2)",
+])
+def test_channel_shuffle_edges_and_errors(program):
+    same_outcome(lambda lib: eval(program, {"lib": lib}))

@@ -326,6 +326,19 @@ def THPVariable__pad_packed_sequence(*args, **kwargs):
     return _ops['_pad_packed_sequence'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.scalar(3), _r.to_int64(4))
 
 
+__pdist_forward_parser = PythonArgParser([
+    '_pdist_forward(Tensor input, double p=2)',
+])
+
+
+def THPVariable__pdist_forward(*args, **kwargs):
+    _r = __pdist_forward_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_pdist_forward(Tensor self, float p=2) -> Tensor
+    return _ops['_pdist_forward'](_r.tensor(0), _r.to_double(1))
+
+
 __prelu_kernel_parser = PythonArgParser([
     '_prelu_kernel(Tensor input, Tensor weight)',
 ])
@@ -757,6 +770,32 @@ def THPVariable_allclose(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
     return _ops['allclose'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_double(3), _r.to_bool(4))
+
+
+_alpha_dropout_parser = PythonArgParser([
+    'alpha_dropout(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_alpha_dropout(*args, **kwargs):
+    _r = _alpha_dropout_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor
+    return _ops['alpha_dropout'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_alpha_dropout__parser = PythonArgParser([
+    'alpha_dropout_(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_alpha_dropout_(*args, **kwargs):
+    _r = _alpha_dropout__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+    return _ops['alpha_dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
 
 
 _amax_parser = PythonArgParser([
@@ -1746,6 +1785,19 @@ def THPVariable_celu_(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
     return _ops['celu_'](_r.tensor(0), _r.scalar(1))
+
+
+_channel_shuffle_parser = PythonArgParser([
+    'channel_shuffle(Tensor input, SymInt groups)',
+])
+
+
+def THPVariable_channel_shuffle(*args, **kwargs):
+    _r = _channel_shuffle_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::channel_shuffle(Tensor self, SymInt groups) -> Tensor
+    return _ops['channel_shuffle'](_r.tensor(0), _r.to_int64(1))
 
 
 _cholesky_parser = PythonArgParser([
@@ -2944,6 +2996,32 @@ def THPVariable_eye(*args, **kwargs):
         return _factory(_r.to_bool(7), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
     # aten::eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'eye.m_out', _r.to_int64(0), _r.to_int64(1), out=_r.tensor(2))
+
+
+_feature_alpha_dropout_parser = PythonArgParser([
+    'feature_alpha_dropout(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_feature_alpha_dropout(*args, **kwargs):
+    _r = _feature_alpha_dropout_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
+    return _ops['feature_alpha_dropout'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_feature_alpha_dropout__parser = PythonArgParser([
+    'feature_alpha_dropout_(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_feature_alpha_dropout_(*args, **kwargs):
+    _r = _feature_alpha_dropout__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+    return _ops['feature_alpha_dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
 
 
 _feature_dropout_parser = PythonArgParser([
@@ -4898,6 +4976,19 @@ def THPVariable_native_batch_norm(*args, **kwargs):
     return _ops['native_batch_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7))
 
 
+_native_channel_shuffle_parser = PythonArgParser([
+    'native_channel_shuffle(Tensor input, SymInt groups)',
+])
+
+
+def THPVariable_native_channel_shuffle(*args, **kwargs):
+    _r = _native_channel_shuffle_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::native_channel_shuffle(Tensor self, SymInt groups) -> Tensor
+    return _ops['native_channel_shuffle'](_r.tensor(0), _r.to_int64(1))
+
+
 _native_group_norm_parser = PythonArgParser([
     'native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int64_t group, double eps)',
 ])
@@ -5178,6 +5269,19 @@ def THPVariable_pairwise_distance(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
     return _ops['pairwise_distance'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_double(3), _r.to_bool(4))
+
+
+_pdist_parser = PythonArgParser([
+    'pdist(Tensor input, double p=2)',
+])
+
+
+def THPVariable_pdist(*args, **kwargs):
+    _r = _pdist_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::pdist(Tensor self, float p=2) -> Tensor
+    return _ops['pdist'](_r.tensor(0), _r.to_double(1))
 
 
 _permute_parser = PythonArgParser([
@@ -5833,6 +5937,32 @@ def THPVariable_row_stack(*args, **kwargs):
         return _ops['row_stack'](_r.value(0))
     # aten::row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['row_stack.out'](_r.value(0), out=_r.tensor(1))
+
+
+_rrelu_parser = PythonArgParser([
+    'rrelu(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)',
+])
+
+
+def THPVariable_rrelu(*args, **kwargs):
+    _r = _rrelu_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+    return _ops['rrelu'](_r.tensor(0), _r.scalar(1), _r.scalar(2), _r.to_bool(3), _r.value(4))
+
+
+_rrelu__parser = PythonArgParser([
+    'rrelu_(Tensor input, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None)',
+])
+
+
+def THPVariable_rrelu_(*args, **kwargs):
+    _r = _rrelu__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+    return _ops['rrelu_'](_r.tensor(0), _r.scalar(1), _r.scalar(2), _r.to_bool(3), _r.value(4))
 
 
 _rsqrt_parser = PythonArgParser([
@@ -7247,6 +7377,7 @@ FUNCTIONS = named({
     '_neg_view_copy': THPVariable__neg_view_copy,
     '_pack_padded_sequence': THPVariable__pack_padded_sequence,
     '_pad_packed_sequence': THPVariable__pad_packed_sequence,
+    '_pdist_forward': THPVariable__pdist_forward,
     '_prelu_kernel': THPVariable__prelu_kernel,
     '_scaled_dot_product_flash_attention_for_cpu': THPVariable__scaled_dot_product_flash_attention_for_cpu,
     '_softmax': THPVariable__softmax,
@@ -7275,6 +7406,8 @@ FUNCTIONS = named({
     'affine_grid_generator': THPVariable_affine_grid_generator,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
+    'alpha_dropout': THPVariable_alpha_dropout,
+    'alpha_dropout_': THPVariable_alpha_dropout_,
     'amax': THPVariable_amax,
     'amin': THPVariable_amin,
     'aminmax': THPVariable_aminmax,
@@ -7336,6 +7469,7 @@ FUNCTIONS = named({
     'ceil_': THPVariable_ceil_,
     'celu': THPVariable_celu,
     'celu_': THPVariable_celu_,
+    'channel_shuffle': THPVariable_channel_shuffle,
     'cholesky': THPVariable_cholesky,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
@@ -7413,6 +7547,8 @@ FUNCTIONS = named({
     'expm1': THPVariable_expm1,
     'expm1_': THPVariable_expm1_,
     'eye': THPVariable_eye,
+    'feature_alpha_dropout': THPVariable_feature_alpha_dropout,
+    'feature_alpha_dropout_': THPVariable_feature_alpha_dropout_,
     'feature_dropout': THPVariable_feature_dropout,
     'feature_dropout_': THPVariable_feature_dropout_,
     'fill': THPVariable_fill,
@@ -7537,6 +7673,7 @@ FUNCTIONS = named({
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
+    'native_channel_shuffle': THPVariable_native_channel_shuffle,
     'native_group_norm': THPVariable_native_group_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
     'ne': THPVariable_ne,
@@ -7553,6 +7690,7 @@ FUNCTIONS = named({
     'orgqr': THPVariable_orgqr,
     'outer': THPVariable_outer,
     'pairwise_distance': THPVariable_pairwise_distance,
+    'pdist': THPVariable_pdist,
     'permute': THPVariable_permute,
     'pinverse': THPVariable_pinverse,
     'pixel_shuffle': THPVariable_pixel_shuffle,
@@ -7591,6 +7729,8 @@ FUNCTIONS = named({
     'round': THPVariable_round,
     'round_': THPVariable_round_,
     'row_stack': THPVariable_row_stack,
+    'rrelu': THPVariable_rrelu,
+    'rrelu_': THPVariable_rrelu_,
     'rsqrt': THPVariable_rsqrt,
     'rsqrt_': THPVariable_rsqrt_,
     'rsub': THPVariable_rsub,

@@ -19,9 +19,13 @@ ERR_INFERENCE_INPLACE = (
 
 
 def mutated_positions(op):
-    """Positions of the arguments the schema marks as written (``Tensor(a!)``)."""
+    """Positions of the arguments the schema marks as written (``Tensor(a!)``) and returns: torch's
+    generated kernel bumps the versions of the tensors it returns, so a written argument that is
+    not returned (``rrelu_with_noise``'s ``noise``) keeps its version, and autograd may save it."""
     args = op.schema.arguments.flat_positional
-    return tuple(i for i, a in enumerate(args) if a.annotation is not None and a.annotation.is_write)
+    returned = {str(r.annotation) for r in op.schema.returns if r.annotation is not None}
+    return tuple(i for i, a in enumerate(args) if a.annotation is not None and a.annotation.is_write
+                 and str(a.annotation) in returned)
 
 
 def mutated_keywords(op):

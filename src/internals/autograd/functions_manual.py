@@ -2264,3 +2264,29 @@ def _trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim, gra
     return (tri(grad, i2, i3, sumdim, expand2, expand3, expand1) if grad_input_mask[0] else None,
             tri(i1, grad, i3, expand1, sumdim, expand3, expand2) if grad_input_mask[1] else None,
             tri(i1, i2, grad, expand1, expand2, sumdim, expand3) if grad_input_mask[2] else None)
+
+
+# ---- fractional max pooling, rrelu, pdist and channel_shuffle: their backward operators
+__all__ += ["fractional_max_pool2d_backward", "fractional_max_pool3d_backward", "rrelu_with_noise_backward",
+            "_pdist_backward", "channel_shuffle"]
+
+
+def fractional_max_pool2d_backward(*args):
+    return dispatcher.call("fractional_max_pool2d_backward", *args)
+
+
+def fractional_max_pool3d_backward(*args):
+    return dispatcher.call("fractional_max_pool3d_backward", *args)
+
+
+def rrelu_with_noise_backward(*args):
+    return dispatcher.call("rrelu_with_noise_backward", *args)
+
+
+def _pdist_backward(grad, self, p, pdist):
+    return dispatcher.call("_pdist_backward", grad, self, p, pdist)
+
+
+def channel_shuffle(grad, groups):
+    """The inverse shuffle: ``groups`` groups of C / groups become C / groups groups of ``groups``."""
+    return dispatcher.call("channel_shuffle", grad, groups)

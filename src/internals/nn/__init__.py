@@ -10,6 +10,7 @@ torch's parameter names and initialisation order.
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", *_modules, "functional", "init", "parallel", "utils"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
+           *_modules, "functional", "init", "parallel", "utils"]

@@ -13,9 +13,10 @@ import inspect
 import math
 import warnings
 
-from .._functional import baddbmm, bmm, cat, matmul, ones, scalar_tensor, where, zeros, zeros_like
+from .._functional import baddbmm, bmm, cat, matmul, ones, rand, scalar_tensor, where, zeros, zeros_like
 from .._functional import batch_norm as _batch_norm
 from .._functional import bilinear as _bilinear
+from .._functional import clamp_min as _clamp_min
 from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
 from .._functional import conv3d as _conv3d
@@ -26,6 +27,8 @@ from .._functional import ctc_loss as _ctc_loss
 from .._functional import embedding as _embedding
 from .._functional import gelu as _gelu
 from .._functional import layer_norm as _layer_norm
+from .._functional import minimum as _minimum
+from .._functional import pairwise_distance as _pairwise_distance
 from .._functional import silu as _silu
 from .._functional import silu_ as _silu_
 from .._functional import softplus as _softplus
@@ -1750,6 +1753,153 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     _check_reduction(reduction)
     return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _REDUCTIONS.index(reduction),
                      zero_infinity)
+
+
+# ---- in-place activations, random activations and dropouts, and the rest of torch's functional
+# names (``torch/nn/functional.py``): most are torch's own functions under another name
+__all__ += ["relu_", "leaky_relu_", "selu_", "celu_", "rrelu", "rrelu_", "alpha_dropout", "feature_alpha_dropout",
+            "pdist", "channel_shuffle", "native_channel_shuffle", "max_pool2d_with_indices",
+            "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+            "fractional_max_pool3d_with_indices", "triplet_margin_with_distance_loss"]
+
+
+def relu_(input):
+    """``torch.relu_``."""
+    return dispatcher.call("relu_", input)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """``torch._C._nn.leaky_relu_``."""
+    return dispatcher.call("leaky_relu_", input, negative_slope)
+
+
+def selu_(input):
+    return dispatcher.call("selu_", input)
+
+
+def celu_(input, alpha=1.0):
+    return dispatcher.call("celu_", input, alpha)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """x where x >= 0, else a·x, with a drawn from U(lower, upper) per element while training (from
+    the CPU generator, one draw per non-positive element, so a seed gives torch's slopes), and
+    a = (lower + upper) / 2 otherwise (``aten::rrelu``, over ``rrelu_with_noise``)."""
+    return dispatcher.call("rrelu_" if inplace else "rrelu", input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return dispatcher.call("rrelu_", input, lower, upper, training)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and the
+    result is scaled and shifted to keep zero mean and unit variance (``aten::alpha_dropout``)."""
+    _check_p(p)
+    return dispatcher.call("alpha_dropout_" if inplace else "alpha_dropout", input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """``alpha_dropout`` of whole channels (one draw per (sample, channel))."""
+    _check_p(p)
+    return dispatcher.call("feature_alpha_dropout_" if inplace else "feature_alpha_dropout", input, p, training)
+
+
+def pdist(input, p=2):
+    """The p-norm distances between the rows of an (N, M) input, the pairs i < j in row-major
+    order: N·(N - 1)/2 of them (``torch.pdist``)."""
+    return dispatcher.call("pdist", input, p)
+
+
+def channel_shuffle(input, groups):
+    """(N, C, *) with its C channels, taken as ``groups`` groups, interleaved (``torch.channel_shuffle``)."""
+    return dispatcher.call("channel_shuffle", input, groups)
+
+
+def native_channel_shuffle(input, groups):
+    """``torch.native_channel_shuffle``: the shuffle without ``channel_shuffle``'s argument checks."""
+    return dispatcher.call("native_channel_shuffle", input, groups)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    """``max_pool2d`` with its indices, whatever ``return_indices`` says (torch's boolean dispatch
+    picks this function for ``max_pool2d(..., return_indices=True)``)."""
+    return dispatcher.call("max_pool2d_with_indices", input, kernel_size, [] if stride is None else stride,
+                           padding, dilation, ceil_mode)
+
+
+def _fractional_output_size(input, dims, output_size, output_ratio):
+    """The output size given, or the ratio's share of each spatial size, rounded down."""
+    name = f"fractional_max_pool{dims}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is not None:
+        return output_size
+    if dims == 2:
+        if len(output_ratio) > 2:       # (a single float has no len: torch's TypeError)
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = _pair(output_ratio)
+    else:
+        ratio = _triple(output_ratio)
+    return [int(input.size(d - dims) * ratio[d]) for d in range(dims)]
+
+
+def _fractional_max_pool(input, dims, kernel_size, output_size, output_ratio, _random_samples):
+    output_size = _fractional_output_size(input, dims, output_size, output_ratio)
+    if _random_samples is None:
+        # one sample per spatial dim for each (sample, channel), drawn as torch draws them
+        n_batch = 1 if input.dim() == dims + 1 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-dims - 1), dims, dtype=input.dtype, device=input.device)
+    return dispatcher.call(f"fractional_max_pool{dims}d", input, kernel_size, output_size, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """Max pooling over kh×kw windows at pseudo-random starts (Graham's fractional max pooling),
+    to ``output_size`` or ``output_ratio`` times the input's size; the maxima and their indices."""
+    return _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    result = _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, _random_samples)
+    return result if return_indices else result[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """The 3-d form of :func:`fractional_max_pool2d_with_indices`, over kt×kh×kw windows."""
+    return _fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    result = _fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, _random_samples)
+    return result if return_indices else result[0]
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """max(d(a, p) - d(a, n) + margin, 0) with any distance function (``pairwise_distance`` by
+    default); with ``swap``, d(a, n) is replaced by d(p, n) where that is smaller. A composite of
+    operators, as torch's Python function is."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = _pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = _minimum(dist_neg, distance_function(positive, negative))
+    loss = _clamp_min(margin + dist_pos - dist_neg, 0)
+    return _reduce(loss, reduction)
 
 
 # ---------------------------------------------------------------------- __torch_function__

@@ -12,6 +12,7 @@ from . import (
     binary_ops,
     blas,
     bucketization,
+    channel_shuffle,
     complex_helper,
     convolution,
     copy,
@@ -22,6 +23,7 @@ from . import (
     elementwise,
     embedding,
     embedding_bag,
+    fractional_max_pooling,
     grid_sampler,
     im2col,
     indexing,
@@ -67,7 +69,8 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, loss_ctc, average_pool3d, dilated_max_pool3d,
-            max_unpooling, adaptive_max_pooling3d, tensor_properties, attention)
+            max_unpooling, adaptive_max_pooling3d, tensor_properties, attention, fractional_max_pooling,
+            channel_shuffle)
 
 
 def kernel(name):

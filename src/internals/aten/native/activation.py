@@ -19,14 +19,18 @@ import math
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, _output_strides, _reorder
 from . import scalar_ops as ops
-from .copy import cast_like, contiguous
+from .copy import cast_like, contiguous, to
+from .cpu import distribution_kernels as k
 from .dispatch_stub import loops
+from .distributions import _mt19937
 from .elementwise import binary_loop
-from .structured import structured
-from .tensor_factories import wrap_scalar
+from .resize import resize_output
+from .structured import _meta, structured
+from .tensor_factories import from_host, wrap_scalar
 from .unary_ops import _float_only, _not_implemented, unary_loop, unary_op_impl
 
 
@@ -727,3 +731,78 @@ def glu_backward(grad_output, self, dim):
     second = _call("mul.Tensor", _call("mul.Tensor", _call("mul.Tensor", _call("rsub.Scalar", s, 1), s), a),
                    grad_output)
     return _call("cat", [_call("mul.Tensor", s, grad_output), second], dim)
+
+
+# ---- rrelu (``Activation.cpp``): a leaky ReLU whose slope, while training, is drawn per negative
+# element from U(lower, upper). Not structured in torch: the out= kernel is the primary one and the
+# functional and in-place kernels call it with a fresh output or with ``self``.
+def rrelu(self, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    """CompositeImplicitAutograd: a fresh ``noise`` (like ``self``, contiguous) for
+    ``rrelu_with_noise``, which records the slopes it drew there for the backward pass."""
+    _check_rrelu_bounds(lower, upper)
+    noise = _call("empty_like", self, memory_format=contiguous_format)
+    return _call("rrelu_with_noise", self, noise, lower, upper, training, generator)
+
+
+def rrelu_(self, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    _check_rrelu_bounds(lower, upper)
+    noise = _call("empty_like", self, memory_format=contiguous_format)
+    return _call("rrelu_with_noise_", self, noise, lower, upper, training, generator)
+
+
+def _check_rrelu_bounds(lower, upper):
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None, *, out):
+    """Training: ``_rrelu_with_noise_train``, a serial loop over the elements in row-major order
+    that draws one ``uniform_real_distribution<double>(lower, upper)`` value (one 64-bit word) for
+    each element <= 0 and for no other, so the generator advances by the number of such elements.
+    ``lower`` and ``upper`` are first rounded to the compute type (float for float32), the draw
+    rounded to it too; the output is x·r, the noise r (1 where x > 0, or NaN). Evaluation: a leaky
+    ReLU with the slope (lower + upper) / 2, computed in double."""
+    if tuple(self.shape) != tuple(noise.shape):
+        raise RuntimeError(f"noise tensor shape must match self tensor shape. Got self.shape = {list(self.shape)} "
+                           f"noise.shape = {list(noise.shape)}")
+    if not training:
+        return _call("leaky_relu.out", self, (float(lower) + float(upper)) / 2, out=out)
+    _float_only(self, "rrelu_with_noise_out_cpu")
+    if self.dtype is st.float16:            # the CPU loop takes bfloat16 but not half
+        raise _not_implemented("rrelu_with_noise_out_cpu", self)
+    resize_output(out, self.shape)
+    if _meta.active:        # a fake tensor's call: the output's metadata is all there is to make
+        return out
+    gen = _mt19937(generator, self, "rrelu_with_noise")
+    compute = st.opmath_type(self.dtype)
+    x = to(contiguous(self), compute)
+    negative = _call("le.Scalar", x, 0)
+    count = int(_call("sum", negative).item())
+    rounded = np.float32 if compute is st.float32 else np.float64
+    with gen._lock:
+        # Activation.cpp is built for the baseline CPU (no FMA instructions), unlike the uniform_
+        # kernel's file, compiled once per vector capability: its x·(to - from) + from is never fused
+        drawn = k.uniform_double(gen.random64(count), float(rounded(lower)), float(rounded(upper)), False)
+    slopes = _call("ones_like", x)
+    if count:
+        _call("index_put_", slopes, [negative], from_host(drawn.astype(rounded), compute, self.device))
+    result = _call("mul.Tensor", x, slopes)
+    _call("copy_", noise, slopes)
+    return _call("copy_", out, result)
+
+
+def rrelu_with_noise_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    out = _call("empty_like", self, memory_format=contiguous_format)
+    return rrelu_with_noise_out_cpu(self, noise, lower, upper, training, generator, out=out)
+
+
+def rrelu_with_noise_cpu_(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    return rrelu_with_noise_out_cpu(self, noise, lower, upper, training, generator, out=self)
+
+
+def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    """Training: the drawn slopes times the gradient; evaluation: leaky_relu's backward with the
+    mean slope."""
+    if training:
+        return _call("mul.Tensor", noise, grad_output)
+    return _call("leaky_relu_backward", grad_output, self, (float(lower) + float(upper)) / 2, self_is_result)

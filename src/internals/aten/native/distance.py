@@ -217,6 +217,61 @@ def _cdist_backward(grad, x1, x2, p, cdist):
     return out
 
 
+# ---- pdist (``Distance.cpp``): the distances between the rows of one matrix, pair (i, j) for i < j
+# in row-major order, n·(n - 1)/2 of them. torch's kernel (``run_parallel_pdist``) sums each pair's
+# |a_k - b_k|^p left to right as cdist's does, so the pairs are taken from cdist's kernel (never
+# its matrix-product way) over the matrix and itself; the gradient likewise from cdist's backward
+# kernel, given the pairs' gradient on both sides of the diagonal (zero on it).
+def pdist(self, p=2.0):
+    """CompositeImplicitAutograd: checks, then ``_pdist_forward`` of the contiguous input."""
+    if self.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {self.dim()}D")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return dispatcher.call("_pdist_forward", contiguous(self), p)
+
+
+def _pair_indices(n, device):
+    """The rows and the columns of the pairs i < j, row-major."""
+    both = dispatcher.call("triu_indices", n, n, 1, dtype=st.int64, device=device)
+    return dispatcher.call("select.int", both, 0, 0), dispatcher.call("select.int", both, 0, 1)
+
+
+def _pdist_forward(self, p=2.0):
+    if not self.is_contiguous():
+        raise RuntimeError("_pdist_forward requires contiguous input")
+    if self.dtype is not st.float32 and self.dtype is not st.float64:
+        raise NotImplementedError(f"\"pdist\" not implemented for '{self.dtype.torch_name}'")
+    n = self.shape[0]
+    if n <= 1:
+        return empty([0], dtype=self.dtype, device=self.device)
+    if self.shape[1] == 0:
+        return dispatcher.call("zeros", [n * (n - 1) // 2], dtype=self.dtype, device=self.device)
+    full = _cdist_impl(self, self, p, 2)
+    rows, cols = _pair_indices(n, self.device)
+    return dispatcher.call("index.Tensor", full, [rows, cols])
+
+
+def _pdist_backward(grad, self, p, pdist):
+    if not self.is_contiguous():
+        raise RuntimeError("_pdist_backward requires self to be contiguous")
+    if not pdist.is_contiguous():
+        raise RuntimeError("_pdist_backward requires pdist to be contiguous")
+    n = self.shape[0]
+    if n <= 1 or self.shape[1] == 0:
+        return dispatcher.call("zeros_like", self)
+    rows, cols = _pair_indices(n, self.device)
+    square = [n, n]
+    full_grad = dispatcher.call("zeros", square, dtype=self.dtype, device=self.device)
+    full_dist = dispatcher.call("zeros", square, dtype=self.dtype, device=self.device)
+    for a, b in ((rows, cols), (cols, rows)):
+        dispatcher.call("index_put_", full_grad, [a, b], contiguous(grad))
+        dispatcher.call("index_put_", full_dist, [a, b], pdist)
+    return _cdist_backward(full_grad, self, self, p, full_dist)
+
+
 # ---- cosine_similarity and pairwise_distance (``Distance.cpp``), CompositeImplicitAutograd
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Σ (x1 / max(‖x1‖, eps)) · (x2 / max(‖x2‖, eps)) along ``dim``: each input divided by its

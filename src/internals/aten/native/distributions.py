@@ -35,7 +35,8 @@ __all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "expone
            "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
            "randn",
            "rand_like", "randn_like", "normal_tensor_float", "normal_float_tensor", "normal_tensor_tensor",
-           "normal_float_float", "dropout", "dropout_"]
+           "normal_float_float", "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout",
+           "feature_alpha_dropout_"]
 
 _F32 = np.float32
 # numeric limits in torch's terms: mantissa digits (with the implicit bit) and the largest finite value
@@ -629,6 +630,32 @@ def feature_dropout_(self, p, train):
     return _dropout(self, p, train, "mul_.Tensor", feature=True)
 
 
+def alpha_dropout(input, p, train):
+    """Dropout that keeps SELU's self-normalisation: a dropped element becomes SELU's negative
+    saturation value, and the result is scaled and shifted back to zero mean and unit variance
+    (``_dropout_impl<alpha_dropout=true>``): with mask m from ``bernoulli_(1 - p)``,
+    a = 1 / sqrt((α²p + 1)(1 - p)) and b = (m - 1)·α·a + α·a·p, the result is x·(m·a) + b, one
+    ``mul`` and one in-place ``add_`` (autograd records ``AddBackward0``)."""
+    return _dropout(input, p, train, "mul.Tensor", alpha=True)
+
+
+def alpha_dropout_(self, p, train):
+    return _dropout(self, p, train, "mul_.Tensor", alpha=True)
+
+
+def feature_alpha_dropout(input, p, train):
+    """``alpha_dropout`` with one mask entry per (sample, channel), as ``feature_dropout``."""
+    return _dropout(input, p, train, "mul.Tensor", feature=True, alpha=True)
+
+
+def feature_alpha_dropout_(self, p, train):
+    return _dropout(self, p, train, "mul_.Tensor", feature=True, alpha=True)
+
+
+# SELU's alpha times its scale: the value SELU tends to as its input goes to minus infinity, negated
+_SELU_SATURATION = 1.7580993408473766
+
+
 def _feature_noise(input):
     if input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
@@ -636,7 +663,7 @@ def _feature_noise(input):
     return dispatcher.call("new_empty", input, sizes, dtype=None, layout=None, device=None, pin_memory=None)
 
 
-def _dropout(input, p, train, multiply, feature=False):
+def _dropout(input, p, train, multiply, feature=False, alpha=False):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
@@ -646,5 +673,12 @@ def _dropout(input, p, train, multiply, feature=False):
         return dispatcher.call(multiply, input, zero)
     noise = _feature_noise(input) if feature else dispatcher.call("empty_like", input)
     dispatcher.call("bernoulli_.float", noise, 1 - p)
+    if alpha:
+        a = 1.0 / math.sqrt((_SELU_SATURATION * _SELU_SATURATION * p + 1) * (1 - p))
+        shift = dispatcher.call("add.Tensor", noise, wrap_scalar(-1))
+        dispatcher.call("mul_.Tensor", shift, wrap_scalar(_SELU_SATURATION * a))
+        dispatcher.call("add_.Tensor", shift, wrap_scalar(_SELU_SATURATION * a * p))
+        dispatcher.call("mul_.Tensor", noise, wrap_scalar(a))
+        return dispatcher.call("add_.Tensor", dispatcher.call(multiply, input, noise), shift)
     dispatcher.call("div_.Tensor", noise, wrap_scalar(1 - p))      # the number wrapped, as the parser does
     return dispatcher.call(multiply, input, noise)

@@ -68,6 +68,7 @@ from .functions import (
     CeilBackward0,
     CeluBackward0,
     CeluBackward1,
+    ChannelShuffleBackward0,
     CholeskyBackward0,
     ClampBackward0,
     ClampBackward1,
@@ -138,6 +139,10 @@ from .functions import (
     FmodBackward0,
     FmodBackward1,
     FracBackward0,
+    FractionalMaxPool2DBackward0,
+    FractionalMaxPool2DBackwardBackward0,
+    FractionalMaxPool3DBackward0,
+    FractionalMaxPool3DBackwardBackward0,
     GatherBackward0,
     GeBackward0,
     GeBackward1,
@@ -271,6 +276,8 @@ from .functions import (
     NormalBackward2,
     NormalBackward3,
     PackPaddedSequenceBackward0,
+    PdistBackward0,
+    PdistBackwardBackward0,
     PermuteBackward0,
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
@@ -307,6 +314,9 @@ from .functions import (
     Rot90Backward0,
     RoundBackward0,
     RoundBackward1,
+    RreluWithNoiseBackward0,
+    RreluWithNoiseBackward1,
+    RreluWithNoiseBackwardBackward0,
     RsqrtBackward0,
     RsubBackward1,
     ScaledDotProductFlashAttentionForCpuBackward0,
@@ -1024,6 +1034,14 @@ OPS = {
     '_trilinear': dispatcher.find('_trilinear'),
     'max_pool2d_with_indices.out': dispatcher.find('max_pool2d_with_indices.out'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
+    'fractional_max_pool2d.output': dispatcher.find('fractional_max_pool2d.output'),
+    'fractional_max_pool2d': dispatcher.find('fractional_max_pool2d'),
+    'fractional_max_pool3d.output': dispatcher.find('fractional_max_pool3d.output'),
+    'fractional_max_pool3d': dispatcher.find('fractional_max_pool3d'),
+    'rrelu_with_noise.out': dispatcher.find('rrelu_with_noise.out'),
+    'rrelu_with_noise': dispatcher.find('rrelu_with_noise'),
+    'rrelu_with_noise_': dispatcher.find('rrelu_with_noise_'),
+    '_pdist_forward': dispatcher.find('_pdist_forward'),
     'avg_pool2d.out': dispatcher.find('avg_pool2d.out'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
     'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
@@ -1056,6 +1074,7 @@ OPS = {
     'col2im': dispatcher.find('col2im'),
     'pixel_shuffle': dispatcher.find('pixel_shuffle'),
     'pixel_unshuffle': dispatcher.find('pixel_unshuffle'),
+    'channel_shuffle': dispatcher.find('channel_shuffle'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
     'reflection_pad1d.out': dispatcher.find('reflection_pad1d.out'),
     'reflection_pad1d': dispatcher.find('reflection_pad1d'),
@@ -1093,6 +1112,12 @@ OPS = {
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     '_scaled_dot_product_flash_attention_for_cpu': dispatcher.find('_scaled_dot_product_flash_attention_for_cpu'),
     'embedding': dispatcher.find('embedding'),
+    'fractional_max_pool2d_backward.grad_input': dispatcher.find('fractional_max_pool2d_backward.grad_input'),
+    'fractional_max_pool2d_backward': dispatcher.find('fractional_max_pool2d_backward'),
+    'fractional_max_pool3d_backward.grad_input': dispatcher.find('fractional_max_pool3d_backward.grad_input'),
+    'fractional_max_pool3d_backward': dispatcher.find('fractional_max_pool3d_backward'),
+    'rrelu_with_noise_backward': dispatcher.find('rrelu_with_noise_backward'),
+    '_pdist_backward': dispatcher.find('_pdist_backward'),
     'convolution_backward': dispatcher.find('convolution_backward'),
     'max_pool2d_with_indices_backward.grad_input': dispatcher.find('max_pool2d_with_indices_backward.grad_input'),
     'max_pool2d_with_indices_backward': dispatcher.find('max_pool2d_with_indices_backward'),
@@ -8369,6 +8394,114 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     return result
 
 
+def fractional_max_pool2d_output(ks, self, kernel_size, output_size, random_samples, **kwargs):
+    check_out_no_requires_grad('fractional_max_pool2d', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['fractional_max_pool2d.output'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples, **kwargs)
+
+
+def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(random_samples, 'random_samples', 'fractional_max_pool2d')
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FractionalMaxPool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+    with below_ad_inplace_or_view():
+        result = OPS['fractional_max_pool2d'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def fractional_max_pool3d_output(ks, self, kernel_size, output_size, random_samples, **kwargs):
+    check_out_no_requires_grad('fractional_max_pool3d', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['fractional_max_pool3d.output'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples, **kwargs)
+
+
+def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(random_samples, 'random_samples', 'fractional_max_pool3d')
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FractionalMaxPool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+    with below_ad_inplace_or_view():
+        result = OPS['fractional_max_pool3d'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def rrelu_with_noise_out(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, **kwargs):
+    check_out_no_requires_grad('rrelu_with_noise', self, noise, kwargs.get('out'))
+    with below_autograd():
+        return OPS['rrelu_with_noise.out'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator, **kwargs)
+
+
+def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(noise, 'noise', 'rrelu_with_noise')
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RreluWithNoiseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.noise_ = SavedVariable(noise, False)
+        grad_fn.lower_ = lower
+        grad_fn.upper_ = upper
+        grad_fn.training_ = training
+    with below_ad_inplace_or_view():
+        result = OPS['rrelu_with_noise'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rrelu_with_noise_(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(noise, 'noise', 'rrelu_with_noise')
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RreluWithNoiseBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.noise_ = SavedVariable(noise, False)
+        grad_fn.lower_ = lower
+        grad_fn.upper_ = upper
+        grad_fn.training_ = training
+    with below_autograd():
+        result = OPS['rrelu_with_noise_'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def _pdist_forward(ks, self, p=2):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PdistBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+    with below_ad_inplace_or_view():
+        result = OPS['_pdist_forward'].redispatch(after_autograd(ks), self, p)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
 def avg_pool2d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
     check_out_no_requires_grad('avg_pool2d', self, kwargs.get('out'))
     with below_autograd():
@@ -8744,6 +8877,19 @@ def pixel_unshuffle(ks, self, downscale_factor):
         grad_fn.downscale_factor_ = as_int(downscale_factor)
     with below_ad_inplace_or_view():
         result = OPS['pixel_unshuffle'].redispatch(after_autograd(ks), self, downscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def channel_shuffle(ks, self, groups):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ChannelShuffleBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.groups_ = as_int(groups)
+    with below_ad_inplace_or_view():
+        result = OPS['channel_shuffle'].redispatch(after_autograd(ks), self, groups)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9219,6 +9365,82 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         grad_fn.sparse_ = sparse
     with below_ad_inplace_or_view():
         result = OPS['embedding'].redispatch(after_autograd(ks), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fractional_max_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, **kwargs):
+    check_out_no_requires_grad('fractional_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['fractional_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices, **kwargs)
+
+
+def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_size, indices):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(indices, 'indices', 'fractional_max_pool2d_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = FractionalMaxPool2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.self_info_ = TypeAndSize(self)
+    with below_ad_inplace_or_view():
+        result = OPS['fractional_max_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fractional_max_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, **kwargs):
+    check_out_no_requires_grad('fractional_max_pool3d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['fractional_max_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices, **kwargs)
+
+
+def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_size, indices):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(indices, 'indices', 'fractional_max_pool3d_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = FractionalMaxPool3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.self_info_ = TypeAndSize(self)
+    with below_ad_inplace_or_view():
+        result = OPS['fractional_max_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, training, self_is_result):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(noise, 'noise', 'rrelu_with_noise_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = RreluWithNoiseBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.noise_ = SavedVariable(noise, False)
+        grad_fn.lower_ = lower
+        grad_fn.upper_ = upper
+        grad_fn.training_ = training
+    with below_ad_inplace_or_view():
+        result = OPS['rrelu_with_noise_backward'].redispatch(after_autograd(ks), grad_output, self, noise, lower, upper, training, self_is_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _pdist_backward(ks, grad, self, p, pdist):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or self._requires_grad or pdist._requires_grad):
+        grad_fn = PdistBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad, self, pdist)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_pdist_backward'].redispatch(after_autograd(ks), grad, self, p, pdist)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10684,6 +10906,14 @@ KERNELS = {
     '_trilinear': _trilinear,
     'max_pool2d_with_indices.out': max_pool2d_with_indices_out,
     'max_pool2d_with_indices': max_pool2d_with_indices,
+    'fractional_max_pool2d.output': fractional_max_pool2d_output,
+    'fractional_max_pool2d': fractional_max_pool2d,
+    'fractional_max_pool3d.output': fractional_max_pool3d_output,
+    'fractional_max_pool3d': fractional_max_pool3d,
+    'rrelu_with_noise.out': rrelu_with_noise_out,
+    'rrelu_with_noise': rrelu_with_noise,
+    'rrelu_with_noise_': rrelu_with_noise_,
+    '_pdist_forward': _pdist_forward,
     'avg_pool2d.out': avg_pool2d_out,
     'avg_pool2d': avg_pool2d,
     'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
@@ -10716,6 +10946,7 @@ KERNELS = {
     'col2im': col2im,
     'pixel_shuffle': pixel_shuffle,
     'pixel_unshuffle': pixel_unshuffle,
+    'channel_shuffle': channel_shuffle,
     'constant_pad_nd': constant_pad_nd,
     'reflection_pad1d.out': reflection_pad1d_out,
     'reflection_pad1d': reflection_pad1d,
@@ -10753,6 +10984,12 @@ KERNELS = {
     'native_layer_norm': native_layer_norm,
     '_scaled_dot_product_flash_attention_for_cpu': _scaled_dot_product_flash_attention_for_cpu,
     'embedding': embedding,
+    'fractional_max_pool2d_backward.grad_input': fractional_max_pool2d_backward_grad_input,
+    'fractional_max_pool2d_backward': fractional_max_pool2d_backward,
+    'fractional_max_pool3d_backward.grad_input': fractional_max_pool3d_backward_grad_input,
+    'fractional_max_pool3d_backward': fractional_max_pool3d_backward,
+    'rrelu_with_noise_backward': rrelu_with_noise_backward,
+    '_pdist_backward': _pdist_backward,
     'convolution_backward': convolution_backward,
     'max_pool2d_with_indices_backward.grad_input': max_pool2d_with_indices_backward_grad_input,
     'max_pool2d_with_indices_backward': max_pool2d_with_indices_backward,

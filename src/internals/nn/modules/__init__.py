@@ -4,10 +4,12 @@ from .activation import (
                          GELU,
                          GLU,
                          SELU,
+                         AlphaDropout,
                          Dropout,
                          Dropout1d,
                          Dropout2d,
                          Dropout3d,
+                         FeatureAlphaDropout,
                          Hardshrink,
                          Hardsigmoid,
                          Hardswish,
@@ -20,9 +22,11 @@ from .activation import (
                          PReLU,
                          ReLU,
                          ReLU6,
+                         RReLU,
                          Sigmoid,
                          SiLU,
                          Softmax,
+                         Softmax2d,
                          Softmin,
                          Softplus,
                          Softshrink,
@@ -32,13 +36,35 @@ from .activation import (
                          Threshold,
 )
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .conv import (
+                         Conv1d,
+                         Conv2d,
+                         Conv3d,
+                         ConvTranspose1d,
+                         ConvTranspose2d,
+                         ConvTranspose3d,
+                         LazyConv1d,
+                         LazyConv2d,
+                         LazyConv3d,
+                         LazyConvTranspose1d,
+                         LazyConvTranspose2d,
+                         LazyConvTranspose3d,
+)
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Bilinear, Linear
+from .instancenorm import (
+                         InstanceNorm1d,
+                         InstanceNorm2d,
+                         InstanceNorm3d,
+                         LazyInstanceNorm1d,
+                         LazyInstanceNorm2d,
+                         LazyInstanceNorm3d,
+)
+from .lazy import LazyModuleMixin
+from .linear import Bilinear, LazyLinear, Linear
 from .loss import (
                          BCELoss,
                          BCEWithLogitsLoss,
@@ -62,6 +88,7 @@ from .loss import (
                          SmoothL1Loss,
                          SoftMarginLoss,
                          TripletMarginLoss,
+                         TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -93,6 +120,8 @@ from .pooling import (
                          AvgPool1d,
                          AvgPool2d,
                          AvgPool3d,
+                         FractionalMaxPool2d,
+                         FractionalMaxPool3d,
                          LPPool1d,
                          LPPool2d,
                          LPPool3d,
@@ -141,3 +170,8 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
             "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d", "LPPool3d",
             "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "CTCLoss"]
+__all__ += ["RReLU", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "ChannelShuffle", "FractionalMaxPool2d",
+            "FractionalMaxPool3d", "TripletMarginWithDistanceLoss"]
+__all__ += ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

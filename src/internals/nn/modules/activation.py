@@ -339,3 +339,44 @@ class Dropout2d(_DropoutNd):
 class Dropout3d(_DropoutNd):
     def forward(self, input):
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+__all__ += ["RReLU", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout"]
+
+# ---- the random activation and the SELU dropouts (``activation.py``, ``dropout.py``)
+class RReLU(Module):
+    """A leaky ReLU whose slope for x < 0 is drawn from U(``lower``, ``upper``) per element while
+    training, and is their mean in eval mode."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of a (N, C, H, W) or (C, H, W) input, at each position."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: keeps zero mean and unit variance (``F.alpha_dropout``)."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels (``F.feature_alpha_dropout``)."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -5,10 +5,12 @@ import math
 from ..._functional import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(v, n):
@@ -183,3 +185,73 @@ class ConvTranspose3d(_ConvTransposeNd):
     out_channels / groups, kt, kh, kw); input (N, C, T, H, W) or (C, T, H, W)."""
     _n = 3
     _conv = staticmethod(F.conv_transpose3d)
+
+
+# ---- the lazy convolutions (``conv.py``'s ``_LazyConvXdMixin``): in_channels from the first input
+class _LazyConvXdMixin(LazyModuleMixin):
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        """The channels of a batched (N, C, ...) or unbatched (C, ...) input."""
+        no_batch = self._n + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError(f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+    def _uninitialized(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+def _lazy_conv(eager):
+    class LazyConv(_LazyConvXdMixin, eager):
+        cls_to_become = eager
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                     padding_mode="zeros", device=None, dtype=None):
+            # no bias yet: a tensor made now would be replaced at the first call
+            super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device=device,
+                             dtype=dtype)
+            self._uninitialized(out_channels, bias, device, dtype)
+    LazyConv.__name__ = LazyConv.__qualname__ = f"Lazy{eager.__name__}"
+    LazyConv.__doc__ = f"A {eager.__name__} whose in_channels is its first input's: then it becomes one."
+    return LazyConv
+
+
+def _lazy_conv_transpose(eager):
+    class LazyConvTranspose(_LazyConvXdMixin, eager):
+        cls_to_become = eager
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                     dilation=1, padding_mode="zeros", device=None, dtype=None):
+            super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
+                             padding_mode, device=device, dtype=dtype)
+            self._uninitialized(out_channels, bias, device, dtype)
+    LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = f"Lazy{eager.__name__}"
+    LazyConvTranspose.__doc__ = f"A {eager.__name__} whose in_channels is its first input's: then it becomes one."
+    return LazyConvTranspose
+
+
+LazyConv1d, LazyConv2d, LazyConv3d = (_lazy_conv(c) for c in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy_conv_transpose(c) for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+for _lazy in (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d):
+    _lazy.__module__ = __name__

@@ -7,9 +7,10 @@ parameters and no running statistics unless asked for.
 import warnings
 
 from .. import functional as F
-from .batchnorm import _BatchNorm
+from .batchnorm import _BatchNorm, _LazyNormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_BatchNorm):
@@ -78,3 +79,17 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     """Over (N, C, D, H, W) or (C, D, H, W) input."""
     _spatial = 3
+
+
+# the lazy instance norms: torch's defaults for them are the batch norms' (affine, running statistics)
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    """An InstanceNorm1d whose num_features is its first input's dim 1: then it becomes one."""
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    cls_to_become = InstanceNorm3d

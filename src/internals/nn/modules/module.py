@@ -13,7 +13,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...c10 import scalar_type as st
 from ...utils.hooks import BackwardHook, RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -202,6 +202,9 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             modules[name] = value
+        elif isinstance(value, Buffer):
+            # a tensor marked by ``nn.Buffer``: registered as a buffer, persistent as it says
+            self.register_buffer(name, value, value.persistent)
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
@@ -425,6 +428,9 @@ class Module:
             elif result is not None:
                 destination = result
         return destination
+
+    def _get_name(self):
+        return self.__class__.__name__
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         """This module's own parameters and persistent buffers (not its children's)."""

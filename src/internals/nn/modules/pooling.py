@@ -238,3 +238,55 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+
+# ---- fractional max pooling (``pooling.py``): windows at pseudo-random starts
+def _positive_kernel(kernel_size):
+    if (isinstance(kernel_size, int) and kernel_size <= 0) or (
+            isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)):
+        raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+
+
+class _FractionalMaxPoolNd(Module):
+    """What the 2-d and 3-d modules share: the sizes as tuples, a ``_random_samples`` buffer
+    (None: fresh samples every call), and torch's checks of output_size and output_ratio."""
+
+    dims = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        super().__init__()
+        expand = F._pair if self.dims == 2 else F._triple
+        if self.dims == 3:
+            _positive_kernel(kernel_size)
+        self.kernel_size = expand(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = expand(output_size) if output_size is not None else None
+        self.output_ratio = expand(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{self.dims}d requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over kh×kw windows at pseudo-random starts (Graham's fractional max pooling)."""
+
+    def forward(self, input):
+        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """The 3-d form of :class:`FractionalMaxPool2d`."""
+
+    dims = 3
+
+    def forward(self, input):
+        return F.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                       self.return_indices, _random_samples=self._random_samples)
