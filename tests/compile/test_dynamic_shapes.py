@@ -344,6 +344,41 @@ def test_a_float_argument_that_changed_is_an_input():
     assert _ours(ours.recompile_reasons) == reasons == ["0/0: s == 1.5", "0/1: s > 0.0", "0/0: s == 1.5"]
 
 
+def _clamp(T):
+    def clamp(x, s):
+        return x.clamp(min=s)
+    return clamp
+
+
+def _alpha(T):
+    def alpha(x, s):
+        return T.add(x, x * 2, alpha=s)
+    return alpha
+
+
+def _lerp(T):
+    def lerp(x, s):
+        return T.lerp(x, x * 2, s)
+    return lerp
+
+
+def _where(T):
+    def where(x, s):
+        return T.where(x > 0, x, s)
+    return where
+
+
+@pytest.mark.parametrize("make", [_clamp, _alpha, _lerp, _where], ids=["clamp", "alpha", "lerp", "where"])
+def test_a_float_an_operator_takes_as_a_scalar_stays_an_input(make):
+    """A float given to an operator's Scalar argument (``clamp(min=s)``, ``alpha=s``) is not
+    specialized: its value decides nothing about the output's metadata, so the second graph
+    takes it as an input and serves every later value, as torch's (which passes it as a 0-dim
+    float64 tensor and calls ``.item()`` inside): two compiles, not one per value."""
+    x = _rand(5)
+    count, reasons, ours = _run_both(make, [[x, s] for s in (0.25, -0.5, 0.75, 1.25)])
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
 def _loop(T):
     def loop(x, n):
         return sum(x * i for i in range(n)) + x

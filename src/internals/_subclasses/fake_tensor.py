@@ -88,6 +88,12 @@ class FakeTensor(Tensor):
         return f"FakeTensor(..., size={tuple(self.shape)}, dtype={self.dtype}, device={self.device})"
 
 
+def _value_shapes(func):
+    """Whether a Scalar argument of ``func`` decides its output's size (``arange(0, zf0)``): the
+    factories that count their elements from their bounds."""
+    return func.name().split(".")[0].split("::")[-1] in ("arange", "linspace", "logspace", "range")
+
+
 class FakeTensorMode(TorchDispatchMode):
     """Answers operator calls with fake tensors. Real tensors met on the way (a module's weights)
     are given fake twins first, one per tensor, so the same weight is the same fake each time."""
@@ -168,9 +174,23 @@ class FakeTensorMode(TorchDispatchMode):
             fake = FakeTensor.from_meta(TensorMeta((), (), dtype, as_device("cpu")))
             fake._impl.is_wrapped_number = True
             return fake
-        args = tuple(wrap(a) if i in positions else a for i, a in enumerate(args))
-        kwargs = {k: wrap(v) if k in names else v for k, v in kwargs.items()}
+        def example(value):
+            return self._float_example(value) if type(value) is SymFloat and not _value_shapes(func) else value
+        args = tuple(wrap(a) if i in positions else example(a) for i, a in enumerate(args))
+        kwargs = {k: wrap(v) if k in names else example(v) for k, v in kwargs.items()}
         return args, kwargs
+
+    def _float_example(self, value):
+        """A backed float symbol given for a Scalar argument (``clamp(min=zf0)``, ``alpha=zf0``)
+        as its example value, with no guard: the metadata of such an output does not depend on
+        the number, only on its being a float. The graph keeps the symbol, so the kernel reads
+        the call's value; torch too keeps the float an input there (``l_s_.item()`` passed to
+        ``clamp``) rather than specializing on it."""
+        expr = value.node.expr
+        hints = self.shape_env.hints
+        if expr.free_symbols and expr.free_symbols <= hints.keys():
+            return float(expr.xreplace({s: hints[s] for s in expr.free_symbols}))
+        return value
 
     # Calls whose output holds a value read from data: with a ShapeEnv, torch's fake implementations
     def _local_scalar_dense(self, arg):
