@@ -379,6 +379,41 @@ def test_a_float_an_operator_takes_as_a_scalar_stays_an_input(make):
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
 
 
+def _plus_range(T):
+    def plus_range(x):
+        return x + T.arange(x.shape[0])
+    return plus_range
+
+
+def test_a_range_as_long_as_a_dynamic_dim_keeps_it_a_symbol():
+    """``arange(x.shape[0])`` has ``s77`` elements: its size is an expression of the symbol, as
+    torch's ``_refs.arange`` computes it, not a guard pinning the symbol to the example size
+    (which made a recompile per size)."""
+    count, reasons, ours = _run_both(_plus_range, [[_rand(n)] for n in (3, 4, 5, 6)])
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
+def test_the_backward_of_cat_keeps_the_dim_a_symbol():
+    """``cat``'s backward narrows the gradient at ``x.shape[0]``: the Python binding takes the
+    symbol for narrow's ``SymInt start`` as it is (torch's ``toSymInt``), where reading it as an
+    int pinned the symbol, a recompile per size; the gradients are torch's."""
+    torch._dynamo.reset()
+    graphs, compiled = [], {}
+    for T in (torch, internals):
+        def fn(x, T=T):
+            return (T.cat([x, 2 * x]) * T.cat([x, x])).sum()
+        compiled[T] = internals.compile(fn) if T is internals else \
+            torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward)
+    for n in (3, 4, 5, 6):
+        grads = []
+        for T in (torch, internals):
+            x = T.tensor(_rand(n), requires_grad=True)
+            compiled[T](x).backward()
+            grads.append(x.grad.numpy() if T is torch else x.grad.to_torch().numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+    assert compiled[internals].recompiles == len(graphs) == 2 and not compiled[internals].break_reasons
+
+
 def _loop(T):
     def loop(x, n):
         return sum(x * i for i in range(n)) + x
