@@ -414,6 +414,32 @@ def test_the_backward_of_cat_keeps_the_dim_a_symbol():
     assert compiled[internals].recompiles == len(graphs) == 2 and not compiled[internals].break_reasons
 
 
+def test_numbers_are_symbols_on_the_aot_autograd_path_too():
+    """Inputs that require grad: a float and an int argument whose values changed become primals
+    of the joint graph, symbols, as torch's (its ``L['s']``, ``L['n']``), so the compile each first change
+    causes serves every later value, forward and backward; the gradients are torch's."""
+    torch._dynamo.reset()
+    graphs, compiled, fns = [], {}, {}
+    for T in (torch, internals):
+        def fn(x, s, n):
+            return (x * s).sum() + x[:1].sum() * n
+        fns[T] = fn
+        compiled[T] = internals.compile(fn) if T is internals else \
+            torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward)
+    x = _rand(4)
+    for s, n in ((0.5, 2), (0.75, 2), (1.25, 2), (1.25, 3), (-2.0, 4), (3.0, 5)):
+        grads = []
+        for T in (torch, internals):
+            t = T.tensor(x, requires_grad=True)
+            compiled[T](t, s, n).backward()
+            grads.append(t.grad.numpy() if T is torch else t.grad.to_torch().numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+    ours = compiled[internals]
+    reasons = [r.split("  #")[0].rstrip() for r in guard_failures[fns[torch].__code__]]
+    assert ours.recompiles == len(graphs) == 3 and _ours(ours.recompile_reasons) == reasons
+    assert not ours.break_reasons
+
+
 def _loop(T):
     def loop(x, n):
         return sum(x * i for i in range(n)) + x
