@@ -15,7 +15,9 @@ its entry guards ``2 <= x.size()[0]`` and the ShapeEnv's other guards (``guards.
 in place of the exact size, so one graph, whose kernels take the size as an argument, serves
 every later size but 0 and 1. An int argument whose value changed becomes a symbol the same
 way (``L['n']``), an argument of the graph after the tensors, and so does a float (torch 2.13
-specializes no float: ``specialize_float=False``), any value but nan. Of a dict argument or a
+specializes no float: ``specialize_float=False``), any value but nan; an operator's Scalar
+argument (``clamp(min=s)``, ``alpha=s``) takes the symbol without a guard on its value, as torch
+passes the float to the operator from a graph input (``l_s_.item()``). Of a dict argument or a
 global dict only the entries the function reads are guarded (``_ReadDict``), as in Dynamo.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
