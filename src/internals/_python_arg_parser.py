@@ -505,6 +505,12 @@ class PythonArgs:
         v = self._get(i)
         return None if v is None else _unpack_long(v)
 
+    def to_symint(self, i):
+        """``toSymInt``: a symbol (a traced size, ``x.shape[0]``) stays one, with no guard on its
+        value; any other int as ``to_int64``."""
+        v = self._get(i)
+        return v if isinstance(v, SymInt) else self.to_int64(i)
+
     def to_bool(self, i):
         return self._get(i)
 

@@ -344,6 +344,102 @@ def test_a_float_argument_that_changed_is_an_input():
     assert _ours(ours.recompile_reasons) == reasons == ["0/0: s == 1.5", "0/1: s > 0.0", "0/0: s == 1.5"]
 
 
+def _clamp(T):
+    def clamp(x, s):
+        return x.clamp(min=s)
+    return clamp
+
+
+def _alpha(T):
+    def alpha(x, s):
+        return T.add(x, x * 2, alpha=s)
+    return alpha
+
+
+def _lerp(T):
+    def lerp(x, s):
+        return T.lerp(x, x * 2, s)
+    return lerp
+
+
+def _where(T):
+    def where(x, s):
+        return T.where(x > 0, x, s)
+    return where
+
+
+@pytest.mark.parametrize("make", [_clamp, _alpha, _lerp, _where], ids=["clamp", "alpha", "lerp", "where"])
+def test_a_float_an_operator_takes_as_a_scalar_stays_an_input(make):
+    """A float given to an operator's Scalar argument (``clamp(min=s)``, ``alpha=s``) is not
+    specialized: its value decides nothing about the output's metadata, so the second graph
+    takes it as an input and serves every later value, as torch's (which passes it as a 0-dim
+    float64 tensor and calls ``.item()`` inside): two compiles, not one per value."""
+    x = _rand(5)
+    count, reasons, ours = _run_both(make, [[x, s] for s in (0.25, -0.5, 0.75, 1.25)])
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
+def _plus_range(T):
+    def plus_range(x):
+        return x + T.arange(x.shape[0])
+    return plus_range
+
+
+def test_a_range_as_long_as_a_dynamic_dim_keeps_it_a_symbol():
+    """``arange(x.shape[0])`` has ``s77`` elements: its size is an expression of the symbol, as
+    torch's ``_refs.arange`` computes it, not a guard pinning the symbol to the example size
+    (which made a recompile per size)."""
+    count, reasons, ours = _run_both(_plus_range, [[_rand(n)] for n in (3, 4, 5, 6)])
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
+def test_the_backward_of_cat_keeps_the_dim_a_symbol():
+    """``cat``'s backward narrows the gradient at ``x.shape[0]``: the Python binding takes the
+    symbol for narrow's ``SymInt start`` as it is (torch's ``toSymInt``), where reading it as an
+    int pinned the symbol, a recompile per size; the gradients are torch's."""
+    torch._dynamo.reset()
+    graphs, compiled = [], {}
+    for T in (torch, internals):
+        def fn(x, T=T):
+            return (T.cat([x, 2 * x]) * T.cat([x, x])).sum()
+        compiled[T] = internals.compile(fn) if T is internals else \
+            torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward)
+    for n in (3, 4, 5, 6):
+        grads = []
+        for T in (torch, internals):
+            x = T.tensor(_rand(n), requires_grad=True)
+            compiled[T](x).backward()
+            grads.append(x.grad.numpy() if T is torch else x.grad.to_torch().numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+    assert compiled[internals].recompiles == len(graphs) == 2 and not compiled[internals].break_reasons
+
+
+def test_numbers_are_symbols_on_the_aot_autograd_path_too():
+    """Inputs that require grad: a float and an int argument whose values changed become primals
+    of the joint graph, symbols, as torch's (its ``L['s']``, ``L['n']``), so the compile each first change
+    causes serves every later value, forward and backward; the gradients are torch's."""
+    torch._dynamo.reset()
+    graphs, compiled, fns = [], {}, {}
+    for T in (torch, internals):
+        def fn(x, s, n):
+            return (x * s).sum() + x[:1].sum() * n
+        fns[T] = fn
+        compiled[T] = internals.compile(fn) if T is internals else \
+            torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward)
+    x = _rand(4)
+    for s, n in ((0.5, 2), (0.75, 2), (1.25, 2), (1.25, 3), (-2.0, 4), (3.0, 5)):
+        grads = []
+        for T in (torch, internals):
+            t = T.tensor(x, requires_grad=True)
+            compiled[T](t, s, n).backward()
+            grads.append(t.grad.numpy() if T is torch else t.grad.to_torch().numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+    ours = compiled[internals]
+    reasons = [r.split("  #")[0].rstrip() for r in guard_failures[fns[torch].__code__]]
+    assert ours.recompiles == len(graphs) == 3 and _ours(ours.recompile_reasons) == reasons
+    assert not ours.break_reasons
+
+
 def _loop(T):
     def loop(x, n):
         return sum(x * i for i in range(n)) + x

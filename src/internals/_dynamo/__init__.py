@@ -15,7 +15,9 @@ its entry guards ``2 <= x.size()[0]`` and the ShapeEnv's other guards (``guards.
 in place of the exact size, so one graph, whose kernels take the size as an argument, serves
 every later size but 0 and 1. An int argument whose value changed becomes a symbol the same
 way (``L['n']``), an argument of the graph after the tensors, and so does a float (torch 2.13
-specializes no float: ``specialize_float=False``), any value but nan. Of a dict argument or a
+specializes no float: ``specialize_float=False``), any value but nan; an operator's Scalar
+argument (``clamp(min=s)``, ``alpha=s``) takes the symbol without a guard on its value, as torch
+passes the float to the operator from a graph input (``l_s_.item()``). Of a dict argument or a
 global dict only the entries the function reads are guarded (``_ReadDict``), as in Dynamo.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
@@ -164,11 +166,14 @@ class _Differentiable:
     """A cache entry compiled by AOTAutograd: the argument tensors and, for a module, its
     parameters and buffers (read again on each call) are the compiled function's inputs."""
 
-    def __init__(self, compiled, module):
+    def __init__(self, compiled, module, inputs=None, signature=None):
         self.compiled, self.module = compiled, module
+        # the number arguments the graphs take (``_Graph.inputs``), and those still symbols
+        self.inputs, self.ints, self.signature = inputs or {}, {}, signature
 
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_module_tensors(self.module).values())
+        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature),
+                             *_module_tensors(self.module).values())
 
 
 def _exact(t):
@@ -394,7 +399,7 @@ class CompiledFunction:
     a dim whose size changed is traced as a symbol by the recompile, so one graph serves every
     later size; True, every dim a symbol from the first call; False, never. A graph that
     AOTAutograd compiles (inputs that require grad) follows the same rule for its argument
-    tensors' dims (its int and float arguments stay values of the key)."""
+    tensors' dims and its int and float arguments (primals of the joint graph)."""
 
     def __init__(self, fn, options=None, dynamic=None):
         self.fn, self.entries, self.recompiles, self.dynamic = fn, [], 0, dynamic
@@ -502,7 +507,7 @@ class CompiledFunction:
             try:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
-                    return self._trace_differentiable(args, kwargs, dims)
+                    return self._trace_differentiable(args, kwargs, dims, ints)
                 run = self._trace(args, kwargs, dims, ints)
                 if not self.entries and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
                     # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
@@ -555,25 +560,36 @@ class CompiledFunction:
         return run
 
 
-    def _trace_differentiable(self, args, kwargs, dims=None):
+    def _trace_differentiable(self, args, kwargs, dims=None, ints=None):
         """AOTAutograd: the module's parameters and buffers become inputs after the arguments.
-        The argument dims ``dims`` (``_dynamic_dims``) are traced as symbols, as by ``_trace``:
-        the joint graph, and both halves, serve every later size."""
-        tensors, lifted = _tensors((args, kwargs)), _module_tensors(self.fn)
+        The argument dims ``dims`` (``_dynamic_dims``) are traced as symbols, as by ``_trace``,
+        and so are the int and float arguments ``ints`` (``_dynamic_ints``), primals after the
+        tensors: the joint graph, and both halves, serve every later size and value."""
+        tensors, lifted, ints = _tensors((args, kwargs)), _module_tensors(self.fn), dict(ints or {})
+        values = _int_values(ints, args, kwargs)
         reads = {}
-        flat = _lifted(_flat(self.fn, args, kwargs, reads=reads), self.fn, list(lifted), len(tensors))
-        dims = [*(dims or [None] * len(tensors)), *[None] * len(lifted)]
+        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads), self.fn, list(lifted),
+                       len(tensors) + len(values))
+        dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
+                *[None] * len(lifted)]
         with UserCalls(_user_codes(self.fn)):
-            compiled = AOTCompiled(flat, tensors + list(lifted.values()),
+            compiled = AOTCompiled(flat, [*tensors, *values, *lifted.values()],
                                    lambda gm: compile_fx(gm, tensors[0].device.type), dims)
         self._shape_env = getattr(compiled.joint, "shape_env", None)
         self.graph_module, self.kernels = compiled.joint, compiled.kernels
         self.graphs.append(compiled.joint)
         self.aot = compiled
-        run = _Differentiable(compiled, self.fn)
+        run = _Differentiable(compiled, self.fn, ints, self._signature)
         run.dict_reads = reads
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
-            run.traced = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"][:len(tensors)]
+            primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
+            run.traced = primals[:len(tensors)]
+            number_vals = primals[len(tensors):len(tensors) + len(ints)]
+            self._int_symbols = {name: v.node._expr for name, v in zip(ints, number_vals, strict=True)
+                                 if is_symbolic(v)}
+            # a symbol a guard pinned stays an input, its value in the key (as ``_trace``'s)
+            run.ints = {name: ints[name] for name, e in self._int_symbols.items()
+                        if not self._shape_env.replace(e).is_Number}
         return run
 
 

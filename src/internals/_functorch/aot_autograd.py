@@ -45,7 +45,7 @@ class OutputInfo:
 def collect_metadata(fn, args):
     """Run ``fn`` on fake twins of ``args`` with autograd on: which outputs require grad."""
     mode = FakeTensorMode()
-    fakes = [mode.from_tensor(a) for a in args]
+    fakes = [mode.from_tensor(a) if isinstance(a, Tensor) else a for a in args]    # numbers as they are
     with mode, autograd.enable_grad():
         out = fn(*fakes)
     outs = _as_outputs(out)
@@ -73,7 +73,8 @@ def _tangent_dims(args, dims, info):
     """The compiler's ``_dynamic_dims`` for the tangents: a dim of an output whose size is a
     dynamic input's example size is traced as a symbol too, which duck shaping makes that
     input's symbol (a coincidence only pins it back to its number, a static graph)."""
-    sizes = {a.shape[d] for a, spec in zip(args, dims, strict=True) if spec is not None for d in spec[1]}
+    sizes = {a.shape[d] for a, spec in zip(args, dims, strict=True) if spec is not None and isinstance(a, Tensor)
+             for d in spec[1]}
     out = []
     for (shape, _, _), d in zip(info.metas, info.differentiable, strict=True):
         if d:
@@ -95,10 +96,10 @@ def trace_joint(fn, args, info=None, dims=None):
             outs = _as_outputs(fn(*primals))
         _tag(_proxy_mode().graph, "is_forward")       # every node so far ran in the forward
         wanted = [o for o, d in zip(outs, info.differentiable, strict=True) if d]
-        wrt = [p for p in primals if p.requires_grad]
+        wrt = [p for p in primals if _requires_grad(p)]
         grads = autograd.grad(wanted, wrt, list(tangents), allow_unused=True) if wanted and wrt else [None] * len(wrt)
         found = iter(grads)
-        return (*outs, *(next(found) if p.requires_grad else None for p in primals))
+        return (*outs, *(next(found) if _requires_grad(p) else None for p in primals))
 
     # The tangents are traced contiguous: at run time the incoming gradients are made so too.
     tangents = [empty_strided(shape, _contiguous(shape), dtype=dtype, device=device)
@@ -116,6 +117,11 @@ def trace_joint(fn, args, info=None, dims=None):
     gm.graph.eliminate_dead_code()          # views functionalization replayed that nobody reads
     gm.recompile()
     return gm, info
+
+
+def _requires_grad(primal):
+    """A primal is a tensor, or a number argument made a symbol (no gradient)."""
+    return isinstance(primal, Tensor) and primal.requires_grad
 
 
 def _contiguous(shape):

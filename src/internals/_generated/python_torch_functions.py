@@ -1185,7 +1185,7 @@ def THPVariable_as_strided(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
-    return _ops['as_strided'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+    return _ops['as_strided'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_symint(3))
 
 
 _as_strided__parser = PythonArgParser([
@@ -1198,7 +1198,7 @@ def THPVariable_as_strided_(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
-    return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+    return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_symint(3))
 
 
 _as_strided_scatter_parser = PythonArgParser([
@@ -1211,7 +1211,7 @@ def THPVariable_as_strided_scatter(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
-    return _ops['as_strided_scatter'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), _r.to_int64(4))
+    return _ops['as_strided_scatter'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), _r.to_symint(4))
 
 
 _asin_parser = PythonArgParser([
@@ -1498,7 +1498,7 @@ def THPVariable_bincount(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
-    return _ops['bincount'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    return _ops['bincount'](_r.tensor(0), _r.tensor(1), _r.to_symint(2))
 
 
 _bitwise_and_parser = PythonArgParser([
@@ -2123,9 +2123,9 @@ def THPVariable_conv1d(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
-        return _ops['conv1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+        return _ops['conv1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_symint(6))
     # aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
-    return _ops['conv1d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+    return _ops['conv1d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_symint(6))
 
 
 _conv2d_parser = PythonArgParser([
@@ -2140,9 +2140,9 @@ def THPVariable_conv2d(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
-        return _ops['conv2d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+        return _ops['conv2d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_symint(6))
     # aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
-    return _ops['conv2d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+    return _ops['conv2d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_symint(6))
 
 
 _conv3d_parser = PythonArgParser([
@@ -2157,9 +2157,9 @@ def THPVariable_conv3d(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
-        return _ops['conv3d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+        return _ops['conv3d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_symint(6))
     # aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
-    return _ops['conv3d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+    return _ops['conv3d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_symint(6))
 
 
 _conv_transpose1d_parser = PythonArgParser([
@@ -2172,7 +2172,7 @@ def THPVariable_conv_transpose1d(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
-    return _ops['conv_transpose1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+    return _ops['conv_transpose1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_symint(6), _r.intlist(7))
 
 
 _conv_transpose2d_parser = PythonArgParser([
@@ -2185,7 +2185,7 @@ def THPVariable_conv_transpose2d(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
-    return _ops['conv_transpose2d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+    return _ops['conv_transpose2d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_symint(6), _r.intlist(7))
 
 
 _conv_transpose3d_parser = PythonArgParser([
@@ -2198,7 +2198,7 @@ def THPVariable_conv_transpose3d(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
-    return _ops['conv_transpose3d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+    return _ops['conv_transpose3d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_symint(6), _r.intlist(7))
 
 
 _convolution_parser = PythonArgParser([
@@ -2211,7 +2211,7 @@ def THPVariable_convolution(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
-    return _ops['convolution'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_int64(8))
+    return _ops['convolution'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_symint(8))
 
 
 _copy_parser = PythonArgParser([
@@ -2748,7 +2748,7 @@ def THPVariable_embedding(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
-    return _ops['embedding'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+    return _ops['embedding'](_r.tensor(0), _r.tensor(1), _r.to_symint(2), _r.to_bool(3), _r.to_bool(4))
 
 
 _embedding_bag_parser = PythonArgParser([
@@ -2988,14 +2988,14 @@ def THPVariable_eye(*args, **kwargs):
     if _r.idx == 0:
         if _r.is_none(1):
             # aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-            return _factory(_r.to_bool(6), 'eye', _r.to_int64(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+            return _factory(_r.to_bool(6), 'eye', _r.to_symint(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
         # aten::eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
-        return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'eye.out', _r.to_int64(0), out=_r.tensor(1))
+        return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'eye.out', _r.to_symint(0), out=_r.tensor(1))
     if _r.is_none(2):
         # aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(7), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+        return _factory(_r.to_bool(7), 'eye.m', _r.to_symint(0), _r.to_symint(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
     # aten::eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
-    return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'eye.m_out', _r.to_int64(0), _r.to_int64(1), out=_r.tensor(2))
+    return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'eye.m_out', _r.to_symint(0), _r.to_symint(1), out=_r.tensor(2))
 
 
 _feature_alpha_dropout_parser = PythonArgParser([
@@ -3949,9 +3949,9 @@ def THPVariable_kthvalue(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(4):
         # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['kthvalue'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3))
+        return _ops['kthvalue'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3))
     # aten::kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('kthvalue_out', ('values', 'indices'))(*_ops['kthvalue.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
+    return _return_type('kthvalue_out', ('values', 'indices'))(*_ops['kthvalue.values'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
 
 
 _layer_norm_parser = PythonArgParser([
@@ -4803,8 +4803,8 @@ def THPVariable_multinomial(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
     if not kwargs:
-        return _ops['multinomial'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
-    return _ops['multinomial'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), generator=_r.value(3))
+        return _ops['multinomial'](_r.tensor(0), _r.to_symint(1), _r.to_bool(2))
+    return _ops['multinomial'](_r.tensor(0), _r.to_symint(1), _r.to_bool(2), generator=_r.value(3))
 
 
 _multiply_parser = PythonArgParser([
@@ -4958,9 +4958,9 @@ def THPVariable_narrow(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
-        return _ops['narrow.Tensor'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.to_int64(3))
+        return _ops['narrow.Tensor'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.to_symint(3))
     # aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-    return _ops['narrow'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+    return _ops['narrow'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3))
 
 
 _native_batch_norm_parser = PythonArgParser([
@@ -4999,7 +4999,7 @@ def THPVariable_native_group_norm(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
-    return _ops['native_group_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5), _r.to_int64(6), _r.to_double(7))
+    return _ops['native_group_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_symint(3), _r.to_symint(4), _r.to_symint(5), _r.to_int64(6), _r.to_double(7))
 
 
 _native_layer_norm_parser = PythonArgParser([
@@ -5550,26 +5550,26 @@ def THPVariable_randint(*args, **kwargs):
     if _r.idx == 0:
         if _r.is_none(3):
             # aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-            return _factory(_r.to_bool(8), 'randint.generator', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+            return _factory(_r.to_bool(8), 'randint.generator', _r.to_symint(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
         # aten::randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
-        return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'randint.generator_out', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), out=_r.tensor(3))
+        return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'randint.generator_out', _r.to_symint(0), _r.intlist(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.idx == 1:
         if _r.is_none(2):
             # aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-            return _factory(_r.to_bool(7), 'randint', _r.to_int64(0), _r.intlist(1), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+            return _factory(_r.to_bool(7), 'randint', _r.to_symint(0), _r.intlist(1), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
         # aten::randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-        return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'randint.out', _r.to_int64(0), _r.intlist(1), out=_r.tensor(2))
+        return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'randint.out', _r.to_symint(0), _r.intlist(1), out=_r.tensor(2))
     if _r.idx == 2:
         if _r.is_none(4):
             # aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-            return _factory(_r.to_bool(9), 'randint.low_generator', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype_with_default(5, int64), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
+            return _factory(_r.to_bool(9), 'randint.low_generator', _r.to_symint(0), _r.to_symint(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype_with_default(5, int64), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
         # aten::randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
-        return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'randint.low_generator_out', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), out=_r.tensor(4))
+        return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'randint.low_generator_out', _r.to_symint(0), _r.to_symint(1), _r.intlist(2), generator=_r.value(3), out=_r.tensor(4))
     if _r.is_none(3):
         # aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(8), 'randint.low', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+        return _factory(_r.to_bool(8), 'randint.low', _r.to_symint(0), _r.to_symint(1), _r.intlist(2), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
     # aten::randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'randint.low_out', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), out=_r.tensor(3))
+    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'randint.low_out', _r.to_symint(0), _r.to_symint(1), _r.intlist(2), out=_r.tensor(3))
 
 
 _randint_like_parser = PythonArgParser([
@@ -5586,15 +5586,15 @@ def THPVariable_randint_like(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-        return _factory(_r.to_bool(8), 'randint_like.generator', _r.tensor(0), _r.to_int64(1), generator=_r.value(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7), memory_format=_r.value(3))
+        return _factory(_r.to_bool(8), 'randint_like.generator', _r.tensor(0), _r.to_symint(1), generator=_r.value(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7), memory_format=_r.value(3))
     if _r.idx == 1:
         # aten::randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-        return _factory(_r.to_bool(7), 'randint_like', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
+        return _factory(_r.to_bool(7), 'randint_like', _r.tensor(0), _r.to_symint(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
     if _r.idx == 2:
         # aten::randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-        return _factory(_r.to_bool(9), 'randint_like.low_generator_dtype', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), generator=_r.value(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8), memory_format=_r.value(4))
+        return _factory(_r.to_bool(9), 'randint_like.low_generator_dtype', _r.tensor(0), _r.to_symint(1), _r.to_symint(2), generator=_r.value(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8), memory_format=_r.value(4))
     # aten::randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-    return _factory(_r.to_bool(8), 'randint_like.low_dtype', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7), memory_format=_r.value(3))
+    return _factory(_r.to_bool(8), 'randint_like.low_dtype', _r.tensor(0), _r.to_symint(1), _r.to_symint(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7), memory_format=_r.value(3))
 
 
 _randn_parser = PythonArgParser([
@@ -5649,9 +5649,9 @@ def THPVariable_randperm(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'randperm.generator', _r.to_int64(0), generator=_r.value(1), dtype=_r.scalartype_with_default(2, int64), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'randperm.generator', _r.to_symint(0), generator=_r.value(1), dtype=_r.scalartype_with_default(2, int64), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype_with_default(1, int64), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
+    return _factory(_r.to_bool(5), 'randperm', _r.to_symint(0), dtype=_r.scalartype_with_default(1, int64), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
 
 
 _ravel_parser = PythonArgParser([
@@ -5774,16 +5774,16 @@ def THPVariable_repeat_interleave(*args, **kwargs):
         # aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
         if not kwargs:
             return _ops['repeat_interleave.self_Tensor'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
-        return _ops['repeat_interleave.self_Tensor'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), output_size=_r.to_int64(3))
+        return _ops['repeat_interleave.self_Tensor'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), output_size=_r.to_symint(3))
     if _r.idx == 1:
         # aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
         if not kwargs:
             return _ops['repeat_interleave.Tensor'](_r.tensor(0))
-        return _ops['repeat_interleave.Tensor'](_r.tensor(0), output_size=_r.to_int64(1))
+        return _ops['repeat_interleave.Tensor'](_r.tensor(0), output_size=_r.to_symint(1))
     # aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
     if not kwargs:
-        return _ops['repeat_interleave.self_int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
-    return _ops['repeat_interleave.self_int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), output_size=_r.to_int64(3))
+        return _ops['repeat_interleave.self_int'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2))
+    return _ops['repeat_interleave.self_int'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), output_size=_r.to_symint(3))
 
 
 _reshape_parser = PythonArgParser([
@@ -6132,7 +6132,7 @@ def THPVariable_select(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-    return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+    return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2))
 
 
 _select_scatter_parser = PythonArgParser([
@@ -6145,7 +6145,7 @@ def THPVariable_select_scatter(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
-    return _ops['select_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3))
+    return _ops['select_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_symint(3))
 
 
 _selu_parser = PythonArgParser([
@@ -6348,7 +6348,7 @@ def THPVariable_slice_scatter(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
-    return _ops['slice_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5))
+    return _ops['slice_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_symint(3), _r.to_symint(4), _r.to_symint(5))
 
 
 _slogdet_parser = PythonArgParser([
@@ -6430,7 +6430,7 @@ def THPVariable_split(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
         # aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
-        return _ops['split.Tensor'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+        return _ops['split.Tensor'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2))
     # aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     return _ops['split.sizes'](_r.tensor(0), _r.intlist(1), _r.to_int64(2))
 
@@ -6810,7 +6810,7 @@ def THPVariable_tensor_split(*args, **kwargs):
         # aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
         return _ops['tensor_split.tensor_indices_or_sections'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
     # aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
-    return _ops['tensor_split.sections'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+    return _ops['tensor_split.sections'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2))
 
 
 _tensordot_parser = PythonArgParser([
@@ -6882,9 +6882,9 @@ def THPVariable_topk(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(5):
         # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-        return _ops['topk'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+        return _ops['topk'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
     # aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('topk_out', ('values', 'indices'))(*_ops['topk.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
+    return _return_type('topk_out', ('values', 'indices'))(*_ops['topk.values'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
 
 _trace_parser = PythonArgParser([
@@ -6924,9 +6924,9 @@ def THPVariable_tril(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(2):
         # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
-        return _ops['tril'](_r.tensor(0), _r.to_int64(1))
+        return _ops['tril'](_r.tensor(0), _r.to_symint(1))
     # aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
-    return _ops['tril.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+    return _ops['tril.out'](_r.tensor(0), _r.to_symint(1), out=_r.tensor(2))
 
 
 _tril_indices_parser = PythonArgParser([
@@ -6966,9 +6966,9 @@ def THPVariable_triu(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(2):
         # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
-        return _ops['triu'](_r.tensor(0), _r.to_int64(1))
+        return _ops['triu'](_r.tensor(0), _r.to_symint(1))
     # aten::triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
-    return _ops['triu.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+    return _ops['triu.out'](_r.tensor(0), _r.to_symint(1), out=_r.tensor(2))
 
 
 _triu_indices_parser = PythonArgParser([

@@ -714,7 +714,7 @@ def THPVariable_as_strided(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
-    return _ops['as_strided'](self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
+    return _ops['as_strided'](self, _r.intlist(0), _r.intlist(1), _r.to_symint(2))
 
 
 _as_strided__parser = PythonArgParser([
@@ -727,7 +727,7 @@ def THPVariable_as_strided_(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
-    return _ops['as_strided_'](self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
+    return _ops['as_strided_'](self, _r.intlist(0), _r.intlist(1), _r.to_symint(2))
 
 
 _as_strided_scatter_parser = PythonArgParser([
@@ -740,7 +740,7 @@ def THPVariable_as_strided_scatter(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
-    return _ops['as_strided_scatter'](self, _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+    return _ops['as_strided_scatter'](self, _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_symint(3))
 
 
 def THPVariable_asin(self):
@@ -907,7 +907,7 @@ def THPVariable_bincount(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
-    return _ops['bincount'](self, _r.tensor(0), _r.to_int64(1))
+    return _ops['bincount'](self, _r.tensor(0), _r.to_symint(1))
 
 
 _bitwise_and_parser = PythonArgParser([
@@ -2591,7 +2591,7 @@ def THPVariable_kthvalue(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['kthvalue'](self, _r.to_int64(0), _r.to_int64(1), _r.to_bool(2))
+    return _ops['kthvalue'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2))
 
 
 _le_parser = PythonArgParser([
@@ -3272,8 +3272,8 @@ def THPVariable_multinomial(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
     if not kwargs:
-        return _ops['multinomial'](self, _r.to_int64(0), _r.to_bool(1))
-    return _ops['multinomial'](self, _r.to_int64(0), _r.to_bool(1), generator=_r.value(2))
+        return _ops['multinomial'](self, _r.to_symint(0), _r.to_bool(1))
+    return _ops['multinomial'](self, _r.to_symint(0), _r.to_bool(1), generator=_r.value(2))
 
 
 _multiply_parser = PythonArgParser([
@@ -3429,9 +3429,9 @@ def THPVariable_narrow(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     if _r.idx == 0:
         # aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
-        return _ops['narrow.Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.to_int64(2))
+        return _ops['narrow.Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.to_symint(2))
     # aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
-    return _ops['narrow'](self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
+    return _ops['narrow'](self, _r.to_int64(0), _r.to_symint(1), _r.to_symint(2))
 
 
 _ne_parser = PythonArgParser([
@@ -3903,11 +3903,11 @@ def THPVariable_repeat_interleave(self, *args, **kwargs):
         # aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
         if not kwargs:
             return _ops['repeat_interleave.self_Tensor'](self, _r.tensor(0), _r.to_int64(1))
-        return _ops['repeat_interleave.self_Tensor'](self, _r.tensor(0), _r.to_int64(1), output_size=_r.to_int64(2))
+        return _ops['repeat_interleave.self_Tensor'](self, _r.tensor(0), _r.to_int64(1), output_size=_r.to_symint(2))
     # aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
     if not kwargs:
-        return _ops['repeat_interleave.self_int'](self, _r.to_int64(0), _r.to_int64(1))
-    return _ops['repeat_interleave.self_int'](self, _r.to_int64(0), _r.to_int64(1), output_size=_r.to_int64(2))
+        return _ops['repeat_interleave.self_int'](self, _r.to_symint(0), _r.to_int64(1))
+    return _ops['repeat_interleave.self_int'](self, _r.to_symint(0), _r.to_int64(1), output_size=_r.to_symint(2))
 
 
 _reshape_parser = PythonArgParser([
@@ -4176,7 +4176,7 @@ def THPVariable_select(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
-    return _ops['select.int'](self, _r.to_int64(0), _r.to_int64(1))
+    return _ops['select.int'](self, _r.to_int64(0), _r.to_symint(1))
 
 
 _select_scatter_parser = PythonArgParser([
@@ -4189,7 +4189,7 @@ def THPVariable_select_scatter(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
-    return _ops['select_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+    return _ops['select_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_symint(2))
 
 
 def THPVariable_sgn(self):
@@ -4279,7 +4279,7 @@ def THPVariable_slice_scatter(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
-    return _ops['slice_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4))
+    return _ops['slice_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3), _r.to_symint(4))
 
 
 def THPVariable_slogdet(self):
@@ -4353,7 +4353,7 @@ def THPVariable_split(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     if _r.idx == 0:
         # aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
-        return _ops['split.Tensor'](self, _r.to_int64(0), _r.to_int64(1))
+        return _ops['split.Tensor'](self, _r.to_symint(0), _r.to_int64(1))
     # aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     return _ops['split.sizes'](self, _r.intlist(0), _r.to_int64(1))
 
@@ -4691,7 +4691,7 @@ def THPVariable_tensor_split(self, *args, **kwargs):
         # aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
         return _ops['tensor_split.tensor_indices_or_sections'](self, _r.tensor(0), _r.to_int64(1))
     # aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
-    return _ops['tensor_split.sections'](self, _r.to_int64(0), _r.to_int64(1))
+    return _ops['tensor_split.sections'](self, _r.to_symint(0), _r.to_int64(1))
 
 
 _tile_parser = PythonArgParser([
@@ -4803,7 +4803,7 @@ def THPVariable_topk(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-    return _ops['topk'](self, _r.to_int64(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3))
+    return _ops['topk'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3))
 
 
 def THPVariable_trace(self):
@@ -4849,7 +4849,7 @@ def THPVariable_tril(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
-    return _ops['tril'](self, _r.to_int64(0))
+    return _ops['tril'](self, _r.to_symint(0))
 
 
 _tril__parser = PythonArgParser([
@@ -4862,7 +4862,7 @@ def THPVariable_tril_(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
-    return _ops['tril_'](self, _r.to_int64(0))
+    return _ops['tril_'](self, _r.to_symint(0))
 
 
 _triu_parser = PythonArgParser([
@@ -4875,7 +4875,7 @@ def THPVariable_triu(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
-    return _ops['triu'](self, _r.to_int64(0))
+    return _ops['triu'](self, _r.to_symint(0))
 
 
 _triu__parser = PythonArgParser([
@@ -4888,7 +4888,7 @@ def THPVariable_triu_(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
-    return _ops['triu_'](self, _r.to_int64(0))
+    return _ops['triu_'](self, _r.to_symint(0))
 
 
 _true_divide_parser = PythonArgParser([

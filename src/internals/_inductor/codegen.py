@@ -138,8 +138,10 @@ class _Writer:
             return f"{self.operand(node.args[0])} * inv_{node.args[1].name}"
         text = EXPRESSIONS[name].format(*[self.operand(a) for a in node.args], exp=self.exp)
         alpha = node.kwargs.get("alpha", 1)
-        if alpha != 1:      # add/sub with alpha: a + alpha * b
-            text = text.replace(" + ", f" + {self.literal(alpha)} * ").replace(" - ", f" - {self.literal(alpha)} * ")
+        if alpha is not None and hasattr(alpha, "op") or alpha != 1:      # add/sub with alpha: a + alpha * b
+            # a float argument made dynamic is a node: the kernel takes it as a parameter
+            factor = self.operand(alpha) if hasattr(alpha, "op") else self.literal(alpha)
+            text = text.replace(" + ", f" + {factor} * ").replace(" - ", f" - {factor} * ")
         return text
 
     def load(self, a, var, loop_shape, col=None):

@@ -36,7 +36,7 @@ from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..c10.generator import default_generator
 from ..c10.storage import UntypedStorage
 from ..c10.sym import SymBool, SymFloat, SymInt, is_symbolic, size_oblivious
-from ..c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides
+from ..c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides, strided
 from ..utils._python_dispatch import TorchDispatchMode
 from ..utils._pytree import tree_flatten, tree_map
 
@@ -86,6 +86,12 @@ class FakeTensor(Tensor):
 
     def __repr__(self):
         return f"FakeTensor(..., size={tuple(self.shape)}, dtype={self.dtype}, device={self.device})"
+
+
+def _value_shapes(func):
+    """Whether a Scalar argument of ``func`` decides its output's size (``arange(0, zf0)``): the
+    factories that count their elements from their bounds."""
+    return func.name().split(".")[0].split("::")[-1] in ("arange", "linspace", "logspace", "range")
 
 
 class FakeTensorMode(TorchDispatchMode):
@@ -142,7 +148,9 @@ class FakeTensorMode(TorchDispatchMode):
             return _wrap(meta_table[name](*args, **kwargs))
         symbolic = self.shape_env is not None and _has_symbolic_sizes((args, kwargs))
         if symbolic and name in _SYMBOLIC_SIZE_META:
-            return _SYMBOLIC_SIZE_META[name](*args, **kwargs)
+            out = _SYMBOLIC_SIZE_META[name](*args, **kwargs)
+            if out is not None:
+                return out
         with _rng_untouched():
             try:
                 return self._meta_kernel(func, args, kwargs)
@@ -168,9 +176,23 @@ class FakeTensorMode(TorchDispatchMode):
             fake = FakeTensor.from_meta(TensorMeta((), (), dtype, as_device("cpu")))
             fake._impl.is_wrapped_number = True
             return fake
-        args = tuple(wrap(a) if i in positions else a for i, a in enumerate(args))
-        kwargs = {k: wrap(v) if k in names else v for k, v in kwargs.items()}
+        def example(value):
+            return self._float_example(value) if type(value) is SymFloat and not _value_shapes(func) else value
+        args = tuple(wrap(a) if i in positions else example(a) for i, a in enumerate(args))
+        kwargs = {k: wrap(v) if k in names else example(v) for k, v in kwargs.items()}
         return args, kwargs
+
+    def _float_example(self, value):
+        """A backed float symbol given for a Scalar argument (``clamp(min=zf0)``, ``alpha=zf0``)
+        as its example value, with no guard: the metadata of such an output does not depend on
+        the number, only on its being a float. The graph keeps the symbol, so the kernel reads
+        the call's value; torch too keeps the float an input there (``l_s_.item()`` passed to
+        ``clamp``) rather than specializing on it."""
+        expr = value.node.expr
+        hints = self.shape_env.hints
+        if expr.free_symbols and expr.free_symbols <= hints.keys():
+            return float(expr.xreplace({s: hints[s] for s in expr.free_symbols}))
+        return value
 
     # Calls whose output holds a value read from data: with a ShapeEnv, torch's fake implementations
     def _local_scalar_dense(self, arg):
@@ -352,9 +374,30 @@ def _meta_index(self_, indices):
     return _empty_fake(out, None, self_.dtype, self_.device)
 
 
+def _meta_arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``arange(x.shape[0])``: an integer range whose bounds are symbols has ``ceil((end - start)
+    / step)`` elements, an expression of them (``s77``), as torch's ``_refs.arange`` computes it.
+    The kernel would turn each bound into an int, a guard pinning every symbol to its example
+    value (a recompile per size, where torch's graph serves them all). None for another range:
+    the kernel decides."""
+    if end is None:
+        start, end = 0, start
+    bounds = (start, end, step)
+    if not all(type(v) in (int, SymInt) for v in bounds) or type(step) is not int or step <= 0 or \
+            dtype not in (None, st.int64) or layout not in (None, strided):
+        return None
+    if end < start:         # a guard on the symbols, as torch's check of the bounds' order
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = end - start if step == 1 else (end - start + step - 1) // step
+    return _empty_fake((n,), (1,), st.int64, as_device(device or "cpu"))
+
+
 # Operators whose kernel reads its index tensor's values even for metadata: with data-dependent
-# sizes their shape rule is written here, as torch's meta functions write it.
-_SYMBOLIC_SIZE_META = {"aten::index_select": _meta_index_select, "aten::index.Tensor": _meta_index}
+# sizes their shape rule is written here, as torch's meta functions write it; and those whose
+# kernel turns a symbolic size into an int (``arange``: a None from it leaves the kernel to decide).
+_SYMBOLIC_SIZE_META = {"aten::index_select": _meta_index_select, "aten::index.Tensor": _meta_index,
+                       "aten::arange": _meta_arange, "aten::arange.start": _meta_arange,
+                       "aten::arange.start_step": _meta_arange}
 
 
 def _empty_fake(sizes, strides, dtype, device):

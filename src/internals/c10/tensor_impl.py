@@ -190,7 +190,7 @@ class TensorImpl(TensorImplBase):
 
     def is_contiguous(self):
         try:
-            return is_contiguous(self.sizes, self.strides)
+            return _counted_is_contiguous(self.sizes, self.strides)
         except RuntimeError:    # a data-dependent size (u0): decided as torch's does, size-obliviously
             with size_oblivious():
                 return is_contiguous(self.sizes, self.strides)
@@ -324,3 +324,13 @@ def is_non_overlapping_and_dense(sizes, strides):
             return False
         expected *= sizes[d]
     return True
+
+
+def _counted_is_contiguous(sizes, strides):
+    """``is_contiguous`` of a tensor's metadata. With symbolic sizes, torch's contiguity test
+    starts from the element count (``sym_numel``), a product of the size symbols that a tracer
+    records (and drops, nothing reading it): computed here too, so the traced graph's names are
+    torch's (``x.t().contiguous() * 2``: its multiplication is ``mul_1``)."""
+    if any(is_symbolic(n) for n in sizes):
+        math.prod(sizes)
+    return is_contiguous(sizes, strides)

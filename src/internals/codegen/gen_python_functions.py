@@ -163,8 +163,10 @@ def accessor(type_str):
         return "scalar"
     if base == "float":
         return "to_double"
-    if base in ("int", "SymInt"):
+    if base == "int":
         return "to_int64"
+    if base == "SymInt":
+        return "to_symint"
     if base.startswith(("int[", "SymInt[")):
         return "intlist"
     if base == "bool":
