@@ -1797,7 +1797,7 @@ def THPVariable_channel_shuffle(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::channel_shuffle(Tensor self, SymInt groups) -> Tensor
-    return _ops['channel_shuffle'](_r.tensor(0), _r.to_int64(1))
+    return _ops['channel_shuffle'](_r.tensor(0), _r.to_symint(1))
 
 
 _cholesky_parser = PythonArgParser([
@@ -4986,7 +4986,7 @@ def THPVariable_native_channel_shuffle(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::native_channel_shuffle(Tensor self, SymInt groups) -> Tensor
-    return _ops['native_channel_shuffle'](_r.tensor(0), _r.to_int64(1))
+    return _ops['native_channel_shuffle'](_r.tensor(0), _r.to_symint(1))
 
 
 _native_group_norm_parser = PythonArgParser([
