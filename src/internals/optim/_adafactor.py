@@ -52,15 +52,8 @@ class Adafactor(Optimizer):
         0-dim tensor; for a gradient of two or more dimensions the row and column factors (the
         last dimension, resp. the one before it, of size 1), for a vector the whole variance."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.dtype.is_complex:
-                raise RuntimeError("Adafactor does not support complex parameters")
-            if p.grad.is_sparse:
-                raise RuntimeError("Adafactor does not support sparse gradients")
+        for p, state in self._params_with_grads(group, "Adafactor", refuse_complex=True):
             params.append(p)
-            state = self.state[p]
             if not state:
                 state["step"] = tensor(0.0, dtype=float32)
                 if p.grad.dim() > 1:

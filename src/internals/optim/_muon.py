@@ -85,15 +85,8 @@ class Muon(Optimizer):
         """The parameters that have a gradient (complex ones and sparse gradients refused when the
         loop reaches them) and their momentum buffers, zeros like the gradient."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.dtype.is_complex:
-                raise RuntimeError("Muon does not support complex parameters")
-            if p.grad.is_sparse:
-                raise RuntimeError("Muon does not support sparse gradients")
+        for p, state in self._params_with_grads(group, "Muon", refuse_complex=True):
             params.append(p)
-            state = self.state[p]
             if "momentum_buffer" not in state:
                 state["momentum_buffer"] = zeros_like(p.grad, memory_format=preserve_format)
         return params

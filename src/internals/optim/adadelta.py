@@ -42,13 +42,8 @@ class Adadelta(Optimizer):
         and their state, made on first use: the step count a float32 0-dim CPU tensor, the two
         averages zeros like the parameter."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.grad.is_sparse:
-                raise RuntimeError("Adadelta does not support sparse gradients")
+        for p, state in self._params_with_grads(group, "Adadelta"):
             params.append(p)
-            state = self.state[p]
             if not state:
                 state["step"] = zeros(())
                 state["square_avg"] = zeros_like(p, memory_format=preserve_format)

@@ -47,13 +47,8 @@ class Adamax(Optimizer):
         their state made on first use: the step count a float32 0-dim CPU tensor, the first moment
         and the infinity norm zeros like the parameter."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.grad.is_sparse:
-                raise RuntimeError("Adamax does not support sparse gradients")
+        for p, state in self._params_with_grads(group, "Adamax"):
             params.append(p)
-            state = self.state[p]
             if not state:
                 state["step"] = zeros(())
                 state["exp_avg"] = zeros_like(p, memory_format=preserve_format)

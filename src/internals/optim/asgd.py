@@ -41,13 +41,8 @@ class ASGD(Optimizer):
         their state made on first use: the step count, η (the group's lr) and μ (1) float32 0-dim
         tensors on the parameter's device, the average zeros like the parameter."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.grad.is_sparse:
-                raise RuntimeError("ASGD does not support sparse gradients")
+        for p, state in self._params_with_grads(group, "ASGD"):
             params.append(p)
-            state = self.state[p]
             if not state:
                 state["step"] = zeros((), device=p.device)
                 state["eta"] = as_tensor(to_scalar(group["lr"]), device=p.device, dtype=float32).clone().detach()

@@ -43,13 +43,8 @@ class NAdam(Optimizer):
         their state made on first use: the step count and the product of the momenta float32
         0-dim CPU tensors, the two moments zeros like the parameter."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
+        for p, state in self._params_with_grads(group, "NAdam"):
             params.append(p)
-            if p.grad.is_sparse:
-                raise RuntimeError("NAdam does not support sparse gradients")
-            state = self.state[p]
             if not state:
                 state["step"] = zeros(())
                 state["mu_product"] = ones(())

@@ -265,6 +265,20 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
+    def _params_with_grads(self, group, name, refuse_complex=False):
+        """Each parameter of ``group`` that has a gradient, with its state: the walk every
+        ``_init_group`` makes. A sparse gradient (and, for the optimizers whose loop takes no
+        complex numbers, a complex parameter) is refused with torch's message when the walk
+        reaches it, so the state of the parameters before it is made, as in torch."""
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            if refuse_complex and p.dtype.is_complex:
+                raise RuntimeError(f"{name} does not support complex parameters")
+            if p.grad.is_sparse:
+                raise RuntimeError(f"{name} does not support sparse gradients")
+            yield p, self.state[p]
+
     @staticmethod
     def _evaluate(closure):
         """``step(closure)``: the closure recomputes the loss (and its backward) with grad enabled,

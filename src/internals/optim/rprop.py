@@ -40,13 +40,8 @@ class Rprop(Optimizer):
         zeros, and the step sizes filled with the group's learning rate (in both parts of a
         complex parameter, which torch treats as two independent reals)."""
         params = []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if p.grad.is_sparse:
-                raise RuntimeError("Rprop does not support sparse gradients")
+        for p, state in self._params_with_grads(group, "Rprop"):
             params.append(p)
-            state = self.state[p]
             if not state:
                 state["step"] = zeros(())
                 state["prev"] = zeros_like(p, memory_format=preserve_format)
