@@ -1,8 +1,9 @@
 """``torch.special`` (``torch/special/__init__.py``): the special functions under SciPy's names.
 
-Each is an aten operator ``special_<name>`` declared in ``native_functions.yaml`` with
-``python_module: special``; torch binds them in ``torch._C._special`` and this module calls them
-through the dispatcher, its ``out=`` overload when ``out`` is given. The ones here are torch's
+Each (``logit`` aside: see its docstring) is an aten operator ``special_<name>`` declared in
+``native_functions.yaml`` with ``python_module: special``; torch binds them in
+``torch._C._special`` and this module calls them through the dispatcher, its ``out=`` overload
+when ``out`` is given. The ones here are torch's
 CompositeImplicitAutograd renamings of operators internals already has (``expit`` is ``sigmoid``,
 ``gammaln`` is ``lgamma``, ``ndtr`` is made of ``erf``), so autograd records the renamed
 operator's node, as in torch (the functions torch computes with kernels of their own -- ``erfc``,
@@ -71,7 +72,12 @@ def log1p(input, *, out=None):
 
 
 def logit(input, eps=None, *, out=None):
-    return _call("logit", input, eps, out=out)
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given: torch's ``special_logit``
+    renames ``logit``, which this calls straight away. The ``special_logit`` operator itself is left
+    out of internals: chapter 8's exercise has the reader register it from its YAML entry."""
+    if out is None:
+        return dispatcher.call("logit", input, eps)
+    return dispatcher.call("logit.out", input, eps, out=out)
 
 
 def round(input, *, decimals=0, out=None):  # noqa: A001  torch.special.round

@@ -934,3 +934,13 @@ def test_a_wrong_register_operator_plugged_in_changes_what_the_package_does():
         assert internals.ops.aten.ldexp.Tensor(internals.ones(2, requires_grad=True), internals.ones(2)).grad_fn is None
     finally:
         handle.undo()
+
+
+def test_the_operators_chapter_8s_exercise_registers_are_left_out_of_the_package():
+    """The exercise registers operators torch has and the package lacks: an operator the package
+    gains (``special_logit`` was one, with ``torch.special``) would clash with the reader's
+    registration, so each stays out, and ``internals.special.logit`` calls ``logit`` itself."""
+    for name in ("ldexp", "dist", "special_entr", "special_logit"):
+        assert hasattr(torch.ops.aten, name) and not hasattr(internals.ops.aten, name), name
+    x = torch.tensor([0.0, 0.25, 0.75, 1.0])
+    internals.testing.check(internals.special.logit(internals.from_torch(x), 0.1), torch.special.logit(x, 0.1))

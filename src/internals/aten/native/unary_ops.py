@@ -420,14 +420,6 @@ def special_ndtr(x):
     return dispatcher.call("mul.Scalar", dispatcher.call("add.Scalar", erf, 1), 0.5)
 
 
-def special_logit(x, eps=None):
-    return dispatcher.call("logit", x, eps)
-
-
-def special_logit_out(x, eps=None, *, out):
-    return dispatcher.call("logit.out", x, eps, out=out)
-
-
 def special_round(x, *, decimals=0):
     return dispatcher.call("round.decimals", x, decimals=decimals)
 
