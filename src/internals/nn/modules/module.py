@@ -15,7 +15,38 @@ from ...c10 import scalar_type as st
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
+
+# Hooks every module runs (torch's ``_global_forward_hooks`` and kin): a global hook runs before
+# the module's own hooks of its kind, on every call of every module. They are lists, as a
+# module's own hooks are, so the handle a registration returns removes the hook the same way.
+_global_forward_pre_hooks = []
+_global_forward_hooks = []
+_global_backward_pre_hooks = []
+_global_backward_hooks = []
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` runs before every module's ``forward`` (before the module's own
+    pre-hooks); a non-None result replaces ``args``, a lone value wrapped into a tuple."""
+    return Module._add_hook(_global_forward_pre_hooks, _ForwardHook(hook, False, False))
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with ``with_kwargs``)
+    runs after every module's ``forward``, before the module's own forward hooks."""
+    return Module._add_hook(_global_forward_hooks, _ForwardHook(hook, with_kwargs, always_call))
+
+
+def register_module_full_backward_pre_hook(hook):
+    """``hook(module, grad_output)`` for every module whose outputs' gradients are known."""
+    return Module._add_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """``hook(module, grad_input, grad_output)`` for every module whose inputs' gradients are known."""
+    return Module._add_hook(_global_backward_hooks, hook)
 
 
 def _typename(value):
@@ -384,6 +415,22 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return module
 
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at ``target``: the parent must exist; the name may be new unless ``strict``;
+        what it replaces must be a module (``nn.Module.set_submodule``, with torch's errors)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if not hasattr(parent, name):
+            if strict:
+                raise AttributeError(type(parent).__name__ + " has no attribute `" + name + "`")
+        elif not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     def _owner_and_name(self, target):
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
@@ -595,13 +642,15 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         # The hooks registered now are those this call runs, as in torch.
-        forward_hooks, called = list(self._forward_hooks), set()
+        forward_hooks, called = _global_forward_hooks + self._forward_hooks, set()
         result = None
         try:
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
             bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                bw_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
+            backward_hooks = _global_backward_hooks + self._backward_hooks
+            backward_pre_hooks = _global_backward_pre_hooks + self._backward_pre_hooks
+            if backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook in forward_hooks:
@@ -621,7 +670,7 @@ class Module:
             raise
 
     def _run_forward_pre_hooks(self, args, kwargs):
-        for hook in list(self._forward_pre_hooks):
+        for hook in _global_forward_pre_hooks + self._forward_pre_hooks:
             result = hook(self, args, kwargs)
             if result is None:
                 continue
