@@ -5,11 +5,14 @@ A Graph is a straight line of Nodes. Each node is one of
 - ``placeholder``: an input of the function,
 - ``get_attr``: a tensor the function closed over (a parameter, a constant), kept on the module,
 - ``call_function``: ``target(*args, **kwargs)``, where args may name earlier nodes,
+- ``call_module`` / ``call_method``: ``self.<target>(*args)`` / ``args[0].<target>(*args[1:])``,
+  as symbolic tracing records a layer's call and a Tensor method,
 - ``output``: what the function returns.
 
 There is no control flow: tracing ran the Python once, so every ``if`` was already decided.
 """
 import builtins
+import inspect
 import keyword
 import operator
 
@@ -113,6 +116,8 @@ class Graph:
     def _unique_name(self, base):
         """``add``, then ``add_1``...; a Python builtin's name is never used bare (``sum_1``), so the
         generated code can still call ``sum``."""
+        if base[:1].isdigit():          # a Sequential's child ``0``: a name, as fx writes it, ``_0``
+            base = f"_{base}"
         i = 1 if base in _BUILTINS else 0
         name = f"{base}_{i}" if i else base
         while name in self._names:
@@ -126,11 +131,19 @@ class Graph:
         self.nodes.append(node)
         return node
 
-    def placeholder(self, name):
-        return self.create_node("placeholder", name, name=name)
+    def placeholder(self, name, default_value=inspect.Parameter.empty):
+        """An input; a default value is kept as the node's one argument, as fx keeps it."""
+        args = () if default_value is inspect.Parameter.empty else (default_value,)
+        return self.create_node("placeholder", name, args, name=name)
 
     def get_attr(self, name):
-        return self.create_node("get_attr", name, name=name)
+        return self.create_node("get_attr", name)
+
+    def call_module(self, name, args=(), kwargs=None):
+        return self.create_node("call_module", name, args, kwargs)
+
+    def call_method(self, name, args=(), kwargs=None):
+        return self.create_node("call_method", name, args, kwargs)
 
     def call_function(self, target, args=(), kwargs=None):
         return self.create_node("call_function", target, args, kwargs)
@@ -151,6 +164,26 @@ class Graph:
         for node in reversed(list(self.nodes)):
             if node.op == "call_function" and not node.users and not node.is_impure():
                 self.erase_node(node)
+
+    def lint(self):
+        """Check what fx's ``Graph.lint`` checks: every node belongs to this graph, reads only nodes
+        defined before it, has a unique name, and the users lists agree with the arguments."""
+        seen, names = set(), set()
+        for node in self.nodes:
+            if node.graph is not self:
+                raise RuntimeError(f"Node {node} does not belong to this Graph!")
+            if node.op not in ("placeholder", "get_attr", "call_function", "call_module", "call_method", "output"):
+                raise RuntimeError(f"Node {node} had unknown opcode {node.op}!")
+            for used in node.all_input_nodes():
+                if used not in seen:
+                    raise RuntimeError(f"Argument '{used}' of Node '{node}' was used before it has been defined! "
+                                       "Please check that Nodes in the graph are topologically ordered")
+                if node not in used.users:
+                    raise RuntimeError(f"Node {node} reads {used} but is not among its users")
+            if node.name in names:
+                raise RuntimeError(f"Node redefined name {node.name}!")
+            seen.add(node)
+            names.add(node.name)
 
     def call_targets(self):
         """The operators the graph calls, in order, as strings: ``['aten.t.default', ...]``."""
@@ -177,6 +210,8 @@ def _base_name(target):
     """A node's name before numbering: the operator's name without namespace or overload."""
     if target is operator.getitem:
         return "getitem"
+    if isinstance(target, str):         # a module's path or a method's name: ``layers.0`` -> ``layers_0``
+        return target.replace(".", "_")
     packet = getattr(target, "overloadpacket", None)
     return packet.__name__ if packet is not None else getattr(target, "__name__", str(target))
 

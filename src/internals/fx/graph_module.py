@@ -4,40 +4,51 @@ fx does not interpret a graph node by node: it writes the graph out as the sourc
 ``forward`` function and compiles that with ``exec``. The same source is what
 ``print_readable`` shows, so what the reader sees is exactly what runs.
 """
+import builtins
 import math
 import operator
+import sys
 import textwrap
 
 import internals
 
+from ..nn import Module
 from .graph import Node, describe_value, target_name
 
 __all__ = ["GraphModule"]
 
 
-class GraphModule:
-    """``attrs`` holds the tensors the graph's ``get_attr`` nodes name; ``graph`` the code."""
+class GraphModule(Module):
+    """A Module whose ``forward`` is ``graph`` written out as Python. ``root`` holds what the
+    graph's ``get_attr`` and ``call_module`` nodes name: a dict of them, or a module they are
+    copied from by dotted path (so ``state_dict`` has the root's keys for them, as in fx)."""
 
-    def __init__(self, attrs, graph, class_name="GraphModule"):
+    def __init__(self, root, graph, class_name="GraphModule"):
+        super().__init__()
+        if type(self).__name__ != class_name:   # each GraphModule its own class, named as asked (fx's ``__new__``)
+            self.__class__ = type(class_name, (type(self),), {})
         self.graph, self._class_name = graph, class_name
-        for name, value in attrs.items():
-            setattr(self, name, value)
+        if isinstance(root, Module):
+            for node in graph.nodes:
+                if node.op in ("get_attr", "call_module"):
+                    _copy_attr(root, self, node.target)
+        else:
+            for name, value in root.items():
+                setattr(self, name, value)
         self.recompile()
 
     def recompile(self):
         """Regenerate ``code`` from the graph (after a pass changed it) and compile it."""
-        self.code = python_code(self.graph)
         scope = {"internals": internals, "operator": operator, "inf": math.inf, "nan": math.nan,
                  "device": internals.device}
+        self.code = python_code(self.graph, scope=scope)
         code = compile(self.code, f"<fx {self._class_name}>", "exec")
         exec(code, scope)  # noqa: S102 -- running its generated code is what a GraphModule does
         self._forward = scope["forward"]
         return self.code
 
-    def forward(self, *args):
-        return self._forward(self, *args)
-
-    __call__ = forward
+    def forward(self, *args, **kwargs):
+        return self._forward(self, *args, **kwargs)
 
     def print_readable(self, print_output=True):
         """The module as a class with its ``forward``, each line annotated with the value's dtype and
@@ -49,9 +60,34 @@ class GraphModule:
         return text
 
 
-def python_code(graph, annotate=False, width=87):
-    """The source of ``forward(self, <placeholders>)``: one assignment per node."""
-    params = [n.name for n in graph.nodes if n.op == "placeholder"]
+def _copy_attr(source, dest, target):
+    """Put ``source``'s attribute at dotted ``target`` on ``dest`` at the same path, with plain
+    Modules standing in for the modules on the way (fx's ``_copy_attr``)."""
+    *path, name = target.split(".")
+    for item in path:
+        source = getattr(source, item)
+        if item not in dest._modules:
+            dest.add_module(item, Module())
+        dest = dest._modules[item]
+    value = getattr(source, name)
+    if isinstance(value, internals.Tensor) and name in getattr(source, "_buffers", {}):
+        dest.register_buffer(name, value)
+    else:
+        setattr(dest, name, value)
+
+
+def _format_target(base, target):
+    """``self.layers.0`` as Python: ``getattr(self.layers, "0")`` where a step is no identifier."""
+    for item in target.split("."):
+        base = f"{base}.{item}" if item.isidentifier() else f'getattr({base}, "{item}")'
+    return base
+
+
+def python_code(graph, annotate=False, width=87, scope=None):
+    """The source of ``forward(self, <placeholders>)``: one assignment per node. Functions that are
+    neither the library's nor Python's operators are added to ``scope`` by name."""
+    scope = {} if scope is None else scope
+    params = [n.target + (f" = {_source(n.args[0])}" if n.args else "") for n in graph.nodes if n.op == "placeholder"]
     if annotate:
         params = [f'{n.name}: "{describe_value(n.meta.get("val"))}"' for n in graph.nodes if n.op == "placeholder"]
     lines = _wrapped("def forward(", ["self"] + params, width, close="):")
@@ -59,8 +95,18 @@ def python_code(graph, annotate=False, width=87):
     for node in graph.nodes:
         freed = last_uses.get(node, []) + ([node] if not node.users else [])
         free = ";  " + " = ".join([n.name for n in freed] + ["None"]) if freed else ""
-        if node.op == "get_attr":
-            lines.append(f"    {node.name} = self.{node.target}{free}")
+        if node.op == "placeholder" and node.name != node.target:     # ``input`` is a builtin: ``input_1 = input``
+            lines.append(f"    {node.name} = {node.target}")
+        elif node.op == "get_attr":
+            lines.append(f"    {node.name} = {_format_target('self', node.target)}{free}")
+        elif node.op == "call_module":
+            lines.append(f"    {node.name} = {_format_target('self', node.target)}({', '.join(_call_args(node))}){free}")
+        elif node.op == "call_method":
+            rest = [_source(a) for a in node.args[1:]] + [f"{k} = {_source(v)}" for k, v in node.kwargs.items()]
+            lines.append(f"    {node.name} = {_source(node.args[0])}.{node.target}({', '.join(rest)}){free}")
+        elif node.op == "call_function" and node.target is getattr and len(node.args) == 2 \
+                and isinstance(node.args[1], str) and node.args[1].isidentifier():
+            lines.append(f"    {node.name} = {_source(node.args[0])}.{node.args[1]}{free}")
         elif node.op == "call_function":
             note = describe_value(node.meta.get("val")) if annotate else ""
             lhs = f'{node.name}: "{note}"' if note else node.name
@@ -68,9 +114,10 @@ def python_code(graph, annotate=False, width=87):
             if infix is not None:       # ``a * 2.0``, ``out[0]``: Python's own syntax, as fx prints them
                 lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}{free}")
             else:       # printed for reading, wrapped narrower where the freeing would overrun the width
-                call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
+                callee = _callee(node.target, scope)
+                call = _wrapped(f"    {lhs} = {callee}(", _call_args(node), width)
                 if annotate and free and len(call[-1] + free) > width:
-                    call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width - len(free))
+                    call = _wrapped(f"    {lhs} = {callee}(", _call_args(node), width - len(free))
                 lines += call[:-1] + [call[-1] + free]
         elif node.op == "output":
             lines.append(f"    return {_source(node.args[0])}")
@@ -102,10 +149,29 @@ _PYTHON_OPERATORS = {getattr(operator, name): text for name, text in (
     ("neg", "-{}"), ("invert", "~{}"))}
 
 
-def _callee(target):
+# Where the library's public functions live, as torch's: ``internals.relu``,
+# ``internals.nn.functional.relu``, ...
+_NAMESPACES = ("internals", "internals.nn.functional", "internals.special", "internals.linalg", "internals.fft")
+
+
+def _callee(target, scope):
     if getattr(target, "__module__", None) == "_operator":     # getitem; arithmetic on symbols
         return f"operator.{target.__name__}"
-    return f"internals.ops.{target_name(target)}"
+    if hasattr(target, "_schema"):          # an aten operator (make_fx's graphs)
+        return f"internals.ops.{target_name(target)}"
+    name = getattr(target, "__name__", None)
+    for namespace in _NAMESPACES:
+        module = sys.modules.get(namespace)
+        if name and getattr(module, name, None) is target:
+            return f"{namespace}.{name}"
+    if getattr(builtins, name or "", None) is target:
+        return name
+    global_name, i = name, 0        # a function of the reader's: a global of the generated code
+    while scope.get(global_name, target) is not target:
+        i += 1
+        global_name = f"{name}_{i}"
+    scope[global_name] = target
+    return global_name
 
 
 def _call_args(node):

