@@ -115,3 +115,74 @@ def test_traced_graph_code_and_results_match_torch(case):
         assert got == want                          # the traced module computes what the module did
         assert got_t == want_t
         assert got == pytest.approx(got_t, rel=1e-5, abs=1e-6)   # and what torch's did
+
+
+def _clip_sum(x, limit):
+    return x.clamp(max=limit).sum()
+
+
+# Both libraries record calls of ``_clip_sum`` from this module as one node, not traced into.
+internals.fx.wrap("_clip_sum")
+torch.fx.wrap("_clip_sum")
+
+
+def _programs(L):
+    def branches(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    def loops(x):
+        return [v * 2 for v in x]
+
+    def measures(x):
+        return x * len(x)
+
+    def flagged(x, flag, bias=None):
+        return x * 2 if flag else x + _clip_sum(x, 0.5)
+
+    def edited(x):
+        return L.relu(x + 1.5)
+    return {"branches": branches, "loops": loops, "measures": measures, "flagged": flagged, "edited": edited}
+
+
+@pytest.mark.parametrize("program", ["branches", "loops", "measures"])
+def test_data_dependent_python_raises_torch_error(program):
+    """``if`` and ``for`` on a traced value raise TraceError (a ValueError), ``len`` RuntimeError,
+    each with torch's message."""
+    errors = []
+    for L in (internals, torch):
+        with pytest.raises((ValueError, RuntimeError)) as info:
+            L.fx.symbolic_trace(_programs(L)[program])
+        errors.append((type(info.value).__name__, str(info.value)))
+        assert program == "measures" or isinstance(info.value, L.fx.proxy.TraceError)
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("concrete", [{"flag": False, "bias": None}, {"flag": True}])
+def test_concrete_args_and_wrapped_function_match_torch(concrete):
+    """Fixed inputs become checked placeholders (``flag_1``, with the assertion torch adds); the
+    wrapped function is one call_function node."""
+    logs = []
+    for L in (internals, torch):
+        gm = L.fx.symbolic_trace(_programs(L)["flagged"], concrete_args=concrete)
+        gm.graph.lint()
+        x = L.tensor([[0.25, -1.0], [2.0, 0.75]])
+        flag = concrete["flag"]
+        logs.append((_nodes(gm), gm(x, flag, None).tolist()))
+        with pytest.raises(AssertionError):
+            gm(x, not flag, None)
+    assert logs[0] == logs[1]
+
+
+def test_recompile_after_editing_the_graph_matches_torch():
+    """A pass changes a node's target and a constant; ``recompile`` writes and runs the new code."""
+    logs = []
+    for L in (internals, torch):
+        gm = L.fx.symbolic_trace(_programs(L)["edited"])
+        node = next(n for n in gm.graph.nodes if n.target is operator.add)
+        node.target, node.args = operator.mul, (node.args[0], -2.0)
+        gm.recompile()
+        gm.graph.lint()
+        logs.append((_code(gm, L), gm(L.tensor([1.0, -3.0])).tolist()))
+    assert logs[0] == logs[1]

@@ -114,7 +114,7 @@ def python_code(graph, annotate=False, width=87, scope=None):
             if infix is not None:       # ``a * 2.0``, ``out[0]``: Python's own syntax, as fx prints them
                 lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}{free}")
             else:       # printed for reading, wrapped narrower where the freeing would overrun the width
-                callee = _callee(node.target, scope)
+                callee = _callee(node.target, scope, graph)
                 call = _wrapped(f"    {lhs} = {callee}(", _call_args(node), width)
                 if annotate and free and len(call[-1] + free) > width:
                     call = _wrapped(f"    {lhs} = {callee}(", _call_args(node), width - len(free))
@@ -154,7 +154,7 @@ _PYTHON_OPERATORS = {getattr(operator, name): text for name, text in (
 _NAMESPACES = ("internals", "internals.nn.functional", "internals.special", "internals.linalg", "internals.fft")
 
 
-def _callee(target, scope):
+def _callee(target, scope, graph):
     if getattr(target, "__module__", None) == "_operator":     # getitem; arithmetic on symbols
         return f"operator.{target.__name__}"
     if hasattr(target, "_schema"):          # an aten operator (make_fx's graphs)
@@ -166,8 +166,9 @@ def _callee(target, scope):
             return f"{namespace}.{name}"
     if getattr(builtins, name or "", None) is target:
         return name
-    global_name, i = name, 0        # a function of the reader's: a global of the generated code
-    while scope.get(global_name, target) is not target:
+    # A function of the reader's: a global of the generated code, named apart from its values.
+    global_name, i, taken = name, 0, {n.name for n in graph.nodes}
+    while scope.get(global_name, target) is not target or global_name in taken:
         i += 1
         global_name = f"{name}_{i}"
     scope[global_name] = target
