@@ -1,8 +1,8 @@
 """Module hooks as torch 2.13 has them (forward pre-hooks and hooks with ``prepend``,
 ``with_kwargs`` and ``always_call``; the state-dict save and load hooks, public and private) and
 ``Module.to`` with complex and other dtypes; the global hooks every module runs
-(``register_module_forward_hook`` and kin) and ``Module.set_submodule``, against torch: each scenario logs what the hooks
-saw and did, in both libraries, and the logs must be equal."""
+(``register_module_forward_hook`` and kin) and ``Module.set_submodule``, against torch: each
+scenario logs what the hooks saw and did, in both libraries, and the logs must be equal."""
 import warnings
 from collections import OrderedDict
 

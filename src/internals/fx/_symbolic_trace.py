@@ -128,8 +128,8 @@ class Tracer:
         value = concrete_args[param.name]
         proxy = self.create_proxy("placeholder", f"{param.name}_1", default, {}, name=f"{param.name}_1")
         if value is None:
-            self.create_proxy("call_function", _assert_is_none,
-                              (proxy, f"{param.name} has been specialized to have value None but got another value"), {})
+            message = f"{param.name} has been specialized to have value None but got another value"
+            self.create_proxy("call_function", _assert_is_none, (proxy, message), {})
         elif isinstance(value, (bool, int, float, str)):
             self.create_proxy("call_function", _assert, (proxy == value, f"{param.name} has been specialized to have "
                                                          f"value {value} but got another value"), {})

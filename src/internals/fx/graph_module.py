@@ -100,7 +100,8 @@ def python_code(graph, annotate=False, width=87, scope=None):
         elif node.op == "get_attr":
             lines.append(f"    {node.name} = {_format_target('self', node.target)}{free}")
         elif node.op == "call_module":
-            lines.append(f"    {node.name} = {_format_target('self', node.target)}({', '.join(_call_args(node))}){free}")
+            callee = _format_target("self", node.target)
+            lines.append(f"    {node.name} = {callee}({', '.join(_call_args(node))}){free}")
         elif node.op == "call_method":
             rest = [_source(a) for a in node.args[1:]] + [f"{k} = {_source(v)}" for k, v in node.kwargs.items()]
             lines.append(f"    {node.name} = {_source(node.args[0])}.{node.target}({', '.join(rest)}){free}")

@@ -9,6 +9,8 @@ cannot do is be a Python value: ``if x:`` or ``for v in x:`` would need the data
 import builtins
 import operator
 
+from .._tensor import Tensor
+
 __all__ = ["Attribute", "Proxy", "TraceError"]
 
 
@@ -58,8 +60,7 @@ class Proxy:
         """A library function called on a Proxy: a Tensor method becomes ``call_method`` (by
         name), anything else ``call_function`` of the function itself."""
         tracer = next(a.tracer for a in _flat(args, kwargs) if isinstance(a, Proxy))
-        import internals
-        if getattr(internals.Tensor, getattr(func, "__name__", ""), None) is func:
+        if getattr(Tensor, getattr(func, "__name__", ""), None) is func:
             return tracer.create_proxy("call_method", func.__name__, args, kwargs or {})
         return tracer.create_proxy("call_function", func, args, kwargs or {})
 
