@@ -48,8 +48,15 @@ def _function(L):
     return scaled
 
 
+def _unpacking(L):
+    def halves(x):
+        top, bottom = x.split(1)            # unpacking a traced value: one getitem per name
+        return L.cat([bottom, top]).neg(), abs(top)
+    return halves
+
+
 CASES = {"mlp": (_mlp, (2, 3)), "conv_bn_relu": (_conv_bn_relu, (1, 2, 4, 4)),
-         "module_list": (_module_list, (2, 3)), "function": (_function, (2, 3))}
+         "module_list": (_module_list, (2, 3)), "function": (_function, (2, 3)), "unpacking": (_unpacking, (2, 3))}
 
 
 def _built(L, case):

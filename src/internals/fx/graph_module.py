@@ -28,7 +28,12 @@ class GraphModule(Module):
         if type(self).__name__ != class_name:   # each GraphModule its own class, named as asked (fx's ``__new__``)
             self.__class__ = type(class_name, (type(self),), {})
         self.graph, self._class_name = graph, class_name
+        # The graphs make_fx records (``root`` a dict of constants) are read in the book: their
+        # long calls are wrapped to a page's width. A module traced symbolically keeps torch's
+        # one line per node, so its ``code`` is torch's text.
+        self._code_width = 87
         if isinstance(root, Module):
+            self._code_width, self.training = math.inf, root.training
             for node in graph.nodes:
                 if node.op in ("get_attr", "call_module"):
                     _copy_attr(root, self, node.target)
@@ -41,7 +46,7 @@ class GraphModule(Module):
         """Regenerate ``code`` from the graph (after a pass changed it) and compile it."""
         scope = {"internals": internals, "operator": operator, "inf": math.inf, "nan": math.nan,
                  "device": internals.device}
-        self.code = python_code(self.graph, scope=scope)
+        self.code = python_code(self.graph, width=self._code_width, scope=scope)
         code = compile(self.code, f"<fx {self._class_name}>", "exec")
         exec(code, scope)  # noqa: S102 -- running its generated code is what a GraphModule does
         self._forward = scope["forward"]
@@ -156,8 +161,9 @@ _NAMESPACES = ("internals", "internals.nn.functional", "internals.special", "int
 
 
 def _callee(target, scope, graph):
-    if getattr(target, "__module__", None) == "_operator":     # getitem; arithmetic on symbols
-        return f"operator.{target.__name__}"
+    if getattr(target, "__module__", None) == "_operator":     # ``abs``: no syntax of its own in fx's list
+        scope[f"_operator_{target.__name__}"] = target          # a global named as fx names it
+        return f"_operator_{target.__name__}"
     if hasattr(target, "_schema"):          # an aten operator (make_fx's graphs)
         return f"internals.ops.{target_name(target)}"
     name = getattr(target, "__name__", None)

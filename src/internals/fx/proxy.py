@@ -7,7 +7,9 @@ cannot do is be a Python value: ``if x:`` or ``for v in x:`` would need the data
 ``TraceError``.
 """
 import builtins
+import dis
 import operator
+import sys
 
 from .._tensor import Tensor
 
@@ -39,6 +41,12 @@ class Proxy:
         return self.tracer.create_proxy("call_function", operator.getitem, (self, index), {})
 
     def __iter__(self):
+        # ``a, b = proxy`` can be traced: the caller's next instruction says how many values it
+        # unpacks, so that many ``getitem`` nodes stand for them (fx reads the bytecode the same way).
+        caller = sys._getframe(1)
+        for inst in dis.get_instructions(caller.f_code):
+            if inst.offset == caller.f_lasti and inst.opname == "UNPACK_SEQUENCE":
+                return iter([self[i] for i in range(inst.argval)])
         raise TraceError(
             "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a "
             "*args or **kwargs function argument. See the torch.fx docs on pytorch.org for a more detailed "
@@ -47,6 +55,10 @@ class Proxy:
 
     def __bool__(self):
         raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
+
+    def keys(self):
+        """``**proxy`` asks for the keys first: a ``keys`` call the program can record."""
+        return self.tracer.create_proxy("call_method", "keys", (self,), {})
 
     def __len__(self):
         raise RuntimeError("'len' is not supported in symbolic tracing by default. If you want this call to "
