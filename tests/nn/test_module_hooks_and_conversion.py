@@ -168,6 +168,33 @@ def global_hooks(L, log):
     log.append(("after_remove", len(log)))
 
 
+def registration_hooks(L, log):
+    """The global registration hooks see every parameter, buffer and child a module registers
+    (in ``__init__``, ``__setattr__``, ``register_*``, ``add_module``); a result replaces the value."""
+    g = L.nn.modules.module
+    handles = [
+        g.register_module_parameter_registration_hook(lambda mod, n, v: log.append(("param", type(mod).__name__, n))),
+        g.register_module_buffer_registration_hook(
+            lambda mod, n, v: log.append(("buffer", type(mod).__name__, n, v is None)) or (v if v is None else v + 1)),
+        g.register_module_module_registration_hook(
+            lambda mod, n, v: L.nn.Tanh() if isinstance(v, L.nn.ReLU) else log.append(("module", n))),
+    ]
+    try:
+        m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU())
+        m.add_module("norm", L.nn.BatchNorm1d(2))
+        m.register_buffer("mask", L.zeros(2))
+        m.mask = L.ones(2)
+        m.register_buffer("empty", None)
+        m.extra = L.nn.Parameter(L.ones(1))
+        m.norm = None
+    finally:
+        for h in handles:
+            h.remove()
+    m.register_buffer("late", L.zeros(1))
+    log.append([type(mod).__name__ for mod in m.children()])
+    log.append({k: v.tolist() for k, v in m.named_buffers()})
+
+
 def set_submodule(L, log):
     """Replacing, adding (not with ``strict``) and the errors: no target, not a module, a missing
     parent, an attribute that is not a module."""
@@ -187,7 +214,8 @@ def set_submodule(L, log):
 
 
 @pytest.mark.parametrize("scenario", [forward_hooks, bad_pre_hook_result, pre_hook_replaces_args, state_dict_hooks,
-                                      load_state_dict_hooks, module_to, global_hooks, set_submodule],
+                                      load_state_dict_hooks, module_to, global_hooks, registration_hooks,
+                                      set_submodule],
                          ids=lambda f: f.__name__)
 def test_scenario_logs_match_torch(scenario):
     ours, theirs = [], []

@@ -15,8 +15,10 @@ from ...c10 import scalar_type as st
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
-           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
+__all__ = ["Module", "register_module_buffer_registration_hook", "register_module_forward_hook",
+           "register_module_forward_pre_hook", "register_module_full_backward_hook",
+           "register_module_full_backward_pre_hook", "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 # Hooks every module runs (torch's ``_global_forward_hooks`` and kin): a global hook runs before
 # the module's own hooks of its kind, on every call of every module. They are lists, as a
@@ -25,6 +27,9 @@ _global_forward_pre_hooks = []
 _global_forward_hooks = []
 _global_backward_pre_hooks = []
 _global_backward_hooks = []
+_global_buffer_registration_hooks = []
+_global_module_registration_hooks = []
+_global_parameter_registration_hooks = []
 
 
 def register_module_forward_pre_hook(hook):
@@ -116,6 +121,31 @@ def _parse_to(args, kwargs):
     return device, dtype, non_blocking, kwargs.get("memory_format")
 
 
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, tensor)`` runs whenever any module registers a buffer; a non-None
+    result is registered instead."""
+    return Module._add_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs whenever any module registers a child module."""
+    return Module._add_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs whenever any module registers a parameter."""
+    return Module._add_hook(_global_parameter_registration_hooks, hook)
+
+
+def _registered(hooks, module, name, value):
+    """``value`` as the registration hooks leave it: each may hand back a replacement."""
+    for hook in list(hooks):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 class _ForwardHook:
     """A registered forward (pre-)hook with its flags; called with the kwargs only when it asked
     for them (``with_kwargs``), as torch's ``_call_impl`` calls it."""
@@ -169,7 +199,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
-        self._parameters[name] = param
+        self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         """A tensor that is state but not a parameter (running means, masks): moved by ``to``,
@@ -180,7 +210,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -190,7 +220,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         self._check_name(name, "module", self._modules)
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -227,17 +257,17 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             forget(self.__dict__, params, buffers)
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(torch.Tensor or None expected)")
-            buffers[name] = value
+            buffers[name] = _registered(_global_buffer_registration_hooks, self, name, value)
         else:
             object.__setattr__(self, name, value)
 
