@@ -91,13 +91,17 @@ def _nodes(gm):
             for n in gm.graph.nodes]
 
 
-def _code(gm, L):
-    """The generated source; torch's with its library's names read as ours (torch's functional
+def _text(text, L):
+    """A printed graph or code; torch's with its library's names read as ours (torch's functional
     ``gelu`` is its C binding ``torch._C._nn.gelu``, ours a Python function of ``nn.functional``)."""
-    text = gm.code.strip()
+    text = text.strip()
     if L is torch:
         text = text.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.", "internals.")
     return text
+
+
+def _code(gm, L):
+    return _text(gm.code, L)
 
 
 def _flat_values(out):
@@ -113,7 +117,7 @@ def test_traced_graph_code_and_results_match_torch(case):
         root = _built(L, case)
         gm = L.fx.symbolic_trace(root)
         gm.graph.lint()
-        log.append((_nodes(gm), _code(gm, L), type(gm).__name__))
+        log.append((_nodes(gm), _code(gm, L), _text(str(gm.graph), L), type(gm).__name__))
         log.append(sorted(gm.state_dict()))
         with L.no_grad():
             log.append((_flat_values(gm(*_inputs(L, case))), _flat_values(root(*_inputs(L, case)))))

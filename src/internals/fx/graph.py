@@ -15,6 +15,7 @@ import builtins
 import inspect
 import keyword
 import operator
+import sys
 
 from ..c10.sym import is_symbolic
 from ..utils._pytree import tree_flatten, tree_map
@@ -78,32 +79,58 @@ class Node:
 
     def format_node(self):
         """The node as fx's ``Graph.__str__`` lists it: ``%name : [users=n] = op[target=...](args)``."""
+        if self.op == "output":
+            return f"return {self.args[0]!r}"
         head = f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={target_name(self.target)}]"
+        if self.op == "placeholder" and self.args:
+            return f"{head}(default={self.args[0]!r})"
         if self.op in ("placeholder", "get_attr"):
             return head
-        return f"{head}(args = {_format(self.args)}, kwargs = {_format(self.kwargs)})"
+        return f"{head}(args = {_format(self.args, str)}, kwargs = {_format(self.kwargs, str)})"
 
     def __repr__(self):
         return self.name
 
 
+# Where the library's public functions live, as torch's: ``internals.relu``,
+# ``internals.nn.functional.relu``, ...
+PUBLIC_NAMESPACES = ("internals", "internals.nn.functional", "internals.special", "internals.linalg",
+                     "internals.fft")
+
+
+def public_name(fn):
+    """``internals.nn.functional.relu``: where a library function is reached from, or None."""
+    name = getattr(fn, "__name__", None)
+    for namespace in PUBLIC_NAMESPACES:
+        if name and getattr(sys.modules.get(namespace), name, None) is fn:
+            return f"{namespace}.{name}"
+    return None
+
+
 def target_name(target):
-    """``aten.add.Tensor`` for an operator, ``operator.getitem`` for a Python function."""
-    if target is operator.getitem:
-        return "operator.getitem"
-    return str(target)
+    """``aten.add.Tensor`` for an operator, ``operator.getitem`` for a Python operator,
+    ``internals.relu`` for a library function, ``module.name`` for another (fx's qualified name)."""
+    if isinstance(target, str) or hasattr(target, "_schema"):
+        return str(target)
+    if getattr(target, "__module__", None) == "_operator":
+        return f"operator.{target.__name__}"
+    if getattr(builtins, getattr(target, "__name__", ""), None) is target:
+        return f"builtins.{target.__name__}"
+    return public_name(target) or f"{target.__module__}.{target.__qualname__}"
 
 
-def _format(value):
+def _format(value, text=repr):
+    """An argument as the graph prints it: nodes as ``%name``, strings bare in ``Graph.__str__``
+    (``text=str``, as fx's ``_format_arg``), quoted in ``print_tabular``."""
     if isinstance(value, Node):
         return f"%{value.name}"
     if isinstance(value, tuple):
-        return "(" + ", ".join(_format(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return "(" + ", ".join(_format(v, text) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, list):
-        return "[" + ", ".join(_format(v) for v in value) + "]"
+        return "[" + ", ".join(_format(v, text) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_format(v)}" for k, v in value.items()) + "}"
-    return repr(value)
+        return "{" + ", ".join(f"{k}: {_format(v, text)}" for k, v in value.items()) + "}"
+    return text(value) if isinstance(value, str) else repr(value)
 
 
 class Graph:

@@ -7,13 +7,12 @@ fx does not interpret a graph node by node: it writes the graph out as the sourc
 import builtins
 import math
 import operator
-import sys
 import textwrap
 
 import internals
 
 from ..nn import Module
-from .graph import Node, describe_value, target_name
+from .graph import Node, describe_value, public_name, target_name
 
 __all__ = ["GraphModule"]
 
@@ -155,22 +154,15 @@ _PYTHON_OPERATORS = {getattr(operator, name): text for name, text in (
     ("neg", "-{}"), ("invert", "~{}"))}
 
 
-# Where the library's public functions live, as torch's: ``internals.relu``,
-# ``internals.nn.functional.relu``, ...
-_NAMESPACES = ("internals", "internals.nn.functional", "internals.special", "internals.linalg", "internals.fft")
-
-
 def _callee(target, scope, graph):
     if getattr(target, "__module__", None) == "_operator":     # ``abs``: no syntax of its own in fx's list
         scope[f"_operator_{target.__name__}"] = target          # a global named as fx names it
         return f"_operator_{target.__name__}"
     if hasattr(target, "_schema"):          # an aten operator (make_fx's graphs)
         return f"internals.ops.{target_name(target)}"
-    name = getattr(target, "__name__", None)
-    for namespace in _NAMESPACES:
-        module = sys.modules.get(namespace)
-        if name and getattr(module, name, None) is target:
-            return f"{namespace}.{name}"
+    name, public = getattr(target, "__name__", None), public_name(target)
+    if public:
+        return public
     if getattr(builtins, name or "", None) is target:
         return name
     # A function of the reader's: a global of the generated code, named apart from its values.
