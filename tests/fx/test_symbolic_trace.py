@@ -44,7 +44,7 @@ def _module_list(L):
 def _function(L):
     def scaled(x, y, scale=3):
         z = L.add(x, y, alpha=2.0).clamp(min=0.0)
-        return L.nn.functional.gelu(z).sum(dim=1, keepdim=True) / scale
+        return L.nn.functional.gelu(z).sum(dim=1, keepdim=True) / scale + L.tensor([[0.5], [-0.5]])
     return scaled
 
 
@@ -197,3 +197,34 @@ def test_recompile_after_editing_the_graph_matches_torch():
         gm.graph.lint()
         logs.append((_code(gm, L), gm(L.tensor([1.0, -3.0])).tolist()))
     assert logs[0] == logs[1]
+
+
+def test_leaf_modules_and_a_tracer_that_traces_into_them_match_torch():
+    """The library's layers are leaves and a Sequential or a reader's module is not; a Tracer
+    whose ``is_leaf_module`` says no to Linear records Linear's own forward instead."""
+    logs = []
+    for L in (internals, torch):
+        class Into(L.fx.Tracer):
+            def is_leaf_module(self, m, name):
+                return not isinstance(m, L.nn.Linear) and super().is_leaf_module(m, name)
+        root = _built(L, "mlp")
+        leaves = [L.fx.Tracer().is_leaf_module(m, name) for name, m in root.named_modules()]
+        graph = Into().trace(root)
+        gm = L.fx.GraphModule(root, graph)
+        logs.append((leaves, _nodes(gm), _code(gm, L), gm(*_inputs(L, "mlp")).flatten().tolist()))
+    assert logs[0][:3] == logs[1][:3]
+    assert logs[0][3] == pytest.approx(logs[1][3], rel=1e-5, abs=1e-6)
+
+
+def test_lint_finds_a_node_read_before_it_is_defined():
+    """Moving a node after its reader breaks the order: ``lint`` raises RuntimeError, as torch's."""
+    errors = []
+    for L in (internals, torch):
+        gm = L.fx.symbolic_trace(_programs(L)["edited"])
+        add = next(n for n in gm.graph.nodes if n.target is operator.add)
+        reader = next(iter(add.users))
+        reader.append(add)
+        with pytest.raises(RuntimeError) as info:
+            gm.graph.lint()
+        errors.append(str(info.value).splitlines()[0])
+    assert errors[0] == errors[1]

@@ -77,6 +77,18 @@ class Node:
         for user in list(self.users):
             user.replace_input_with(self, new)
 
+    def prepend(self, x):
+        """Move node ``x`` to just before this one (fx's ``Node.prepend``)."""
+        nodes = self.graph.nodes
+        nodes.remove(x)
+        nodes.insert(nodes.index(self), x)
+
+    def append(self, x):
+        """Move node ``x`` to just after this one (fx's ``Node.append``)."""
+        nodes = self.graph.nodes
+        nodes.remove(x)
+        nodes.insert(nodes.index(self) + 1, x)
+
     def format_node(self):
         """The node as fx's ``Graph.__str__`` lists it: ``%name : [users=n] = op[target=...](args)``."""
         if self.op == "output":

@@ -74,8 +74,8 @@ def _copy_attr(source, dest, target):
             dest.add_module(item, Module())
         dest = dest._modules[item]
     value = getattr(source, name)
-    if isinstance(value, internals.Tensor) and name in getattr(source, "_buffers", {}):
-        dest.register_buffer(name, value)
+    if isinstance(value, internals.Tensor) and not isinstance(value, internals.nn.Parameter):
+        dest.register_buffer(name, value)       # a buffer or a traced constant: kept in the state dict
     else:
         setattr(dest, name, value)
 
