@@ -51,7 +51,7 @@ def _function(L):
 def _unpacking(L):
     def halves(x):
         top, bottom = x.split(1)            # unpacking a traced value: one getitem per name
-        return L.cat([bottom, top]).neg(), abs(top)
+        return L.cat([bottom, top]).neg(), abs(top) / math.sqrt(x.size(-1))   # math's calls recorded
     return halves
 
 
@@ -101,7 +101,10 @@ def _text(text, L):
 
 
 def _code(gm, L):
-    return _text(gm.code, L)
+    """torch's code first declares the functions it calls by a global name (``math_sqrt``):
+    our code calls them by the same names, and does not declare them."""
+    return "\n".join(line for line in _text(gm.code, L).splitlines()
+                     if not line.startswith("internals.fx._symbolic_trace.wrap(")).strip()
 
 
 def _flat_values(out):

@@ -9,7 +9,9 @@ computed: no tensor data exists while tracing, which is why control flow on a tr
 import builtins
 import functools
 import inspect
+import math
 import sys
+import types
 
 from .. import nn
 from .._tensor import Tensor
@@ -106,6 +108,8 @@ class Tracer:
         self.graph, self._constants = Graph(), {}
         fn = inspect.unwrap(fn)
         params = list(inspect.signature(fn).parameters.values())[len(bound):]
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            raise NotImplementedError("symbolic_trace here takes named parameters only, not *args or **kwargs")
         if isinstance(concrete_args, tuple):
             if len(params) != len(concrete_args):
                 raise RuntimeError(f"Tracing expected {len(params)} arguments but got {len(concrete_args)} "
@@ -114,6 +118,7 @@ class Tracer:
         args = [self._placeholder(p, concrete_args or {}) for p in params]
         kwargs = {p.name: a for p, a in zip(params, args, strict=True) if p.kind is p.KEYWORD_ONLY}
         args = args[:len(args) - len(kwargs)]
+        self.fn_globals = getattr(fn, "__globals__", {})
         with _patched(self):
             result = fn(*bound, *args, **kwargs)
         self.graph.output(self.create_arg(result))
@@ -153,6 +158,14 @@ class _patched:
             return tracer.getattr(name, module_getattr(mod, name))
         self._set(nn.Module, "__call__", call)
         self._set(nn.Module, "__getattr__", get)
+        # ``math``'s functions record their calls on a traced value (``math.sqrt(x.size(-1))``),
+        # reached as ``math.sqrt`` or as a global of the traced code's module: fx's autowrap.
+        for name, fn in list(vars(math).items()):
+            if isinstance(fn, types.BuiltinFunctionType):
+                self._set(math, name, _recording(tracer, fn))
+                for scope_name, value in list(tracer.fn_globals.items()):
+                    if value is fn:
+                        self._set_global(tracer.fn_globals, scope_name, _recording(tracer, fn))
         for scope, name in _wrapped:
             if name in scope or name in vars(builtins):
                 self._set_global(scope, name, _recording(tracer, scope.get(name, vars(builtins).get(name))))

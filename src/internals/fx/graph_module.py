@@ -7,6 +7,7 @@ fx does not interpret a graph node by node: it writes the graph out as the sourc
 import builtins
 import math
 import operator
+import re
 import textwrap
 
 import internals
@@ -160,12 +161,14 @@ def _callee(target, scope, graph):
         return f"_operator_{target.__name__}"
     if hasattr(target, "_schema"):          # an aten operator (make_fx's graphs)
         return f"internals.ops.{target_name(target)}"
-    name, public = getattr(target, "__name__", None), public_name(target)
-    if public:
-        return public
+    name, module = getattr(target, "__name__", None), getattr(target, "__module__", None) or ""
+    if module.split(".")[0] == "internals":     # the library's own: reached through ``internals``
+        return public_name(target) or f"{module}.{target.__qualname__}"
     if getattr(builtins, name or "", None) is target:
         return name
-    # A function of the reader's: a global of the generated code, named apart from its values.
+    # Another function (the reader's, ``math.sqrt``): a global of the generated code named after
+    # its qualified name (``math_sqrt``) and apart from the values, as fx names it.
+    name = re.sub("[^0-9a-zA-Z_]+", "_", f"{module}.{name}" if module else name)
     global_name, i, taken = name, 0, {n.name for n in graph.nodes}
     while scope.get(global_name, target) is not target or global_name in taken:
         i += 1
