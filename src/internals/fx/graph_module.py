@@ -55,6 +55,11 @@ class GraphModule(Module):
     def forward(self, *args, **kwargs):
         return self._forward(self, *args, **kwargs)
 
+    def __str__(self):
+        """The module's children, then its code, then a pointer to ``print_readable``, as fx's."""
+        return (f"{Module.__repr__(self)}\n\n\n\n{self.code}    \n"
+                "# To see more debug info, please use `graph_module.print_readable()`")
+
     def print_readable(self, print_output=True):
         """The module as a class with its ``forward``, each line annotated with the value's dtype and
         shape (``f32[5, 4]``) as tracing found them."""
