@@ -169,13 +169,15 @@ def _programs(L):
 def test_data_dependent_python_raises_torch_error(program):
     """``if`` and ``for`` on a traced value raise TraceError (a ValueError), ``len`` RuntimeError,
     each with torch's message."""
-    errors = []
+    errors, patched = [], (internals.nn.Module.__call__, internals.nn.Module.__getattr__, math.sqrt)
     for L in (internals, torch):
         with pytest.raises((ValueError, RuntimeError)) as info:
             L.fx.symbolic_trace(_programs(L)[program])
         errors.append((type(info.value).__name__, str(info.value)))
         assert program == "measures" or isinstance(info.value, L.fx.proxy.TraceError)
     assert errors[0] == errors[1]
+    # what tracing patched is put back, though the trace failed
+    assert (internals.nn.Module.__call__, internals.nn.Module.__getattr__, math.sqrt) == patched
 
 
 @pytest.mark.parametrize("concrete", [{"flag": False, "bias": None}, {"flag": True}])
