@@ -37,7 +37,7 @@ def _module_list(L):
         def forward(self, x, shift=1.0):
             for layer in self.layers:
                 x = layer(x)
-            y = x.softmax(dim=-1) * self.scale + shift
+            y = x.softmax(dim=-1) * self.scale + shift * self.scale     # one get_attr node for both
             return y[:, 0], x.shape[0], 2 - y
     return Stack()
 

@@ -95,8 +95,10 @@ class Tracer:
         """A parameter or buffer read inside a traced forward becomes a ``get_attr`` node."""
         if isinstance(value, Tensor):
             for name, t in (*self.root.named_parameters(), *self.root.named_buffers()):
-                if t is value:
-                    return Proxy(self.graph.get_attr(name), self)
+                if t is value:      # read again, the same node (fx's parameter_proxy_cache)
+                    if name not in self._attr_proxies:
+                        self._attr_proxies[name] = Proxy(self.graph.get_attr(name), self)
+                    return self._attr_proxies[name]
         return value
 
     def trace(self, root, concrete_args=None):
@@ -105,7 +107,7 @@ class Tracer:
             self.root, fn, bound = root, type(root).forward, [root]
         else:
             self.root, fn, bound = nn.Module(), root, []
-        self.graph, self._constants = Graph(), {}
+        self.graph, self._constants, self._attr_proxies = Graph(), {}, {}
         fn = inspect.unwrap(fn)
         params = list(inspect.signature(fn).parameters.values())[len(bound):]
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
