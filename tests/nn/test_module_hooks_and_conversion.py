@@ -1,7 +1,8 @@
 """Module hooks as torch 2.13 has them (forward pre-hooks and hooks with ``prepend``,
 ``with_kwargs`` and ``always_call``; the state-dict save and load hooks, public and private) and
-``Module.to`` with complex and other dtypes, against torch: each scenario logs what the hooks
-saw and did, in both libraries, and the logs must be equal."""
+``Module.to`` with complex and other dtypes; the global hooks every module runs
+(``register_module_forward_hook`` and kin) and ``Module.set_submodule``, against torch: each
+scenario logs what the hooks saw and did, in both libraries, and the logs must be equal."""
 import warnings
 from collections import OrderedDict
 
@@ -138,8 +139,84 @@ def module_to(L, log):
     log.append(L.nn.Conv2d(2, 2, 1).to(memory_format=L.channels_last).weight.stride())
 
 
+def global_hooks(L, log):
+    """The global hooks run on every module (the child first finishes its own call), before each
+    module's own hooks of their kind; removing their handles stops them."""
+    g = L.nn.modules.module
+    m = _model(L)
+    m.register_forward_pre_hook(lambda mod, a: log.append(("own_pre", type(mod).__name__)))
+    m.register_forward_hook(lambda mod, a, o: log.append(("own_fwd", type(mod).__name__)))
+    handles = [
+        g.register_module_forward_pre_hook(lambda mod, a: log.append(("pre", type(mod).__name__, len(a)))),
+        g.register_module_forward_hook(lambda mod, a, k, o: log.append(("fwd_kw", type(mod).__name__, sorted(k))),
+                                       with_kwargs=True),
+        g.register_module_forward_hook(lambda mod, a, o: o * 2 if isinstance(mod, L.nn.Linear) else None),
+        g.register_module_full_backward_pre_hook(lambda mod, go: log.append(("bw_pre", type(mod).__name__))),
+        g.register_module_full_backward_hook(
+            lambda mod, gi, go: log.append(("bw", type(mod).__name__, [round(v, 4) for v in go[0].sum(1).tolist()]))),
+    ]
+    try:
+        x = L.tensor([[1.0, 2.0], [3.0, -1.0], [0.0, 5.0]], requires_grad=True)
+        out = m(x, scale=3.0)
+        log.append(("out", [round(v, 4) for v in out.sum(1).tolist()]))
+        out.sum().backward()
+        log.append(("grad", [round(v, 4) for v in x.grad.sum(1).tolist()]))
+    finally:
+        for h in handles:
+            h.remove()
+    m(L.ones(3, 2))
+    log.append(("after_remove", len(log)))
+
+
+def registration_hooks(L, log):
+    """The global registration hooks see every parameter, buffer and child a module registers
+    (in ``__init__``, ``__setattr__``, ``register_*``, ``add_module``); a result replaces the value."""
+    g = L.nn.modules.module
+    handles = [
+        g.register_module_parameter_registration_hook(lambda mod, n, v: log.append(("param", type(mod).__name__, n))),
+        g.register_module_buffer_registration_hook(
+            lambda mod, n, v: log.append(("buffer", type(mod).__name__, n, v is None)) or (v if v is None else v + 1)),
+        g.register_module_module_registration_hook(
+            lambda mod, n, v: L.nn.Tanh() if isinstance(v, L.nn.ReLU) else log.append(("module", n))),
+    ]
+    try:
+        m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.ReLU())
+        m.add_module("norm", L.nn.BatchNorm1d(2))
+        m.register_buffer("mask", L.zeros(2))
+        m.mask = L.ones(2)
+        m.register_buffer("empty", None)
+        m.extra = L.nn.Parameter(L.ones(1))
+        m.norm = None
+    finally:
+        for h in handles:
+            h.remove()
+    m.register_buffer("late", L.zeros(1))
+    log.append([type(mod).__name__ for mod in m.children()])
+    log.append({k: v.tolist() for k, v in m.named_buffers()})
+
+
+def set_submodule(L, log):
+    """Replacing, adding (not with ``strict``) and the errors: no target, not a module, a missing
+    parent, an attribute that is not a module."""
+    m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.Sequential(L.nn.ReLU()))
+    m.set_submodule("1.0", L.nn.Tanh())
+    m.set_submodule("1.extra", L.nn.Sigmoid())
+    m.set_submodule("0", L.nn.Identity(), strict=True)
+    log.append([type(mod).__name__ for mod in m.modules()])
+    for args in [("", L.nn.ReLU()), ("1.0", 3), ("2.x", L.nn.ReLU()), ("1.new", L.nn.ReLU(), True),
+                 ("0.weight", L.nn.ReLU()), ("x.y", L.nn.ReLU())]:
+        try:
+            m.set_submodule(*args)
+            log.append("no error")
+        except (ValueError, AttributeError) as e:
+            log.append((type(e).__name__, str(e).replace("torch.nn.modules", "internals.nn.modules")
+                        .replace("<class 'int'>", "int")))
+
+
 @pytest.mark.parametrize("scenario", [forward_hooks, bad_pre_hook_result, pre_hook_replaces_args, state_dict_hooks,
-                                      load_state_dict_hooks, module_to], ids=lambda f: f.__name__)
+                                      load_state_dict_hooks, module_to, global_hooks, registration_hooks,
+                                      set_submodule],
+                         ids=lambda f: f.__name__)
 def test_scenario_logs_match_torch(scenario):
     ours, theirs = [], []
     scenario(internals, ours)

@@ -1,9 +1,12 @@
 """A small torch.fx: graphs of operator calls (``torch/fx``).
 
-``make_fx`` (in ``experimental.proxy_tensor``) records a function's aten operators into a
-Graph; a GraphModule turns the graph back into runnable Python.
+``symbolic_trace`` records a module's ``forward`` as the calls its source spells (layers,
+methods, functions) into a Graph; ``make_fx`` (in ``experimental.proxy_tensor``) records the
+aten operators a function reaches. A GraphModule turns either graph back into runnable Python.
 """
+from ._symbolic_trace import Tracer, symbolic_trace, wrap
 from .graph import Graph, Node
 from .graph_module import GraphModule
+from .proxy import Proxy, TraceError
 
-__all__ = ["Graph", "GraphModule", "Node"]
+__all__ = ["Graph", "GraphModule", "Node", "Proxy", "TraceError", "Tracer", "symbolic_trace", "wrap"]

@@ -5,13 +5,17 @@ A Graph is a straight line of Nodes. Each node is one of
 - ``placeholder``: an input of the function,
 - ``get_attr``: a tensor the function closed over (a parameter, a constant), kept on the module,
 - ``call_function``: ``target(*args, **kwargs)``, where args may name earlier nodes,
+- ``call_module`` / ``call_method``: ``self.<target>(*args)`` / ``args[0].<target>(*args[1:])``,
+  as symbolic tracing records a layer's call and a Tensor method,
 - ``output``: what the function returns.
 
 There is no control flow: tracing ran the Python once, so every ``if`` was already decided.
 """
 import builtins
+import inspect
 import keyword
 import operator
+import sys
 
 from ..c10.sym import is_symbolic
 from ..utils._pytree import tree_flatten, tree_map
@@ -73,34 +77,72 @@ class Node:
         for user in list(self.users):
             user.replace_input_with(self, new)
 
+    def prepend(self, x):
+        """Move node ``x`` to just before this one (fx's ``Node.prepend``)."""
+        nodes = self.graph.nodes
+        nodes.remove(x)
+        nodes.insert(nodes.index(self), x)
+
+    def append(self, x):
+        """Move node ``x`` to just after this one (fx's ``Node.append``)."""
+        nodes = self.graph.nodes
+        nodes.remove(x)
+        nodes.insert(nodes.index(self) + 1, x)
+
     def format_node(self):
         """The node as fx's ``Graph.__str__`` lists it: ``%name : [users=n] = op[target=...](args)``."""
+        if self.op == "output":
+            return f"return {self.args[0]!r}"
         head = f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={target_name(self.target)}]"
+        if self.op == "placeholder" and self.args:
+            return f"{head}(default={self.args[0]!r})"
         if self.op in ("placeholder", "get_attr"):
             return head
-        return f"{head}(args = {_format(self.args)}, kwargs = {_format(self.kwargs)})"
+        return f"{head}(args = {_format(self.args, str)}, kwargs = {_format(self.kwargs, str)})"
 
     def __repr__(self):
         return self.name
 
 
+# Where the library's public functions live, as torch's: ``internals.relu``,
+# ``internals.nn.functional.relu``, ...
+PUBLIC_NAMESPACES = ("internals", "internals.nn.functional", "internals.special", "internals.linalg",
+                     "internals.fft")
+
+
+def public_name(fn):
+    """``internals.nn.functional.relu``: where a library function is reached from, or None."""
+    name = getattr(fn, "__name__", None)
+    for namespace in PUBLIC_NAMESPACES:
+        if name and getattr(sys.modules.get(namespace), name, None) is fn:
+            return f"{namespace}.{name}"
+    return None
+
+
 def target_name(target):
-    """``aten.add.Tensor`` for an operator, ``operator.getitem`` for a Python function."""
-    if target is operator.getitem:
-        return "operator.getitem"
-    return str(target)
+    """``aten.add.Tensor`` for an operator, ``operator.getitem`` for a Python operator,
+    ``internals.relu`` for a library function, ``module.name`` for another (fx's qualified name)."""
+    if isinstance(target, str) or hasattr(target, "_schema"):
+        return str(target)
+    if getattr(target, "__module__", None) == "_operator":
+        return f"operator.{target.__name__}"
+    if getattr(builtins, getattr(target, "__name__", ""), None) is target:
+        return f"builtins.{target.__name__}"
+    return public_name(target) or f"{target.__module__}.{target.__qualname__}"
 
 
-def _format(value):
+def _format(value, text=repr):
+    """An argument as the graph prints it: nodes as ``%name``, strings bare in ``Graph.__str__``
+    (``text=str``, as fx's ``_format_arg``), quoted in ``print_tabular``."""
     if isinstance(value, Node):
         return f"%{value.name}"
     if isinstance(value, tuple):
-        return "(" + ", ".join(_format(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return "(" + ", ".join(_format(v, text) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, list):
-        return "[" + ", ".join(_format(v) for v in value) + "]"
+        return "[" + ", ".join(_format(v, text) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_format(v)}" for k, v in value.items()) + "}"
-    return repr(value)
+        return "{" + ", ".join(f"{k}: {_format(v, text)}" for k, v in value.items()) + "}"
+    return text(value) if isinstance(value, str) else repr(value)
 
 
 class Graph:
@@ -113,6 +155,8 @@ class Graph:
     def _unique_name(self, base):
         """``add``, then ``add_1``...; a Python builtin's name is never used bare (``sum_1``), so the
         generated code can still call ``sum``."""
+        if base[:1].isdigit():          # a Sequential's child ``0``: a name, as fx writes it, ``_0``
+            base = f"_{base}"
         i = 1 if base in _BUILTINS else 0
         name = f"{base}_{i}" if i else base
         while name in self._names:
@@ -126,11 +170,19 @@ class Graph:
         self.nodes.append(node)
         return node
 
-    def placeholder(self, name):
-        return self.create_node("placeholder", name, name=name)
+    def placeholder(self, name, default_value=inspect.Parameter.empty):
+        """An input; a default value is kept as the node's one argument, as fx keeps it."""
+        args = () if default_value is inspect.Parameter.empty else (default_value,)
+        return self.create_node("placeholder", name, args, name=name)
 
     def get_attr(self, name):
-        return self.create_node("get_attr", name, name=name)
+        return self.create_node("get_attr", name)
+
+    def call_module(self, name, args=(), kwargs=None):
+        return self.create_node("call_module", name, args, kwargs)
+
+    def call_method(self, name, args=(), kwargs=None):
+        return self.create_node("call_method", name, args, kwargs)
 
     def call_function(self, target, args=(), kwargs=None):
         return self.create_node("call_function", target, args, kwargs)
@@ -151,6 +203,26 @@ class Graph:
         for node in reversed(list(self.nodes)):
             if node.op == "call_function" and not node.users and not node.is_impure():
                 self.erase_node(node)
+
+    def lint(self):
+        """Check what fx's ``Graph.lint`` checks: every node belongs to this graph, reads only nodes
+        defined before it, has a unique name, and the users lists agree with the arguments."""
+        seen, names = set(), set()
+        for node in self.nodes:
+            if node.graph is not self:
+                raise RuntimeError(f"Node {node} does not belong to this Graph!")
+            if node.op not in ("placeholder", "get_attr", "call_function", "call_module", "call_method", "output"):
+                raise RuntimeError(f"Node {node} had unknown opcode {node.op}!")
+            for used in node.all_input_nodes():
+                if used not in seen:
+                    raise RuntimeError(f"Argument '{used}' of Node '{node}' was used before it has been defined! "
+                                       "Please check that Nodes in the graph are topologically ordered")
+                if node not in used.users:
+                    raise RuntimeError(f"Node {node} reads {used} but is not among its users")
+            if node.name in names:
+                raise RuntimeError(f"Node redefined name {node.name}!")
+            seen.add(node)
+            names.add(node.name)
 
     def call_targets(self):
         """The operators the graph calls, in order, as strings: ``['aten.t.default', ...]``."""
@@ -177,6 +249,8 @@ def _base_name(target):
     """A node's name before numbering: the operator's name without namespace or overload."""
     if target is operator.getitem:
         return "getitem"
+    if isinstance(target, str):         # a module's path or a method's name: ``layers.0`` -> ``layers_0``
+        return target.replace(".", "_")
     packet = getattr(target, "overloadpacket", None)
     return packet.__name__ if packet is not None else getattr(target, "__name__", str(target))
 

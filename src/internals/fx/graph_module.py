@@ -4,40 +4,61 @@ fx does not interpret a graph node by node: it writes the graph out as the sourc
 ``forward`` function and compiles that with ``exec``. The same source is what
 ``print_readable`` shows, so what the reader sees is exactly what runs.
 """
+import builtins
 import math
 import operator
+import re
 import textwrap
 
 import internals
 
-from .graph import Node, describe_value, target_name
+from ..nn import Module
+from .graph import Node, describe_value, public_name, target_name
 
 __all__ = ["GraphModule"]
 
 
-class GraphModule:
-    """``attrs`` holds the tensors the graph's ``get_attr`` nodes name; ``graph`` the code."""
+class GraphModule(Module):
+    """A Module whose ``forward`` is ``graph`` written out as Python. ``root`` holds what the
+    graph's ``get_attr`` and ``call_module`` nodes name: a dict of them, or a module they are
+    copied from by dotted path (so ``state_dict`` has the root's keys for them, as in fx)."""
 
-    def __init__(self, attrs, graph, class_name="GraphModule"):
+    def __init__(self, root, graph, class_name="GraphModule"):
+        super().__init__()
+        if type(self).__name__ != class_name:   # each GraphModule its own class, named as asked (fx's ``__new__``)
+            self.__class__ = type(class_name, (type(self),), {})
         self.graph, self._class_name = graph, class_name
-        for name, value in attrs.items():
-            setattr(self, name, value)
+        # The graphs make_fx records (``root`` a dict of constants) are read in the book: their
+        # long calls are wrapped to a page's width. A module traced symbolically keeps torch's
+        # one line per node, so its ``code`` is torch's text.
+        self._code_width = 87
+        if isinstance(root, Module):
+            self._code_width, self.training = math.inf, root.training
+            for node in graph.nodes:
+                if node.op in ("get_attr", "call_module"):
+                    _copy_attr(root, self, node.target)
+        else:
+            for name, value in root.items():
+                setattr(self, name, value)
         self.recompile()
 
     def recompile(self):
         """Regenerate ``code`` from the graph (after a pass changed it) and compile it."""
-        self.code = python_code(self.graph)
         scope = {"internals": internals, "operator": operator, "inf": math.inf, "nan": math.nan,
                  "device": internals.device}
+        self.code = python_code(self.graph, width=self._code_width, scope=scope)
         code = compile(self.code, f"<fx {self._class_name}>", "exec")
         exec(code, scope)  # noqa: S102 -- running its generated code is what a GraphModule does
         self._forward = scope["forward"]
         return self.code
 
-    def forward(self, *args):
-        return self._forward(self, *args)
+    def forward(self, *args, **kwargs):
+        return self._forward(self, *args, **kwargs)
 
-    __call__ = forward
+    def __str__(self):
+        """The module's children, then its code, then a pointer to ``print_readable``, as fx's."""
+        return (f"{Module.__repr__(self)}\n\n\n\n{self.code}    \n"
+                "# To see more debug info, please use `graph_module.print_readable()`")
 
     def print_readable(self, print_output=True):
         """The module as a class with its ``forward``, each line annotated with the value's dtype and
@@ -49,9 +70,34 @@ class GraphModule:
         return text
 
 
-def python_code(graph, annotate=False, width=87):
-    """The source of ``forward(self, <placeholders>)``: one assignment per node."""
-    params = [n.name for n in graph.nodes if n.op == "placeholder"]
+def _copy_attr(source, dest, target):
+    """Put ``source``'s attribute at dotted ``target`` on ``dest`` at the same path, with plain
+    Modules standing in for the modules on the way (fx's ``_copy_attr``)."""
+    *path, name = target.split(".")
+    for item in path:
+        source = getattr(source, item)
+        if item not in dest._modules:
+            dest.add_module(item, Module())
+        dest = dest._modules[item]
+    value = getattr(source, name)
+    if isinstance(value, internals.Tensor) and not isinstance(value, internals.nn.Parameter):
+        dest.register_buffer(name, value)       # a buffer or a traced constant: kept in the state dict
+    else:
+        setattr(dest, name, value)
+
+
+def _format_target(base, target):
+    """``self.layers.0`` as Python: ``getattr(self.layers, "0")`` where a step is no identifier."""
+    for item in target.split("."):
+        base = f"{base}.{item}" if item.isidentifier() else f'getattr({base}, "{item}")'
+    return base
+
+
+def python_code(graph, annotate=False, width=87, scope=None):
+    """The source of ``forward(self, <placeholders>)``: one assignment per node. Functions that are
+    neither the library's nor Python's operators are added to ``scope`` by name."""
+    scope = {} if scope is None else scope
+    params = [n.target + (f" = {_source(n.args[0])}" if n.args else "") for n in graph.nodes if n.op == "placeholder"]
     if annotate:
         params = [f'{n.name}: "{describe_value(n.meta.get("val"))}"' for n in graph.nodes if n.op == "placeholder"]
     lines = _wrapped("def forward(", ["self"] + params, width, close="):")
@@ -59,8 +105,19 @@ def python_code(graph, annotate=False, width=87):
     for node in graph.nodes:
         freed = last_uses.get(node, []) + ([node] if not node.users else [])
         free = ";  " + " = ".join([n.name for n in freed] + ["None"]) if freed else ""
-        if node.op == "get_attr":
-            lines.append(f"    {node.name} = self.{node.target}{free}")
+        if node.op == "placeholder" and node.name != node.target:     # ``input`` is a builtin: ``input_1 = input``
+            lines.append(f"    {node.name} = {node.target}")
+        elif node.op == "get_attr":
+            lines.append(f"    {node.name} = {_format_target('self', node.target)}{free}")
+        elif node.op == "call_module":
+            callee = _format_target("self", node.target)
+            lines.append(f"    {node.name} = {callee}({', '.join(_call_args(node))}){free}")
+        elif node.op == "call_method":
+            rest = [_source(a) for a in node.args[1:]] + [f"{k} = {_source(v)}" for k, v in node.kwargs.items()]
+            lines.append(f"    {node.name} = {_source(node.args[0])}.{node.target}({', '.join(rest)}){free}")
+        elif node.op == "call_function" and node.target is getattr and len(node.args) == 2 \
+                and isinstance(node.args[1], str) and node.args[1].isidentifier():
+            lines.append(f"    {node.name} = {_source(node.args[0])}.{node.args[1]}{free}")
         elif node.op == "call_function":
             note = describe_value(node.meta.get("val")) if annotate else ""
             lhs = f'{node.name}: "{note}"' if note else node.name
@@ -68,9 +125,10 @@ def python_code(graph, annotate=False, width=87):
             if infix is not None:       # ``a * 2.0``, ``out[0]``: Python's own syntax, as fx prints them
                 lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}{free}")
             else:       # printed for reading, wrapped narrower where the freeing would overrun the width
-                call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
+                callee = _callee(node.target, scope, graph)
+                call = _wrapped(f"    {lhs} = {callee}(", _call_args(node), width)
                 if annotate and free and len(call[-1] + free) > width:
-                    call = _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width - len(free))
+                    call = _wrapped(f"    {lhs} = {callee}(", _call_args(node), width - len(free))
                 lines += call[:-1] + [call[-1] + free]
         elif node.op == "output":
             lines.append(f"    return {_source(node.args[0])}")
@@ -102,10 +160,26 @@ _PYTHON_OPERATORS = {getattr(operator, name): text for name, text in (
     ("neg", "-{}"), ("invert", "~{}"))}
 
 
-def _callee(target):
-    if getattr(target, "__module__", None) == "_operator":     # getitem; arithmetic on symbols
-        return f"operator.{target.__name__}"
-    return f"internals.ops.{target_name(target)}"
+def _callee(target, scope, graph):
+    if getattr(target, "__module__", None) == "_operator":     # ``abs``: no syntax of its own in fx's list
+        scope[f"_operator_{target.__name__}"] = target          # a global named as fx names it
+        return f"_operator_{target.__name__}"
+    if hasattr(target, "_schema"):          # an aten operator (make_fx's graphs)
+        return f"internals.ops.{target_name(target)}"
+    name, module = getattr(target, "__name__", None), getattr(target, "__module__", None) or ""
+    if module.split(".")[0] == "internals":     # the library's own: reached through ``internals``
+        return public_name(target) or f"{module}.{target.__qualname__}"
+    if getattr(builtins, name or "", None) is target:
+        return name
+    # Another function (the reader's, ``math.sqrt``): a global of the generated code named after
+    # its qualified name (``math_sqrt``) and apart from the values, as fx names it.
+    name = re.sub("[^0-9a-zA-Z_]+", "_", f"{module}.{name}" if module else name)
+    global_name, i, taken = name, 0, {n.name for n in graph.nodes}
+    while scope.get(global_name, target) is not target or global_name in taken:
+        i += 1
+        global_name = f"{name}_{i}"
+    scope[global_name] = target
+    return global_name
 
 
 def _call_args(node):

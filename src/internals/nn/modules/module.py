@@ -15,7 +15,43 @@ from ...c10 import scalar_type as st
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_buffer_registration_hook", "register_module_forward_hook",
+           "register_module_forward_pre_hook", "register_module_full_backward_hook",
+           "register_module_full_backward_pre_hook", "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
+
+# Hooks every module runs (torch's ``_global_forward_hooks`` and kin): a global hook runs before
+# the module's own hooks of its kind, on every call of every module. They are lists, as a
+# module's own hooks are, so the handle a registration returns removes the hook the same way.
+_global_forward_pre_hooks = []
+_global_forward_hooks = []
+_global_backward_pre_hooks = []
+_global_backward_hooks = []
+_global_buffer_registration_hooks = []
+_global_module_registration_hooks = []
+_global_parameter_registration_hooks = []
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` runs before every module's ``forward`` (before the module's own
+    pre-hooks); a non-None result replaces ``args``, a lone value wrapped into a tuple."""
+    return Module._add_hook(_global_forward_pre_hooks, _ForwardHook(hook, False, False))
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with ``with_kwargs``)
+    runs after every module's ``forward``, before the module's own forward hooks."""
+    return Module._add_hook(_global_forward_hooks, _ForwardHook(hook, with_kwargs, always_call))
+
+
+def register_module_full_backward_pre_hook(hook):
+    """``hook(module, grad_output)`` for every module whose outputs' gradients are known."""
+    return Module._add_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """``hook(module, grad_input, grad_output)`` for every module whose inputs' gradients are known."""
+    return Module._add_hook(_global_backward_hooks, hook)
 
 
 def _typename(value):
@@ -85,6 +121,31 @@ def _parse_to(args, kwargs):
     return device, dtype, non_blocking, kwargs.get("memory_format")
 
 
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, tensor)`` runs whenever any module registers a buffer; a non-None
+    result is registered instead."""
+    return Module._add_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs whenever any module registers a child module."""
+    return Module._add_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs whenever any module registers a parameter."""
+    return Module._add_hook(_global_parameter_registration_hooks, hook)
+
+
+def _registered(hooks, module, name, value):
+    """``value`` as the registration hooks leave it: each may hand back a replacement."""
+    for hook in list(hooks):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 class _ForwardHook:
     """A registered forward (pre-)hook with its flags; called with the kwargs only when it asked
     for them (``with_kwargs``), as torch's ``_call_impl`` calls it."""
@@ -138,7 +199,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
-        self._parameters[name] = param
+        self._parameters[name] = _registered(_global_parameter_registration_hooks, self, name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         """A tensor that is state but not a parameter (running means, masks): moved by ``to``,
@@ -149,7 +210,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -159,7 +220,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         self._check_name(name, "module", self._modules)
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -196,12 +257,12 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             forget(self.__dict__, params, buffers)
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif isinstance(value, Buffer):
             # a tensor marked by ``nn.Buffer``: registered as a buffer, persistent as it says
             self.register_buffer(name, value, value.persistent)
@@ -209,7 +270,7 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(torch.Tensor or None expected)")
-            buffers[name] = value
+            buffers[name] = _registered(_global_buffer_registration_hooks, self, name, value)
         else:
             object.__setattr__(self, name, value)
 
@@ -386,6 +447,22 @@ class Module:
             if not isinstance(module, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return module
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at ``target``: the parent must exist; the name may be new unless ``strict``;
+        what it replaces must be a module (``nn.Module.set_submodule``, with torch's errors)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if not hasattr(parent, name):
+            if strict:
+                raise AttributeError(type(parent).__name__ + " has no attribute `" + name + "`")
+        elif not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
 
     def _owner_and_name(self, target):
         module_path, _, name = target.rpartition(".")
@@ -601,13 +678,15 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         # The hooks registered now are those this call runs, as in torch.
-        forward_hooks, called = list(self._forward_hooks), set()
+        forward_hooks, called = _global_forward_hooks + self._forward_hooks, set()
         result = None
         try:
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
             bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                bw_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
+            backward_hooks = _global_backward_hooks + self._backward_hooks
+            backward_pre_hooks = _global_backward_pre_hooks + self._backward_pre_hooks
+            if backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook in forward_hooks:
@@ -627,7 +706,7 @@ class Module:
             raise
 
     def _run_forward_pre_hooks(self, args, kwargs):
-        for hook in list(self._forward_pre_hooks):
+        for hook in _global_forward_pre_hooks + self._forward_pre_hooks:
             result = hook(self, args, kwargs)
             if result is None:
                 continue
