@@ -914,6 +914,19 @@ def test_every_differentiable_native_function_has_a_kernel():
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
     math |= {"ctc_loss.IntList", "ctc_loss.Tensor"}      # the composites over _ctc_loss
+    # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
+    # out= forms, and ndtr over erf: torch's composites (internals/special.py)
+    math |= {f"special_{name}{overload}" for name in ("digamma", "erf", "erfinv", "exp2", "expit", "expm1", "gammaln",
+                                                       "log1p", "psi", "round") for overload in ("", ".out")}
+    math |= {"special_log_softmax", "special_logsumexp", "special_ndtr", "special_softmax"}
+    math |= {f"special_xlogy{overload}" for overload in ("", ".out", ".other_scalar", ".other_scalar_out",
+                                                          ".self_scalar", ".self_scalar_out")}
+    # torch.linalg's compositions (LinearAlgebra.cpp): products, norms, ranks and inverses of other operators
+    math |= {"linalg_cond", "linalg_cond.p_str", "linalg_diagonal", "linalg_matmul", "linalg_matmul.out",
+             "linalg_matrix_norm", "linalg_matrix_norm.str_ord", "linalg_matrix_rank",
+             "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank.atol_rtol_tensor",
+             "linalg_matrix_rank.tol_tensor", "linalg_multi_dot", "linalg_norm", "linalg_norm.ord_str",
+             "linalg_tensorinv", "linalg_tensorsolve", "linalg_vander", "linalg_vecdot"}
     # The TensorProperties operators read a size, stride or count back (no dispatch entry in
     # torch's YAML: CompositeImplicitAutograd there too)
     assert composite == {"sym_size.int", "sym_stride.int", "sym_numel", "sym_storage_offset",
