@@ -13,21 +13,25 @@ from ..c10.tensor_impl import TensorImpl
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
+def _make_subclass(cls, data, requires_grad):
+    """``torch.Tensor._make_subclass``: ``data``'s storage seen as an instance of ``cls``, a leaf
+    of its own with no grad_fn (a new TensorImpl over the same storage: it aliases ``data``)."""
+    impl = data._impl
+    alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)
+    alias.key_set = impl.key_set
+    return Tensor._from_impl.__func__(cls, alias).requires_grad_(requires_grad)
+
+
 class Parameter(Tensor):
     """``Parameter(data=None, requires_grad=True)``: ``data``'s storage, seen as a leaf parameter."""
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = empty((0,))
-        impl = data._impl
-        if requires_grad and not (impl.dtype.is_floating_point or impl.dtype.is_complex):    # _make_subclass's words
+        dtype = data._impl.dtype
+        if requires_grad and not (dtype.is_floating_point or dtype.is_complex):    # _make_subclass's words
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        # A new TensorImpl over the same storage: the parameter aliases ``data`` (as torch's
-        # ``_make_subclass`` does) but is a leaf of its own, with no grad_fn.
-        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)
-        alias.key_set = impl.key_set
-        param = Tensor._from_impl.__func__(cls, alias)
-        return param.requires_grad_(requires_grad)
+        return _make_subclass(cls, data, requires_grad)
 
     # No override of its own: a Parameter counts as a plain Tensor for __torch_function__, so no
     # result of an operation on it is converted back to a Parameter.
@@ -140,14 +144,6 @@ class UninitializedTensorMixin:
 def is_lazy(param):
     """Whether ``param`` is an uninitialized parameter or buffer."""
     return isinstance(param, UninitializedTensorMixin)
-
-
-def _make_subclass(cls, data, requires_grad):
-    """``torch.Tensor._make_subclass``: ``data``'s storage seen as an instance of ``cls``, a leaf."""
-    impl = data._impl
-    alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)
-    alias.key_set = impl.key_set
-    return Tensor._from_impl.__func__(cls, alias).requires_grad_(requires_grad)
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
