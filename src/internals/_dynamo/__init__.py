@@ -549,15 +549,17 @@ class CompiledFunction:
             self._shape_env.check_dynamic(_strictly_marked(_tensor_names(self.fn, args, kwargs), tensors))
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)
-        # an int a guard pinned (a loop ``range(n)``) or a 0 or 1 (never a symbol) stays a value
-        # of the key; the others are symbols, left out of it
-        # (the guards name the symbol a guard pinned: they read its value from the call, after
-        # the key has matched it)
-        self._int_symbols = {name: v.node._expr for name, v in zip(ints, int_vals, strict=True) if is_symbolic(v)}
-        free = [name for name, e in self._int_symbols.items() if not self._shape_env.replace(e).is_Number]
-        run = _Graph(compiled, fakes, {name: ints[name] for name in free}, self._signature, ints)
+        run = _Graph(compiled, fakes, self._number_symbols(ints, int_vals), self._signature, ints)
         run.dict_reads = reads
         return run
+
+    def _number_symbols(self, ints, traced):
+        """Of the number arguments ``ints`` (traced as ``traced``), those still symbols, left out of
+        the cache key. An int a guard pinned (a loop ``range(n)``) or a 0 or 1 (never a symbol)
+        stays a value of the key. Every symbol's expression is kept in ``_int_symbols``: the guards
+        name the symbol a guard pinned, reading its value from the call after the key has matched."""
+        self._int_symbols = {name: v.node._expr for name, v in zip(ints, traced, strict=True) if is_symbolic(v)}
+        return {name: ints[name] for name, e in self._int_symbols.items() if not self._shape_env.replace(e).is_Number}
 
 
     def _trace_differentiable(self, args, kwargs, dims=None, ints=None):
@@ -584,12 +586,8 @@ class CompiledFunction:
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
             primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
             run.traced = primals[:len(tensors)]
-            number_vals = primals[len(tensors):len(tensors) + len(ints)]
-            self._int_symbols = {name: v.node._expr for name, v in zip(ints, number_vals, strict=True)
-                                 if is_symbolic(v)}
             # a symbol a guard pinned stays an input, its value in the key (as ``_trace``'s)
-            run.ints = {name: ints[name] for name, e in self._int_symbols.items()
-                        if not self._shape_env.replace(e).is_Number}
+            run.ints = self._number_symbols(ints, primals[len(tensors):len(tensors) + len(ints)])
         return run
 
 
