@@ -235,6 +235,39 @@ def test_loss_refusals(call):
     twin(lambda L: eval(call), ulps=PRODUCT_ULPS)
 
 
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_binary_cross_entropy_at_zero_and_one_divides_by_torchs_float_epsilon(reduction):
+    """An input of exactly 0 or 1 makes x(1 − x) zero: the gradient divides by Loss.cpp's
+    epsilon, a float (9.99999996e-13, not 1e-12), which shows in a float64 gradient's 10th digit.
+    The second gradients (their own constant, a double 1e-12) are compared too."""
+    def run(L):
+        x = L.tensor([0.0, 1.0, 0.5, 1e-13], dtype=L.float64, requires_grad=True)
+        t = L.tensor([1.0, 0.0, 1.0, 0.3], dtype=L.float64, requires_grad=True)
+        return with_grads(L, L.nn.functional.binary_cross_entropy(x, t, reduction=reduction), [x, t])
+    twin(run, ulps=COMPOSITE_ULPS)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(reduction="none"), dict(reduction="sum", weight=True),
+                                dict(ignore_index=2), dict(label_smoothing=0.2)], ids=str)
+@pytest.mark.parametrize("name", ["nll_loss", "cross_entropy"])
+def test_one_sample_with_its_target_in_a_one_element_vector(name, kw):
+    """(C,) scores with a (1,) target: torch's forward reads the one target and gives a 0-d loss
+    for every reduction; its backward's shape check refuses the pair (a RuntimeError)."""
+    kw = dict(kw)
+    if name == "nll_loss" and kw.pop("label_smoothing", None):
+        pytest.skip("nll_loss has no label smoothing")
+    weight = kw.pop("weight", False)
+
+    def run(L):
+        w = sample(L, 4, seed=4, low=0.2, high=2.0, grad=False) if weight else None
+        x = sample(L, 4)
+        out = getattr(L.nn.functional, name)(x, L.tensor([2]), weight=w, **kw)
+        return [out.detach()]
+    twin(run, ulps=COMPOSITE_ULPS)
+    twin(lambda L: L.autograd.grad(getattr(L.nn.functional, name)(x := sample(L, 4), L.tensor([2])), [x]))
+    twin(lambda L: getattr(L.nn.functional, name)(sample(L, 4), L.tensor([2, 1])))
+
+
 POINTWISE_LOSSES = [
     ("mse_loss", {}), ("l1_loss", {}),
     ("smooth_l1_loss", {"beta": 0.0}), ("smooth_l1_loss", {"beta": 0.5}), ("smooth_l1_loss", {"beta": 3.0}),

@@ -162,7 +162,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"to match target batch_size ({target.shape[0]}).")
     if target.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
-    if input.dim() == 1 and target.dim() != 0:
+    if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    if input.dim() == 1 and target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     enum = _REDUCTIONS.index(reduction)
     if input.dim() <= 2:

@@ -66,13 +66,14 @@ def binary_cross_entropy(self, target, weight=None, reduction=MEAN):
 
 
 def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=MEAN):
-    """grad·(x − t) / max((1 − x)·x, 1e-12), times ``weight``, ÷ numel for 'mean'; grad, input
-    and target share one floating dtype (the grad's is the reference), as torch's iterator checks."""
+    """grad·(x − t) / max((1 − x)·x, ε), times ``weight``, ÷ numel for 'mean'; grad, input
+    and target share one floating dtype (the grad's is the reference), as torch's iterator checks.
+    ε is Loss.cpp's float constant 1e-12 (``_EPSILON``): an input of exactly 0 or 1 shows it."""
     _check_same_dtype(grad_output.dtype, (self.dtype, grad_output.dtype, self.dtype, target.dtype))
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f'"binary_cross_entropy_backward" not implemented for '
                                   f"'{self.dtype.torch_name}'")
-    denominator = call("clamp", call("mul.Tensor", call("rsub.Scalar", self, 1), self), 1e-12)
+    denominator = call("clamp", call("mul.Tensor", call("rsub.Scalar", self, 1), self), _EPSILON)
     grad = call("div.Tensor", call("mul.Tensor", grad_output, call("sub.Tensor", self, target)), denominator)
     grad = _written_into(grad, self, preserve_format)
     if weight is not None:
@@ -98,6 +99,8 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
 def _nll_loss_values(self, target, weight, reduction, ignore_index):
     """(output, total_weight): −w[t]·self[t] per sample, reduced; 'mean' divides the sum by the
     total weight of the counted targets (0/0 is NaN when every target is ignored, as in torch)."""
+    if self.dim() == 1 and target.dim() == 1:          # (C,) scores, their one target in a (1,) tensor
+        target = call("squeeze.dim", target, 0)
     _check_targets(target, self.shape[-1], ignore_index)
     onehot, w = _picked(self, target, weight, ignore_index)
     zero = wrap_scalar(0)
@@ -123,12 +126,14 @@ def _nll_loss_gradient(grad_output, self, target, weight, reduction, ignore_inde
 # backward's: the meta steps check the shapes and lay out the outputs in the input's dtype
 # (the loss per sample or one number, the total weight one number; the gradient the input's
 # sizes, contiguous); the impl steps check the dtypes the CPU loops take, then write the values.
-def _check_nll_shapes(self, target):
+def _check_nll_shapes(self, target, one_target_in_a_vector=False):
+    """The forward also takes (C,) scores with their one target in a (1,) tensor (its loop reads
+    the target's first element); the backward's check does not, so such a loss has no gradient."""
     if not 0 < self.dim() <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    no_batch_dim = self.dim() == 1 and target.dim() == 0
+    no_batch_dim = self.dim() == 1 and (target.dim() == 0 or one_target_in_a_vector and target.shape == (1,))
     if not no_batch_dim and self.shape[0] != target.shape[0]:
         raise RuntimeError(f"size mismatch (got input: {list(self.shape)}, target: {list(target.shape)})")
 
@@ -142,7 +147,7 @@ def _check_nll_dtypes(kernel, self, target):
 
 
 def meta_nll_loss_forward(output, total_weight, self, target, weight, reduction, ignore_index):
-    _check_nll_shapes(self, target)
+    _check_nll_shapes(self, target, one_target_in_a_vector=True)
     classes = self.shape[-1]
     if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
