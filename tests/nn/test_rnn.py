@@ -197,7 +197,10 @@ def test_bad_input_raises_torchs_error(kind, bad):
     lambda nn: nn.GRU(3, 0),
     lambda nn: nn.LSTM(3, 4, proj_size=4),
     lambda nn: nn.GRU(3, 4, batch_first=1),
-], ids=["nonlinearity", "dropout", "hidden_size", "proj_size", "batch_first_type"])
+    lambda nn: nn.GRU(3, 4, proj_size=2),
+    lambda nn: nn.RNN(3, 4, proj_size=0),
+], ids=["nonlinearity", "dropout", "hidden_size", "proj_size", "batch_first_type", "gru_projection",
+        "rnn_projection"])
 def test_bad_configuration_raises_torchs_error(build):
     err_o, err_t = assert_same_error(lambda: build(internals.nn), lambda: build(torch.nn))
     assert str(err_o) == str(err_t)

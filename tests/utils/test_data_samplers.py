@@ -84,6 +84,33 @@ def test_stack_dataset_as_torch():
     assert got[0] == got[1]
 
 
+class _Batched:
+    """A dataset that reads batches: its ``__getitems__`` answers differently from ``__getitem__``,
+    so the result shows which one a StackDataset asked."""
+
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        return i
+
+    def __getitems__(self, indices):
+        return [100 + i for i in indices]
+
+
+def test_stack_dataset_reads_batches_from_datasets_that_read_batches():
+    """StackDataset's ``__getitems__`` (what the DataLoader's fetcher calls) asks a dataset with
+    ``__getitems__`` for the whole batch and the others one index at a time."""
+    got = []
+    for data in (iud, tud):
+        positional = data.StackDataset(_Batched(), range(5))
+        named = data.StackDataset(a=_Batched(), b=range(10, 15))
+        loader = data.DataLoader(positional, batch_size=2, collate_fn=lambda batch: batch)
+        got.append([positional.__getitems__([3, 1]), named.__getitems__([0, 4]), list(loader)])
+    assert got[0] == got[1]
+    assert got[0][0] == [(103, 3), (101, 1)]
+
+
 @pytest.mark.parametrize("call", [
     lambda data: data.ConcatDataset([]),
     lambda data: data.ConcatDataset([Stream(data, 3)]),
@@ -93,8 +120,10 @@ def test_stack_dataset_as_torch():
     lambda data: data.StackDataset(range(2), b=range(2)),
     lambda data: data.StackDataset(),
     lambda data: type("Sub", (data.Subset,), {"__getitem__": lambda self, i: i})(range(2), [0]),
+    lambda data: data.StackDataset(type("Short", (_Batched,), {"__getitems__": lambda self, i: []})(),
+                                   range(5)).__getitems__([1]),
 ], ids=["concat-empty", "concat-iterable", "concat-index", "chain-map-style", "stack-sizes", "stack-both",
-        "stack-none", "subset-override"])
+        "stack-none", "subset-override", "stack-short-batch"])
 def test_dataset_errors_equal_torch(call):
     ours, theirs = assert_same_error(lambda: call(iud), lambda: call(tud))
     assert str(ours) == str(theirs)

@@ -376,11 +376,21 @@ def _check_config(mode, input_size, hidden_size, num_layers, bias, batch_first, 
         raise ValueError("Unrecognized RNN mode: " + mode)
 
 
+def _refuse_projection(kwargs):
+    """RNN and GRU have no projection: torch names ``proj_size`` in a ValueError (its constructors
+    take ``**kwargs``); any other unknown keyword is the TypeError of a Python call."""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
 class RNN(RNNBase):
     """h_t = act(x_t W_ihᵀ + b_ih + h_{t-1} W_hhᵀ + b_hh), act tanh or relu (``nonlinearity``)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _refuse_projection(kwargs)
         modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
         if nonlinearity not in modes:
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
@@ -398,7 +408,8 @@ class GRU(RNNBase):
     h' = (1 - z)·n + z·h."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
+                 bidirectional=False, device=None, dtype=None, **kwargs):
+        _refuse_projection(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device=device, dtype=dtype)
 

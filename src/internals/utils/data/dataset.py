@@ -67,6 +67,25 @@ class StackDataset(Dataset):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices):
+        """A batch of samples: each dataset that reads batches (``__getitems__``) is asked for all
+        the indices at once, the others one index at a time, as the DataLoader's fetcher does."""
+        named = isinstance(self.datasets, dict)
+        columns = {k: self._column(d, indices) for k, d in (self.datasets.items() if named
+                                                             else enumerate(self.datasets))}
+        if named:
+            return [{k: column[i] for k, column in columns.items()} for i in range(len(indices))]
+        return [tuple(column[i] for column in columns.values()) for i in range(len(indices))]
+
+    @staticmethod
+    def _column(dataset, indices):
+        if not callable(getattr(dataset, "__getitems__", None)):
+            return [dataset[i] for i in indices]
+        items = dataset.__getitems__(indices)
+        if len(items) != len(indices):
+            raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}")
+        return items
+
     def __len__(self):
         return self._length
 
