@@ -156,6 +156,36 @@ def test_sampler_indices_equal_torch(name, use_generator):
     assert_same(internals.rand(3), torch.rand(3))
 
 
+@pytest.mark.parametrize("n, replicas, kw", [
+    (10, 3, dict()), (10, 3, dict(drop_last=True)), (10, 3, dict(shuffle=False)),
+    (10, 3, dict(shuffle=False, drop_last=True)), (2, 5, dict(seed=7)), (9, 3, dict(drop_last=True)),
+    (1, 4, dict(shuffle=False)),
+], ids=str)
+def test_distributed_sampler_deals_torchs_shares(n, replicas, kw):
+    """Each replica's indices over two epochs (``set_epoch`` reseeds the shuffle) and its length:
+    a short list is padded with its own first indices, or cut with ``drop_last``."""
+    got = []
+    for data in (iud, tud):
+        shares = []
+        for rank in range(replicas):
+            sampler = data.DistributedSampler(range(n), num_replicas=replicas, rank=rank, **kw)
+            first = list(sampler)
+            sampler.set_epoch(1)
+            shares.append([first, list(sampler), len(sampler), sampler.total_size])
+        got.append(shares)
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda data: data.DistributedSampler(range(4), num_replicas=2, rank=2),
+    lambda data: data.DistributedSampler(range(4), num_replicas=2, rank=-1),
+    lambda data: data.DistributedSampler(range(4), num_replicas=2),
+], ids=["rank-too-large", "rank-negative", "no-process-group"])
+def test_distributed_sampler_refuses_as_torch(call):
+    ours, theirs = assert_same_error(lambda: call(iud), lambda: call(tud))
+    assert str(ours) == str(theirs)
+
+
 def test_weighted_sampler_drives_a_dataloader_as_torch():
     ours, theirs = pairs(6)
     both(2)

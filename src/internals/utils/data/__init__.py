@@ -19,9 +19,10 @@ from .dataset import (
                       TensorDataset,
                       random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate", "default_convert",
-           "get_worker_info"]
+           "WeightedRandomSampler", "BatchSampler", "DistributedSampler", "DataLoader", "default_collate",
+           "default_convert", "get_worker_info"]
