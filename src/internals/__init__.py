@@ -109,7 +109,7 @@ from ._interop import from_torch
 from ._legacy_tensor_types import *  # noqa: F401,F403  torch.FloatTensor, torch.LongTensor, ...
 from ._ops import ops
 from ._type_info import finfo, iinfo
-from .amp import autocast
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .aten.native.sparse.sparse_csr_tensor import (
     sparse_bsc_tensor,
     sparse_bsr_tensor,

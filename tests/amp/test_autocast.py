@@ -5,8 +5,11 @@ region; every operator that reads it shares that cast, so the backward graph has
 ``ToCopyBackward0`` node with several edges into it. The graphs are compared whole: node names
 and edges, in one deterministic walk.
 """
+import threading
+
 import pytest
 import torch
+from helpers import assert_same_error
 
 import internals
 
@@ -115,3 +118,34 @@ def test_linear_under_bfloat16_autocast_rounds_once_as_torch():
     assert got.dtype is internals.bfloat16 and torch.equal(got.to_torch(), expected)
     products = (x.bfloat16().float() @ w.bfloat16().float().t()).bfloat16().float()
     assert not torch.equal(expected, (products + b.bfloat16().float()).bfloat16())    # the case tells them apart
+
+
+
+def _autocast_state(lib):
+    """The top-level queries inside and outside a CPU region, and on a thread started inside it
+    (a region belongs to the thread that entered it); dtypes by name."""
+    def name(dtype):
+        return str(dtype).split(".")[-1]
+    seen = {}
+    with lib.autocast("cpu", dtype=lib.float16):
+        thread = threading.Thread(target=lambda: seen.setdefault("thread", lib.is_autocast_enabled("cpu")))
+        thread.start()
+        thread.join()
+        inside = [lib.is_autocast_enabled("cpu"), lib.is_autocast_enabled(), lib.is_autocast_enabled("cuda:0"),
+                  name(lib.get_autocast_dtype("cpu"))]
+    outside = [lib.is_autocast_enabled("cpu"), name(lib.get_autocast_dtype("cpu")),
+               name(lib.get_autocast_dtype("cuda"))]
+    return [inside, outside, seen["thread"]]
+
+
+def test_autocast_queries_at_the_top_level_as_torch():
+    assert _autocast_state(internals) == _autocast_state(torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.is_autocast_enabled("xyz"),
+    lambda lib: lib.get_autocast_dtype("xyz"),
+    lambda lib: lib.is_autocast_enabled("meta"),
+], ids=["no-device", "no-device-dtype", "meta"])
+def test_autocast_queries_refuse_a_device_without_autocast(call):
+    assert_same_error(lambda: call(internals), lambda: call(torch))

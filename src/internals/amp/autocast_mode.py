@@ -17,6 +17,7 @@ import weakref
 
 from ..aten import dispatcher
 from ..c10 import scalar_type as st
+from ..c10.device import device
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for
 from ..c10.local_dispatch_key_set import exclude_keys, tls
 
@@ -100,12 +101,21 @@ class _State(threading.local):
 _state = _State()
 
 
+def _autocast_device(device_type):
+    """The device type of a device string ("cuda:0" is "cuda"), torch's RuntimeError for a string
+    that names no device, and for the meta device, which has no autocast."""
+    kind = device(device_type).type
+    if kind == "meta":
+        raise RuntimeError("unknown device type for autocast in get_autocast_dispatch_key_from_device_type")
+    return kind
+
+
 def get_autocast_dtype(device_type):
-    return _state.dtype[device_type]
+    return _state.dtype[_autocast_device(device_type)]
 
 
 def is_autocast_enabled(device_type="cuda"):
-    return autocast_key_for(device_type) not in tls.excluded
+    return autocast_key_for(_autocast_device(device_type)) not in tls.excluded
 
 
 def is_autocast_cache_enabled():
