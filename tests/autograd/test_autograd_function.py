@@ -240,6 +240,39 @@ def test_saved_tensors_hooks_pack_and_unpack_what_torch_does():
     assert grads[internals] == pytest.approx(grads[torch], rel=1e-6)
 
 
+def _second_gradients(lib, wrap):
+    """Gradients of the squared gradients of tanh(linear(x)) * x wrt x and the layer's weight, the
+    forward run through ``wrap``: the saved inputs (x, the weight, a non-leaf) must keep their
+    places in the graph for the second pass to reach them."""
+    lib.manual_seed(0)
+    layer = lib.nn.Linear(3, 3).double()
+    x = lib.linspace(-1.5, 2.0, 6, dtype=lib.float64).reshape(2, 3).requires_grad_()
+    out = wrap(lib, lambda t: layer(t).tanh() * t, x)
+    grads = lib.autograd.grad(out.sum(), [x, layer.weight], create_graph=True)
+    total = sum((g * g).sum() for g in grads)
+    return [g.flatten().tolist() for g in lib.autograd.grad(total, [x, layer.weight, layer.bias])]
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda lib, f, x: f(x),
+    lambda lib, f, x: _under_identity_hooks(lib, f, x),
+    lambda lib, f, x: lib.utils.checkpoint.checkpoint(f, x, use_reentrant=False),
+], ids=["plain", "identity-hooks", "non-reentrant-checkpoint"])
+def test_second_gradients_through_tensors_saved_by_hooks(wrap):
+    """An input a node keeps through saved_tensors_hooks comes back from unpack with its own
+    grad_fn (or its leaf's accumulator), as torch's SavedVariable::unpack gives it: a gradient of
+    the gradient then flows through it. Before, it came back without history and the second
+    gradients of a non-reentrant checkpoint were silently wrong."""
+    ours, theirs = _second_gradients(internals, wrap), _second_gradients(torch, wrap)
+    for o, t in zip(ours, theirs):
+        assert o == pytest.approx(t, rel=1e-12, abs=1e-12)
+
+
+def _under_identity_hooks(lib, f, x):
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        return f(x)
+
+
 def test_a_packed_saved_tensor_is_released_after_backward():
     for lib in (torch, internals):
         x = lib.tensor([1.0, 2.0], requires_grad=True)

@@ -329,10 +329,11 @@ class SavedVariable:
     tensor is not kept at all, only what the pack hook made of it: then no version can be
     checked at unpack (torch does not check either).
     """
-    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "packed", "unpack_hook")
+    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "packed", "unpack_hook",
+                 "history")
 
     def __init__(self, t, is_output):
-        self.data = self.unpack_hook = None
+        self.data = self.unpack_hook = self.history = None
         if t is None:
             self.version = -1       # saved "no tensor": unpacks to None until released
             return
@@ -347,6 +348,8 @@ class SavedVariable:
         data = tensor_data(t) if self.is_output else t
         if _hooks.stack:
             pack_hook, self.unpack_hook = _hooks.stack[-1]
+            if not self.is_output:
+                self.history = _input_history(t)
             enabled, _grad_state.grad_enabled = _grad_state.grad_enabled, False    # packing is not recorded
             try:
                 self.packed = pack_hook(data)
@@ -378,17 +381,38 @@ class SavedVariable:
         return self._with_history(data, node)
 
     def _with_history(self, data, node):
-        """A saved output gets its node back as grad_fn (``make_variable``: a new handle)."""
+        """A saved output gets its node back as grad_fn (``make_variable``: a new handle); an input
+        kept through hooks gets the input's own place in the graph back, its grad_fn or its
+        leaf's AccumulateGrad, so that a gradient of the gradient (``create_graph=True``) reaches
+        what the input was made from, as torch's ``SavedVariable::unpack`` does."""
         if not self.is_output and self.unpack_hook is None:
             return data             # the input itself was kept (torch's ``saved_original_``)
         out = tensor_data(data)
         if self.is_output and self.requires_grad:
             out._grad_fn, out._output_nr, out._requires_grad = node, self.output_nr, True
+        elif self.history is not None:
+            grad_fn, accumulator = self.history
+            if grad_fn is not None:
+                out._grad_fn, out._output_nr = grad_fn, self.output_nr
+            else:
+                out._grad_accumulator = accumulator     # a weak reference: the graph holds the node
+            out._requires_grad = True
         return out
 
     def release(self):
-        self.data = self.unpack_hook = self.packed = None
+        self.data = self.unpack_hook = self.packed = self.history = None
         self.version = None
+
+
+def _input_history(t):
+    """(grad_fn, None) for an input with history, (None, weak reference to its AccumulateGrad) for
+    a leaf that requires grad, None for a tensor outside the graph (``save_metadata``)."""
+    if t._grad_fn is not None:
+        return t._grad_fn, None
+    if t._requires_grad and t._creation_meta is None:
+        grad_accumulator(t)
+        return None, t._grad_accumulator
+    return None
 
 
 class SavedVariableList:
