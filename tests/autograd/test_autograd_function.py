@@ -268,6 +268,23 @@ def test_second_gradients_through_tensors_saved_by_hooks(wrap):
         assert o == pytest.approx(t, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("run", [
+    lambda lib, out, x: lib.autograd.grad(out, [x]),
+    lambda lib, out, x: out.backward(inputs=[x]),
+], ids=["grad", "backward-inputs"])
+def test_reentrant_checkpoint_refuses_a_backward_for_some_inputs_as_torch(run):
+    """The reentrant checkpoint's inner backward cannot reach only the asked inputs: torch refuses
+    (``_is_checkpoint_valid``), a plain ``backward()`` still works."""
+    def program(lib):
+        x = lib.ones(3, requires_grad=True)
+        ckpt = lib.utils.checkpoint.checkpoint
+        ckpt(lambda t: (t * t).sum(), x, use_reentrant=True).backward()
+        with pytest.raises(RuntimeError) as caught:
+            run(lib, ckpt(lambda t: (t * t).sum(), x, use_reentrant=True), x)
+        return [x.grad.tolist(), str(caught.value), lib.autograd._is_checkpoint_valid()]
+    assert program(internals) == program(torch)
+
+
 def _under_identity_hooks(lib, f, x):
     with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         return f(x)

@@ -7,6 +7,7 @@ reverse (``engine.py``). The recording is done by the kernels of the ``Autograd`
 ``python -m internals.codegen``).
 """
 from . import graph  # noqa: F401
+from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401  torch.autograd._is_checkpoint_valid
 from .engine import make_grads as _make_grads
 from .engine import run_backward as _run_backward
 from .function import Function, FunctionCtx, once_differentiable

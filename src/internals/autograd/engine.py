@@ -26,7 +26,7 @@ from .functions_manual import is_expandable_to, sum_to
 from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "evaluate_function", "call_function", "validate_outputs",
-           "compute_dependencies", "init_to_execute", "queue_callback"]
+           "compute_dependencies", "init_to_execute", "queue_callback", "is_checkpoint_valid"]
 
 # The graph tasks this thread is running, innermost last (torch's thread-local ``current_graph_task``);
 # a hook that calls backward again nests a second task.
@@ -254,6 +254,14 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
                 raise RuntimeError(f"The differentiated Tensor at index {slot} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
     return task.results
+
+
+def is_checkpoint_valid():
+    """False inside a backward pass that computes only some inputs' gradients (``grad``, or
+    ``backward(inputs=...)``): a reentrant checkpoint's inner backward could not reach them
+    (torch's ``GraphTask::can_checkpoint``, an empty ``exec_info_``)."""
+    tasks = _task_stack()
+    return not tasks or tasks[-1].needed is None
 
 
 def _task_stack():

@@ -21,6 +21,7 @@ import warnings
 
 from .._tensor import Tensor
 from ..autograd import backward as _backward
+from ..autograd.engine import is_checkpoint_valid
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import saved_tensors_hooks
@@ -55,6 +56,10 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not is_checkpoint_valid():
+            raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                               "passing an `inputs` parameter to .backward(). To resolve this error, you can either "
+                               "set use_reentrant=False, or call .backward() without passing the `inputs` argument.")
         saved = iter(ctx.saved_tensors)
         inputs = [next(saved).detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
                   for a in ctx.args]
