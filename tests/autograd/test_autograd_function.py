@@ -285,6 +285,30 @@ def test_reentrant_checkpoint_refuses_a_backward_for_some_inputs_as_torch(run):
     assert program(internals) == program(torch)
 
 
+@pytest.mark.parametrize("segments, reentrant", [(2, False), (3, True), (1, False), (4, False)])
+def test_checkpoint_sequential_gives_torchs_graph_and_gradients(segments, reentrant):
+    """Five layers in ``segments`` checkpointed runs (the last run plain): the output's grad_fn
+    and the gradients of the input and of every parameter."""
+    def program(lib):
+        lib.manual_seed(0)
+        chain = lib.nn.Sequential(*[lib.nn.Linear(3, 3) if i % 2 == 0 else lib.nn.Tanh() for i in range(5)]).double()
+        x = lib.linspace(-1.0, 1.0, 6, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        out = lib.utils.checkpoint.checkpoint_sequential(chain, segments, x, use_reentrant=reentrant)
+        out.sum().backward()
+        grads = [p.grad.tolist() for p in chain.parameters()]
+        return [type(out.grad_fn).__name__, out.tolist(), x.grad.tolist(), grads]
+    assert _close(program(internals), program(torch))
+
+
+def _close(ours, theirs):
+    """Nested lists of floats equal within 1e-12 (the same products, grouped alike); names equal."""
+    if isinstance(theirs, list):
+        return len(ours) == len(theirs) and all(_close(o, t) for o, t in zip(ours, theirs))
+    if isinstance(theirs, float):
+        return abs(ours - theirs) <= 1e-12 * max(1.0, abs(theirs))
+    return ours == theirs
+
+
 def _under_identity_hooks(lib, f, x):
     with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         return f(x)

@@ -42,7 +42,7 @@ def _forward_rng(state):
     finally:
         set_rng_state(current)
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "checkpoint_sequential"]
 
 
 class CheckpointFunction(Function):
@@ -108,3 +108,33 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
     hooks = _Recomputation(function, args, kwargs, preserve_rng_state)
     with saved_tensors_hooks(hooks.pack, hooks.unpack):
         return function(*args, **kwargs)
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """Split a chain of modules (a Sequential or a list) into ``segments`` runs of equal length
+    ``len // segments`` and checkpoint every run but the last, which runs plainly (its
+    activations are needed at once by the backward); the leftover modules join the last run."""
+    if use_reentrant is None:
+        warnings.warn("internals.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
+                      "(torch warns the same). use_reentrant=False is recommended.", stacklevel=2)
+        use_reentrant = True
+    preserve_rng_state = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if hasattr(functions, "children"):
+        functions = list(functions.children())
+    size = len(functions) // segments
+    last = -1
+    for first in range(0, size * (segments - 1), size):
+        last = first + size - 1
+        input = checkpoint(_run_chain(functions[first:last + 1]), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve_rng_state)
+    return _run_chain(functions[last + 1:])(input)
+
+
+def _run_chain(functions):
+    def forward(x):
+        for f in functions:
+            x = f(x)
+        return x
+    return forward
