@@ -66,6 +66,7 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
+from .resume_execution import Segmented, trace_with_breaks
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -406,6 +407,7 @@ class CompiledFunction:
         self.options = dict(options or {})     # Inductor settings taken, recorded, not acted on
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
         self.recompile_reasons = []
+        self.graph_breaks = []  # each read a compiled function breaks at (``resume_execution``)
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
@@ -521,11 +523,37 @@ class CompiledFunction:
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
+                if "_local_scalar_dense" in str(e):
+                    run = self._segmented(args, kwargs)
+                    if run is not None:
+                        return run
                 reason = _ITEM_BREAK if "_local_scalar_dense" in str(e) else f"not compiled: {type(e).__name__}: {e}"
             except Exception as e:  # noqa: BLE001 -- any other failure of the tracer or backend: eager
                 reason = f"not compiled: {type(e).__name__}: {e}"
         self._record(reason)
         return _Eager(self.fn, reason)
+
+    def _segmented(self, args, kwargs):
+        """The function cut at its reads (``resume_execution``): compiled segments around reads
+        run eagerly; None where it cannot be (the reads' tracer fails, a random operator, a
+        module whose parameters require grad, which the segments would not differentiate)."""
+        if is_grad_enabled() and any(t.requires_grad for t in _module_tensors(self.fn).values()):
+            return None
+        tensors, reads = _tensors((args, kwargs)), {}
+        flat = _flat(self.fn, args, kwargs, reads=reads)
+        codes = _user_codes(self.fn)
+        try:
+            run = Segmented(lambda ts: trace_with_breaks(flat, ts, codes), tensors, self.graphs,
+                            self._record_break, tensors[0].device.type)
+        except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
+            return None
+        run.dict_reads = reads
+        return run
+
+    def _record_break(self, cut):
+        """A read the segments break at, as Dynamo reports it (``explain``'s break reasons)."""
+        self.graph_breaks.append(GraphBreakReason(cut.reason, cut.user_stack))
+        self._record(cut.reason)
 
     def _trace(self, args, kwargs, dims=None, ints=None):
         """Trace with fake tensors; ``dims`` (``_dynamic_dims``) and the int arguments ``ints``
@@ -757,7 +785,8 @@ def explain(fn):
         compiled = CompiledFunction(fn)
         compiled(*args, **kwargs)
         ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in compiled.graphs]
-        reasons = [GraphBreakReason(r) for r in compiled.break_reasons]
+        at_reads = {b.reason for b in compiled.graph_breaks}
+        reasons = compiled.graph_breaks + [GraphBreakReason(r) for r in compiled.break_reasons if r not in at_reads]
         return ExplainOutput(compiled.graphs, len(compiled.graphs), len(reasons), reasons,
                              sum(map(len, ops)), ops)
     return run
