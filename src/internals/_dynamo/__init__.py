@@ -41,6 +41,8 @@ written, as eagerly.
 """
 import dataclasses
 import inspect
+import math
+import re
 import threading
 import types
 
@@ -56,7 +58,7 @@ from .._subclasses.fake_tensor import (
 )
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
-from ..c10.sym import is_symbolic
+from ..c10.sym import is_symbolic, sym_sqrt
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -143,7 +145,7 @@ class _Graph:
 def _int_places(fn, args, kwargs):
     """{name: place} of the arguments that are ints (not bools), a place being a position in
     ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
-    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
+    return {_identifier(name): place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -693,6 +695,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
     logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
+    maths = _math_globals(fn)
 
     def flat(*leaves):
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
@@ -705,11 +708,13 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
         # a global dict the function names is swapped for a reading twin while it runs
         for name in global_dicts:
             fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+        fn.__globals__.update({name: symbolic for name, (_, symbolic) in maths.items()})
         try:
             return fn(*a, **k)
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
+            fn.__globals__.update({name: plain for name, (plain, _) in maths.items()})
             if reads is not None:
                 walker = GuardWalker()
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
@@ -721,19 +726,51 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
     return flat
 
 
+# ``math.sqrt`` of a symbol asks for its float, a guard that pins it; Dynamo calls torch's
+# ``sym_sqrt`` instead, which keeps the symbol. (``round``, ``math.floor`` and ``math.ceil``
+# reach the symbol's own ``__round__``, ``__floor__``, ``__ceil__``.)
+_SYMBOLIC_MATH = types.SimpleNamespace(**{**vars(math), "sqrt": sym_sqrt})
+
+
+def _math_globals(fn):
+    """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
+    module or ``math.sqrt``: while it is traced they are the symbolic ones."""
+    if not isinstance(fn, types.FunctionType):
+        return {}
+    found = {}
+    for name in _names(fn.__code__):
+        value = fn.__globals__.get(name)
+        if value is math:
+            found[name] = (value, _SYMBOLIC_MATH)
+        elif value is math.sqrt:
+            found[name] = (value, sym_sqrt)
+    return found
+
+
 def _tops(fn, args, kwargs):
-    """(name, place, value) of each argument: a positional one by its parameter's name."""
+    """(name, place, value) of each argument: a positional one by its parameter's name, one
+    gathered by ``*xs`` as Dynamo's source names it (``xs[0]``)."""
     try:
-        names = [p.name for p in inspect.signature(fn).parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        names = []
-    return [(names[i] if i < len(names) else f"arg{i}", i, a) for i, a in enumerate(args)] + \
-        [(k, k, v) for k, v in kwargs.items()]
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    rest = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+
+    def name(i):
+        if i < len(names):
+            return names[i]
+        return f"{rest}[{i - len(names)}]" if rest else f"arg{i}"
+    return [(name(i), i, a) for i, a in enumerate(args)] + [(k, k, v) for k, v in kwargs.items()]
+
+
+def _identifier(name):
+    """An argument's name as a placeholder's: ``xs[0]`` is ``xs_0``, as Dynamo's ``L_xs_0_``."""
+    return re.sub(r"\W+", "_", name).strip("_")
 
 
 def _tensor_names(fn, args, kwargs):
-    tops = [(name, value) for name, _, value in _tops(fn, args, kwargs)]
+    tops = [(_identifier(name), value) for name, _, value in _tops(fn, args, kwargs)]
     out = []
     for name, value in tops:
         found = _tensors(value)
