@@ -708,13 +708,15 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
         # a global dict the function names is swapped for a reading twin while it runs
         for name in global_dicts:
             fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
-        fn.__globals__.update({name: symbolic for name, (_, symbolic) in maths.items()})
+        for name, (_, symbolic) in maths.items():
+            fn.__globals__[name] = symbolic
         try:
             return fn(*a, **k)
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
-            fn.__globals__.update({name: plain for name, (plain, _) in maths.items()})
+            for name, (plain, _) in maths.items():
+                fn.__globals__[name] = plain
             if reads is not None:
                 walker = GuardWalker()
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
@@ -755,7 +757,8 @@ def _tops(fn, args, kwargs):
     except (TypeError, ValueError):
         params = []
     names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    rest = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+    # (a module's ``*args`` is Module.__call__'s, not a name of its forward's)
+    rest = None if isinstance(fn, Module) else next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
 
     def name(i):
         if i < len(names):
