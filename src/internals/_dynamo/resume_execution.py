@@ -36,7 +36,7 @@ from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "Segmented"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "Segmented", "trace_with_breaks"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
