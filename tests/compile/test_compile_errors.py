@@ -161,7 +161,8 @@ def test_compiled_code_computes_what_torch_compile_computes(case):
     assert_same(internals.compile(fn)(internals.arange(3.)), theirs, rtol=0, atol=0)
 
 
-# ``.item()`` under torch.compile: a graph break, the read run eagerly, the right value.
+# ``.item()`` under torch.compile: a graph break, the read run eagerly, the right value; the
+# code before and after the read compiled as graphs, as many as torch's.
 READS = {
     "item as a scalar": lambda x: x * x.sum().item(),
     "if on an item": lambda x: x + 1 if x.sum().item() > 0 else x - 1,
@@ -179,13 +180,14 @@ def test_item_breaks_the_graph_as_in_torch(case):
     assert_same(compiled(internals.arange(3.)), theirs, rtol=0, atol=0)
     reasons = [r.reason.splitlines()[0] for r in explained.break_reasons]
     assert compiled.break_reasons == reasons
+    assert len(compiled.graphs) == explained.graph_count
 
 
 @pytest.mark.parametrize("case", READS)
 def test_item_breaks_the_graph_when_inputs_require_grad(case):
     """With an input that requires grad (the AOTAutograd path) the read is no more folded into
-    the graph than without: torch.compile breaks the graph at it, a constant's too, and returns
-    eager's values and gradients."""
+    the graph than without: torch.compile breaks the graph at it, a constant's too, compiles
+    the code around it with AOTAutograd and returns eager's values and gradients."""
     fn = READS[case]
     torch._dynamo.reset()
     x_t = torch.arange(3., requires_grad=True)
@@ -199,7 +201,8 @@ def test_item_breaks_the_graph_when_inputs_require_grad(case):
     assert_same(ours.detach(), theirs.detach(), rtol=0, atol=0)
     assert_same(x_i.grad, x_t.grad, rtol=0, atol=0)
     assert compiled.break_reasons == [r.reason.splitlines()[0] for r in explained.break_reasons]
-    assert compiled.graphs == []        # the read ran eagerly: no graph holds it as a number
+    assert len(compiled.graphs) == explained.graph_count
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
 
 
 def test_a_joint_trace_refuses_a_read_it_would_otherwise_fold():

@@ -7,6 +7,8 @@ recompile reasons with torch's ``guard_failures`` (what ``TORCH_LOGS=recompiles`
 the values with eager torch. Then the rest of what a recompile is decided by, beside torch: an
 int argument made a symbol, a strict ``mark_dynamic``, and the words of the other guards
 (an argument's value, a device, a storage offset that is not guarded)."""
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -575,3 +577,54 @@ def test_a_graph_through_aot_autograd_becomes_dynamic_too(make):
     first = next(n for n in ours.aot.joint.graph.nodes if n.op == "placeholder")
     size = str(first.meta["val"].shape[0])
     assert size == "s77" if make is _normed else not size.isdigit()
+
+
+def _root(T):
+    def root(x, s):
+        return x * math.sqrt(s)
+    return root
+
+
+def _rounded(T):
+    def rounded(x, s):
+        return x * round(s) + math.floor(s) - math.ceil(s)
+    return rounded
+
+
+@pytest.mark.parametrize("make, values", [(_root, [2.0, 3.0, 5.0, 7.0]), (_root, [2, 3, 5, 7]),
+                                          (_rounded, [2.4, 3.6, 5.5, 6.5])])
+def test_math_of_a_number_argument_keeps_it_a_symbol(make, values):
+    """``math.sqrt(s)``, ``round(s)``, ``math.floor(s)`` of an argument made a symbol stay
+    symbols (torch's ``sym_sqrt``, ``__round__``...): one recompile, not one per value."""
+    count, reasons, ours = _run_both(make, [[_rand(3), v] for v in values])
+    assert ours.recompiles == count == 2 and not ours.break_reasons
+
+
+def _divide_and_remainder(T):
+    def divide_and_remainder(x):
+        return x // 3 + x % 3 - T.fmod(x, 2)
+    return divide_and_remainder
+
+
+def test_floor_division_and_remainder_of_an_int_tensor_take_dynamic_sizes():
+    """``x // 3`` and ``x % 3`` trace on a tensor whose size is a symbol: the recompile's graph
+    serves every later size, as torch's."""
+    count, reasons, ours = _run_both(_divide_and_remainder, [[np.arange(n) - 4] for n in (4, 5, 7, 9)])
+    assert ours.recompiles == count == 2 and not ours.break_reasons
+    assert _ours(ours.recompile_reasons) == reasons
+
+
+def _pair_sum(T):
+    def pair_sum(*xs):
+        return xs[0] + xs[1]
+    return pair_sum
+
+
+def test_tensors_gathered_by_star_args_are_named_as_dynamo_names_them():
+    """``def f(*xs)``: the graph's inputs are ``xs[0]``, ``xs[1]`` (Dynamo's ``L_xs_0_``), and so
+    is a recompile reason."""
+    graphs = []
+    count, reasons, ours = _run_both(_pair_sum, [[_rand(3), _rand(3)], [_rand(4), _rand(4)]], graphs=graphs)
+    theirs = [p.name[2:-1] for p in graphs[0].graph.nodes if p.op == "placeholder"]
+    assert [p.name[:-2] for p in ours.graphs[0].graph.nodes if p.op == "placeholder"] == theirs == ["xs_0", "xs_1"]
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons

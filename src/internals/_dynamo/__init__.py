@@ -6,8 +6,10 @@ Python constants) under which the captured graph is valid. A call that passes th
 cached entry runs its compiled code; one that fails them all is traced and compiled again.
 
 This version traces at call time with ``make_fx`` instead of reading bytecode, so it sees the
-operators, not the Python: a data-dependent ``if`` is decided by the first inputs (Dynamo would
-guard on it or break the graph there).
+operators, not the Python. A read of a tensor's value (``.item()``, an ``if`` on a tensor) is a
+graph break, as in Dynamo: the code before and after it is compiled as separate graphs, the read
+runs eagerly between them, and each value read leads to its own graph after it, as each branch
+to its own resume function (``resume_execution.py``).
 
 Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
@@ -41,6 +43,8 @@ written, as eagerly.
 """
 import dataclasses
 import inspect
+import math
+import re
 import threading
 import types
 
@@ -56,7 +60,7 @@ from .._subclasses.fake_tensor import (
 )
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
-from ..c10.sym import is_symbolic
+from ..c10.sym import is_symbolic, sym_sqrt
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -66,6 +70,7 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
+from .resume_execution import Segmented, trace_with_breaks
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -142,7 +147,7 @@ class _Graph:
 def _int_places(fn, args, kwargs):
     """{name: place} of the arguments that are ints (not bools), a place being a position in
     ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
-    return {name: place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
+    return {_identifier(name): place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -406,6 +411,7 @@ class CompiledFunction:
         self.options = dict(options or {})     # Inductor settings taken, recorded, not acted on
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
         self.recompile_reasons = []
+        self.graph_breaks = []  # each read a compiled function breaks at (``resume_execution``)
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
@@ -521,11 +527,37 @@ class CompiledFunction:
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
+                if "_local_scalar_dense" in str(e):
+                    run = self._segmented(args, kwargs)
+                    if run is not None:
+                        return run
                 reason = _ITEM_BREAK if "_local_scalar_dense" in str(e) else f"not compiled: {type(e).__name__}: {e}"
             except Exception as e:  # noqa: BLE001 -- any other failure of the tracer or backend: eager
                 reason = f"not compiled: {type(e).__name__}: {e}"
         self._record(reason)
         return _Eager(self.fn, reason)
+
+    def _segmented(self, args, kwargs):
+        """The function cut at its reads (``resume_execution``): compiled segments around reads
+        run eagerly; None where it cannot be (the reads' tracer fails, a random operator, a
+        module whose parameters require grad, which the segments would not differentiate)."""
+        if is_grad_enabled() and any(t.requires_grad for t in _module_tensors(self.fn).values()):
+            return None
+        tensors, reads = _tensors((args, kwargs)), {}
+        flat = _flat(self.fn, args, kwargs, reads=reads)
+        codes = _user_codes(self.fn)
+        try:
+            run = Segmented(lambda ts: trace_with_breaks(flat, ts, codes), tensors, self.graphs,
+                            self._record_break, tensors[0].device.type)
+        except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
+            return None
+        run.dict_reads = reads
+        return run
+
+    def _record_break(self, cut):
+        """A read the segments break at, as Dynamo reports it (``explain``'s break reasons)."""
+        self.graph_breaks.append(GraphBreakReason(cut.reason, cut.user_stack))
+        self._record(cut.reason)
 
     def _trace(self, args, kwargs, dims=None, ints=None):
         """Trace with fake tensors; ``dims`` (``_dynamic_dims``) and the int arguments ``ints``
@@ -665,6 +697,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
     logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
+    maths = _math_globals(fn)
 
     def flat(*leaves):
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
@@ -677,11 +710,15 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
         # a global dict the function names is swapped for a reading twin while it runs
         for name in global_dicts:
             fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+        for name, (_, symbolic) in maths.items():
+            fn.__globals__[name] = symbolic
         try:
             return fn(*a, **k)
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
+            for name, (plain, _) in maths.items():
+                fn.__globals__[name] = plain
             if reads is not None:
                 walker = GuardWalker()
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
@@ -693,19 +730,52 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
     return flat
 
 
+# ``math.sqrt`` of a symbol asks for its float, a guard that pins it; Dynamo calls torch's
+# ``sym_sqrt`` instead, which keeps the symbol. (``round``, ``math.floor`` and ``math.ceil``
+# reach the symbol's own ``__round__``, ``__floor__``, ``__ceil__``.)
+_SYMBOLIC_MATH = types.SimpleNamespace(**{**vars(math), "sqrt": sym_sqrt})
+
+
+def _math_globals(fn):
+    """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
+    module or ``math.sqrt``: while it is traced they are the symbolic ones."""
+    if not isinstance(fn, types.FunctionType):
+        return {}
+    found = {}
+    for name in _names(fn.__code__):
+        value = fn.__globals__.get(name)
+        if value is math:
+            found[name] = (value, _SYMBOLIC_MATH)
+        elif value is math.sqrt:
+            found[name] = (value, sym_sqrt)
+    return found
+
+
 def _tops(fn, args, kwargs):
-    """(name, place, value) of each argument: a positional one by its parameter's name."""
+    """(name, place, value) of each argument: a positional one by its parameter's name, one
+    gathered by ``*xs`` as Dynamo's source names it (``xs[0]``)."""
     try:
-        names = [p.name for p in inspect.signature(fn).parameters.values()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        names = []
-    return [(names[i] if i < len(names) else f"arg{i}", i, a) for i, a in enumerate(args)] + \
-        [(k, k, v) for k, v in kwargs.items()]
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    # (a module's ``*args`` is Module.__call__'s, not a name of its forward's)
+    rest = None if isinstance(fn, Module) else next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+
+    def name(i):
+        if i < len(names):
+            return names[i]
+        return f"{rest}[{i - len(names)}]" if rest else f"arg{i}"
+    return [(name(i), i, a) for i, a in enumerate(args)] + [(k, k, v) for k, v in kwargs.items()]
+
+
+def _identifier(name):
+    """An argument's name as a placeholder's: ``xs[0]`` is ``xs_0``, as Dynamo's ``L_xs_0_``."""
+    return re.sub(r"\W+", "_", name).strip("_")
 
 
 def _tensor_names(fn, args, kwargs):
-    tops = [(name, value) for name, _, value in _tops(fn, args, kwargs)]
+    tops = [(_identifier(name), value) for name, _, value in _tops(fn, args, kwargs)]
     out = []
     for name, value in tops:
         found = _tensors(value)
@@ -757,7 +827,8 @@ def explain(fn):
         compiled = CompiledFunction(fn)
         compiled(*args, **kwargs)
         ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in compiled.graphs]
-        reasons = [GraphBreakReason(r) for r in compiled.break_reasons]
+        at_reads = {b.reason for b in compiled.graph_breaks}
+        reasons = compiled.graph_breaks + [GraphBreakReason(r) for r in compiled.break_reasons if r not in at_reads]
         return ExplainOutput(compiled.graphs, len(compiled.graphs), len(reasons), reasons,
                              sum(map(len, ops)), ops)
     return run

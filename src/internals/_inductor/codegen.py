@@ -23,6 +23,7 @@ additions changes, nothing else: nan and inf behave as without it). A division b
 becomes one reciprocal per row and a multiply per element, as in torch's softmax and layer norm.
 """
 import math
+import re
 
 from ..c10.sym import is_symbolic
 from .scheduler import EXPRESSIONS, ROW_REDUCTIONS
@@ -63,8 +64,14 @@ def _t(value):
     graph by its name (``s77``), a kernel parameter; an expression of symbols in parentheses."""
     if not is_symbolic(value):
         return str(value)
-    text = str(value)
+    text = _KERNEL_FUNCTIONS.sub(lambda m: _KERNEL_NAMES[m[1]], str(value))
     return text if text.isidentifier() else f"({text})"
+
+
+# sympy's names of the functions a symbol may go through (``math.sqrt(s)``, ``round(s)``) ->
+# what the kernel calls: an argument kept symbolic by ``sym_sqrt`` and its kin.
+_KERNEL_NAMES = {"sqrt": "math.sqrt(", "ceiling": "math.ceil(", "floor": "math.floor(", "RoundToInt": "round("}
+_KERNEL_FUNCTIONS = re.compile(r"\b(sqrt|ceiling|floor|RoundToInt)\(")
 
 
 def symbols_of(values):

@@ -23,7 +23,7 @@ A tracer runs a whole training step this way in microseconds per op, whatever th
 """
 import contextlib
 
-from .._meta_registrations import TensorMeta, meta_table
+from .._meta_registrations import TensorMeta, _elementwise, meta_table
 from .._ops import ops
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
@@ -392,12 +392,25 @@ def _meta_arange(start, end=None, step=1, *, dtype=None, layout=None, device=Non
     return _empty_fake((n,), (1,), st.int64, as_device(device or "cpu"))
 
 
+def _meta_integer_division(a, b):
+    """``x // 3``, ``x % 3`` over sizes that are symbols: the operands' promoted type, an int
+    tensor's staying an int; no kernel for bool or complex. The kernels' own meta step also
+    reads the divisor (an integer zero raises), which a fake does not hold."""
+    dtype = st.result_type(a, b)
+    if dtype is st.bool_ or dtype.is_complex:
+        return None         # the kernel refuses it, in its words
+    return _wrap(_elementwise([a, b], dtype))
+
+
 # Operators whose kernel reads its index tensor's values even for metadata: with data-dependent
 # sizes their shape rule is written here, as torch's meta functions write it; and those whose
 # kernel turns a symbolic size into an int (``arange``: a None from it leaves the kernel to decide).
 _SYMBOLIC_SIZE_META = {"aten::index_select": _meta_index_select, "aten::index.Tensor": _meta_index,
                        "aten::arange": _meta_arange, "aten::arange.start": _meta_arange,
                        "aten::arange.start_step": _meta_arange}
+_SYMBOLIC_SIZE_META |= {f"aten::{name}": _meta_integer_division for name in (
+    "floor_divide", "floor_divide.Scalar", "remainder.Tensor", "remainder.Scalar", "remainder.Scalar_Tensor",
+    "fmod.Tensor", "fmod.Scalar")}
 
 
 def _empty_fake(sizes, strides, dtype, device):

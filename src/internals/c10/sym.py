@@ -8,12 +8,12 @@ do when the answer holds for every value; otherwise it raises (the tracer's
 ``GuardOnDataDependentSymNode``). c10 defines only these faces: the nodes and the shape
 environment that names the symbols live in the tracer (``fx/experimental``), as in torch.
 """
-
 import contextlib
+import math
 import threading
 
 __all__ = ["SymBool", "SymFloat", "SymInt", "in_operator", "in_size_oblivious", "inside_operator", "is_symbolic",
-           "size_oblivious"]
+           "size_oblivious", "sym_sqrt"]
 
 _oblivious = threading.local()
 
@@ -89,6 +89,17 @@ class _SymNumber:
     def __ge__(self, o): return self._apply("ge", o)               # noqa: E704
     def __neg__(self): return wrap_node(self.node.neg())           # noqa: E704
 
+    def __round__(self, ndigits=None):     # an int, still a symbol (torch's ``round`` of a SymFloat)
+        if ndigits is not None or type(self) is not SymFloat:
+            return round(self.node.guard_float() if type(self) is SymFloat else self.node.guard_int(), ndigits)
+        return wrap_node(self.node.unary("round"))
+
+    def __floor__(self):
+        return wrap_node(self.node.unary("floor")) if type(self) is SymFloat else self
+
+    def __ceil__(self):
+        return wrap_node(self.node.unary("ceil")) if type(self) is SymFloat else self
+
     def __abs__(self):           # a decision on the sign, then the value or its negation
         return self if self >= 0 else -self
 
@@ -136,6 +147,11 @@ def wrap_node(node):
     if constant is not None:
         return constant
     return {int: SymInt, float: SymFloat, bool: SymBool}[node.pytype](node)
+
+
+def sym_sqrt(a):
+    """``math.sqrt`` that keeps a symbol a symbol (``torch.sym_sqrt``)."""
+    return wrap_node(a.node.unary("sqrt")) if isinstance(a, (SymInt, SymFloat)) else math.sqrt(a)
 
 
 def is_symbolic(value):

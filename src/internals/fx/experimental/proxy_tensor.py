@@ -35,8 +35,10 @@ The function runs once, as Python: its ``if``s and loops are decided on the way 
 operators remain. Autograd runs above the modes, so a ``backward()`` inside the function is
 traced too -- its ops are just more calls.
 """
+import builtins
 import contextlib
 import inspect
+import math
 import operator
 
 from ..._meta_registrations import TensorMeta
@@ -45,7 +47,7 @@ from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutpu
 from ..._tensor import Tensor
 from ...aten.dispatcher import enable_python_dispatcher
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
-from ...c10.sym import inside_operator, is_symbolic, wrap_node
+from ...c10.sym import inside_operator, is_symbolic, sym_sqrt, wrap_node
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
@@ -68,6 +70,9 @@ def _lazy_name(target):
     """``sym_size_int``: torch names these nodes after the overload, not the packet (fx's
     ``_target_to_str`` of ``aten.sym_size.int``)."""
     return str(target).split(".", 1)[1].replace(".", "_")
+
+# The functions a symbol's unary operations are recorded as (the others: Python's operators).
+_SYM_FUNCTIONS = {"sqrt": sym_sqrt, "floor": math.floor, "ceil": math.ceil, "round": builtins.round}
 
 # torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
 _REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "
@@ -150,7 +155,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 "of the graph here (torch records it with aten.sym_size)")
         op, *operands = sym_node.origin
         args = tuple(self._symbol_node(a) if isinstance(a, SymNode) else a for a in operands)
-        node = self.graph.call_function(getattr(operator, op), args)
+        node = self.graph.call_function(_SYM_FUNCTIONS.get(op) or getattr(operator, op), args)
         node.meta["val"] = wrap_node(sym_node)
         self._symbols[id(sym_node)] = (sym_node, node)
         return node

@@ -61,6 +61,16 @@ class SymNode:
             expr = _ARITHMETIC[op](a, b)
         return _recorded(SymNode(expr, self.shape_env, pytype, origin))
 
+    def unary(self, op):
+        """``math.sqrt`` (a float), ``math.floor``, ``math.ceil`` or ``round`` (an int) of this
+        node, kept symbolic as torch's ``sym_sqrt``, ``sym_floor``... keep it: a new value of the
+        argument is no new graph."""
+        import sympy  # a heavy module, imported when a trace has symbols
+        functions = {"sqrt": sympy.sqrt, "floor": sympy.floor, "ceil": sympy.ceiling, "round": _round_to_int()}
+        origin = None if in_operator() else (op, self)
+        pytype = float if op == "sqrt" else int
+        return _recorded(SymNode(functions[op](self.expr), self.shape_env, pytype, origin))
+
     def neg(self):
         return _recorded(SymNode(-self.expr, self.shape_env, self.pytype, None if in_operator() else ("neg", self)))
 
@@ -116,6 +126,27 @@ def _make_printer():
         def _print_Float(self, e):
             return repr(float(e))       # ``3.0`` as Python (and torch's guards) write it, not ``3.00000000000000``
     _printer = (Printer(),)
+
+
+_ROUND = []
+
+
+def _round_to_int():
+    """sympy's function for Python's ``round`` of a float (halves to even), as torch's
+    ``RoundToInt``: a number when its argument is one, else kept as written."""
+    if not _ROUND:
+        import sympy  # a heavy module, imported when a trace has symbols
+
+        class RoundToInt(sympy.Function):
+            is_integer = True
+
+            @classmethod
+            def eval(cls, x):
+                if x.is_Number:
+                    return sympy.Integer(round(float(x)))
+                return None
+        _ROUND.append(RoundToInt)
+    return _ROUND[0]
 
 
 def _recorded(node):

@@ -1,0 +1,299 @@
+"""A graph break at a value read from a tensor, and the code after it (``torch/_dynamo/resume_execution.py``).
+
+When Dynamo meets ``.item()`` (or an ``if`` on a tensor, which reads the tensor's one value) it
+compiles the graph up to that point, whose outputs are the tensors still alive there; runs the
+read eagerly; and compiles what follows as a resume function, a new frame whose graph takes
+those tensors as inputs. Each value of an ``if`` leads to its own resume function, compiled the
+first time a call takes it.
+
+This compiler has no bytecode to resume from. It traces the function once with real tensors
+(copies of the arguments), so every read has its value and Python's ``if``s are decided, and
+cuts the recorded operators at each read into segments. A segment's outputs are the tensors
+still referenced at the cut, its inputs the ones it uses from the arguments or from earlier
+segments. The segments form a tree: a cut's children are keyed by the value read, as Dynamo's
+resume functions are by the branch taken. A call runs the compiled segments and the reads in
+turn; a value no child has yet is traced again from the start (the same program on the same
+arguments takes the same path up to it) and the new segments are grafted on.
+
+Unlike torch, a number read with ``.item()`` stays a constant of the segments after it: a new
+value is a new segment (torch makes the float an input of its resume function once it changed).
+"""
+import dataclasses
+import sys
+import traceback
+
+from .._decomp import decomposition_table
+from .._functorch import AOTCompiled
+from .._inductor import compile_fx
+from .._tensor import Tensor
+from ..autograd import is_grad_enabled, no_grad
+from ..c10.dispatch_key import DispatchKeySet, backend_key_for
+from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
+from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+from ..fx.graph import Graph, Node
+from ..fx.graph_module import GraphModule
+from ..fx.passes import functionalize
+from ..utils._python_dispatch import _disable_current_modes
+from ..utils._pytree import tree_flatten, tree_map
+
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "Segmented", "trace_with_breaks"]
+
+# torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
+ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
+GENERIC_JUMP = "generic_jump TensorVariable()"
+
+# Operators whose results the trace could not reproduce: another run draws other numbers.
+_RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
+           "cauchy", "geometric", "log_normal", "random_")
+
+# sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
+# variable, the call's argument. One more and a tensor of the program still holds it.
+_TRACER_REFS = 3
+
+
+@dataclasses.dataclass
+class Break:
+    """A read the trace cut at: the value read, torch's reason, the nodes alive at the cut and
+    the user's frames."""
+
+    value: object
+    reason: str
+    live: list
+    user_stack: list
+
+
+class BreakingTracer(ProxyTorchDispatchMode):
+    """Real tracing that answers a read of a traced tensor (``_local_scalar_dense``) with its
+    value and writes a cut into the graph there (a node whose ``meta['graph_break']`` is a
+    ``Break``), instead of refusing it."""
+
+    def __init__(self, graph, user_codes=()):
+        super().__init__(graph, None, decomposition_table, fold_constant_reads=False)
+        self.user_codes = user_codes
+
+    def _read_value(self, func, args):
+        if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
+            raise GuardOnDataDependentSymNode(f"a read of a traced tensor ({func}) that is no .item()")
+        tensor = args[0]
+        node = self.node_of(tensor)
+        with _disable_current_modes():
+            value = func.redispatch(DispatchKeySet([backend_key_for(tensor.device.type)]), tensor)
+        live = {n: None for impl, n in self._nodes.values()
+                if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
+        cut = self.graph.call_function(func, (node,))
+        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack())
+        return value
+
+    def _reason(self):
+        """An ``if`` (or ``bool()``) on a tensor reads it through ``Tensor.__bool__``: torch's
+        generic jump; any other read is ``.item()``'s."""
+        frame = sys._getframe()
+        while frame is not None:
+            if frame.f_code is Tensor.__bool__.__code__:
+                return GENERIC_JUMP
+            frame = frame.f_back
+        return ITEM_BREAK
+
+    def _user_stack(self):
+        """The frames of the compiled function's code on the stack, outermost first."""
+        codes = {(c.co_filename, c.co_name) for c in self.user_codes}
+        return [s for s in traceback.extract_stack() if (s.filename, s.name) in codes]
+
+
+def trace_with_breaks(flat, tensors, user_codes=()):
+    """Run ``flat`` on copies of ``tensors`` under a ``BreakingTracer``; the graph and its constants."""
+    graph = Graph()
+    tracer = BreakingTracer(graph, user_codes)
+    copies = []
+    for name, t in zip(_placeholder_names(flat, len(tensors)), tensors, strict=True):
+        node = graph.placeholder(name)
+        with no_grad():
+            copy = t.clone()
+        if t.requires_grad:
+            copy.requires_grad_()
+        node.meta["val"] = tracer._meta_val(copy)
+        tracer.track(copy, node)
+        copies.append(copy)
+    with tracer:
+        out = flat(*copies)
+    graph.output(tree_map(tracer.node_of, out))
+    return graph, tracer.constants
+
+
+@dataclasses.dataclass
+class _Name:
+    """A value of the program by its node's name, in an output's structure."""
+
+    name: str
+
+
+class _Step:
+    """One segment: its graph (placeholders: ``inputs``' names), compiled at its first run, and
+    then either the read that ends it (``read``: the tensor's name; ``children`` by value) or the
+    program's result (``result``)."""
+
+    def __init__(self, gm, inputs, outputs, read=None, cut=None, result=None):
+        self.gm, self.inputs, self.outputs, self.read, self.cut = gm, inputs, outputs, read, cut
+        self.result, self.children, self.compiled, self.reported = result, {}, None, False
+
+
+def _key(value):
+    """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0."""
+    return type(value).__name__, repr(value)
+
+
+def _segments(graph, constants):
+    """The chain of ``_Step``s of one trace: the nodes cut at each read."""
+    nodes = [n for n in graph.nodes if n.op not in ("placeholder", "output")]
+    output = next(n for n in graph.nodes if n.op == "output")
+    written = _read_through_writes(nodes)
+    groups, cuts = [[]], []
+    for n in nodes:
+        if "graph_break" in n.meta:
+            cuts.append(n)
+            groups.append([])
+        elif n.op == "call_function":
+            groups[-1].append(n)
+    steps = []
+    for i, group in enumerate(groups):
+        inside = set(group)
+        if i < len(cuts):
+            cut = cuts[i].meta["graph_break"]
+            wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live)]
+        else:
+            cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
+        outputs = list(dict.fromkeys(n for n in wanted if n in inside))
+        gm, inputs = _segment_module(group, outputs, constants)
+        result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
+            if cut is None else None
+        steps.append(_Step(gm, inputs, [n.name for n in outputs], cuts[i].args[0].name if cut else None, cut,
+                           result))
+        if i:
+            steps[i - 1].children[_key(steps[i - 1].cut.value)] = steps[i]
+    return steps
+
+
+def _read_through_writes(nodes):
+    """Make every read of an in-place operator's result (``add_``) a read of the tensor it wrote,
+    which it returns: a segment then writes into its input, not into a copy the compiled graph
+    made of it, and an argument the function writes and returns is the same tensor after the
+    break, as in eager. {written node: the tensor it wrote}."""
+    written = {}
+    for n in nodes:
+        name = getattr(getattr(n.target, "overloadpacket", None), "__name__", "")
+        if n.is_impure() and name.endswith("_") and n.args and isinstance(n.args[0], Node):
+            written[n] = written.get(n.args[0], n.args[0])
+            n.replace_all_uses_with(written[n])
+    return written
+
+
+def _segment_module(group, outputs, constants):
+    """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs."""
+    inside = set(group)
+    inputs = list(dict.fromkeys(a for n in group for a in n.all_input_nodes()
+                                if a not in inside and a.op != "get_attr"))
+    graph, env = Graph(), {}
+    for a in inputs:
+        env[a] = graph.placeholder(a.name)
+        env[a].meta = dict(a.meta)
+
+    def copy(a):
+        if isinstance(a, Node) and a not in env:    # a constant: named again in each segment
+            env[a] = graph.get_attr(a.target)
+            env[a].meta = dict(a.meta)
+        return env[a] if isinstance(a, Node) else a
+    for n in group:
+        args, kwargs = tree_map(copy, n.args), tree_map(copy, n.kwargs)
+        env[n] = graph.create_node(n.op, n.target, args, kwargs, name=n.name)
+        env[n].meta = dict(n.meta)
+    graph.output(tuple(env[n] for n in outputs))
+    used = {n.target for n in graph.nodes if n.op == "get_attr"}
+    gm = GraphModule({k: v for k, v in constants.items() if k in used}, graph)
+    return gm, [a.name for a in inputs]
+
+
+class Segmented:
+    """A cache entry whose function breaks at reads: ``trace`` (the function, its argument
+    tensors -> the chain of a fresh trace) grows the tree; ``graphs`` collects the compiled
+    segments' graphs and ``record`` each break's reason, as the CompiledFunction keeps them."""
+
+    def __init__(self, trace, tensors, graphs, record, device):
+        self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
+        graph, constants = trace(tensors)
+        self.constants = constants
+        self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
+        targets = [str(n.target) for n in graph.nodes if n.op == "call_function"]
+        if any(word in t for t in targets for word in _RANDOM):
+            raise GuardOnDataDependentSymNode("a random operator before a read: a trace again would draw "
+                                              "other numbers")
+        self.writes = any(n.is_impure() for n in graph.nodes)   # then a call keeps copies to trace again
+        self.root = _segments(graph, constants)[0]
+        self.kernels, self.graph_module = [], None
+
+    def __call__(self, args, kwargs):
+        tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
+        before = [_copy(t) for t in tensors] if self.writes else tensors
+        env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
+        step = self.root
+        while True:
+            outs = self._run(step, env)
+            env.update(zip(step.outputs, outs, strict=True))
+            if step.cut is None:
+                return tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.result)
+            if not step.reported:       # Dynamo reports a break when it compiles the frame around it
+                step.reported = True
+                self.record(step.cut)
+            value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
+            child = step.children.get(_key(value))
+            if child is None:
+                self._graft(self.trace(before)[0])
+                child = step.children.get(_key(value))
+                if child is None:
+                    raise RuntimeError("a trace again took another path before the same read")
+            step = child
+
+    def _graft(self, graph):
+        """Add the chain of a new trace to the tree where it leaves it."""
+        new = _segments(graph, self.constants)
+        step = self.root
+        for here, there in zip(new, new[1:]):
+            key = _key(here.cut.value)
+            if key not in step.children:
+                step.children[key] = there
+                return
+            step = step.children[key]
+
+    def _run(self, step, env):
+        inputs = [env[name] for name in step.inputs]
+        if step.compiled is None:
+            step.compiled = self._compile(step.gm, inputs)
+        outs = step.compiled(*inputs)
+        return outs if isinstance(outs, (tuple, list)) else (outs,)
+
+    def _compile(self, gm, inputs):
+        """A segment's graph as the whole function's would be compiled: by AOTAutograd when an
+        input requires grad, else traced with fake tensors, functionalized and compiled. A
+        segment without an operation is no graph (Dynamo compiles none either)."""
+        if not any(n.op == "call_function" for n in gm.graph.nodes):
+            return gm
+
+        def compiler(g):
+            return compile_fx(g, self.device)
+        if is_grad_enabled() and any(t.requires_grad for t in inputs if isinstance(t, Tensor)):
+            compiled = AOTCompiled(gm, inputs, compiler)
+            self.graphs.append(compiled.joint)
+        else:
+            traced = make_fx(gm, decomposition_table, tracing_mode="fake", _fold_constant_reads=False)(*inputs)
+            traced = functionalize(traced)
+            traced.graph.eliminate_dead_code()
+            traced.recompile()
+            compiled = compiler(traced)
+            self.graphs.append(traced)
+        self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
+        return compiled
+
+
+def _copy(t):
+    with no_grad():
+        copy = t.clone()
+    return copy.requires_grad_() if t.requires_grad else copy
