@@ -525,3 +525,34 @@ def test_the_two_libraries_refuse_each_others_tensors(case):
     end): the call is a TypeError, as it was before either hook existed."""
     with pytest.raises(TypeError):
         MIXED[case](internals.ones(2), torch.ones(2))
+
+
+def test_a_mode_on_one_thread_is_not_seen_by_another():
+    """A mode is thread-local, as torch's: while one thread has a mode pushed (the bindings then
+    ask each thread's own flag), a call on another thread reaches no mode; once it is popped,
+    the count of threads with a mode is back where it was."""
+    import threading
+
+    from internals.aten import python_torch_function_tls as tf
+
+    def program(lib, ov):
+        log, seen_elsewhere, pushed, done = [], [], threading.Event(), threading.Event()
+
+        def other_thread():
+            pushed.wait()
+            seen_elsewhere.append(float(lib.ones(2).sum()))
+            done.set()
+
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        with logging_mode(lib, ov, log):
+            pushed.set()
+            done.wait()
+            lib.ones(1)
+        worker.join()
+        return [name for name, *_ in log], seen_elsewhere
+
+    before = tf.threads_with_mode[0]
+    names, seen = both(program)
+    assert names == ["torch.ones"] and seen == [2.0]
+    assert tf.threads_with_mode[0] == before

@@ -43,7 +43,7 @@ def _asks_as_a_binding(tensor_params):
             for arg in args[:tensor_params]:
                 if check_has_torch_function(arg, ignore_mode=True):
                     overloaded = append_overloaded_arg(overloaded, arg)
-            if overloaded or _tf.tls.mode_enabled:
+            if overloaded or _tf.any_mode_enabled():
                 return handle_torch_function_no_python_arg_parser(overloaded or [], args, kwargs or None,
                                                                   fn.__name__, public, "internals")
             return fn(*args, **kwargs)

@@ -584,7 +584,9 @@ class PythonArgParser:
                     if type(v) is not _Tensor and v is not None:
                         overloaded = _append_overloaded(v, overloaded)
                 matched.overloaded_args = overloaded
-                matched.has_torch_function = overloaded is not None or _tf.tls.mode_enabled
+                # ``any_mode_enabled()``, written out
+                matched.has_torch_function = overloaded is not None or (_tf.threads_with_mode[0] != 0
+                                                                         and _tf.tls.mode_enabled)
                 return matched
         self._raise(args, kwargs)
 

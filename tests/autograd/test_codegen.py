@@ -235,3 +235,43 @@ def test_reads_of_torchs_files():
         f"https://github.com/pytorch/pytorch/blob/{torch.version.git_version}/c10/core/TensorImpl.h"
     for path in torch_source.SOURCES:
         assert torch_source.installed(path).is_file()
+
+
+def test_a_kernel_that_raises_puts_the_excluded_keys_back():
+    """The generated kernels enter ``AutoDispatchBelowADInplaceOrView`` (or ``BelowAutograd``) and
+    restore the thread's excluded keys in ``finally``: an operator that raises below autograd
+    leaves them as they were, and the next call on the thread still records a graph."""
+    from internals.c10.local_dispatch_key_set import tls
+
+    before = tls.excluded
+    x = internals.ones(2, requires_grad=True)
+    for bad in (lambda: x + internals.ones(3), lambda: x.detach().add_(internals.ones(3))):
+        with pytest.raises(RuntimeError):
+            bad()
+        assert tls.excluded == before
+    assert (x * 2).grad_fn.name() == "MulBackward0"
+
+
+def test_metadata_only_execution_is_seen_by_its_own_thread_only():
+    """Kernels ask a count of open ``meta_execution`` blocks before their thread's flag: a block
+    open on one thread leaves another thread's kernels computing values, and the count closes."""
+    import threading
+
+    from internals.aten import empty_tensor
+
+    values, entered, done = [], threading.Event(), threading.Event()
+
+    def other_thread():
+        entered.wait()
+        values.append((internals.ones(2) + 1).tolist())
+        done.set()
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    with empty_tensor.meta_execution():
+        entered.set()
+        done.wait()
+        assert empty_tensor.is_meta_execution()
+    worker.join()
+    assert values == [[2.0, 2.0]]
+    assert empty_tensor._meta_blocks[0] == 0 and not empty_tensor.is_meta_execution()

@@ -31,6 +31,11 @@ class _MetaExecution(threading.local):
 
 
 _meta = _MetaExecution()
+# How many ``meta_execution`` blocks are open now, on all threads. Every kernel call asks whether
+# it runs for metadata only, and a thread-local attribute costs about ten times a list item to
+# read, so kernels test this count first: it is 0 unless a fake tensor is being traced somewhere.
+_meta_blocks = [0]
+_meta_blocks_lock = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -38,15 +43,19 @@ def meta_execution():
     """Kernels run for their outputs' metadata only, as torch's structured kernels run on the Meta
     device: every tensor allocated here holds no memory, and TensorIterator skips its loops (a
     kernel that reads values then fails, on the storage that is not there)."""
+    with _meta_blocks_lock:
+        _meta_blocks[0] += 1
     before, _meta.active = _meta.active, True
     try:
         yield
     finally:
         _meta.active = before
+        with _meta_blocks_lock:
+            _meta_blocks[0] -= 1
 
 
 def is_meta_execution():
-    return _meta.active
+    return _meta_blocks[0] != 0 and _meta.active
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -88,7 +97,7 @@ def empty_strided_generic(size, stride, dtype, device):
     if (type(nbytes) is int or not is_symbolic(nbytes)) and nbytes > _INT64_MAX:
         shown = "" if stride == contiguous_strides(size) else f" and strides={list(stride)}"
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
-    if _meta.active:
+    if _meta_blocks[0] and _meta.active:
         storage = NoStorage(device, nbytes)
     elif device.type == "cpu":
         storage = UntypedStorage._fresh_cpu(nbytes)

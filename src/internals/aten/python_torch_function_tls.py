@@ -9,11 +9,18 @@ import threading
 
 __all__ = ["ENABLED", "SUBCLASSES_DISABLED", "ALL_DISABLED", "tls", "push_onto_stack", "pop_stack",
            "stack_len", "get_stack_at", "get_disabled_state", "set_disabled_state",
-           "torch_function_enabled", "torch_function_mode_enabled"]
+           "torch_function_enabled", "torch_function_mode_enabled", "threads_with_mode", "any_mode_enabled"]
 
 # torch's TorchFunctionDisabledState: subclass overrides on, off (``DisableTorchFunctionSubclass``),
 # or overrides and modes both off (``DisableTorchFunction``).
 ENABLED, SUBCLASSES_DISABLED, ALL_DISABLED = 0, 1, 2
+
+
+# How many threads have a mode enabled now. A binding tests this count before the thread-local
+# flag (``any_mode_enabled()``, written out where every call passes), which costs about ten times
+# a list item to read: the count is 0 unless some thread has pushed a mode.
+threads_with_mode = [0]
+_count_lock = threading.Lock()
 
 
 class PythonTorchFunctionTLS(threading.local):
@@ -23,10 +30,28 @@ class PythonTorchFunctionTLS(threading.local):
         self.mode_enabled = False       # a mode is on the stack and modes are not disabled
 
     def sync(self):
-        self.mode_enabled = bool(self.stack) and self.state != ALL_DISABLED
+        enabled = bool(self.stack) and self.state != ALL_DISABLED
+        if enabled and not self.mode_enabled:
+            _count_threads_with_mode(+1)        # counted before the flag is set,
+            self.mode_enabled = True
+        elif self.mode_enabled and not enabled:
+            self.mode_enabled = False
+            _count_threads_with_mode(-1)        # and uncounted after it is cleared
+
+
+def _count_threads_with_mode(change):
+    # (A thread that ends with a mode still pushed stays counted: later calls only ask their own
+    # flag, which is correct, if slower.)
+    with _count_lock:
+        threads_with_mode[0] += change
 
 
 tls = PythonTorchFunctionTLS()
+
+
+def any_mode_enabled():
+    """Whether this thread has a TorchFunctionMode enabled (``tls.mode_enabled``, asked cheaply)."""
+    return threads_with_mode[0] != 0 and tls.mode_enabled
 
 
 def push_onto_stack(mode):

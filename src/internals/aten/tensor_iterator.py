@@ -35,7 +35,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense, strided
 from . import dispatcher
-from .empty_tensor import _meta, empty_strided_generic
+from .empty_tensor import _meta, _meta_blocks, empty_strided_generic
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry",
@@ -478,7 +478,7 @@ class TensorIterator:
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
         operands = self.outputs + self.inputs
-        if _meta.active and not all(type(n) is int for n in self.shape):
+        if _meta_blocks[0] and _meta.active and not all(type(n) is int for n in self.shape):
             self.geometry = None    # a traced size has no value to merge (and no loop will run)
         elif self.fast:     # every operand walks its elements in one memory order: one flat dim
             key = (math.prod(self.shape), tuple(map(_storage_offset, operands)))
@@ -510,7 +510,8 @@ class TensorIterator:
         A reduction's loop gets ``loop(buffers, outer_sizes, outer_strides, inner_sizes,
         inner_strides, offset)`` instead: the input's kept and reduced dims apart.
         """
-        if _meta.active:     # ``is_meta_execution()``: metadata only, build() already made the outputs
+        # ``is_meta_execution()``, written out: metadata only, build() already made the outputs
+        if _meta_blocks[0] and _meta.active:
             return self.result
         if self.common_dtype is st.complex32 and not self.config.moves_complex32_:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "

@@ -475,8 +475,11 @@ def gen_kernel(info, schema):
         else:
             lines.append(f"        grad_fn.{s.name}_ = {value}")
     guard = "below_autograd" if inplace else "below_ad_inplace_or_view"
-    lines += [f"    with {guard}():",
-              f"        result = OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})"]
+    lines += [f"    excluded = enter_{guard}()",
+              "    try:",
+              f"        result = OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})",
+              "    finally:",
+              "        tls.excluded = excluded"]
     if is_view:
         lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
@@ -545,7 +548,7 @@ operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for
 """
 from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
-from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
+from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace_or_view, enter_below_autograd, tls
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,

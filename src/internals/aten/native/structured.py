@@ -29,6 +29,7 @@ checked ``out`` (``copy_``, which casts). That out variant is registered from th
 gets ``structured_out`` over the kernels of its functional overload (the entry of the same
 signature), following the entry's ``out_rules``.
 """
+import functools
 import inspect
 import warnings
 
@@ -85,8 +86,11 @@ def structured_variant(out_kernel, inplace):
                 return made
             return impl(made, self, *args, **kwargs) if kwargs else impl(made, self, *args)
     else:
+        # the outputs' Nones bound once: ``meta(*nones, *args)`` would build a list on every call
+        meta_allocating = functools.partial(meta, *nones)
+
         def kernel(*args, **kwargs):
-            made = meta(*nones, *args, **kwargs) if kwargs else meta(*nones, *args)
+            made = meta_allocating(*args, **kwargs) if kwargs else meta_allocating(*args)
             if isinstance(made, _MADE) and _metadata_only(made):
                 return made
             return impl(made, *args, **kwargs) if kwargs else impl(made, *args)

@@ -10,7 +10,7 @@ operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for
 """
 from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
-from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
+from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace_or_view, enter_below_autograd, tls
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
@@ -1196,8 +1196,11 @@ def neg(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['neg'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1215,8 +1218,11 @@ def neg_(ks, self):
         check_inplace(self)
         grad_fn = NegBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['neg_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1227,8 +1233,11 @@ def reciprocal(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReciprocalBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reciprocal'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1247,8 +1256,11 @@ def reciprocal_(ks, self):
         check_inplace(self)
         grad_fn = ReciprocalBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['reciprocal_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1261,8 +1273,11 @@ def abs(ks, self):
         grad_fn = AbsBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['abs'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1281,8 +1296,11 @@ def abs_(ks, self):
         grad_fn = AbsBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1294,8 +1312,11 @@ def sgn(ks, self):
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sgn'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1315,8 +1336,11 @@ def sgn_(ks, self):
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1329,8 +1353,11 @@ def angle(ks, self):
         grad_fn = AngleBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['angle'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1348,8 +1375,11 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
         grad_fn = NanToNumBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nan_to_num'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1368,8 +1398,11 @@ def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
         grad_fn = NanToNumBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['nan_to_num_'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1380,8 +1413,11 @@ def exp(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ExpBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['exp'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1400,8 +1436,11 @@ def exp_(ks, self):
         check_inplace(self)
         grad_fn = ExpBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['exp_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1414,8 +1453,11 @@ def log(ks, self):
         grad_fn = LogBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['log'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1434,8 +1476,11 @@ def log_(ks, self):
         grad_fn = LogBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['log_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1446,8 +1491,11 @@ def sqrt(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqrtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sqrt'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1466,8 +1514,11 @@ def sqrt_(ks, self):
         check_inplace(self)
         grad_fn = SqrtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sqrt_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1479,8 +1530,11 @@ def relu(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['relu'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1493,8 +1547,11 @@ def relu_(ks, self):
         check_inplace(self)
         grad_fn = ReluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['relu_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1508,8 +1565,11 @@ def leaky_relu(ks, self, negative_slope=0.01):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.negative_slope_ = negative_slope
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['leaky_relu'].redispatch(after_autograd(ks), self, negative_slope)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1528,8 +1588,11 @@ def leaky_relu_(ks, self, negative_slope=0.01):
         grad_fn = LeakyReluBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.negative_slope_ = negative_slope
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['leaky_relu_'].redispatch(after_autograd(ks), self, negative_slope)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1543,8 +1606,11 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.negative_slope_ = negative_slope
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['leaky_relu_backward'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1563,8 +1629,11 @@ def threshold_backward(ks, grad_output, self, threshold):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.threshold_ = threshold
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['threshold_backward'].redispatch(after_autograd(ks), grad_output, self, threshold)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1581,8 +1650,11 @@ def sigmoid(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sigmoid'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1601,8 +1673,11 @@ def sigmoid_(ks, self):
         check_inplace(self)
         grad_fn = SigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sigmoid_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1614,8 +1689,11 @@ def tanh(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['tanh'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1634,8 +1712,11 @@ def tanh_(ks, self):
         check_inplace(self)
         grad_fn = TanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['tanh_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1649,8 +1730,11 @@ def sigmoid_backward(ks, grad_output, output):
         grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sigmoid_backward'].redispatch(after_autograd(ks), grad_output, output)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1669,8 +1753,11 @@ def tanh_backward(ks, grad_output, output):
         grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['tanh_backward'].redispatch(after_autograd(ks), grad_output, output)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1690,8 +1777,11 @@ def add_Tensor(ks, self, other, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['add.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1712,8 +1802,11 @@ def add__Tensor(ks, self, other, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['add_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1727,8 +1820,11 @@ def sub_Tensor(ks, self, other, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1749,8 +1845,11 @@ def sub__Tensor(ks, self, other, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sub_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1767,8 +1866,11 @@ def mul_Tensor(ks, self, other):
         grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mul.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1792,8 +1894,11 @@ def mul__Tensor(ks, self, other):
         grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1805,8 +1910,11 @@ def add_Scalar(ks, self, other, alpha=1):
         grad_fn = AddBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['add.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1818,8 +1926,11 @@ def sub_Scalar(ks, self, other, alpha=1):
         grad_fn = SubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1832,8 +1943,11 @@ def mul_Scalar(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = other
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mul.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1846,8 +1960,11 @@ def div_Scalar(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = other
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['div.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1861,8 +1978,11 @@ def div__Scalar(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = other
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['div_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1877,8 +1997,11 @@ def div_Tensor(ks, self, other):
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['div.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1900,8 +2023,11 @@ def div__Tensor(ks, self, other):
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['div_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1914,8 +2040,11 @@ def pow_Tensor_Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.exponent_ = exponent
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['pow.Tensor_Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1935,8 +2064,11 @@ def pow__Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = exponent
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['pow_.Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1949,8 +2081,11 @@ def pow_Tensor_Tensor(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['pow.Tensor_Tensor'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1971,8 +2106,11 @@ def pow__Tensor(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -1986,8 +2124,11 @@ def pow_Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(exponent)
         grad_fn.self_ = self
         grad_fn.exponent_ = SavedVariable(exponent, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['pow.Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2007,8 +2148,11 @@ def rsub_Scalar(ks, self, other, alpha=1):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.alpha_ = alpha
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['rsub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2021,8 +2165,11 @@ def maximum(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['maximum'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2041,8 +2188,11 @@ def minimum(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['minimum'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2060,8 +2210,11 @@ def where_self(ks, condition, self, other):
         grad_fn = WhereBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.condition_ = SavedVariable(condition, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['where.self'].redispatch(after_autograd(ks), condition, self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2079,8 +2232,11 @@ def fill__Scalar(ks, self, value):
         check_inplace(self)
         grad_fn = FillBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['fill_.Scalar'].redispatch(after_autograd(ks), self, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2092,8 +2248,11 @@ def fill__Tensor(ks, self, value):
         check_inplace(self)
         grad_fn = FillBackward3()
         grad_fn._next_edges = collect_next_edges(self, value)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['fill_.Tensor'].redispatch(after_autograd(ks), self, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2105,8 +2264,11 @@ def zero_(ks, self):
         check_inplace(self)
         grad_fn = ZeroBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['zero_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2118,8 +2280,11 @@ def eq__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = EqBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['eq_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2131,8 +2296,11 @@ def eq__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = EqBackward1()
         grad_fn._next_edges = collect_next_edges(self, other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['eq_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2144,8 +2312,11 @@ def ne__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = NeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['ne_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2157,8 +2328,11 @@ def ne__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = NeBackward1()
         grad_fn._next_edges = collect_next_edges(self, other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['ne_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2170,8 +2344,11 @@ def lt__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = LtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['lt_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2183,8 +2360,11 @@ def lt__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = LtBackward1()
         grad_fn._next_edges = collect_next_edges(self, other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['lt_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2196,8 +2376,11 @@ def le__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = LeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['le_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2209,8 +2392,11 @@ def le__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = LeBackward1()
         grad_fn._next_edges = collect_next_edges(self, other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['le_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2222,8 +2408,11 @@ def gt__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = GtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['gt_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2235,8 +2424,11 @@ def gt__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = GtBackward1()
         grad_fn._next_edges = collect_next_edges(self, other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['gt_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2248,8 +2440,11 @@ def ge__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = GeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['ge_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2261,8 +2456,11 @@ def ge__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = GeBackward1()
         grad_fn._next_edges = collect_next_edges(self, other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['ge_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2273,8 +2471,11 @@ def clone(ks, self, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CloneBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clone'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2286,8 +2487,11 @@ def sum(ks, self, **kwargs):
         grad_fn = SumBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sum'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2301,8 +2505,11 @@ def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sum.dim_IntList'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2323,8 +2530,11 @@ def nansum(ks, self, dim=None, keepdim=False, **kwargs):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nansum'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2343,8 +2553,11 @@ def mean(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_sym_numel_ = self.numel()
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mean'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2359,8 +2572,11 @@ def mean_dim(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.self_sym_numel_ = self.numel()
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mean.dim'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2378,8 +2594,11 @@ def prod(ks, self, **kwargs):
         grad_fn = ProdBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['prod'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2394,8 +2613,11 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['prod.dim_int'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2416,8 +2638,11 @@ def amax(ks, self, dim=(), keepdim=False):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['amax'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2438,8 +2663,11 @@ def amin(ks, self, dim=(), keepdim=False):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['amin'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2460,8 +2688,11 @@ def aminmax(ks, self, **kwargs):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = kwargs.get('dim', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['aminmax'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.min_ = SavedVariable(result[0], True)
@@ -2483,8 +2714,11 @@ def max_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -2503,8 +2737,11 @@ def max(ks, self):
         grad_fn = MaxBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2519,8 +2756,11 @@ def min_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['min.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -2539,8 +2779,11 @@ def min(ks, self):
         grad_fn = MinBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['min'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2554,8 +2797,11 @@ def _softmax(ks, self, dim, half_to_float):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_softmax'].redispatch(after_autograd(ks), self, dim, half_to_float)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2575,8 +2821,11 @@ def _log_softmax(ks, self, dim, half_to_float):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_log_softmax'].redispatch(after_autograd(ks), self, dim, half_to_float)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2598,8 +2847,11 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
         grad_fn.dim_ = as_int(dim)
         grad_fn.input_dtype_ = input_dtype
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2619,8 +2871,11 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.dim_ = as_int(dim)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_log_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2650,8 +2905,11 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.ignore_index_ = as_int(ignore_index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nll_loss_forward'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], True)
@@ -2676,8 +2934,11 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.ignore_index_ = as_int(ignore_index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2695,8 +2956,11 @@ def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.ignore_index_ = as_int(ignore_index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nll_loss2d_forward'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], True)
@@ -2715,8 +2979,11 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.ignore_index_ = as_int(ignore_index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nll_loss2d_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2736,8 +3003,11 @@ def mse_loss(ks, self, target, reduction=1):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mse_loss'].redispatch(after_autograd(ks), self, target, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2752,8 +3022,11 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2774,8 +3047,11 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.beta_ = beta
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['smooth_l1_loss'].redispatch(after_autograd(ks), self, target, reduction, beta)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2791,8 +3067,11 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.beta_ = beta
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['smooth_l1_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, beta)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2807,8 +3086,11 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.delta_ = delta
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['huber_loss'].redispatch(after_autograd(ks), self, target, reduction, delta)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2824,8 +3106,11 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.delta_ = delta
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['huber_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, delta)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2841,8 +3126,11 @@ def soft_margin_loss(ks, self, target, reduction=1):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['soft_margin_loss'].redispatch(after_autograd(ks), self, target, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2859,8 +3147,11 @@ def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['soft_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2879,8 +3170,11 @@ def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1)
         grad_fn.margin_ = margin
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['multi_margin_loss'].redispatch(after_autograd(ks), self, target, p, margin, weight, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2894,8 +3188,11 @@ def multi_margin_loss_backward(ks, grad_output, self, target, p, margin, weight=
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = MultiMarginLossBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['multi_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, p, margin, weight, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2909,8 +3206,11 @@ def multilabel_margin_loss_forward(ks, self, target, reduction):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['multilabel_margin_loss_forward'].redispatch(after_autograd(ks), self, target, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.is_target_ = SavedVariable(result[1], True)
@@ -2925,8 +3225,11 @@ def multilabel_margin_loss_backward(ks, grad_output, self, target, reduction, is
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = MultilabelMarginLossBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['multilabel_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, is_target)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2945,8 +3248,11 @@ def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, ze
         grad_fn.target_lengths_ = as_int_tuple(target_lengths)
         grad_fn.blank_ = as_int(blank)
         grad_fn.zero_infinity_ = zero_infinity
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_ctc_loss'].redispatch(after_autograd(ks), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.result0_ = SavedVariable(result[0], True)
@@ -2969,8 +3275,11 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
         grad_fn.target_lengths_ = SavedVariable(target_lengths, False)
         grad_fn.blank_ = as_int(blank)
         grad_fn.zero_infinity_ = zero_infinity
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_ctc_loss.Tensor'].redispatch(after_autograd(ks), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.result0_ = SavedVariable(result[0], True)
@@ -2986,8 +3295,11 @@ def _ctc_loss_backward(ks, grad, log_probs, targets, input_lengths, target_lengt
         grad_fn = CtcLossBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
         grad_fn.grad_ = SavedVariable(grad, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_ctc_loss_backward'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3003,8 +3315,11 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         grad_fn = CtcLossBackwardBackward1()
         grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
         grad_fn.grad_ = SavedVariable(grad, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_ctc_loss_backward.Tensor'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3021,8 +3336,11 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['binary_cross_entropy'].redispatch(after_autograd(ks), self, target, weight, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3040,8 +3358,11 @@ def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, re
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['binary_cross_entropy_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3060,8 +3381,11 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.pos_weight_ = SavedVariable(pos_weight, False)
         grad_fn.reduction_ = as_int(reduction)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['binary_cross_entropy_with_logits'].redispatch(after_autograd(ks), self, target, weight, pos_weight, reduction)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3082,8 +3406,11 @@ def mm(ks, self, mat2):
         grad_fn.mat2_layout_ = mat2.layout
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mm'].redispatch(after_autograd(ks), self, mat2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3104,8 +3431,11 @@ def bmm(ks, self, mat2):
             grad_fn.mat2_ = SavedVariable(mat2, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['bmm'].redispatch(after_autograd(ks), self, mat2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3126,8 +3456,11 @@ def as_strided(ks, self, size, stride, storage_offset=None):
         grad_fn.size_ = as_int_tuple(size)
         grad_fn.stride_ = as_int_tuple(stride)
         grad_fn.storage_offset_ = storage_offset
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['as_strided'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3144,8 +3477,11 @@ def as_strided_(ks, self, size, stride, storage_offset=None):
         grad_fn.size_ = as_int_tuple(size)
         grad_fn.stride_ = as_int_tuple(stride)
         grad_fn.storage_offset_ = storage_offset
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['as_strided_'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3157,8 +3493,11 @@ def view(ks, self, size):
         grad_fn = ViewBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['view'].redispatch(after_autograd(ks), self, size)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3171,8 +3510,11 @@ def _unsafe_view(ks, self, size):
         grad_fn = UnsafeViewBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_unsafe_view'].redispatch(after_autograd(ks), self, size)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3185,8 +3527,11 @@ def transpose_int(ks, self, dim0, dim1):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim0_ = as_int(dim0)
         grad_fn.dim1_ = as_int(dim1)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['transpose.int'].redispatch(after_autograd(ks), self, dim0, dim1)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3201,8 +3546,11 @@ def transpose_(ks, self, dim0, dim1):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim0_ = as_int(dim0)
         grad_fn.dim1_ = as_int(dim1)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['transpose_'].redispatch(after_autograd(ks), self, dim0, dim1)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3213,8 +3561,11 @@ def t(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['t'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3227,8 +3578,11 @@ def t_(ks, self):
         check_inplace(self)
         grad_fn = TBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['t_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3239,8 +3593,11 @@ def alias(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AliasBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['alias'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3252,8 +3609,11 @@ def lift_fresh_copy(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LiftFreshBackward0_copy()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['lift_fresh_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3270,8 +3630,11 @@ def _conj(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ConjBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_conj'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3283,8 +3646,11 @@ def _neg_view(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegViewBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_neg_view'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3296,8 +3662,11 @@ def _neg_view_copy(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegViewBackward0_copy()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_neg_view_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3308,8 +3677,11 @@ def _conj_physical(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ConjPhysicalBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_conj_physical'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3327,8 +3699,11 @@ def conj_physical_(ks, self):
         check_inplace(self)
         grad_fn = ConjPhysicalBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['conj_physical_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -3339,8 +3714,11 @@ def view_as_real(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ViewAsRealBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['view_as_real'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3352,8 +3730,11 @@ def view_as_complex(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ViewAsComplexBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['view_as_complex'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3365,8 +3746,11 @@ def complex(ks, real, imag):
     if _grad_mode.grad_enabled and (real._requires_grad or imag._requires_grad):
         grad_fn = ComplexBackward0()
         grad_fn._next_edges = collect_next_edges(real, imag)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['complex'].redispatch(after_autograd(ks), real, imag)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3377,8 +3761,11 @@ def polar(ks, abs, angle):
     if _grad_mode.grad_enabled and (abs._requires_grad or angle._requires_grad):
         grad_fn = PolarBackward0()
         grad_fn._next_edges = collect_next_edges(abs, angle)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['polar'].redispatch(after_autograd(ks), abs, angle)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -3397,8 +3784,11 @@ def permute(ks, self, dims):
         grad_fn = PermuteBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dims_ = as_int_tuple(dims)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['permute'].redispatch(after_autograd(ks), self, dims)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3411,8 +3801,11 @@ def expand(ks, self, size, **kwargs):
         grad_fn = ExpandBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['expand'].redispatch(after_autograd(ks), self, size, **kwargs)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3427,8 +3820,11 @@ def select_int(ks, self, dim, index):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = as_int(index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['select.int'].redispatch(after_autograd(ks), self, dim, index)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3442,8 +3838,11 @@ def select_backward(ks, grad_output, input_sizes, dim, index):
         grad_fn._next_edges = collect_next_edges(grad_output)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = as_int(index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['select_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, dim, index)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3455,8 +3854,11 @@ def squeeze(ks, self):
         grad_fn = SqueezeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['squeeze'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3470,8 +3872,11 @@ def squeeze_dim(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['squeeze.dim'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3485,8 +3890,11 @@ def squeeze_dims(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['squeeze.dims'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3500,8 +3908,11 @@ def squeeze_(ks, self):
         grad_fn = SqueezeBackward3()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['squeeze_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3515,8 +3926,11 @@ def squeeze__dim(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['squeeze_.dim'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3530,8 +3944,11 @@ def squeeze__dims(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['squeeze_.dims'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3543,8 +3960,11 @@ def unsqueeze(ks, self, dim):
         grad_fn = UnsqueezeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['unsqueeze'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3558,8 +3978,11 @@ def unsqueeze_(ks, self, dim):
         grad_fn = UnsqueezeBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['unsqueeze_'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
     return result
@@ -3574,8 +3997,11 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['diagonal'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3588,8 +4014,11 @@ def trace(ks, self):
         grad_fn = TraceBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['trace'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3603,8 +4032,11 @@ def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['diagonal_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, offset, dim1, dim2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3619,8 +4051,11 @@ def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['diagonal_copy'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3631,8 +4066,11 @@ def fill_Scalar(ks, self, value):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FillBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fill.Scalar'].redispatch(after_autograd(ks), self, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3643,8 +4081,11 @@ def fill_Tensor(ks, self, value):
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         grad_fn = FillBackward1()
         grad_fn._next_edges = collect_next_edges(self, value)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fill.Tensor'].redispatch(after_autograd(ks), self, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3655,8 +4096,11 @@ def zero(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ZeroBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['zero'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3672,8 +4116,11 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
         grad_fn.start_ = start
         grad_fn.end_ = end
         grad_fn.step_ = as_int(step)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['slice_scatter'].redispatch(after_autograd(ks), self, src, dim, start, end, step)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3687,8 +4134,11 @@ def select_scatter(ks, self, src, dim, index):
         grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = as_int(index)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['select_scatter'].redispatch(after_autograd(ks), self, src, dim, index)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3703,8 +4153,11 @@ def diagonal_scatter(ks, self, src, offset=0, dim1=0, dim2=1):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['diagonal_scatter'].redispatch(after_autograd(ks), self, src, offset, dim1, dim2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3720,8 +4173,11 @@ def as_strided_scatter(ks, self, src, size, stride, storage_offset=None):
         grad_fn.size_ = as_int_tuple(size)
         grad_fn.stride_ = as_int_tuple(stride)
         grad_fn.storage_offset_ = storage_offset
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['as_strided_scatter'].redispatch(after_autograd(ks), self, src, size, stride, storage_offset)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3736,8 +4192,11 @@ def unfold(ks, self, dimension, size, step):
         grad_fn.dimension_ = as_int(dimension)
         grad_fn.size_ = as_int(size)
         grad_fn.step_ = as_int(step)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['unfold'].redispatch(after_autograd(ks), self, dimension, size, step)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3752,8 +4211,11 @@ def unfold_backward(ks, grad_in, input_sizes, dim, size, step):
         grad_fn.dim_ = as_int(dim)
         grad_fn.size_ = as_int(size)
         grad_fn.step_ = as_int(step)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['unfold_backward'].redispatch(after_autograd(ks), grad_in, input_sizes, dim, size, step)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3768,8 +4230,11 @@ def split_Tensor(ks, self, split_size, dim=0):
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
         grad_fn.split_size_ = as_int(split_size)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['split.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3785,8 +4250,11 @@ def split_with_sizes(ks, self, split_sizes, dim=0):
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
         grad_fn.split_sizes_ = as_int_tuple(split_sizes)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['split_with_sizes'].redispatch(after_autograd(ks), self, split_sizes, dim)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3801,8 +4269,11 @@ def cat(ks, tensors, dim=0):
         grad_fn.tensors_args_sizes_ = [t._impl.sizes for t in tensors]
         grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cat'].redispatch(after_autograd(ks), tensors, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3821,8 +4292,11 @@ def stack(ks, tensors, dim=0):
         grad_fn._next_edges = collect_next_edges(*tensors)
         grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['stack'].redispatch(after_autograd(ks), tensors, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3841,8 +4315,11 @@ def block_diag(ks, tensors):
         grad_fn._next_edges = collect_next_edges(*tensors)
         grad_fn.tensors_args_sizes_ = [t._impl.sizes for t in tensors]
         grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['block_diag'].redispatch(after_autograd(ks), tensors)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3854,8 +4331,11 @@ def unbind_int(ks, self, dim=0):
         grad_fn = UnbindBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['unbind.int'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3868,8 +4348,11 @@ def flip(ks, self, dims):
         grad_fn = FlipBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dims_ = as_int_tuple(dims)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['flip'].redispatch(after_autograd(ks), self, dims)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3882,8 +4365,11 @@ def roll(ks, self, shifts, dims=()):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.shifts_ = as_int_tuple(shifts)
         grad_fn.dims_ = as_int_tuple(dims)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['roll'].redispatch(after_autograd(ks), self, shifts, dims)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3896,8 +4382,11 @@ def rot90(ks, self, k=1, dims=(0, 1)):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.k_ = as_int(k)
         grad_fn.dims_ = as_int_tuple(dims)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['rot90'].redispatch(after_autograd(ks), self, k, dims)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3910,8 +4399,11 @@ def repeat(ks, self, repeats):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.repeats_ = as_int_tuple(repeats)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['repeat'].redispatch(after_autograd(ks), self, repeats)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3929,8 +4421,11 @@ def tril(ks, self, diagonal=0):
         grad_fn = TrilBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.diagonal_ = as_int(diagonal)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['tril'].redispatch(after_autograd(ks), self, diagonal)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3943,8 +4438,11 @@ def tril_(ks, self, diagonal=0):
         grad_fn = TrilBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.diagonal_ = as_int(diagonal)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['tril_'].redispatch(after_autograd(ks), self, diagonal)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -3962,8 +4460,11 @@ def triu(ks, self, diagonal=0):
         grad_fn = TriuBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.diagonal_ = as_int(diagonal)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['triu'].redispatch(after_autograd(ks), self, diagonal)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3976,8 +4477,11 @@ def triu_(ks, self, diagonal=0):
         grad_fn = TriuBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.diagonal_ = as_int(diagonal)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['triu_'].redispatch(after_autograd(ks), self, diagonal)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -3991,8 +4495,11 @@ def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['diag_embed'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4006,8 +4513,11 @@ def index_Tensor(ks, self, indices):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
         grad_fn.indices_ = SavedVariableList(indices)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index.Tensor'].redispatch(after_autograd(ks), self, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4028,8 +4538,11 @@ def index_put_(ks, self, indices, values, accumulate=False):
         grad_fn.values_info_ = TypeAndSize(values)
         grad_fn.indices_ = SavedVariableList(indices)
         grad_fn.accumulate_ = accumulate
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4043,8 +4556,11 @@ def index_put(ks, self, indices, values, accumulate=False):
         grad_fn.values_info_ = TypeAndSize(values)
         grad_fn.indices_ = SavedVariableList(indices)
         grad_fn.accumulate_ = accumulate
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4067,8 +4583,11 @@ def index_add(ks, self, dim, index, source, **kwargs):
         if edges[1] is not None:
             grad_fn.source_ = SavedVariable(source, False)
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4086,8 +4605,11 @@ def index_add_(ks, self, dim, index, source, **kwargs):
         if edges[1] is not None:
             grad_fn.source_ = SavedVariable(source, False)
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4101,8 +4623,11 @@ def index_fill__int_Scalar(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['index_fill_.int_Scalar'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4115,8 +4640,11 @@ def index_fill_int_Scalar(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index_fill.int_Scalar'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4130,8 +4658,11 @@ def index_fill__int_Tensor(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self, value)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['index_fill_.int_Tensor'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4144,8 +4675,11 @@ def index_fill_int_Tensor(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self, value)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index_fill.int_Tensor'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4167,8 +4701,11 @@ def index_copy_(ks, self, dim, index, source):
         grad_fn.index_ = SavedVariable(index, False)
         if edges[1] is not None:
             grad_fn.source_ = SavedVariable(source, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['index_copy_'].redispatch(after_autograd(ks), self, dim, index, source)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4183,8 +4720,11 @@ def index_copy(ks, self, dim, index, source):
         grad_fn.index_ = SavedVariable(index, False)
         if edges[1] is not None:
             grad_fn.source_ = SavedVariable(source, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index_copy'].redispatch(after_autograd(ks), self, dim, index, source)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4198,8 +4738,11 @@ def index_select(ks, self, dim, index):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['index_select'].redispatch(after_autograd(ks), self, dim, index)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4219,8 +4762,11 @@ def gather(ks, self, dim, index, **kwargs):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['gather'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4239,8 +4785,11 @@ def scatter_src(ks, self, dim, index, src):
         grad_fn._next_edges = collect_next_edges(self, src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['scatter.src'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4254,8 +4803,11 @@ def scatter__src(ks, self, dim, index, src):
         grad_fn._next_edges = collect_next_edges(self, src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['scatter_.src'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4274,8 +4826,11 @@ def scatter_value(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['scatter.value'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4289,8 +4844,11 @@ def scatter__value(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['scatter_.value'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4313,8 +4871,11 @@ def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
         grad_fn.src_ = SavedVariable(src, False)
         grad_fn.reduce_ = reduce
         grad_fn.include_self_ = kwargs.get('include_self', True)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['scatter_reduce.two'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -4333,8 +4894,11 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
         grad_fn.src_ = SavedVariable(src, False)
         grad_fn.reduce_ = reduce
         grad_fn.include_self_ = kwargs.get('include_self', True)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['scatter_reduce_.two'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -4355,8 +4919,11 @@ def scatter_add(ks, self, dim, index, src):
         grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['scatter_add'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4371,8 +4938,11 @@ def scatter_add_(ks, self, dim, index, src):
         grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['scatter_add_'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4390,8 +4960,11 @@ def masked_fill_Scalar(ks, self, mask, value):
         grad_fn = MaskedFillBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.mask_ = SavedVariable(mask, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['masked_fill.Scalar'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4404,8 +4977,11 @@ def masked_fill__Scalar(ks, self, mask, value):
         grad_fn = MaskedFillBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.mask_ = SavedVariable(mask, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['masked_fill_.Scalar'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4417,8 +4993,11 @@ def masked_fill_Tensor(ks, self, mask, value):
         grad_fn = MaskedFillBackward1()
         grad_fn._next_edges = collect_next_edges(self, value)
         grad_fn.mask_ = SavedVariable(mask, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['masked_fill.Tensor'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4431,8 +5010,11 @@ def masked_fill__Tensor(ks, self, mask, value):
         grad_fn = MaskedFillBackward1()
         grad_fn._next_edges = collect_next_edges(self, value)
         grad_fn.mask_ = SavedVariable(mask, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['masked_fill_.Tensor'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4446,8 +5028,11 @@ def masked_scatter_(ks, self, mask, source):
         grad_fn._next_edges = collect_next_edges(self, source)
         grad_fn.mask_ = SavedVariable(mask, False)
         grad_fn.source_sym_sizes_ = source._impl.sizes
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['masked_scatter_'].redispatch(after_autograd(ks), self, mask, source)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4460,8 +5045,11 @@ def masked_scatter(ks, self, mask, source):
         grad_fn._next_edges = collect_next_edges(self, source)
         grad_fn.mask_ = SavedVariable(mask, False)
         grad_fn.source_sym_sizes_ = source._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['masked_scatter'].redispatch(after_autograd(ks), self, mask, source)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4474,8 +5062,11 @@ def masked_select(ks, self, mask):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.mask_ = SavedVariable(mask, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['masked_select'].redispatch(after_autograd(ks), self, mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4488,8 +5079,11 @@ def take(ks, self, index):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.index_ = SavedVariable(index, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['take'].redispatch(after_autograd(ks), self, index)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4501,8 +5095,11 @@ def uniform_(ks, self, from_=0, to=1, **kwargs):
         check_inplace(self)
         grad_fn = UniformBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['uniform_'].redispatch(after_autograd(ks), self, from_, to, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4514,8 +5111,11 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
         check_inplace(self)
         grad_fn = NormalBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['normal_'].redispatch(after_autograd(ks), self, mean, std, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4526,8 +5126,11 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
     if _grad_mode.grad_enabled and mean._requires_grad:
         grad_fn = NormalBackward1()
         grad_fn._next_edges = collect_next_edges(mean)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['normal.Tensor_float'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4544,8 +5147,11 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
     if _grad_mode.grad_enabled and std._requires_grad:
         grad_fn = NormalBackward2()
         grad_fn._next_edges = collect_next_edges(std)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['normal.float_Tensor'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4562,8 +5168,11 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
     if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
         grad_fn = NormalBackward3()
         grad_fn._next_edges = collect_next_edges(mean, std)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['normal.Tensor_Tensor'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4581,8 +5190,11 @@ def random__from(ks, self, from_, to, **kwargs):
         check_inplace(self)
         grad_fn = RandomBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['random_.from'].redispatch(after_autograd(ks), self, from_, to, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4594,8 +5206,11 @@ def random__to(ks, self, to, **kwargs):
         check_inplace(self)
         grad_fn = RandomBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['random_.to'].redispatch(after_autograd(ks), self, to, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4607,8 +5222,11 @@ def random_(ks, self, **kwargs):
         check_inplace(self)
         grad_fn = RandomBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['random_'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4620,8 +5238,11 @@ def exponential_(ks, self, lambd=1, **kwargs):
         check_inplace(self)
         grad_fn = ExponentialBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['exponential_'].redispatch(after_autograd(ks), self, lambd, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4632,8 +5253,11 @@ def bernoulli(ks, self, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['bernoulli'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4646,8 +5270,11 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
         grad_fn = BernoulliBackward1()
         grad_fn._next_edges = collect_next_edges(self, p)
         grad_fn.p_info_ = TypeAndSize(p)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['bernoulli_.Tensor'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4659,8 +5286,11 @@ def bernoulli__float(ks, self, p=0.5, **kwargs):
         check_inplace(self)
         grad_fn = BernoulliBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['bernoulli_.float'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4671,8 +5301,11 @@ def bernoulli_p(ks, self, p, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['bernoulli.p'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4684,8 +5317,11 @@ def _to_copy(ks, self, **kwargs):
         grad_fn = ToCopyBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_copy'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4701,8 +5337,11 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
         grad_fn.start_ = start
         grad_fn.end_ = end
         grad_fn.step_ = as_int(step)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -4718,8 +5357,11 @@ def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
         grad_fn.start_ = as_int(start)
         grad_fn.end_ = as_int(end)
         grad_fn.step_ = as_int(step)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['slice_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, dim, start, end, step)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4731,8 +5373,11 @@ def sin(ks, self):
         grad_fn = SinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sin'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4751,8 +5396,11 @@ def sin_(ks, self):
         grad_fn = SinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sin_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4764,8 +5412,11 @@ def asin(ks, self):
         grad_fn = AsinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['asin'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4784,8 +5435,11 @@ def asin_(ks, self):
         grad_fn = AsinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['asin_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4797,8 +5451,11 @@ def acos(ks, self):
         grad_fn = AcosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['acos'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4817,8 +5474,11 @@ def acos_(ks, self):
         grad_fn = AcosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['acos_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4830,8 +5490,11 @@ def atan(ks, self):
         grad_fn = AtanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['atan'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4850,8 +5513,11 @@ def atan_(ks, self):
         grad_fn = AtanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['atan_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4863,8 +5529,11 @@ def sinh(ks, self):
         grad_fn = SinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sinh'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4883,8 +5552,11 @@ def sinh_(ks, self):
         grad_fn = SinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sinh_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4896,8 +5568,11 @@ def cosh(ks, self):
         grad_fn = CoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cosh'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4916,8 +5591,11 @@ def cosh_(ks, self):
         grad_fn = CoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['cosh_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4929,8 +5607,11 @@ def asinh(ks, self):
         grad_fn = AsinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['asinh'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4949,8 +5630,11 @@ def asinh_(ks, self):
         grad_fn = AsinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['asinh_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4962,8 +5646,11 @@ def acosh(ks, self):
         grad_fn = AcoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['acosh'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4982,8 +5669,11 @@ def acosh_(ks, self):
         grad_fn = AcoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['acosh_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -4995,8 +5685,11 @@ def atanh(ks, self):
         grad_fn = AtanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['atanh'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5015,8 +5708,11 @@ def atanh_(ks, self):
         grad_fn = AtanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['atanh_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5028,8 +5724,11 @@ def log2(ks, self):
         grad_fn = Log2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['log2'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5048,8 +5747,11 @@ def log2_(ks, self):
         grad_fn = Log2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['log2_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5061,8 +5763,11 @@ def log10(ks, self):
         grad_fn = Log10Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['log10'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5081,8 +5786,11 @@ def log10_(ks, self):
         grad_fn = Log10Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['log10_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5094,8 +5802,11 @@ def cos(ks, self):
         grad_fn = CosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cos'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5114,8 +5825,11 @@ def cos_(ks, self):
         grad_fn = CosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['cos_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5126,8 +5840,11 @@ def tan(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['tan'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5146,8 +5863,11 @@ def tan_(ks, self):
         check_inplace(self)
         grad_fn = TanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['tan_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5160,8 +5880,11 @@ def erf(ks, self):
         grad_fn = ErfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['erf'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5180,8 +5903,11 @@ def erf_(ks, self):
         grad_fn = ErfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['erf_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5192,8 +5918,11 @@ def rsqrt(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RsqrtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['rsqrt'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5212,8 +5941,11 @@ def rsqrt_(ks, self):
         check_inplace(self)
         grad_fn = RsqrtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['rsqrt_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5226,8 +5958,11 @@ def log1p(ks, self):
         grad_fn = Log1PBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['log1p'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5246,8 +5981,11 @@ def log1p_(ks, self):
         grad_fn = Log1PBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['log1p_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5258,8 +5996,11 @@ def expm1(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Expm1Backward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['expm1'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5278,8 +6019,11 @@ def expm1_(ks, self):
         check_inplace(self)
         grad_fn = Expm1Backward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['expm1_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5291,8 +6035,11 @@ def exp2(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Exp2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['exp2'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5311,8 +6058,11 @@ def exp2_(ks, self):
         check_inplace(self)
         grad_fn = Exp2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['exp2_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5325,8 +6075,11 @@ def lgamma(ks, self):
         grad_fn = LgammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['lgamma'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5345,8 +6098,11 @@ def lgamma_(ks, self):
         grad_fn = LgammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['lgamma_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5358,8 +6114,11 @@ def digamma(ks, self):
         grad_fn = DigammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['digamma'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5378,8 +6137,11 @@ def digamma_(ks, self):
         grad_fn = DigammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['digamma_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5391,8 +6153,11 @@ def erfinv(ks, self):
         grad_fn = ErfinvBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['erfinv'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5411,8 +6176,11 @@ def erfinv_(ks, self):
         grad_fn = ErfinvBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['erfinv_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5423,8 +6191,11 @@ def deg2rad(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Deg2RadBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['deg2rad'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5436,8 +6207,11 @@ def deg2rad_(ks, self):
         check_inplace(self)
         grad_fn = Deg2RadBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['deg2rad_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5454,8 +6228,11 @@ def rad2deg(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Rad2DegBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['rad2deg'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5467,8 +6244,11 @@ def rad2deg_(ks, self):
         check_inplace(self)
         grad_fn = Rad2DegBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['rad2deg_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5487,8 +6267,11 @@ def logit(ks, self, eps=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.eps_ = eps
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['logit'].redispatch(after_autograd(ks), self, eps)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5502,8 +6285,11 @@ def logit_(ks, self, eps=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.eps_ = eps
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['logit_'].redispatch(after_autograd(ks), self, eps)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5522,8 +6308,11 @@ def atan2(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['atan2'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5543,8 +6332,11 @@ def atan2_(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['atan2_'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5558,8 +6350,11 @@ def copysign_Tensor(ks, self, other):
         if edges[0] is not None:
             grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_info_ = TypeAndSize(other)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['copysign.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5581,8 +6376,11 @@ def copysign__Tensor(ks, self, other):
         if edges[0] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_info_ = TypeAndSize(other)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['copysign_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5595,8 +6393,11 @@ def copysign_Scalar(ks, self, other):
         grad_fn = CopysignBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['copysign.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5610,8 +6411,11 @@ def copysign__Scalar(ks, self, other):
         grad_fn = CopysignBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['copysign_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5633,8 +6437,11 @@ def hypot(ks, self, other):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hypot'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -5657,8 +6464,11 @@ def hypot_(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['hypot_'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -5672,8 +6482,11 @@ def fmax(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fmax'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5692,8 +6505,11 @@ def fmin(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fmin'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5712,8 +6528,11 @@ def xlogy_Tensor(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['xlogy.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5727,8 +6546,11 @@ def xlogy__Tensor(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['xlogy_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5747,8 +6569,11 @@ def xlogy_Scalar_Self(ks, self, other):
         grad_fn._next_edges = collect_next_edges(other)
         grad_fn.self_ = self
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['xlogy.Scalar_Self'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5767,8 +6592,11 @@ def xlogy_Scalar_Other(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = other
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['xlogy.Scalar_Other'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5782,8 +6610,11 @@ def xlogy__Scalar_Other(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = other
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['xlogy_.Scalar_Other'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5802,8 +6633,11 @@ def logaddexp(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['logaddexp'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5822,8 +6656,11 @@ def logaddexp2(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['logaddexp2'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5842,8 +6679,11 @@ def gelu(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['gelu'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5863,8 +6703,11 @@ def gelu_(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['gelu_'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5876,8 +6719,11 @@ def silu(ks, self):
         grad_fn = SiluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['silu'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5896,8 +6742,11 @@ def silu_(ks, self):
         grad_fn = SiluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['silu_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -5911,8 +6760,11 @@ def softplus(ks, self, beta=1, threshold=20):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.beta_ = beta
         grad_fn.threshold_ = threshold
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['softplus'].redispatch(after_autograd(ks), self, beta, threshold)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5930,8 +6782,11 @@ def log_sigmoid_forward(ks, self):
         grad_fn = LogSigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['log_sigmoid_forward'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.buffer_ = SavedVariable(result[1], True)
@@ -5948,8 +6803,11 @@ def log_sigmoid_backward(ks, grad_output, self, buffer):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.buffer_ = SavedVariable(buffer, False)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['log_sigmoid_backward'].redispatch(after_autograd(ks), grad_output, self, buffer)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5963,8 +6821,11 @@ def gelu_backward(ks, grad_output, self, **kwargs):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['gelu_backward'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -5985,8 +6846,11 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
         grad_fn.beta_ = beta
         grad_fn.threshold_ = threshold
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['softplus_backward'].redispatch(after_autograd(ks), grad_output, self, beta, threshold)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6006,8 +6870,11 @@ def hardtanh(ks, self, min_val=-1, max_val=1):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_val_ = min_val
         grad_fn.max_val_ = max_val
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardtanh'].redispatch(after_autograd(ks), self, min_val, max_val)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6022,8 +6889,11 @@ def hardtanh_(ks, self, min_val=-1, max_val=1):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_val_ = min_val
         grad_fn.max_val_ = max_val
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['hardtanh_'].redispatch(after_autograd(ks), self, min_val, max_val)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6037,8 +6907,11 @@ def hardtanh_backward(ks, grad_output, self, min_val, max_val):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_val_ = min_val
         grad_fn.max_val_ = max_val
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardtanh_backward'].redispatch(after_autograd(ks), grad_output, self, min_val, max_val)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6053,8 +6926,11 @@ def elu(ks, self, alpha=1, scale=1, input_scale=1):
         grad_fn.alpha_ = alpha
         grad_fn.scale_ = scale
         grad_fn.input_scale_ = input_scale
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['elu'].redispatch(after_autograd(ks), self, alpha, scale, input_scale)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6075,8 +6951,11 @@ def elu_(ks, self, alpha=1, scale=1, input_scale=1):
         grad_fn.alpha_ = alpha
         grad_fn.scale_ = scale
         grad_fn.input_scale_ = input_scale
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['elu_'].redispatch(after_autograd(ks), self, alpha, scale, input_scale)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -6094,8 +6973,11 @@ def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_
         grad_fn.is_result_ = is_result
         grad_fn.self_or_result_ = SavedVariable(self_or_result, False)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['elu_backward'].redispatch(after_autograd(ks), grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6114,8 +6996,11 @@ def celu(ks, self, alpha=1.0):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.alpha_ = alpha
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['celu'].redispatch(after_autograd(ks), self, alpha)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6128,8 +7013,11 @@ def celu_(ks, self, alpha=1.0):
         grad_fn = CeluBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.alpha_ = alpha
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['celu_'].redispatch(after_autograd(ks), self, alpha)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -6142,8 +7030,11 @@ def hardsigmoid(ks, self):
         grad_fn = HardsigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardsigmoid'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6162,8 +7053,11 @@ def hardsigmoid_(ks, self):
         grad_fn = HardsigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['hardsigmoid_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6174,8 +7068,11 @@ def hardsigmoid_backward(ks, grad_output, self):
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardsigmoidBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardsigmoid_backward'].redispatch(after_autograd(ks), grad_output, self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6193,8 +7090,11 @@ def hardswish(ks, self):
         grad_fn = HardswishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardswish'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6207,8 +7107,11 @@ def hardswish_(ks, self):
         grad_fn = HardswishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['hardswish_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6221,8 +7124,11 @@ def hardswish_backward(ks, grad_output, self):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardswish_backward'].redispatch(after_autograd(ks), grad_output, self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6235,8 +7141,11 @@ def hardshrink(ks, self, lambd=0.5):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.lambd_ = lambd
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardshrink'].redispatch(after_autograd(ks), self, lambd)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6255,8 +7164,11 @@ def hardshrink_backward(ks, grad_out, self, lambd):
         grad_fn._next_edges = collect_next_edges(grad_out, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.lambd_ = lambd
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['hardshrink_backward'].redispatch(after_autograd(ks), grad_out, self, lambd)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6275,8 +7187,11 @@ def softshrink(ks, self, lambd=0.5):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.lambd_ = lambd
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['softshrink'].redispatch(after_autograd(ks), self, lambd)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6295,8 +7210,11 @@ def softshrink_backward(ks, grad_output, self, lambd):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.lambd_ = lambd
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['softshrink_backward'].redispatch(after_autograd(ks), grad_output, self, lambd)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6315,8 +7233,11 @@ def threshold(ks, self, threshold, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.threshold_ = threshold
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['threshold'].redispatch(after_autograd(ks), self, threshold, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6336,8 +7257,11 @@ def threshold_(ks, self, threshold, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.threshold_ = threshold
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['threshold_'].redispatch(after_autograd(ks), self, threshold, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6349,8 +7273,11 @@ def mish(ks, self):
         grad_fn = MishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mish'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6369,8 +7296,11 @@ def mish_(ks, self):
         grad_fn = MishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['mish_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6383,8 +7313,11 @@ def _prelu_kernel(ks, self, weight):
         grad_fn._next_edges = collect_next_edges(self, weight)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.weight_ = SavedVariable(weight, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_prelu_kernel'].redispatch(after_autograd(ks), self, weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6398,8 +7331,11 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.weight_ = SavedVariable(weight, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_prelu_kernel_backward'].redispatch(after_autograd(ks), grad_output, self, weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
     return result
@@ -6418,8 +7354,11 @@ def glu(ks, self, dim=-1):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['glu'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6433,8 +7372,11 @@ def glu_backward(ks, grad_output, self, dim):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['glu_backward'].redispatch(after_autograd(ks), grad_output, self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6445,8 +7387,11 @@ def sign(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SignBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sign'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6464,8 +7409,11 @@ def sign_(ks, self):
         check_inplace(self)
         grad_fn = SignBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sign_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6476,8 +7424,11 @@ def floor(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FloorBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['floor'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6495,8 +7446,11 @@ def floor_(ks, self):
         check_inplace(self)
         grad_fn = FloorBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['floor_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6507,8 +7461,11 @@ def ceil(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CeilBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['ceil'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6526,8 +7483,11 @@ def ceil_(ks, self):
         check_inplace(self)
         grad_fn = CeilBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['ceil_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6538,8 +7498,11 @@ def trunc(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TruncBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['trunc'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6557,8 +7520,11 @@ def trunc_(ks, self):
         check_inplace(self)
         grad_fn = TruncBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['trunc_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6569,8 +7535,11 @@ def frac(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FracBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['frac'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6588,8 +7557,11 @@ def frac_(ks, self):
         check_inplace(self)
         grad_fn = FracBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['frac_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6600,8 +7572,11 @@ def round(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['round'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6619,8 +7594,11 @@ def round_(ks, self):
         check_inplace(self)
         grad_fn = RoundBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['round_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6631,8 +7609,11 @@ def round_decimals(ks, self, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['round.decimals'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6650,8 +7631,11 @@ def round__decimals(ks, self, **kwargs):
         check_inplace(self)
         grad_fn = RoundBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['round_.decimals'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6666,8 +7650,11 @@ def div_Tensor_mode(ks, self, other, **kwargs):
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['div.Tensor_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6689,8 +7676,11 @@ def div__Tensor_mode(ks, self, other, **kwargs):
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['div_.Tensor_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6703,8 +7693,11 @@ def div_Scalar_mode(ks, self, other, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.other_ = other
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['div.Scalar_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6718,8 +7711,11 @@ def div__Scalar_mode(ks, self, other, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.other_ = other
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['div_.Scalar_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6730,8 +7726,11 @@ def remainder_Scalar(ks, self, other):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RemainderBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['remainder.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6743,8 +7742,11 @@ def remainder__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = RemainderBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['remainder_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6759,8 +7761,11 @@ def remainder_Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['remainder.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6782,8 +7787,11 @@ def remainder__Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['remainder_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6794,8 +7802,11 @@ def fmod_Scalar(ks, self, other):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FmodBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fmod.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6807,8 +7818,11 @@ def fmod__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = FmodBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['fmod_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6823,8 +7837,11 @@ def fmod_Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fmod.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6846,8 +7863,11 @@ def fmod__Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['fmod_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6861,8 +7881,11 @@ def clamp(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = min
         grad_fn.max_ = max
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clamp'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6883,8 +7906,11 @@ def clamp_(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
         grad_fn.max_ = max
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['clamp_'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6898,8 +7924,11 @@ def clamp_Tensor(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clamp.Tensor'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6920,8 +7949,11 @@ def clamp__Tensor(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['clamp_.Tensor'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6934,8 +7966,11 @@ def clamp_min(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = min
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clamp_min'].redispatch(after_autograd(ks), self, min)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6949,8 +7984,11 @@ def clamp_min_(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['clamp_min_'].redispatch(after_autograd(ks), self, min)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6969,8 +8007,11 @@ def clamp_min_Tensor(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self, min)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = SavedVariable(min, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clamp_min.Tensor'].redispatch(after_autograd(ks), self, min)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6984,8 +8025,11 @@ def clamp_min__Tensor(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self, min)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['clamp_min_.Tensor'].redispatch(after_autograd(ks), self, min)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7004,8 +8048,11 @@ def clamp_max(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.max_ = max
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clamp_max'].redispatch(after_autograd(ks), self, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7019,8 +8066,11 @@ def clamp_max_(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.max_ = max
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['clamp_max_'].redispatch(after_autograd(ks), self, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7039,8 +8089,11 @@ def clamp_max_Tensor(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self, max)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.max_ = SavedVariable(max, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['clamp_max.Tensor'].redispatch(after_autograd(ks), self, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7054,8 +8107,11 @@ def clamp_max__Tensor(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self, max)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.max_ = SavedVariable(max, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['clamp_max_.Tensor'].redispatch(after_autograd(ks), self, max)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7079,8 +8135,11 @@ def lerp_Scalar(ks, self, end, weight):
         grad_fn = LerpBackward0()
         grad_fn._next_edges = collect_next_edges(self, end)
         grad_fn.weight_ = weight
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['lerp.Scalar'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7093,8 +8152,11 @@ def lerp__Scalar(ks, self, end, weight):
         grad_fn = LerpBackward0()
         grad_fn._next_edges = collect_next_edges(self, end)
         grad_fn.weight_ = weight
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['lerp_.Scalar'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7116,8 +8178,11 @@ def lerp_Tensor(ks, self, end, weight):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[2] is not None:
             grad_fn.end_ = SavedVariable(end, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['lerp.Tensor'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7134,8 +8199,11 @@ def lerp__Tensor(ks, self, end, weight):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[2] is not None:
             grad_fn.end_ = SavedVariable(end, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['lerp_.Tensor'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7151,8 +8219,11 @@ def addcmul(ks, self, tensor1, tensor2, **kwargs):
         grad_fn.value_ = kwargs.get('value', 1)
         if edges[2] is not None:
             grad_fn.tensor1_ = SavedVariable(tensor1, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['addcmul'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7175,8 +8246,11 @@ def addcmul_(ks, self, tensor1, tensor2, **kwargs):
         grad_fn.value_ = kwargs.get('value', 1)
         if edges[2] is not None:
             grad_fn.tensor1_ = SavedVariable(tensor1, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['addcmul_'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7191,8 +8265,11 @@ def addcdiv(ks, self, tensor1, tensor2, **kwargs):
         grad_fn.value_ = kwargs.get('value', 1)
         if edges[2] is not None:
             grad_fn.tensor1_ = SavedVariable(tensor1, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['addcdiv'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7214,8 +8291,11 @@ def addcdiv_(ks, self, tensor1, tensor2, **kwargs):
         grad_fn.value_ = kwargs.get('value', 1)
         if edges[2] is not None:
             grad_fn.tensor1_ = SavedVariable(tensor1, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['addcdiv_'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7230,8 +8310,11 @@ def var_correction(ks, self, dim=None, **kwargs):
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.correction_ = kwargs.get('correction', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['var.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7246,8 +8329,11 @@ def std_correction(ks, self, dim=None, **kwargs):
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.correction_ = kwargs.get('correction', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['std.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7263,8 +8349,11 @@ def var_mean_correction(ks, self, dim=None, **kwargs):
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.correction_ = kwargs.get('correction', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['var_mean.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
     return result
@@ -7279,8 +8368,11 @@ def std_mean_correction(ks, self, dim=None, **kwargs):
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.correction_ = kwargs.get('correction', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['std_mean.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.result0_ = SavedVariable(result[0], True)
@@ -7295,8 +8387,11 @@ def logsumexp(ks, self, dim, keepdim=False):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['logsumexp'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7310,8 +8405,11 @@ def norm_Scalar(ks, self, p=2):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.p_ = p
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['norm.Scalar'].redispatch(after_autograd(ks), self, p)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7327,8 +8425,11 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
         grad_fn.p_ = p
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['norm.ScalarOpt_dim'].redispatch(after_autograd(ks), self, p, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7348,8 +8449,11 @@ def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.p_ = p
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['norm.ScalarOpt_dtype'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7365,8 +8469,11 @@ def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
         grad_fn.p_ = p
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['norm.ScalarOpt_dim_dtype'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7388,8 +8495,11 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
         grad_fn.ord_ = ord
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_vector_norm'].redispatch(after_autograd(ks), self, ord, dim, keepdim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7407,8 +8517,11 @@ def linalg_inv_ex(ks, A, **kwargs):
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgInvExBackward0()
         grad_fn._next_edges = collect_next_edges(A)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_inv_ex'].redispatch(after_autograd(ks), A, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.inverse_ = SavedVariable(result[0], True)
@@ -7431,8 +8544,11 @@ def linalg_cross(ks, self, other, **kwargs):
         grad_fn.dim_ = kwargs.get('dim', -1)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_cross'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7451,8 +8567,11 @@ def _euclidean_dist(ks, x1, x2):
         grad_fn._next_edges = collect_next_edges(x1, x2)
         grad_fn.x1_ = SavedVariable(x1, False)
         grad_fn.x2_ = SavedVariable(x2, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_euclidean_dist'].redispatch(after_autograd(ks), x1, x2)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7467,8 +8586,11 @@ def _cdist_forward(ks, x1, x2, p, compute_mode):
         grad_fn.x1_ = SavedVariable(x1, False)
         grad_fn.x2_ = SavedVariable(x2, False)
         grad_fn.p_ = p
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_cdist_forward'].redispatch(after_autograd(ks), x1, x2, p, compute_mode)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7481,8 +8603,11 @@ def _linalg_det(ks, A):
         grad_fn = LinalgDetBackward0()
         grad_fn._next_edges = collect_next_edges(A)
         grad_fn.A_ = SavedVariable(A, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_linalg_det'].redispatch(after_autograd(ks), A)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result_ = SavedVariable(result[0], True)
@@ -7503,8 +8628,11 @@ def _linalg_slogdet(ks, A):
         grad_fn = LinalgSlogdetBackward0()
         grad_fn._next_edges = collect_next_edges(A)
         grad_fn.A_ = SavedVariable(A, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_linalg_slogdet'].redispatch(after_autograd(ks), A)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.sign_ = SavedVariable(result[0], True)
@@ -7525,8 +8653,11 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
         grad_fn = LinalgSvdBackward0()
         grad_fn._next_edges = collect_next_edges(A)
         grad_fn.full_matrices_ = full_matrices
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_linalg_svd'].redispatch(after_autograd(ks), A, full_matrices, compute_uv, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
         grad_fn.U_ = SavedVariable(result[0], True)
@@ -7546,8 +8677,11 @@ def geqrf(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = GeqrfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['geqrf'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
     return result
@@ -7560,8 +8694,11 @@ def linalg_householder_product(ks, input, tau):
         grad_fn._next_edges = collect_next_edges(input, tau)
         grad_fn.input_ = SavedVariable(input, False)
         grad_fn.tau_ = SavedVariable(tau, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_householder_product'].redispatch(after_autograd(ks), input, tau)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7580,8 +8717,11 @@ def linalg_matrix_exp(ks, self):
         grad_fn = LinalgMatrixExpBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_matrix_exp'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7593,8 +8733,11 @@ def linalg_qr(ks, A, mode='reduced'):
         grad_fn = LinalgQrBackward0()
         grad_fn._next_edges = collect_next_edges(A)
         grad_fn.mode_ = mode
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_qr'].redispatch(after_autograd(ks), A, mode)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.Q_ = SavedVariable(result[0], True)
@@ -7614,8 +8757,11 @@ def linalg_cholesky_ex(ks, self, **kwargs):
         grad_fn = LinalgCholeskyExBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.upper_ = kwargs.get('upper', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_cholesky_ex'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.L_ = SavedVariable(result[0], True)
@@ -7634,8 +8780,11 @@ def cholesky(ks, self, upper=False):
         grad_fn = CholeskyBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.upper_ = upper
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cholesky'].redispatch(after_autograd(ks), self, upper)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7649,8 +8798,11 @@ def _linalg_solve_ex(ks, A, B, **kwargs):
         grad_fn._next_edges = collect_next_edges(A, B)
         grad_fn.A_ = SavedVariable(A, False)
         grad_fn.left_ = kwargs.get('left', True)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_linalg_solve_ex'].redispatch(after_autograd(ks), A, B, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result_ = SavedVariable(result[0], True)
@@ -7671,8 +8823,11 @@ def linalg_eig(ks, self):
         grad_fn = LinalgEigBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_eig'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.eigenvalues_ = SavedVariable(result[0], True)
@@ -7685,8 +8840,11 @@ def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgEighBackward0()
         grad_fn._next_edges = collect_next_edges(A)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_linalg_eigh'].redispatch(after_autograd(ks), A, UPLO, compute_v)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.eigenvalues_ = SavedVariable(result[0], True)
@@ -7706,8 +8864,11 @@ def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
         grad_fn = LinalgPinvBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_pinv.atol_rtol_tensor'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -7723,8 +8884,11 @@ def dot(ks, self, tensor):
             grad_fn.tensor_ = SavedVariable(tensor, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['dot'].redispatch(after_autograd(ks), self, tensor)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7745,8 +8909,11 @@ def vdot(ks, self, other):
             grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['vdot'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7775,8 +8942,11 @@ def addmm(ks, self, mat1, mat2, **kwargs):
         grad_fn.mat2_layout_ = mat2.layout
         if edges[2] is not None:
             grad_fn.mat1_ = SavedVariable(mat1, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['addmm'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7806,8 +8976,11 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
         grad_fn.mat2_layout_ = mat2.layout
         if edges[2] is not None:
             grad_fn.mat1_ = SavedVariable(mat1, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['addmm_'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7824,8 +8997,11 @@ def addmv(ks, self, mat, vec, **kwargs):
         grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.mat_ = SavedVariable(mat, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['addmv'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7849,8 +9025,11 @@ def addmv_(ks, self, mat, vec, **kwargs):
         grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.mat_ = SavedVariable(mat, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['addmv_'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7865,8 +9044,11 @@ def mv(ks, self, vec):
             grad_fn.vec_ = SavedVariable(vec, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mv'].redispatch(after_autograd(ks), self, vec)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7889,8 +9071,11 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
         grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.batch1_ = SavedVariable(batch1, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['baddbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7914,8 +9099,11 @@ def baddbmm_(ks, self, batch1, batch2, **kwargs):
         grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.batch1_ = SavedVariable(batch1, False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['baddbmm_'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7930,8 +9118,11 @@ def addbmm(ks, self, batch1, batch2, **kwargs):
         grad_fn.batch1_ = SavedVariable(batch1, False)
         grad_fn.batch2_ = SavedVariable(batch2, False)
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['addbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7953,8 +9144,11 @@ def addbmm_(ks, self, batch1, batch2, **kwargs):
         grad_fn.batch1_ = SavedVariable(batch1, False)
         grad_fn.batch2_ = SavedVariable(batch2, False)
         grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['addbmm_'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -7965,8 +9159,11 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Unique2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_unique2'].redispatch(after_autograd(ks), self, sorted, return_inverse, return_counts)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
     return result
@@ -7977,8 +9174,11 @@ def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=F
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UniqueDimBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['unique_dim'].redispatch(after_autograd(ks), self, dim, sorted, return_inverse, return_counts)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
     return result
@@ -7989,8 +9189,11 @@ def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UniqueConsecutiveBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['unique_consecutive'].redispatch(after_autograd(ks), self, return_inverse, return_counts, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
     return result
@@ -8001,8 +9204,11 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuFactorExBackward0()
         grad_fn._next_edges = collect_next_edges(A)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_lu_factor_ex'].redispatch(after_autograd(ks), A, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
     return result
@@ -8021,8 +9227,11 @@ def sort(ks, self, dim=-1, descending=False):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sort'].redispatch(after_autograd(ks), self, dim, descending)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8042,8 +9251,11 @@ def sort_stable(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = kwargs.get('dim', -1)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sort.stable'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8069,8 +9281,11 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['topk'].redispatch(after_autograd(ks), self, k, dim, largest, sorted)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8085,8 +9300,11 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['kthvalue'].redispatch(after_autograd(ks), self, k, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8107,8 +9325,11 @@ def median_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['median.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8129,8 +9350,11 @@ def mode(ks, self, dim=-1, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['mode'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8149,8 +9373,11 @@ def median(ks, self):
         grad_fn = MedianBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['median'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -8163,8 +9390,11 @@ def nanmedian(ks, self):
         grad_fn = NanmedianBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nanmedian'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -8179,8 +9409,11 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['nanmedian.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8200,8 +9433,11 @@ def cumsum(ks, self, dim, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cumsum'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8215,8 +9451,11 @@ def cumsum_(ks, self, dim, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['cumsum_'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -8235,8 +9474,11 @@ def cummax(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cummax'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8256,8 +9498,11 @@ def cummin(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cummin'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -8278,8 +9523,11 @@ def cumprod(ks, self, dim, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['cumprod'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -8295,8 +9543,11 @@ def cumprod_(ks, self, dim, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.dim_ = as_int(dim)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['cumprod_'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -8316,8 +9567,11 @@ def logcumsumexp(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['logcumsumexp'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -8343,8 +9597,11 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
         grad_fn.transposed_ = transposed
         grad_fn.output_padding_ = as_int_tuple(output_padding)
         grad_fn.groups_ = as_int(groups)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['convolution'].redispatch(after_autograd(ks), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8362,8 +9619,11 @@ def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         grad_fn.expand2_ = as_int_tuple(expand2)
         grad_fn.expand3_ = as_int_tuple(expand3)
         grad_fn.sumdim_ = as_int_tuple(sumdim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_trilinear'].redispatch(after_autograd(ks), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8386,8 +9646,11 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.dilation_ = as_int_tuple(dilation)
         grad_fn.ceil_mode_ = ceil_mode
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max_pool2d_with_indices'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -8410,8 +9673,11 @@ def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.kernel_size_ = as_int_tuple(kernel_size)
         grad_fn.output_size_ = as_int_tuple(output_size)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fractional_max_pool2d'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -8434,8 +9700,11 @@ def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.kernel_size_ = as_int_tuple(kernel_size)
         grad_fn.output_size_ = as_int_tuple(output_size)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fractional_max_pool3d'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -8460,8 +9729,11 @@ def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, tra
         grad_fn.lower_ = lower
         grad_fn.upper_ = upper
         grad_fn.training_ = training
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['rrelu_with_noise'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8479,8 +9751,11 @@ def rrelu_with_noise_(ks, self, noise, lower=0.125, upper=0.3333333333333333, tr
         grad_fn.lower_ = lower
         grad_fn.upper_ = upper
         grad_fn.training_ = training
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['rrelu_with_noise_'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -8494,8 +9769,11 @@ def _pdist_forward(ks, self, p=2):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.p_ = p
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_pdist_forward'].redispatch(after_autograd(ks), self, p)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -8520,8 +9798,11 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         grad_fn.ceil_mode_ = ceil_mode
         grad_fn.count_include_pad_ = count_include_pad
         grad_fn.divisor_override_ = divisor_override
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['avg_pool2d'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8545,8 +9826,11 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         grad_fn.count_include_pad_ = count_include_pad
         grad_fn.divisor_override_ = divisor_override
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8570,8 +9854,11 @@ def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         grad_fn.ceil_mode_ = ceil_mode
         grad_fn.count_include_pad_ = count_include_pad
         grad_fn.divisor_override_ = divisor_override
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['avg_pool3d'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8595,8 +9882,11 @@ def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         grad_fn.count_include_pad_ = count_include_pad
         grad_fn.divisor_override_ = divisor_override
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['avg_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8608,8 +9898,11 @@ def _adaptive_avg_pool3d(ks, self, output_size):
         grad_fn = AdaptiveAvgPool3DBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_adaptive_avg_pool3d'].redispatch(after_autograd(ks), self, output_size)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8622,8 +9915,11 @@ def _adaptive_avg_pool3d_backward(ks, grad_output, self):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_adaptive_avg_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8635,8 +9931,11 @@ def _adaptive_avg_pool2d(ks, self, output_size):
         grad_fn = AdaptiveAvgPool2DBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_adaptive_avg_pool2d'].redispatch(after_autograd(ks), self, output_size)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8649,8 +9948,11 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_adaptive_avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8668,8 +9970,11 @@ def adaptive_max_pool2d(ks, self, output_size):
         grad_fn = AdaptiveMaxPool2DBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['adaptive_max_pool2d'].redispatch(after_autograd(ks), self, output_size)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -8691,8 +9996,11 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['adaptive_max_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8715,8 +10023,11 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.dilation_ = as_int_tuple(dilation)
         grad_fn.ceil_mode_ = ceil_mode
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max_pool3d_with_indices'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -8736,8 +10047,11 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max_pool3d_with_indices_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8755,8 +10069,11 @@ def max_unpool2d(ks, self, indices, output_size):
         grad_fn = MaxUnpool2DBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.indices_ = SavedVariable(indices, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max_unpool2d'].redispatch(after_autograd(ks), self, indices, output_size)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8774,8 +10091,11 @@ def max_unpool3d(ks, self, indices, output_size, stride, padding):
         grad_fn = MaxUnpool3DBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.indices_ = SavedVariable(indices, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max_unpool3d'].redispatch(after_autograd(ks), self, indices, output_size, stride, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8793,8 +10113,11 @@ def adaptive_max_pool3d(ks, self, output_size):
         grad_fn = AdaptiveMaxPool3DBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['adaptive_max_pool3d'].redispatch(after_autograd(ks), self, output_size)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -8816,8 +10139,11 @@ def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['adaptive_max_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8833,8 +10159,11 @@ def im2col(ks, self, kernel_size, dilation, padding, stride):
         grad_fn.dilation_ = as_int_tuple(dilation)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.stride_ = as_int_tuple(stride)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['im2col'].redispatch(after_autograd(ks), self, kernel_size, dilation, padding, stride)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8849,8 +10178,11 @@ def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
         grad_fn.dilation_ = as_int_tuple(dilation)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.stride_ = as_int_tuple(stride)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['col2im'].redispatch(after_autograd(ks), self, output_size, kernel_size, dilation, padding, stride)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8862,8 +10194,11 @@ def pixel_shuffle(ks, self, upscale_factor):
         grad_fn = PixelShuffleBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.upscale_factor_ = as_int(upscale_factor)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['pixel_shuffle'].redispatch(after_autograd(ks), self, upscale_factor)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8875,8 +10210,11 @@ def pixel_unshuffle(ks, self, downscale_factor):
         grad_fn = PixelUnshuffleBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.downscale_factor_ = as_int(downscale_factor)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['pixel_unshuffle'].redispatch(after_autograd(ks), self, downscale_factor)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8888,8 +10226,11 @@ def channel_shuffle(ks, self, groups):
         grad_fn = ChannelShuffleBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.groups_ = as_int(groups)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['channel_shuffle'].redispatch(after_autograd(ks), self, groups)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8901,8 +10242,11 @@ def constant_pad_nd(ks, self, pad, value=0):
         grad_fn = ConstantPadNdBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.pad_ = as_int_tuple(pad)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['constant_pad_nd'].redispatch(after_autograd(ks), self, pad, value)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8921,8 +10265,11 @@ def reflection_pad1d(ks, self, padding):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.padding_ = as_int_tuple(padding)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reflection_pad1d'].redispatch(after_autograd(ks), self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8941,8 +10288,11 @@ def reflection_pad1d_backward(ks, grad_output, self, padding):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reflection_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8955,8 +10305,11 @@ def reflection_pad2d(ks, self, padding):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.padding_ = as_int_tuple(padding)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reflection_pad2d'].redispatch(after_autograd(ks), self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8969,8 +10322,11 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reflection_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8989,8 +10345,11 @@ def reflection_pad3d(ks, self, padding):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.padding_ = as_int_tuple(padding)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reflection_pad3d'].redispatch(after_autograd(ks), self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9009,8 +10368,11 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['reflection_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9029,8 +10391,11 @@ def replication_pad1d(ks, self, padding):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.padding_ = as_int_tuple(padding)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['replication_pad1d'].redispatch(after_autograd(ks), self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9049,8 +10414,11 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['replication_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9069,8 +10437,11 @@ def replication_pad2d(ks, self, padding):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.padding_ = as_int_tuple(padding)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['replication_pad2d'].redispatch(after_autograd(ks), self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9083,8 +10454,11 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['replication_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9103,8 +10477,11 @@ def replication_pad3d(ks, self, padding):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.padding_ = as_int_tuple(padding)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['replication_pad3d'].redispatch(after_autograd(ks), self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9117,8 +10494,11 @@ def replication_pad3d_backward(ks, grad_output, self, padding):
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['replication_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9138,8 +10518,11 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         grad_fn.running_var_ = SavedVariable(running_var, False)
         grad_fn.training_ = training
         grad_fn.eps_ = eps
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['native_batch_norm'].redispatch(after_autograd(ks), input, weight, bias, running_mean, running_var, training, momentum, eps)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -9154,8 +10537,11 @@ def _to_sparse_sparse_dim(ks, self, sparse_dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.self_sym_blocksize_ = self._impl.blocksize
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9168,8 +10554,11 @@ def _to_sparse(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.self_sym_blocksize_ = self._impl.blocksize
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_sparse'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9182,8 +10571,11 @@ def _to_sparse_csr(ks, self, dense_dim=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.self_sym_blocksize_ = self._impl.blocksize
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_sparse_csr'].redispatch(after_autograd(ks), self, dense_dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9196,8 +10588,11 @@ def _to_sparse_csc(ks, self, dense_dim=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.self_sym_blocksize_ = self._impl.blocksize
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_sparse_csc'].redispatch(after_autograd(ks), self, dense_dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9210,8 +10605,11 @@ def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.self_sym_blocksize_ = self._impl.blocksize
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_sparse_bsr'].redispatch(after_autograd(ks), self, blocksize, dense_dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9224,8 +10622,11 @@ def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.self_sym_blocksize_ = self._impl.blocksize
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_sparse_bsc'].redispatch(after_autograd(ks), self, blocksize, dense_dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9238,8 +10639,11 @@ def _to_dense(ks, self, dtype=None, masked_grad=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.masked_grad_ = masked_grad
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_to_dense'].redispatch(after_autograd(ks), self, dtype, masked_grad)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9252,8 +10656,11 @@ def sparse_mask(ks, self, mask):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
         grad_fn.mask_ = SavedVariable(mask, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sparse_mask'].redispatch(after_autograd(ks), self, mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9264,8 +10671,11 @@ def _sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, in
     if _grad_mode.grad_enabled and values._requires_grad:
         grad_fn = SparseCooTensorWithDimsAndTensorsBackward0()
         grad_fn._next_edges = collect_next_edges(values)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_sparse_coo_tensor_with_dims_and_tensors'].redispatch(after_autograd(ks), sparse_dim, dense_dim, size, indices, values, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -9277,8 +10687,11 @@ def _coalesce(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CoalesceBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_coalesce'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9290,8 +10703,11 @@ def values(ks, self):
         grad_fn = ValuesBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['values'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -9306,8 +10722,11 @@ def _weight_norm_interface(ks, v, g, dim=0):
         grad_fn.v_ = SavedVariable(v, False)
         grad_fn.g_ = SavedVariable(g, False)
         grad_fn.dim_ = as_int(dim)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_weight_norm_interface'].redispatch(after_autograd(ks), v, g, dim)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -9323,8 +10742,11 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         grad_fn.normalized_shape_ = as_int_tuple(normalized_shape)
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.bias_ = SavedVariable(bias, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['native_layer_norm'].redispatch(after_autograd(ks), input, normalized_shape, weight, bias, eps)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -9344,8 +10766,11 @@ def _scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p
         grad_fn.is_causal_ = is_causal
         grad_fn.attn_mask_ = SavedVariable(kwargs.get('attn_mask', None), False)
         grad_fn.scale_ = kwargs.get('scale', None)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_scaled_dot_product_flash_attention_for_cpu'].redispatch(after_autograd(ks), query, key, value, dropout_p, is_causal, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.output_ = SavedVariable(result[0], True)
@@ -9363,8 +10788,11 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         grad_fn.padding_idx_ = as_int(padding_idx)
         grad_fn.scale_grad_by_freq_ = scale_grad_by_freq
         grad_fn.sparse_ = sparse
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['embedding'].redispatch(after_autograd(ks), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9385,8 +10813,11 @@ def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_si
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fractional_max_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9407,8 +10838,11 @@ def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_si
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['fractional_max_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9426,8 +10860,11 @@ def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, traini
         grad_fn.lower_ = lower
         grad_fn.upper_ = upper
         grad_fn.training_ = training
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['rrelu_with_noise_backward'].redispatch(after_autograd(ks), grad_output, self, noise, lower, upper, training, self_is_result)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9439,8 +10876,11 @@ def _pdist_backward(ks, grad, self, p, pdist):
         grad_fn = PdistBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad, self, pdist)
         grad_fn.grad_ = SavedVariable(grad, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_pdist_backward'].redispatch(after_autograd(ks), grad, self, p, pdist)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9460,8 +10900,11 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
         grad_fn.transposed_ = transposed
         grad_fn.output_padding_ = as_int_tuple(output_padding)
         grad_fn.groups_ = as_int(groups)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['convolution_backward'].redispatch(after_autograd(ks), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
     return result
@@ -9480,8 +10923,11 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.self_info_ = TypeAndSize(self)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['max_pool2d_with_indices_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9504,8 +10950,11 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
         grad_fn.save_invstd_ = SavedVariable(save_invstd, False)
         grad_fn.train_ = train
         grad_fn.eps_ = eps
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['native_batch_norm_backward'].redispatch(after_autograd(ks), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
     return result
@@ -9523,8 +10972,11 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         grad_fn.HxW_ = as_int(HxW)
         grad_fn.group_ = as_int(group)
         grad_fn.eps_ = eps
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['native_group_norm'].redispatch(after_autograd(ks), input, weight, bias, N, C, HxW, group, eps)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -9537,8 +10989,11 @@ def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, Hx
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
         grad_fn = NativeGroupNormBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_out, input, mean, rstd, weight)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['native_group_norm_backward'].redispatch(after_autograd(ks), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
     return result
@@ -9555,8 +11010,11 @@ def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd
         grad_fn.mean_ = SavedVariable(mean, False)
         grad_fn.rstd_ = SavedVariable(rstd, False)
         grad_fn.weight_ = SavedVariable(weight, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['native_layer_norm_backward'].redispatch(after_autograd(ks), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
     return result
@@ -9569,8 +11027,11 @@ def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx,
         grad_fn._next_edges = collect_next_edges(grad_output)
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.padding_idx_ = as_int(padding_idx)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['embedding_dense_backward'].redispatch(after_autograd(ks), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9582,8 +11043,11 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
         grad_fn = CdistBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad, x1, x2, cdist)
         grad_fn.grad_ = SavedVariable(grad, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_cdist_backward'].redispatch(after_autograd(ks), grad, x1, x2, p, cdist)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9603,8 +11067,11 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_ = scales
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_nearest1d'].redispatch(after_autograd(ks), self, output_size, scales)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9623,8 +11090,11 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
         grad_fn._next_edges = collect_next_edges(grad_output)
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_ = scales
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_nearest1d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9645,8 +11115,11 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_nearest2d'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9666,8 +11139,11 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_nearest2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9688,8 +11164,11 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_ = scales
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_linear1d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9709,8 +11188,11 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_ = scales
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_linear1d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9732,8 +11214,11 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_bilinear2d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9754,8 +11239,11 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_bilinear2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9777,8 +11265,11 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
         grad_fn.scales_d_ = scales_d
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_nearest3d'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9799,8 +11290,11 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
         grad_fn.scales_d_ = scales_d
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_nearest3d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9820,8 +11314,11 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_ = scales
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_nearest_exact1d'].redispatch(after_autograd(ks), self, output_size, scales)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9840,8 +11337,11 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
         grad_fn._next_edges = collect_next_edges(grad_output)
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_ = scales
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_nearest_exact1d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9862,8 +11362,11 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_nearest_exact2d'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9883,8 +11386,11 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
         grad_fn.output_size_ = as_int_tuple(output_size)
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_nearest_exact2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9906,8 +11412,11 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
         grad_fn.scales_d_ = scales_d
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_nearest_exact3d'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9928,8 +11437,11 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
         grad_fn.scales_d_ = scales_d
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_nearest_exact3d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9952,8 +11464,11 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
         grad_fn.scales_d_ = scales_d
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_trilinear3d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_d, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9975,8 +11490,11 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
         grad_fn.scales_d_ = scales_d
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_trilinear3d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9998,8 +11516,11 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_bicubic2d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10020,8 +11541,11 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['upsample_bicubic2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10043,8 +11567,11 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_bilinear2d_aa'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10065,8 +11592,11 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_bilinear2d_aa_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10088,8 +11618,11 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_bicubic2d_aa'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10110,8 +11643,11 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_bicubic2d_aa_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10133,8 +11669,11 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_lanczos2d_aa'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10155,8 +11694,11 @@ def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, al
         grad_fn.align_corners_ = align_corners
         grad_fn.scales_h_ = scales_h
         grad_fn.scales_w_ = scales_w
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_upsample_lanczos2d_aa_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10169,8 +11711,11 @@ def affine_grid_generator(ks, theta, size, align_corners):
         grad_fn._next_edges = collect_next_edges(theta)
         grad_fn.size_ = as_int_tuple(size)
         grad_fn.align_corners_ = align_corners
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['affine_grid_generator'].redispatch(after_autograd(ks), theta, size, align_corners)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10186,8 +11731,11 @@ def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_cor
         grad_fn.interpolation_mode_ = as_int(interpolation_mode)
         grad_fn.padding_mode_ = as_int(padding_mode)
         grad_fn.align_corners_ = align_corners
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['grid_sampler_2d'].redispatch(after_autograd(ks), input, grid, interpolation_mode, padding_mode, align_corners)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10204,8 +11752,11 @@ def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, p
         grad_fn.interpolation_mode_ = as_int(interpolation_mode)
         grad_fn.padding_mode_ = as_int(padding_mode)
         grad_fn.align_corners_ = align_corners
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['grid_sampler_2d_backward'].redispatch(after_autograd(ks), grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
     return result
@@ -10221,8 +11772,11 @@ def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_cor
         grad_fn.interpolation_mode_ = as_int(interpolation_mode)
         grad_fn.padding_mode_ = as_int(padding_mode)
         grad_fn.align_corners_ = align_corners
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['grid_sampler_3d'].redispatch(after_autograd(ks), input, grid, interpolation_mode, padding_mode, align_corners)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10239,8 +11793,11 @@ def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, p
         grad_fn.interpolation_mode_ = as_int(interpolation_mode)
         grad_fn.padding_mode_ = as_int(padding_mode)
         grad_fn.align_corners_ = align_corners
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['grid_sampler_3d_backward'].redispatch(after_autograd(ks), grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
     return result
@@ -10262,8 +11819,11 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
         grad_fn.padding_idx_ = as_int(padding_idx)
         if edges[1] is not None:
             grad_fn.weight_ = SavedVariable(weight, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_embedding_bag'].redispatch(after_autograd(ks), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -10278,8 +11838,11 @@ def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, ma
         grad_fn = EmbeddingBagBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad, per_sample_weights)
         grad_fn.grad_ = SavedVariable(grad, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_embedding_bag_backward'].redispatch(after_autograd(ks), grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10291,8 +11854,11 @@ def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maxim
         grad_fn = EmbeddingBagDenseBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad, per_sample_weights)
         grad_fn.grad_ = SavedVariable(grad, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_embedding_bag_dense_backward'].redispatch(after_autograd(ks), grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10307,8 +11873,11 @@ def _pack_padded_sequence(ks, input, lengths, batch_first):
         grad_fn._next_edges = collect_next_edges(input)
         grad_fn.input_sym_sizes_ = input._impl.sizes
         grad_fn.batch_first_ = batch_first
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_pack_padded_sequence'].redispatch(after_autograd(ks), input, lengths, batch_first)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
