@@ -17,7 +17,8 @@ from ..tensor_factories import empty, from_host, wrap_scalar, zeros
 from . import kernels
 from .sparse_tensor import checked_coalesced, flat, kernel_values, layout_name, linear_indices, new_sparse
 
-__all__ = ["add_sparse", "add_sparse_", "sub_sparse", "sub_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_", "_sparse_mm", "sum_coo",
+__all__ = ["add_sparse", "add_sparse_", "sub_sparse", "sub_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_",
+           "_sparse_mm", "sum_coo",
            "addmm_sparse_dense", "scaled_sum"]
 
 
