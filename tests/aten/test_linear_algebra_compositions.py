@@ -86,8 +86,7 @@ def _describe(lib, program):
 def test_everyday_calls_match_torch(program):
     (ours, node_i), (theirs, node_t) = _describe(internals, program), _describe(torch, program)
     internals.testing.check(ours, theirs, rtol=1e-5, atol=1e-5)
-    if "tensorinv" not in program:     # torch reshapes the column-major inverse with _reshape_alias
-        assert node_i == node_t        # (ReshapeAliasBackward0), internals' reshape with view
+    assert node_i == node_t     # tensorinv: the column-major inverse reshaped by _reshape_alias
 
 
 ERRORS = [

@@ -1005,6 +1005,50 @@ def test_accumulate_grad_takes_the_gradient_when_nobody_else_holds_it():
     assert x.grad._base is None and not x.grad.requires_grad and x.grad.tolist() == [3.0, 3.0]
 
 
+RESHAPES = {
+    "contiguous": lambda x: x.reshape(2, 8),
+    "transposed_viewable": lambda x: x.t().reshape(2, 2, 4),
+    "transposed_same_shape": lambda x: x.t().reshape(4, 4),
+    "transposed_copied": lambda x: x.t().reshape(16),
+    "sliced_viewable": lambda x: x[:, :2].reshape(2, 2, 2),
+    "inverse": lambda x: (x / 64 + x.new_ones(4).diag() * 2).inverse().reshape(2, 2, 4),    # column-major
+}
+
+
+@pytest.mark.parametrize("name", RESHAPES)
+def test_reshape_records_torchs_node(name):
+    """``reshape`` of a contiguous tensor is a ``view``; of one that is not but can be viewed,
+    an ``_reshape_alias`` (ReshapeAliasBackward0, a view of the same storage); otherwise a copy."""
+    got = {}
+    for lib in (torch, internals):
+        x = lib.arange(16.0, dtype=lib.float64).reshape(4, 4).requires_grad_()
+        y = RESHAPES[name](x)
+        (y * lib.arange(float(y.numel()), dtype=lib.float64).reshape(y.shape)).sum().backward()
+        got[lib] = (y.grad_fn.name(), tuple(y.stride()), y.storage_offset(), y._is_view(),
+                    getattr(y.grad_fn, "_saved_self_sym_sizes", None)), x.grad
+    assert got[internals][0] == got[torch][0]
+    # the inverse's gradient goes through LAPACK's products twice: ulps apart, and more where they cancel
+    assert_same(got[internals][1], got[torch][1], rtol=1e-12, atol=1e-15)
+
+
+def test_reshape_under_a_dispatch_mode_is_a_view():
+    """Under a dispatch mode torch's ``reshape`` calls ``view`` where it would call ``_reshape_alias``
+    (the mode sees an operator it can replay), and the node is ViewBackward0."""
+    seen = {}
+    for lib in (torch, internals):
+        calls = seen[lib] = []
+
+        class Record(lib.utils._python_dispatch.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None, calls=calls):
+                calls.append(str(func))
+                return func(*args, **(kwargs or {}))
+        x = lib.ones(4, 4, requires_grad=True)
+        with Record():
+            y = x.t().reshape(2, 2, 4)
+        calls.append(y.grad_fn.name())
+    assert seen[internals] == seen[torch] == ["aten.t.default", "aten.view.default", "ViewBackward0"]
+
+
 def test_detach_is_an_alias_not_a_view():
     for lib in (torch, internals):
         a = lib.ones(2)

@@ -347,6 +347,32 @@ def test_cuda_rand_known_values():
     assert np.allclose(values.numpy(), [0.3990, 0.5167, 0.0249, 0.9401, 0.9459], atol=5e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_cuda_rrelu_draws_one_uniform_per_element(dtype):
+    """rrelu in training on cuda (torch's RreluWithNoise.cu): every element, whatever its sign,
+    takes the uniform that ``rand`` would put there, cast to the dtype and scaled to
+    [lower, upper] in double; elements <= 0 are multiplied by it, the slope (the gradient) of
+    the others is 1; the generator moves on as ``rand``'s does."""
+    g = internals.Generator(device="cuda").manual_seed(7)
+    state = g.get_state()
+    uniform_dtype = internals.float64 if dtype == "float64" else internals.float32
+    u = internals.rand(6, device="cuda", dtype=uniform_dtype, generator=g).cpu().numpy()
+    after = g.get_state().tolist()
+    g.set_state(state)
+    values = [-1.0, 2.0, -0.0, float("nan"), -3.0, 0.5]
+    x = internals.tensor(values, dtype=getattr(internals, dtype), device="cuda", requires_grad=True)
+    y = internals.rrelu(x, 0.125, 0.375, True, g)       # a range of 1/4: no rounding before the sum
+    y.sum().backward()
+    assert g.get_state().tolist() == after
+    typ = getattr(np, dtype)
+    r = (u.astype(typ).astype(np.float64) * 0.25 + 0.125).astype(typ)
+    xs = np.array(values, dtype=typ)
+    slopes = np.where(xs <= 0, r, typ(1))
+    expected = (xs.astype(np.float64) * slopes).astype(typ)
+    assert y.detach().cpu().numpy().tobytes() == expected.tobytes()
+    assert x.grad.cpu().numpy().tobytes() == slopes.tobytes()
+
+
 def test_cuda_bernoulli_and_dropout_use_the_uniform_stream():
     """bernoulli_ on cuda compares cuRAND's uniforms with p (torch's bernoulli_scalar_cuda_)."""
     g = internals.Generator(device="cuda").manual_seed(5)

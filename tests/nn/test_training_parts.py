@@ -587,6 +587,87 @@ def test_backward_hooks_not_called_without_grad():
     assert out.grad_fn is None and not calls
 
 
+class _TwoInputs:
+    """A module of two operators (x·2 + y·3, summed over dim 0) in torch and in internals."""
+    @staticmethod
+    def make(lib):
+        class Sum(lib.nn.Module):
+            def forward(self, x, y):
+                return (x * 2 + y * 3).sum(0)
+        return Sum()
+
+
+OLDER_HOOK_CASES = {
+    # the hook sees the last node's gradients (sum's: one input), and the call warns
+    "two_operators": (_TwoInputs.make, lambda lib: (lib.ones(2, 2, requires_grad=True),
+                                                    lib.ones(2, 2, requires_grad=True))),
+    "linear": (lambda lib: lib.nn.Linear(2, 3), lambda lib: (lib.ones(4, 2, requires_grad=True),)),
+    # one operator whose inputs are the module's: no warning
+    "relu_of_a_non_leaf": (lambda lib: lib.nn.ReLU(), lambda lib: (lib.ones(3, requires_grad=True) * -1,)),
+}
+
+
+@pytest.mark.parametrize("name", OLDER_HOOK_CASES)
+def test_older_backward_hook_is_a_hook_on_the_output_node(name):
+    """``register_backward_hook`` (deprecated, still working): grad_input is the output node's,
+    and a forward call warns (FutureWarning, torch's text) when that is not the module's."""
+    make, inputs = OLDER_HOOK_CASES[name]
+    seen = {}
+    for lib in (torch, internals):
+        lib.manual_seed(0)
+        module, log = make(lib), []
+
+        def hook(mod, grad_input, grad_output, log=log, module=module):
+            assert mod is module
+            log.append(([None if g is None else (tuple(g.shape), g.tolist()) for g in grad_input],
+                        [g.tolist() for g in grad_output]))
+        module.register_backward_hook(hook)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = module(*inputs(lib))
+        out.sum().backward()
+        seen[lib] = log, [(w.category, str(w.message)) for w in caught]
+    assert seen[internals] == seen[torch]
+
+
+@pytest.mark.parametrize("first, second", [("register_backward_hook", "register_full_backward_hook"),
+                                           ("register_full_backward_hook", "register_backward_hook")])
+def test_one_kind_of_backward_hook_per_module(first, second):
+    errors = []
+    for lib in (torch, internals):
+        module = lib.nn.ReLU()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(module, first)(lambda *a: None)
+            with pytest.raises(RuntimeError) as err:
+                getattr(module, second)(lambda *a: None)
+        errors.append(str(err.value))
+    assert errors[0] == errors[1]
+
+
+def test_global_older_backward_hook_runs_on_every_module_and_excludes_full_ones():
+    seen = {}
+    for lib in (torch, internals):
+        module_hooks = lib.nn.modules.module
+        log = []
+        # the kind stays set after its hooks are removed (in torch too): start from none, then put it back
+        kind, module_hooks._global_is_full_backward_hook = module_hooks._global_is_full_backward_hook, None
+        handle = module_hooks.register_module_backward_hook(
+            lambda m, gi, go, log=log: log.append((type(m).__name__, [g.tolist() for g in go])))
+        try:
+            with pytest.raises(RuntimeError) as err:
+                module_hooks.register_module_full_backward_hook(lambda *a: None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tanh = lib.nn.Tanh()       # kept alive: torch's hook holds the module weakly
+                tanh(lib.zeros(2, requires_grad=True) * 1).sum().backward()
+        finally:
+            handle.remove()
+            module_hooks._global_is_full_backward_hook = kind
+        seen[lib] = log, str(err.value)
+    assert seen[internals] == seen[torch]
+
+
 def test_hook_handles_are_removable_handles():
     from internals.utils.hooks import RemovableHandle
     handle = internals.nn.Linear(1, 1).register_full_backward_pre_hook(lambda m, g: None)

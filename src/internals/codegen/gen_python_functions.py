@@ -92,11 +92,12 @@ class Overload:
 # ``SKIP_PYTHON_BINDINGS_SIGNATURES``): Python wraps a number into a tensor instead.
 # The ``sym_*`` metadata reads are what ``x.shape`` and ``x.stride()`` already give Python;
 # tracers record them as graph nodes. The COO factory's inner operators are reached through
-# ``sparse_coo_tensor`` only (torch names neither in Python).
+# ``sparse_coo_tensor`` only (torch names neither in Python). ``_reshape_alias`` is ``reshape``'s
+# view of a tensor that is not contiguous.
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
                         "mul.Scalar", "div.Scalar", "div_.Scalar", "sym_size.int", "sym_numel",
                         "sym_stride.int", "sym_storage_offset", "_sparse_coo_tensor_unsafe",
-                        "_sparse_coo_tensor_with_dims_and_tensors"}
+                        "_sparse_coo_tensor_with_dims_and_tensors", "_reshape_alias"}
 PYTHON_MODULES = ("nn", "linalg", "special")
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.

@@ -25,8 +25,9 @@ from ..tensor_iterator import TensorIterator, TensorIteratorConfig, _output_stri
 from . import scalar_ops as ops
 from .copy import cast_like, contiguous, to
 from .cpu import distribution_kernels as k
+from .cuda.philox import _affine, philox_uniform01
 from .dispatch_stub import loops
-from .distributions import _mt19937
+from .distributions import _generator, _mt19937
 from .elementwise import binary_loop
 from .resize import resize_output
 from .structured import _meta, structured
@@ -767,15 +768,20 @@ def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=F
                            f"noise.shape = {list(noise.shape)}")
     if not training:
         return _call("leaky_relu.out", self, (float(lower) + float(upper)) / 2, out=out)
-    _float_only(self, "rrelu_with_noise_out_cpu")
-    if self.dtype is st.float16:            # the CPU loop takes bfloat16 but not half
+    cuda = self.device.type == "cuda"
+    _float_only(self, "rrelu_with_noise_out_cuda" if cuda else "rrelu_with_noise_out_cpu")
+    if self.dtype is st.float16 and not cuda:       # the CPU loop takes bfloat16 but not half
         raise _not_implemented("rrelu_with_noise_out_cpu", self)
     resize_output(out, self.shape)
     if _meta.active:        # a fake tensor's call: the output's metadata is all there is to make
         return out
-    gen = _mt19937(generator, self, "rrelu_with_noise")
     compute = st.opmath_type(self.dtype)
     x = to(contiguous(self), compute)
+    if cuda:
+        slopes = _rrelu_cuda_slopes(self, x, lower, upper, generator)
+        _call("copy_", noise, slopes)
+        return _call("copy_", out, _call("mul.Tensor", x, slopes))
+    gen = _mt19937(generator, self, "rrelu_with_noise")
     negative = _call("le.Scalar", x, 0)
     count = int(_call("sum", negative).item())
     rounded = np.float32 if compute is st.float32 else np.float64
@@ -789,6 +795,22 @@ def rrelu_with_noise_out_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=F
     result = _call("mul.Tensor", x, slopes)
     _call("copy_", noise, slopes)
     return _call("copy_", out, result)
+
+
+def _rrelu_cuda_slopes(self, x, lower, upper, generator):
+    """The slopes of ``rrelu_with_noise_cuda_kernel`` (``RreluWithNoise.cu``): every element takes
+    one of cuRAND's (0, 1] uniforms (four per curand4 call, two for double) in the grid-stride
+    order of torch's CUDA distributions, whatever its sign; the uniform is cast to the tensor's
+    type, then r · (upper - lower) + lower is computed in double (one fused multiply-add, as nvcc
+    compiles it) and cast back. An element <= 0 keeps r, any other (NaN too) the slope 1."""
+    double = self.dtype is st.float64
+    gen = _generator(generator, self.device)
+    u = from_host(philox_uniform01(gen, self.numel(), double), st.float64 if double else st.float32, "cpu")
+    r = to(to(u, self.dtype), st.float64)._numpy().reshape(-1)
+    lower, upper = float(lower), float(upper)
+    scaled = from_host(_affine(r, upper - lower, lower).reshape(tuple(x.shape)), st.float64, "cpu")
+    slopes = _call("_to_copy", to(to(scaled, self.dtype), x.dtype), device=self.device)
+    return _call("where.self", _call("le.Scalar", x, 0), slopes, _call("ones_like", x))
 
 
 def rrelu_with_noise_cpu(self, noise, lower=0.125, upper=1.0 / 3, training=False, generator=None):

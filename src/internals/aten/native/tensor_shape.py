@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.dispatch_key import DispatchKey
+from ...c10.local_dispatch_key_set import tls
 from ...c10.memory_format import contiguous_format
 from ...c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ...c10.sparse_tensor_impl import SparseTensorImpl
@@ -190,17 +192,37 @@ def _same_size(a, b):
 
 
 def reshape(x, *shape):
-    """CompositeImplicitAutograd, as in torch: ``view`` when the strides allow it, else a copy.
+    """CompositeImplicitAutograd, as in torch: a view when the strides allow it, else a copy.
 
-    It calls operators only, so autograd and modes see a ``view``, or a ``clone`` and an
-    ``_unsafe_view`` of the copy (not tracked as a view: it owns its fresh storage alone).
+    It calls operators only, so autograd and modes see a ``view`` (a contiguous tensor, or any
+    under a dispatch mode), an ``_reshape_alias`` (a tensor that is not contiguous), or a
+    ``clone`` and an ``_unsafe_view`` of the copy (not tracked as a view: it owns its fresh
+    storage alone).
     """
     if x.is_contiguous():   # torch's first case: the shape as given, -1 and all (``view(x, [-1])``)
         return dispatcher.call("view", x, list(_shape_arg(shape)))
     shape = infer_size(_shape_arg(shape), x.numel())
-    if compute_stride(tuple(x.shape), x.stride(), shape) is not None:
-        return dispatcher.call("view", x, list(shape))
-    return dispatcher.call("_unsafe_view", dispatcher.call("clone", x, memory_format=contiguous_format), list(shape))
+    strides = compute_stride(tuple(x.shape), x.stride(), shape)
+    if strides is None:
+        return dispatcher.call("_unsafe_view", dispatcher.call("clone", x, memory_format=contiguous_format),
+                               list(shape))
+    if _subclass_like(x) or any(map(is_symbolic, (*shape, *strides, *x.shape))):
+        return dispatcher.call("view", x, list(shape))      # what a mode or a tracer can replay
+    return dispatcher.call("_reshape_alias", x, list(shape), list(strides))
+
+
+def _reshape_alias(x, size, stride):
+    """``reshape``'s view of a tensor that is not contiguous (``_reshape_alias`` in
+    ``TensorShape.cpp``): the strides ``reshape`` computed, the same storage offset. Its
+    autograd node is ``ReshapeAliasBackward0``, where a contiguous tensor's reshape gives
+    ``ViewBackward0``."""
+    return make_view(x, tuple(size), tuple(stride))
+
+
+def _subclass_like(x):
+    """``isTensorSubclassLike``: a tensor subclass, or any tensor while a dispatch mode is on.
+    torch's ``reshape`` calls ``view`` for those instead of ``_reshape_alias``."""
+    return DispatchKey.Python in tls.included or DispatchKey.Python in x._impl.key_set
 
 
 def _shape_arg(shape):

@@ -310,6 +310,7 @@ from .functions import (
     ReplicationPad2DBackwardBackward0,
     ReplicationPad3DBackward0,
     ReplicationPad3DBackwardBackward0,
+    ReshapeAliasBackward0,
     RollBackward0,
     Rot90Backward0,
     RoundBackward0,
@@ -602,6 +603,7 @@ OPS = {
     'as_strided': dispatcher.find('as_strided'),
     'as_strided_': dispatcher.find('as_strided_'),
     'view': dispatcher.find('view'),
+    '_reshape_alias': dispatcher.find('_reshape_alias'),
     '_unsafe_view': dispatcher.find('_unsafe_view'),
     'transpose.int': dispatcher.find('transpose.int'),
     'transpose_': dispatcher.find('transpose_'),
@@ -3498,6 +3500,20 @@ def view(ks, self, size):
         result = OPS['view'].redispatch(after_autograd(ks), self, size)
     finally:
         tls.excluded = excluded
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _reshape_alias(ks, self, size, stride):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReshapeAliasBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['_reshape_alias'].redispatch(after_autograd(ks), self, size, stride)
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -12043,6 +12059,7 @@ KERNELS = {
     'as_strided': as_strided,
     'as_strided_': as_strided_,
     'view': view,
+    '_reshape_alias': _reshape_alias,
     '_unsafe_view': _unsafe_view,
     'transpose.int': transpose_int,
     'transpose_': transpose_,

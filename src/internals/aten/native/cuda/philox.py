@@ -34,7 +34,7 @@ from ....c10.generator import Generator, register_device_state
 from ..scalar_ops import fma
 
 __all__ = ["default_cuda_generator", "philox_get_state", "philox_set_state", "philox_cuda_state", "philox4x32_10",
-           "philox_uniform", "philox_normal"]
+           "philox_uniform", "philox_uniform01", "philox_normal"]
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85      # the key's per-round increments (Weyl sequence)
@@ -149,6 +149,13 @@ def philox_uniform(gen, numel, low, high, double):
     u = _scatter(_uniform01(words, double), threads, numel)
     typ = np.float64 if double else np.float32
     return _affine(u, typ(high - low), typ(low))
+
+
+def philox_uniform01(gen, numel, double):
+    """cuRAND's (0, 1] uniforms themselves, one per element in the grid-stride order (float32, or
+    float64 from ``curand_uniform2_double``): kernels that scale them their own way read these."""
+    words, threads = _curand4_words(gen, numel, 2 if double else 4)
+    return _scatter(_uniform01(words, double), threads, numel)
 
 
 def philox_normal(gen, numel, mean, std, double):

@@ -10,13 +10,15 @@ import numpy as np
 from ....c10 import scalar_type as st
 from ....c10.tensor_impl import sparse_coo, strided
 from ...dispatcher import call
+from ..binary_ops import _sub_check
 from ..copy import contiguous, to
 from ..elementwise import common_device
 from ..tensor_factories import empty, from_host, wrap_scalar, zeros
 from . import kernels
 from .sparse_tensor import checked_coalesced, flat, kernel_values, layout_name, linear_indices, new_sparse
 
-__all__ = ["add_sparse", "add_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_", "_sparse_mm", "sum_coo",
+__all__ = ["add_sparse", "add_sparse_", "sub_sparse", "sub_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_",
+           "_sparse_mm", "sum_coo",
            "addmm_sparse_dense", "scaled_sum"]
 
 
@@ -53,6 +55,18 @@ def add_sparse_(self, other, *, alpha=1):
     indices, values = call("_indices", other), call("_values", other)
     rows = tuple(call("select.int", indices, 0, d) for d in range(indices.shape[0]))
     return call("index_put_", self, rows, call("mul.Scalar", values, alpha) if alpha != 1 else values, True)
+
+
+def sub_sparse(self, other, *, alpha=1):
+    """``sub.Tensor`` with a sparse operand (``sub_sparse``): the bool check, then ``add`` with -alpha."""
+    _sub_check(self, other)
+    return add_sparse(self, other, alpha=-alpha)
+
+
+def sub_sparse_(self, other, *, alpha=1):
+    """In place (``sub_sparse_``): the bool check, then ``add_`` with -alpha."""
+    _sub_check(self, other)
+    return add_sparse_(self, other, alpha=-alpha)
 
 
 def _adds_with_axpy(self, other, alpha):
@@ -198,7 +212,7 @@ def _add_sparse_sparse(t, s, alpha):
     count = kernels(device).merge_add(flat(r_idx), flat(r_val), flat(t_idx), flat(t_val), flat(t_lin), flat(s_idx),
                                       flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block,
                                       dtype in (st.float32, st.float64))
-    return new_sparse(t.shape, contiguous(call("narrow", r_idx, 1, 0, count)), call("narrow", r_val, 0, 0, count),
+    return new_sparse(t.shape, call("narrow", r_idx, 1, 0, count), call("narrow", r_val, 0, 0, count),
                       coalesced=ti.coalesced and si.coalesced)
 
 
