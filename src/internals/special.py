@@ -3,11 +3,12 @@
 Each (``logit`` aside: see its docstring) is an aten operator ``special_<name>`` declared in
 ``native_functions.yaml`` with ``python_module: special``; torch binds them in
 ``torch._C._special`` and this module calls them through the dispatcher, its ``out=`` overload
-when ``out`` is given. The ones here are torch's
+when ``out`` is given. Most are torch's
 CompositeImplicitAutograd renamings of operators internals already has (``expit`` is ``sigmoid``,
 ``gammaln`` is ``lgamma``, ``ndtr`` is made of ``erf``), so autograd records the renamed
-operator's node, as in torch (the functions torch computes with kernels of their own -- ``erfc``,
-``erfcx``, ``i0e``, ``zeta``, ... -- are not in internals).
+operator's node, as in torch. Others have kernels of their own, as in torch (``i0e``, ``i1``,
+``i1e``: the modified Bessel functions, in ``scalar_ops.py``); some of torch's (``erfc``,
+``erfcx``, ``zeta``, ...) are not in internals.
 
 >>> import internals
 >>> internals.special.expit(internals.tensor([0.0]))
@@ -16,8 +17,8 @@ tensor([0.5000])
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 
-__all__ = ["expit", "erf", "erfinv", "ndtr", "gammaln", "digamma", "psi", "exp2", "expm1", "log1p", "logit",
-           "round", "xlogy", "logsumexp", "softmax", "log_softmax"]
+__all__ = ["digamma", "erf", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+           "log_softmax", "logit", "logsumexp", "ndtr", "psi", "round", "sinc", "softmax", "xlogy"]     # torch's order
 
 
 def _call(name, *args, out=None, overload="", out_overload="out", **kwargs):
@@ -71,6 +72,26 @@ def log1p(input, *, out=None):
     return _call("log1p", input, out=out)
 
 
+def i0(input, *, out=None):
+    """The modified Bessel function of the first kind of order 0: ``i0``."""
+    return _call("i0", input, out=out)
+
+
+def i0e(input, *, out=None):
+    """e^-|x| I0(x), which stays finite where I0 overflows."""
+    return _call("i0e", input, out=out)
+
+
+def i1(input, *, out=None):
+    """The modified Bessel function of the first kind of order 1."""
+    return _call("i1", input, out=out)
+
+
+def i1e(input, *, out=None):
+    """e^-|x| I1(x)."""
+    return _call("i1e", input, out=out)
+
+
 def logit(input, eps=None, *, out=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given: torch's ``special_logit``
     renames ``logit``, which this calls straight away. The ``special_logit`` operator itself is left
@@ -95,6 +116,11 @@ def xlogy(input, other, *, out=None):
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
     return _call("logsumexp", input, [dim] if isinstance(dim, int) else list(dim), keepdim, out=out)
+
+
+def sinc(input, *, out=None):
+    """The normalised sinc, sin(pi x) / (pi x), 1 at 0: ``sinc``."""
+    return _call("sinc", input, out=out)
 
 
 def softmax(input, dim, *, dtype=None):

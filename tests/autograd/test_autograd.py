@@ -917,7 +917,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
     # out= forms, and ndtr over erf: torch's composites (internals/special.py)
     math |= {f"special_{name}{overload}" for name in ("digamma", "erf", "erfinv", "exp2", "expit", "expm1", "gammaln",
-                                                       "log1p", "psi", "round") for overload in ("", ".out")}
+                                                       "i0", "log1p", "psi", "round", "sinc")
+             for overload in ("", ".out")}
     math |= {"special_log_softmax", "special_logsumexp", "special_ndtr", "special_softmax"}
     math |= {f"special_xlogy{overload}" for overload in ("", ".out", ".other_scalar", ".other_scalar_out",
                                                           ".self_scalar", ".self_scalar_out")}

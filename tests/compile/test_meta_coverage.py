@@ -32,7 +32,8 @@ from internals.aten import dispatcher
 
 SAMPLES_PER_OPINFO = 2
 CASES_PER_OPERATOR = 3      # recorded calls checked per operator: enough to vary the layouts, and quick
-SKIPPED_FAMILIES = ("fft.", "sparse.", "signal.", "special.")   # none of their operators has a kernel here
+# none of their operators has a kernel here, torch.special's few aside (in _direct_cases)
+SKIPPED_FAMILIES = ("fft.", "sparse.", "signal.", "special.")
 DTYPES = (torch.float32, torch.int64, torch.bool)
 KERNEL_KEYS = {"CPU", "CUDA", "CompositeExplicitAutograd"}
 
@@ -317,6 +318,9 @@ def _direct_cases():
               ("aten::linalg_norm.out", (x, 2), {}), ("aten::linalg_norm.ord_str_out", (x, "fro"), {}),
               ("aten::linalg_multi_dot.out", ([x, v, x],), {}), ("aten::linalg_vecdot.out", (x, x), {}),
               ("aten::special_logsumexp.out", (x, [1]), {}), ("aten::special_ndtr.out", (x,), {})]
+    # torch.special's structured kernels (their OpInfos are in the skipped family), with their out= forms
+    bessel = ("special_i0e", "special_i1", "special_i1e")
+    cases += [(f"aten::{n}{overload}", (x,), {}) for n in bessel for overload in ("", ".out")]
     cases = [(name, args, {**kwargs, **_empty_outs(name)}) for name, args, kwargs in cases]
     ranks = {"out": internals.empty(0, dtype=internals.int64)}
     cases += [("aten::linalg_matrix_rank.out", (x, 0.1), ranks),

@@ -614,7 +614,8 @@ BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
 COMPARISONS = (ops.EQ, ops.NE, ops.LT, ops.LE, ops.GT, ops.GE)     # a bool output
 FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC,
             ops.ASIN, ops.ACOS, ops.ATAN, ops.SINH, ops.COSH, ops.ASINH, ops.ACOSH, ops.ATANH, ops.LOG2, ops.LOG10,
-            ops.EXPM1, ops.EXP2, ops.LGAMMA, ops.LOG_SIGMOID, ops.EXP_NEG_ABS, ops.ERFINV, ops.DIGAMMA)
+            ops.EXPM1, ops.EXP2, ops.LGAMMA, ops.LOG_SIGMOID, ops.EXP_NEG_ABS, ops.ERFINV, ops.DIGAMMA,
+            ops.I0, ops.I0E, ops.I1, ops.I1E, ops.SINC)
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
            **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
                                                         ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,
@@ -623,7 +624,7 @@ COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], o
                                                         ops.ACOSH_COMPLEX, ops.ATANH_COMPLEX, ops.SINH_COMPLEX,
                                                         ops.COSH_COMPLEX, ops.EXPM1_COMPLEX, ops.LOG1P_COMPLEX,
                                                         ops.RSQRT_COMPLEX, ops.LOG2_COMPLEX, ops.LOG10_COMPLEX,
-                                                        ops.EXP2_COMPLEX)}}
+                                                        ops.EXP2_COMPLEX, ops.SINC_COMPLEX)}}
 for op in range(len(ops.UNARY)):
     if op in BITS:
         pairs = [BITS[op]]

@@ -3636,6 +3636,35 @@ def THPVariable_hypot(*args, **kwargs):
     return _ops['hypot.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_i0_parser = PythonArgParser([
+    'i0(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_i0(*args, **kwargs):
+    _r = _i0_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::i0(Tensor self) -> Tensor
+        return _ops['i0'](_r.tensor(0))
+    # aten::i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['i0.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_i0__parser = PythonArgParser([
+    'i0_(Tensor input)',
+])
+
+
+def THPVariable_i0_(*args, **kwargs):
+    _r = _i0__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::i0_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['i0_'](_r.tensor(0))
+
+
 _imag_parser = PythonArgParser([
     'imag(Tensor input)',
 ])
@@ -6309,6 +6338,35 @@ def THPVariable_sin_(*args, **kwargs):
     return _ops['sin_'](_r.tensor(0))
 
 
+_sinc_parser = PythonArgParser([
+    'sinc(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_sinc(*args, **kwargs):
+    _r = _sinc_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::sinc(Tensor self) -> Tensor
+        return _ops['sinc'](_r.tensor(0))
+    # aten::sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sinc.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_sinc__parser = PythonArgParser([
+    'sinc_(Tensor input)',
+])
+
+
+def THPVariable_sinc_(*args, **kwargs):
+    _r = _sinc__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::sinc_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['sinc_'](_r.tensor(0))
+
+
 _sinh_parser = PythonArgParser([
     'sinh(Tensor input, *, Tensor out=None)',
 ])
@@ -7588,6 +7646,8 @@ FUNCTIONS = named({
     'hsplit': THPVariable_hsplit,
     'hstack': THPVariable_hstack,
     'hypot': THPVariable_hypot,
+    'i0': THPVariable_i0,
+    'i0_': THPVariable_i0_,
     'imag': THPVariable_imag,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
@@ -7752,6 +7812,8 @@ FUNCTIONS = named({
     'silu_': THPVariable_silu_,
     'sin': THPVariable_sin,
     'sin_': THPVariable_sin_,
+    'sinc': THPVariable_sinc,
+    'sinc_': THPVariable_sinc_,
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
     'slice_scatter': THPVariable_slice_scatter,

@@ -2330,6 +2330,20 @@ def THPVariable_hypot_(self, *args, **kwargs):
     return _ops['hypot_'](self, _r.tensor(0))
 
 
+def THPVariable_i0(self):
+    # aten::i0(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'i0')
+    return _ops['i0'](self)
+
+
+def THPVariable_i0_(self):
+    # aten::i0_(Tensor(a!) self) -> Tensor(a!)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'i0_')
+    return _ops['i0_'](self)
+
+
 _index_parser = PythonArgParser([
     'index(c10::List<::std::optional<Tensor>> indices)',
 ])
@@ -4255,6 +4269,20 @@ def THPVariable_sin_(self):
     return _ops['sin_'](self)
 
 
+def THPVariable_sinc(self):
+    # aten::sinc(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'sinc')
+    return _ops['sinc'](self)
+
+
+def THPVariable_sinc_(self):
+    # aten::sinc_(Tensor(a!) self) -> Tensor(a!)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'sinc_')
+    return _ops['sinc_'](self)
+
+
 def THPVariable_sinh(self):
     # aten::sinh(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -5882,6 +5910,8 @@ METHODS = named({
     'hsplit': THPVariable_hsplit,
     'hypot': THPVariable_hypot,
     'hypot_': THPVariable_hypot_,
+    'i0': THPVariable_i0,
+    'i0_': THPVariable_i0_,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_add_': THPVariable_index_add_,
@@ -6035,6 +6065,8 @@ METHODS = named({
     'signbit': THPVariable_signbit,
     'sin': THPVariable_sin,
     'sin_': THPVariable_sin_,
+    'sinc': THPVariable_sinc,
+    'sinc_': THPVariable_sinc_,
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
     'slice_scatter': THPVariable_slice_scatter,

@@ -1818,6 +1818,60 @@ def trigamma(x):
     return where(small, -result, result)
 
 
+# ---- sinc's gradient (FunctionsManual.cpp's sinc_backward)
+__all__ += ["sinc_backward"]
+
+
+def sinc_backward(grad, self):
+    """(pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 where pi x^2 is 0 (sinc's flat top)."""
+    self_pi = self * math.pi
+    self_squared_pi = self * self * math.pi
+    out = grad * ((self_pi * self_pi.cos()) - self_pi.sin()) / self_squared_pi.conj()
+    return where(self_squared_pi == 0.0, dispatcher.call("zeros", [], dtype=grad.dtype, device=grad.device), out)
+
+
+# ---- the modified Bessel functions' gradients (FunctionsManual.cpp's i1_backward, i1e_backward)
+__all__ += ["special_i1", "special_i1e", "i1_backward", "i1e_backward"]
+
+
+def special_i1(x):
+    return dispatcher.call("special_i1", x)
+
+
+def special_i1e(x):
+    return dispatcher.call("special_i1e", x)
+
+
+def _bessel_safe_input(self, name):
+    """x where |x| exceeds the dtype's epsilon, epsilon elsewhere (so the 1 / x below stays
+    finite), and the mask; float32 and float64 only, as torch's ``AT_DISPATCH_FLOATING_TYPES``."""
+    if self.dtype.torch_name not in ("Float", "Double"):
+        raise NotImplementedError(f'"{name}" not implemented for \'{self.dtype.torch_name}\'')
+    eps = float(np.finfo(self.dtype.numpy_type).eps)
+    not_tiny = self.abs() > eps
+    safe = where(not_tiny, self, dispatcher.call("full", [], eps, dtype=self.dtype, device=self.device))
+    return safe, not_tiny
+
+
+def _bessel_limit_at_zero(grad, self, not_tiny, gradx):
+    """I1'(0) = I1e'(0) = 1/2, which the formulas would compute as 0/0 near zero."""
+    half = dispatcher.call("full", [], 0.5, dtype=self.dtype, device=self.device)
+    return grad * where(not_tiny, gradx, half)
+
+
+def i1_backward(grad, self, result):
+    """I1'(x) = I0(x) - I1(x) / x."""
+    safe, not_tiny = _bessel_safe_input(self, "i1_backward")
+    return _bessel_limit_at_zero(grad, self, not_tiny, safe.i0() - result * safe.reciprocal())
+
+
+def i1e_backward(grad, self, result):
+    """(e^-|x| I1(x))' = I0e(x) - I1e(x) (sgn(x) + 1 / x)."""
+    safe, not_tiny = _bessel_safe_input(self, "i1e_backward")
+    gradx = dispatcher.call("special_i0e", safe) - result * (safe.sgn() + safe.reciprocal())
+    return _bessel_limit_at_zero(grad, self, not_tiny, gradx)
+
+
 # ---- activations of a reader's own training script: hardtanh, elu, celu
 __all__ += ["hardtanh_backward", "elu_backward", "elu_double_backward", "celu_input_scale"]
 

@@ -772,6 +772,165 @@ def digamma(x):
 DIGAMMA = UNARY.register(digamma)
 
 
+# ---- the modified Bessel functions of the first kind, I0 and I1, and their scaled forms
+# e^-|x| I0(x), e^-|x| I1(x) (Math.h's calc_i0, calc_i0e, calc_i1, calc_i1e, from Cephes): a
+# Chebyshev series in |x| / 2 - 2 on [0, 8], another in 32 / |x| - 2 beyond; I1 and I1e are odd.
+# Everything is computed in x's own type with the coefficients rounded to it, as torch's templates
+# do; for float32 the I1 series start later (torch keeps a shorter float table, whose terms are
+# the double table's last ones: the first ones vanish in single precision).
+_I0E_A = (-4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+          1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+          -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
+          9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+          -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
+          1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
+          -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
+          1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+          -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
+          1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1)
+_I0E_B = (-7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+          3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+          1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
+          -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
+          7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+          -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
+          3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
+          2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
+          8.04490411014108831608E-1)
+_I1E_A = (2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16,
+          -1.10559694773538630805E-15, 7.60068429473540693410E-15, -5.04218550472791168711E-14,
+          3.22379336594557470981E-13, -1.98397439776494371520E-12, 1.17361862988909016308E-11,
+          -6.66348972350202774223E-11, 3.62559028155211703701E-10, -1.88724975172282928790E-9,
+          9.38153738649577178388E-9, -4.44505912879632808065E-8, 2.00329475355213526229E-7,
+          -8.56872026469545474066E-7, 3.47025130813767847674E-6, -1.32731636560394358279E-5,
+          4.78156510755005422638E-5, -1.61760815825896745588E-4, 5.12285956168575772895E-4,
+          -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2,
+          2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1,
+          -1.76416518357834055153E-1, 2.52587186443633654823E-1)
+_I1E_B = (7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.65030536848935832153E-17,
+          -3.20952592199342395980E-17, 2.96262899764595013876E-16, 3.30820231092092828324E-16,
+          -1.88035477551078244854E-15, -3.81440307243700780478E-15, 1.04202769841288027642E-14,
+          4.27244001671195135429E-14, -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+          -7.19855177624590851209E-13, 2.03562854414708950722E-12, 1.41258074366137813316E-11,
+          3.25260358301548823856E-11, -1.89749581235054123450E-11, -5.58974346219658380687E-10,
+          -3.83538038596423702205E-9, -2.63146884688951950684E-8, -2.51223623787020892529E-7,
+          -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
+          7.78576235018280120474E-1)
+_I1E_A_SINGLE_START, _I1E_B_SINGLE_START = 12, 18      # where torch's float tables begin in these
+
+
+def is_single(x):
+    """Whether x is a float32 (a compile-time constant in Numba, see below)."""
+    return isinstance(x, np.float32)
+
+
+@overload(is_single, target="generic")
+def _is_single_jit(x):
+    single = x == types.float32
+    return lambda x: single
+
+
+@register_jitable
+def chbevl(x, coefficients, start):
+    """Cephes' ``chbevl``: the Chebyshev series of ``coefficients[start:]`` (highest order first)
+    at x / 2, by Clenshaw's recurrence, in x's own type. Where torch's build contracts, GCC fuses
+    ``x * b1 - b2`` into one rounding (the coefficient is added after)."""
+    b0, b1, b2 = like(x, coefficients[start]), like(x, 0), like(x, 0)
+    for i in range(start + 1, len(coefficients)):
+        b2 = b1
+        b1 = b0
+        b0 = contracted_fma(x, b1, -b2) + like(x, coefficients[i])
+    return like(x, 0.5) * (b0 - b2)
+
+
+@register_jitable
+def _i0e_series(a):
+    """e^-a I0(a) for a = |x| (NaN takes the second branch and stays NaN)."""
+    if a <= like(a, 8):
+        return chbevl(a / like(a, 2) - like(a, 2), _I0E_A, 0)
+    return chbevl(like(a, 32) / a - like(a, 2), _I0E_B, 0) / math.sqrt(a)
+
+
+@register_jitable
+def _i1e_series(a):
+    """e^-a I1(a) for a = |x|: on [0, 8] the series times a."""
+    if a <= like(a, 8):
+        start = _I1E_A_SINGLE_START if is_single(a) else 0
+        return chbevl(a / like(a, 2) - like(a, 2), _I1E_A, start) * a
+    start = _I1E_B_SINGLE_START if is_single(a) else 0
+    return chbevl(like(a, 32) / a - like(a, 2), _I1E_B, start) / math.sqrt(a)
+
+
+@register_jitable
+def i0(x):
+    """``calc_i0``: e^|x| times the scaled series, the e^|x| in x's type (inf past its range)."""
+    a = abs(x)
+    scale = like(x, exp(a))
+    if a <= like(a, 8):
+        return scale * _i0e_series(a)
+    return scale * chbevl(like(a, 32) / a - like(a, 2), _I0E_B, 0) / math.sqrt(a)
+I0 = UNARY.register(i0)
+
+
+@register_jitable
+def i0e(x):
+    """``calc_i0e``."""
+    return _i0e_series(abs(x))
+I0E = UNARY.register(i0e)
+
+
+@register_jitable
+def i1(x):
+    """``calc_i1``: odd, e^|x| times the scaled series, each product in x's type."""
+    a = abs(x)
+    scale = like(x, exp(a))
+    if a <= like(a, 8):
+        start = _I1E_A_SINGLE_START if is_single(a) else 0
+        out = scale * a * chbevl(a / like(a, 2) - like(a, 2), _I1E_A, start)
+    else:
+        start = _I1E_B_SINGLE_START if is_single(a) else 0
+        out = scale * chbevl(like(a, 32) / a - like(a, 2), _I1E_B, start) / math.sqrt(a)
+    return -out if x < 0 else out
+I1 = UNARY.register(i1)
+
+
+@register_jitable
+def i1e(x):
+    """``calc_i1e``: odd."""
+    out = _i1e_series(abs(x))
+    return -out if x < 0 else out
+I1E = UNARY.register(i1e)
+
+
+# ---- sinc (``sinc_kernel``, UnaryOpsKernel.cpp): sin(pi x) / (pi x), 1 at 0; the product pi x
+# is rounded to x's type before its sine is taken, as torch's opmath product is.
+@register_jitable
+def sinc(x):
+    if x == 0:
+        return like(x, 1)
+    product = like(x, math.pi) * x
+    return math.sin(product) / product
+SINC = UNARY.register(sinc)
+
+
+@register_jitable
+def sinc_complex(x):
+    """The complex product (pi + 0i)(x), each part's products kept (so an infinite part gives a
+    NaN as c10's complex product does), its sine from the parts in their own type (-i sinh(iz),
+    as ``sin_complex``), and c10's complex division."""
+    if x.real == 0 and x.imag == 0:
+        return complex(1, 0)
+    pi, zero = like(x.real, math.pi), like(x.real, 0)
+    re, im = pi * x.real - zero * x.imag, pi * x.imag + zero * x.real
+    if abs(im) == math.inf and not abs(re) < math.inf:
+        sine = complex(math.nan, math.inf)
+    else:
+        w = csinh(-im, re)
+        sine = complex(w.imag, -w.real)
+    return c10_div(sine, complex(re, im))
+SINC_COMPLEX = UNARY.register(sinc_complex)
+
+
 # ---- more complex kernels: the inverse trigonometric and hyperbolic functions, sinh/cosh,
 # log1p/expm1 (c10's own, ``c10/util/complex_math.h``), rsqrt, log2/log10, exp2. torch's CPU
 # loops call ``std::asin`` etc. of a ``std::complex``, that is glibc's casin and kin (its vector

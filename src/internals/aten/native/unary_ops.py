@@ -98,6 +98,13 @@ exp2_out = _float_op("exp2", ops.EXP2, ops.EXP2_COMPLEX)
 lgamma_out = _float_op("lgamma", ops.LGAMMA, "lgamma_vml_cpu")
 erfinv_out = _float_op("erfinv", ops.ERFINV, "erfinv_vml_cpu")
 digamma_out = _float_op("digamma", ops.DIGAMMA, "digamma")
+# the modified Bessel functions (i0 in UnaryOps.cpp, the others torch.special's own kernels):
+# float16 and bfloat16 computed in float32, as calc_i0's overloads for them do
+i0_out = _float_op("i0", ops.I0, "i0_vml_cpu")
+special_i0e_out = _float_op("special_i0e", ops.I0E, "i0e_cpu")
+special_i1_out = _float_op("special_i1", ops.I1, "i1_cpu")
+special_i1e_out = _float_op("special_i1e", ops.I1E, "i1e_cpu")
+sinc_out = _float_op("sinc", ops.SINC, ops.SINC_COMPLEX)
 
 
 # ---- reciprocal (CREATE_UNARY_FLOAT_META_FUNC(reciprocal)): 1 / x, run by true division's
@@ -407,6 +414,8 @@ special_psi, special_psi_out = _special("special_psi", "digamma")
 special_exp2, special_exp2_out = _special("special_exp2", "exp2")
 special_expm1, special_expm1_out = _special("special_expm1", "expm1")
 special_log1p, special_log1p_out = _special("special_log1p", "log1p")
+special_i0, special_i0_out = _special("special_i0", "i0")
+special_sinc, special_sinc_out = _special("special_sinc", "sinc")
 
 
 M_SQRT1_2 = 0.7071067811865476

@@ -107,6 +107,8 @@ from ..functions_manual import (  # the helpers the formulas call
     huber_loss_backward,
     huber_loss_double_backward,
     huber_loss_double_backward_grad_output,
+    i1_backward,
+    i1e_backward,
     im2col,
     index_backward,
     index_fill_value_backward,
@@ -192,6 +194,7 @@ from ..functions_manual import (  # the helpers the formulas call
     sgn_backward,
     sigmoid_backward,
     silu_backward,
+    sinc_backward,
     slice_backward_wrapper,
     slice_scatter_symint,
     slice_symint,
@@ -206,6 +209,8 @@ from ..functions_manual import (  # the helpers the formulas call
     softplus_double_backward,
     softshrink_backward,
     sparse_mask_backward,
+    special_i1,
+    special_i1e,
     split_backward,
     split_with_sizes_backward,
     stack_tensors_backward,
@@ -251,7 +256,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'MultilabelMarginLossBackward0', 'MultilabelMarginLossBackwardBackward0', 'CtcLossBackward0', 'CtcLossBackward1', 'CtcLossBackwardBackward0', 'CtcLossBackwardBackward1', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'ReshapeAliasBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PolarBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'NormBackward2', 'NormBackward3', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'GeqrfBackward0', 'LinalgHouseholderProductBackward0', 'LinalgMatrixExpBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'TrilinearBackward0', 'MaxPool2DWithIndicesBackward0', 'FractionalMaxPool2DBackward0', 'FractionalMaxPool3DBackward0', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'PdistBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'AdaptiveAvgPool3DBackward0', 'AdaptiveAvgPool3DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'MaxPool3DWithIndicesBackward0', 'MaxPool3DWithIndicesBackwardBackward0', 'MaxUnpool2DBackward0', 'MaxUnpool3DBackward0', 'AdaptiveMaxPool3DBackward0', 'AdaptiveMaxPool3DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ChannelShuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward0', 'ToSparseBackward1', 'ToSparseCsrBackward0', 'ToSparseCscBackward0', 'ToSparseBsrBackward0', 'ToSparseBscBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'SparseCooTensorWithDimsAndTensorsBackward0', 'CoalesceBackward0', 'ValuesBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'ScaledDotProductFlashAttentionForCpuBackward0', 'EmbeddingBackward0', 'FractionalMaxPool2DBackwardBackward0', 'FractionalMaxPool3DBackwardBackward0', 'RreluWithNoiseBackwardBackward0', 'PdistBackwardBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'MultilabelMarginLossBackward0', 'MultilabelMarginLossBackwardBackward0', 'CtcLossBackward0', 'CtcLossBackward1', 'CtcLossBackwardBackward0', 'CtcLossBackwardBackward1', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PolarBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'I0Backward0', 'SpecialI0EBackward0', 'SpecialI1Backward0', 'SpecialI1EBackward0', 'SincBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'NormBackward2', 'NormBackward3', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'GeqrfBackward0', 'LinalgHouseholderProductBackward0', 'LinalgMatrixExpBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'TrilinearBackward0', 'MaxPool2DWithIndicesBackward0', 'FractionalMaxPool2DBackward0', 'FractionalMaxPool3DBackward0', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'PdistBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'AdaptiveAvgPool3DBackward0', 'AdaptiveAvgPool3DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'MaxPool3DWithIndicesBackward0', 'MaxPool3DWithIndicesBackwardBackward0', 'MaxUnpool2DBackward0', 'MaxUnpool3DBackward0', 'AdaptiveMaxPool3DBackward0', 'AdaptiveMaxPool3DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ChannelShuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward0', 'ToSparseBackward1', 'ToSparseCsrBackward0', 'ToSparseCscBackward0', 'ToSparseBsrBackward0', 'ToSparseBscBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'SparseCooTensorWithDimsAndTensorsBackward0', 'CoalesceBackward0', 'ValuesBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'ScaledDotProductFlashAttentionForCpuBackward0', 'EmbeddingBackward0', 'FractionalMaxPool2DBackwardBackward0', 'FractionalMaxPool3DBackwardBackward0', 'RreluWithNoiseBackwardBackward0', 'PdistBackwardBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -1824,18 +1829,6 @@ class ViewBackward0(Node):
         return (grad.reshape(self_sym_sizes),)
 
 
-class ReshapeAliasBackward0(Node):
-    """``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)``"""
-    __slots__ = ('self_sym_sizes_',)
-    _tensor_slots = ()
-    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
-
-    def apply(node, grads):
-        grad = grads[0]
-        self_sym_sizes = node.self_sym_sizes_
-        return (grad.reshape(self_sym_sizes),)
-
-
 class UnsafeViewBackward0(Node):
     """``_unsafe_view(Tensor self, SymInt[] size) -> Tensor``"""
     __slots__ = ('self_sym_sizes_',)
@@ -3284,6 +3277,69 @@ class ErfinvBackward0(Node):
         grad = grads[0]
         self = node.self_.unpack(node)
         return (0.8862269254527579 * self.erfinv().pow(2).exp() * grad,)
+
+
+class I0Backward0(Node):
+    """``i0(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (grad * special_i1(self),)
+
+
+class SpecialI0EBackward0(Node):
+    """``special_i0e(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (grad * (special_i1e(self) - self.sgn() * result),)
+
+
+class SpecialI1Backward0(Node):
+    """``special_i1(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (i1_backward(grad, self, result),)
+
+
+class SpecialI1EBackward0(Node):
+    """``special_i1e(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (i1e_backward(grad, self, result),)
+
+
+class SincBackward0(Node):
+    """``sinc(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (sinc_backward(grad, self),)
 
 
 class Deg2RadBackward0(Node):

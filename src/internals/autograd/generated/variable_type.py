@@ -168,6 +168,7 @@ from .functions import (
     HuberLossBackward0,
     HuberLossBackwardBackward0,
     HypotBackward0,
+    I0Backward0,
     Im2ColBackward0,
     IndexAddBackward0,
     IndexBackward0,
@@ -334,6 +335,7 @@ from .functions import (
     SignBackward0,
     SiluBackward0,
     SinBackward0,
+    SincBackward0,
     SinhBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
@@ -352,6 +354,9 @@ from .functions import (
     SortBackward1,
     SparseCooTensorWithDimsAndTensorsBackward0,
     SparseMaskBackward0,
+    SpecialI0EBackward0,
+    SpecialI1Backward0,
+    SpecialI1EBackward0,
     SplitBackward0,
     SplitWithSizesBackward0,
     SqrtBackward0,
@@ -787,6 +792,18 @@ OPS = {
     'erfinv': dispatcher.find('erfinv'),
     'erfinv.out': dispatcher.find('erfinv.out'),
     'erfinv_': dispatcher.find('erfinv_'),
+    'i0': dispatcher.find('i0'),
+    'i0_': dispatcher.find('i0_'),
+    'i0.out': dispatcher.find('i0.out'),
+    'special_i0e': dispatcher.find('special_i0e'),
+    'special_i0e.out': dispatcher.find('special_i0e.out'),
+    'special_i1': dispatcher.find('special_i1'),
+    'special_i1.out': dispatcher.find('special_i1.out'),
+    'special_i1e': dispatcher.find('special_i1e'),
+    'special_i1e.out': dispatcher.find('special_i1e.out'),
+    'sinc': dispatcher.find('sinc'),
+    'sinc_': dispatcher.find('sinc_'),
+    'sinc.out': dispatcher.find('sinc.out'),
     'deg2rad': dispatcher.find('deg2rad'),
     'deg2rad_': dispatcher.find('deg2rad_'),
     'deg2rad.out': dispatcher.find('deg2rad.out'),
@@ -6200,6 +6217,132 @@ def erfinv_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def i0(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = I0Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['i0'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def i0_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = I0Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['i0_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def i0_out(ks, self, **kwargs):
+    check_out_no_requires_grad('i0', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['i0.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def special_i0e(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialI0EBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['special_i0e'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def special_i0e_out(ks, self, **kwargs):
+    check_out_no_requires_grad('special_i0e', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_i0e.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def special_i1(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialI1Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['special_i1'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def special_i1_out(ks, self, **kwargs):
+    check_out_no_requires_grad('special_i1', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_i1.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def special_i1e(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialI1EBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['special_i1e'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def special_i1e_out(ks, self, **kwargs):
+    check_out_no_requires_grad('special_i1e', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_i1e.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def sinc(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SincBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['sinc'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sinc_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SincBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['sinc_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def sinc_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sinc', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sinc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def deg2rad(ks, self):
@@ -12243,6 +12386,18 @@ KERNELS = {
     'erfinv': erfinv,
     'erfinv.out': erfinv_out,
     'erfinv_': erfinv_,
+    'i0': i0,
+    'i0_': i0_,
+    'i0.out': i0_out,
+    'special_i0e': special_i0e,
+    'special_i0e.out': special_i0e_out,
+    'special_i1': special_i1,
+    'special_i1.out': special_i1_out,
+    'special_i1e': special_i1e,
+    'special_i1e.out': special_i1e_out,
+    'sinc': sinc,
+    'sinc_': sinc_,
+    'sinc.out': sinc_out,
     'deg2rad': deg2rad,
     'deg2rad_': deg2rad_,
     'deg2rad.out': deg2rad_out,
