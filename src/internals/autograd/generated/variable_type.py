@@ -3529,8 +3529,11 @@ def _reshape_alias(ks, self, size, stride):
         grad_fn = ReshapeAliasBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['_reshape_alias'].redispatch(after_autograd(ks), self, size, stride)
+    finally:
+        tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -6225,8 +6228,11 @@ def i0(ks, self):
         grad_fn = I0Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['i0'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6239,8 +6245,11 @@ def i0_(ks, self):
         grad_fn = I0Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['i0_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -6258,8 +6267,11 @@ def special_i0e(ks, self):
         grad_fn = SpecialI0EBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['special_i0e'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -6278,8 +6290,11 @@ def special_i1(ks, self):
         grad_fn = SpecialI1Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['special_i1'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -6298,8 +6313,11 @@ def special_i1e(ks, self):
         grad_fn = SpecialI1EBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['special_i1e'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -6318,8 +6336,11 @@ def sinc(ks, self):
         grad_fn = SincBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['sinc'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6332,8 +6353,11 @@ def sinc_(ks, self):
         grad_fn = SincBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    with below_autograd():
+    excluded = enter_below_autograd()
+    try:
         result = OPS['sinc_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
