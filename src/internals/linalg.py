@@ -12,7 +12,7 @@ from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
            "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
-           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr",
+           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "qr",
            "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
 
@@ -161,6 +161,17 @@ def solve(A, B, *, left=True, out=None):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return _maybe_out(dispatcher.call("linalg_solve_ex", A, B, left=left, check_errors=check_errors), out)
+
+
+_REQUIRED = object()     # a keyword-only argument without a default, refused in torch's words
+
+
+def solve_triangular(A, B, *, upper=_REQUIRED, left=True, unitriangular=False, out=None):
+    """``linalg_solve_triangular``: X with ``A X = B`` (``X A = B`` when not ``left``), A read
+    as the triangle ``upper`` names."""
+    if upper is _REQUIRED:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    return _with_out("linalg_solve_triangular", out, A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):

@@ -6913,6 +6913,22 @@ def THPVariable_transpose(*args, **kwargs):
     return _ops['transpose.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_triangular_solve_parser = PythonArgParser([
+    'triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, TensorList[2] out=None)',
+])
+
+
+def THPVariable_triangular_solve(*args, **kwargs):
+    _r = _triangular_solve_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(5):
+        # aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+        return _ops['triangular_solve'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4))
+    # aten::triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient)
+    return _return_type('triangular_solve_out', ('solution', 'cloned_coefficient'))(*_ops['triangular_solve.X'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4), X=_r.tensorlist(5)[0], M=_r.tensorlist(5)[1]))
+
+
 _tril_parser = PythonArgParser([
     'tril(Tensor input, SymInt diagonal=0, *, Tensor out=None)',
 ])
@@ -7790,6 +7806,7 @@ FUNCTIONS = named({
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
+    'triangular_solve': THPVariable_triangular_solve,
     'tril': THPVariable_tril,
     'tril_indices': THPVariable_tril_indices,
     'triplet_margin_loss': THPVariable_triplet_margin_loss,

@@ -4839,6 +4839,19 @@ def THPVariable_transpose_(self, *args, **kwargs):
     return _ops['transpose_'](self, _r.to_int64(0), _r.to_int64(1))
 
 
+_triangular_solve_parser = PythonArgParser([
+    'triangular_solve(Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False)',
+])
+
+
+def THPVariable_triangular_solve(self, *args, **kwargs):
+    _r = _triangular_solve_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+    return _ops['triangular_solve'](self, _r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3))
+
+
 _tril_parser = PythonArgParser([
     'tril(SymInt diagonal=0)',
 ])
@@ -6081,6 +6094,7 @@ METHODS = named({
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'transpose_': THPVariable_transpose_,
+    'triangular_solve': THPVariable_triangular_solve,
     'tril': THPVariable_tril,
     'tril_': THPVariable_tril_,
     'triu': THPVariable_triu,

@@ -798,6 +798,49 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
 
+__all__ += ["linalg_solve_triangular_backward", "triangular_solve_backward"]
+
+
+def _triangle(G, upper, unitriangular):
+    """The part of a gradient that lies in the triangle the solver read (no diagonal for a
+    unit triangle): the other entries of A do not change the result."""
+    return G.triu(int(unitriangular)) if upper else G.tril(-int(unitriangular))
+
+
+def linalg_solve_triangular_backward(grad, A, X, upper, left, unitriangular, grad_input_mask):
+    """``linalg_solve_triangular_backward``: ``gB = A^-H gX`` (``gX A^-H`` on the right), a
+    solve with the other triangle; ``gA = -gB X^H`` (``-X^H gB``) kept to A's triangle."""
+    if grad is None or not any(grad_input_mask):
+        return None, None
+    gB = dispatcher.call("linalg_solve_triangular", A.mH, grad, upper=not upper, left=left,
+                         unitriangular=unitriangular)
+    gA = None
+    if grad_input_mask[0]:
+        gA = _triangle(-gB.matmul(X.mH) if left else -X.mH.matmul(gB), upper, unitriangular)
+    return gA, gB if grad_input_mask[1] else None
+
+
+def triangular_solve_backward(grad_x, grad_m, b, a, x, upper, transpose, unitriangular, grad_input_mask):
+    """``triangular_solve_backward``: ``gb`` the solve with op(A)^H, ``gA`` ``-gb X^H`` (its
+    transpose when A was transposed) kept to the triangle, plus the gradient of the copy of A,
+    which is A's own."""
+    if grad_x is None and grad_m is None:
+        return None, None
+    grad_b = grad_a = None
+    if grad_x is not None:
+        grad_b = dispatcher.call("triangular_solve", grad_x, a.conj(), upper, not transpose, unitriangular)[0]
+        if grad_input_mask[1]:
+            grad_a = -x.conj().matmul(grad_b.mT) if transpose else -grad_b.matmul(x.mH)
+            grad_a = _triangle(grad_a, upper, unitriangular)
+    if grad_a is None:
+        grad_a = dispatcher.call("expand", zeros([1], dtype=a.dtype, device=a.device), list(a.shape))
+    if grad_b is None:
+        grad_b = dispatcher.call("expand", zeros([1], dtype=b.dtype, device=b.device), list(b.shape))
+    if grad_input_mask[1] and grad_m is not None:
+        grad_a = grad_a + grad_m
+    return grad_b, grad_a
+
+
 __all__ += ["linalg_eig_backward", "handle_r_to_c", "pinv_backward"]
 
 

@@ -37,6 +37,7 @@ from ..empty_tensor import empty_strided, is_meta_execution
 from ..tensor_iterator import infer_size
 from .copy import buffer
 from .dispatch_stub import loops
+from .resize import resize_output
 from .structured import set_output, structured
 from .tensor_factories import empty, from_host
 
@@ -1039,3 +1040,113 @@ def geqrf(A):
             packed[index], tau[index] = h.T, t
     return return_type("geqrf", ("a", "tau"))(_from_host(packed, A.dtype, A.device),
                                               _from_host(tau, A.dtype, A.device, f_contig=False))
+
+
+# ---- triangular solves (``BatchLinearAlgebra.cpp``'s ``linalg_solve_triangular_out`` and
+# ``triangular_solve``): LAPACK's ``trsm``, by substitution on the host
+def _trsm_host(a, x, upper, unitriangular):
+    """``trsm`` with side 'L' and no transpose: x overwritten by A^-1 x, for each matrix of a
+    broadcast batch, reading only A's triangle (and not its diagonal when ``unitriangular``).
+    Column-oriented as the reference ``trsm`` runs: each solved row is divided by its pivot,
+    then scaled into the rows still to solve."""
+    n = a.shape[-1]
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(all="ignore"):         # a zero pivot gives inf or NaN, as LAPACK's
+        for k in order:
+            if not unitriangular:
+                x[..., k, :] /= a[..., k, k, None]
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            x[..., rest, :] -= a[..., rest, k, None] * x[..., k, None, :]
+    return x
+
+
+def _solve_triangular_host(A, X, upper, left, unitriangular, transpose=False):
+    """X (holding B, broadcast, of A's dtype) overwritten with the solution of ``op(A) X = B``
+    (``X op(A) = B`` when not ``left``), op(A) A^T with ``transpose``: a right-hand solve is the
+    left-hand one of the transposes, a transposed triangle the other triangle."""
+    a = np.broadcast_to(_host(A), (*X.shape[:-2], *A.shape[-2:]))
+    x = np.array(_host(X))
+    if transpose != (not left):
+        a, upper = np.swapaxes(a, -1, -2), not upper
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    x = _trsm_host(a, x, upper, unitriangular)
+    _write(X, x if left else np.swapaxes(x, -1, -2))
+
+
+def _check_trsm_dtype(A):
+    """``triangular_solve_stub`` dispatches on float, double and the complex types."""
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"triangular_solve_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+
+
+def linalg_solve_triangular_out(A, B, *, upper, left=True, unitriangular=False, out):
+    """``linalg_solve_triangular_out``: A square and triangular, batches broadcast; ``out`` of
+    A's dtype, B cast into it, resized column-major where its size is wrong (torch hands LAPACK
+    a column-major matrix; row-major when A is a transposed conjugate view it solves with in
+    place); an ``out`` of the right size keeps its strides."""
+    name = "linalg.solve_triangular"
+    _check_inputs_solver(A, B, left, name)
+    batch = infer_size(tuple(B.shape[:-2]), tuple(A.shape[:-2]))
+    shape = (*batch, *B.shape[-2:])
+    _check_trsm_dtype(A)
+    if out.dtype is not A.dtype:
+        raise RuntimeError(f"expected scalar type {A.dtype.torch_name} but found {out.dtype.torch_name}")
+    conj_transposed = A.is_conj() and A.mT.is_contiguous()
+    if resize_output(out, shape) and not conj_transposed:
+        out._impl.strides = _batched_matrix_strides(shape, True)
+    dispatcher.call("copy_", out, dispatcher.call("expand", B, list(shape)))
+    if out.numel():
+        _solve_triangular_host(A, out, upper, left, unitriangular)
+    return out
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """The out= kernel into an empty tensor of A's dtype (torch's functional form)."""
+    out = empty([0], dtype=A.dtype, device=A.device)
+    return dispatcher.call("linalg_solve_triangular.out", A, B, upper=upper, left=left, unitriangular=unitriangular,
+                           out=out)
+
+
+def meta_triangular_solve(X, M, b, A, upper=True, transpose=False, unitriangular=False):
+    """``TORCH_META_FUNC(triangular_solve)``: b and A matrices of one dtype, A square with as
+    many columns as b has rows (``linearSolveCheckInputs``); the solution and the copy of A
+    column-major over the broadcast batch."""
+    for what, T in (("b", b), ("A", A)):
+        if T.dim() < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {what} to have at least 2 dimensions, but it has "
+                               f"{T.dim()} dimensions instead")
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b.dtype.torch_name} and A "
+                           f"of type {A.dtype.torch_name} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
+                           "matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-1]} by "
+                           f"{A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    batch = infer_size(tuple(b.shape[:-2]), tuple(A.shape[:-2]))
+    return (_matrices_out(X, (*batch, *b.shape[-2:]), b.dtype, b.device),
+            _matrices_out(M, (*batch, *A.shape[-2:]), A.dtype, A.device))
+
+
+def impl_triangular_solve(outs, b, A, upper=True, transpose=False, unitriangular=False):
+    """``TORCH_IMPL_FUNC(triangular_solve_out)``: b and A copied into the outputs (A whole, both
+    triangles), then ``op(A) X = b`` solved in place, op(A) A^T with ``transpose``."""
+    result = return_type("triangular_solve", ("solution", "cloned_coefficient"))(*outs)
+    if is_meta_execution():
+        return result
+    _warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in "
+               "a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not "
+               "return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced "
+               "with\nX = torch.linalg.solve_triangular(A, B).")
+    X, M = outs
+    _check_trsm_dtype(A)
+    dispatcher.call("copy_", X, dispatcher.call("expand", b, list(X.shape)))
+    dispatcher.call("copy_", M, dispatcher.call("expand", A, list(M.shape)))
+    if X.numel():
+        _solve_triangular_host(M, X, upper, True, unitriangular, transpose)
+    return result
+
+
+triangular_solve_out = structured(meta_triangular_solve, impl_triangular_solve, outputs=2)

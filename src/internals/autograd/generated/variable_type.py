@@ -199,6 +199,7 @@ from .functions import (
     LinalgQrBackward0,
     LinalgSlogdetBackward0,
     LinalgSolveExBackward0,
+    LinalgSolveTriangularBackward0,
     LinalgSvdBackward0,
     LinalgVectorNormBackward0,
     Log10Backward0,
@@ -388,6 +389,7 @@ from .functions import (
     TraceBackward0,
     TransposeBackward0,
     TransposeBackward1,
+    TriangularSolveBackward0,
     TrilBackward0,
     TrilinearBackward0,
     TriuBackward0,
@@ -975,6 +977,10 @@ OPS = {
     'cholesky': dispatcher.find('cholesky'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
     '_linalg_solve_ex.result': dispatcher.find('_linalg_solve_ex.result'),
+    'linalg_solve_triangular.out': dispatcher.find('linalg_solve_triangular.out'),
+    'linalg_solve_triangular': dispatcher.find('linalg_solve_triangular'),
+    'triangular_solve.X': dispatcher.find('triangular_solve.X'),
+    'triangular_solve': dispatcher.find('triangular_solve'),
     'linalg_eig': dispatcher.find('linalg_eig'),
     '_linalg_eigh': dispatcher.find('_linalg_eigh'),
     '_linalg_eigh.eigenvalues': dispatcher.find('_linalg_eigh.eigenvalues'),
@@ -7665,6 +7671,53 @@ def _linalg_solve_ex_result(ks, A, B, **kwargs):
         return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
 
 
+def linalg_solve_triangular_out(ks, self, B, **kwargs):
+    check_out_no_requires_grad('linalg_solve_triangular', self, B, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_solve_triangular.out'].redispatch(after_autograd(ks), self, B, **kwargs)
+
+
+def linalg_solve_triangular(ks, self, B, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or B._requires_grad):
+        grad_fn = LinalgSolveTriangularBackward0()
+        grad_fn._next_edges = collect_next_edges(self, B)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.upper_ = kwargs.get('upper', None)
+        grad_fn.left_ = kwargs.get('left', True)
+        grad_fn.unitriangular_ = kwargs.get('unitriangular', False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_solve_triangular'].redispatch(after_autograd(ks), self, B, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def triangular_solve_X(ks, self, A, upper=True, transpose=False, unitriangular=False, **kwargs):
+    check_out_no_requires_grad('triangular_solve', self, A, kwargs.get('X'), kwargs.get('M'))
+    with below_autograd():
+        return OPS['triangular_solve.X'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular, **kwargs)
+
+
+def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or A._requires_grad):
+        grad_fn = TriangularSolveBackward0()
+        grad_fn._next_edges = collect_next_edges(self, A)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.A_ = SavedVariable(A, False)
+        grad_fn.upper_ = upper
+        grad_fn.transpose_ = transpose
+        grad_fn.unitriangular_ = unitriangular
+    with below_ad_inplace_or_view():
+        result = OPS['triangular_solve'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.solution_ = SavedVariable(result[0], True)
+    return result
+
+
 def linalg_eig(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -10847,6 +10900,10 @@ KERNELS = {
     'cholesky': cholesky,
     '_linalg_solve_ex': _linalg_solve_ex,
     '_linalg_solve_ex.result': _linalg_solve_ex_result,
+    'linalg_solve_triangular.out': linalg_solve_triangular_out,
+    'linalg_solve_triangular': linalg_solve_triangular,
+    'triangular_solve.X': triangular_solve_X,
+    'triangular_solve': triangular_solve,
     'linalg_eig': linalg_eig,
     '_linalg_eigh': _linalg_eigh,
     '_linalg_eigh.eigenvalues': _linalg_eigh_eigenvalues,

@@ -1,0 +1,167 @@
+"""The triangular solvers (``linalg.solve_triangular``, ``triangular_solve``) against torch's:
+values, dtypes, output strides (LAPACK's column-major results, an ``out=`` of the right size
+kept as it lies), broadcasting of the batches, both sides and both triangles, torch's errors,
+and gradients (first and second) through torch's formulas.
+
+torch calls LAPACK's ``trsm`` (MKL in its wheel), internals substitutes row by row on the host:
+the sums round differently, so values are compared within a few units in the last place of the
+largest entry; layouts, dtypes and errors exactly.
+"""
+import warnings
+
+import pytest
+import torch
+from helpers import PRODUCT_ULPS, assert_fake_matches_real, assert_within_ulps_of_largest, same_outcome
+
+import internals
+
+DTYPES = [torch.float32, torch.float64, torch.complex128]
+
+
+def _triangular(*batch, n=3, upper=True, dtype=torch.float64):
+    """Well-conditioned triangular matrices (a diagonal of 4 over entries of at most 1), the
+    other triangle filled too: the solver must not read it."""
+    count = n * n
+    for b in batch:
+        count *= b
+    A = torch.arange(count, dtype=torch.float64).sin().reshape(*batch, n, n) + 4 * torch.eye(n, dtype=torch.float64)
+    if dtype.is_complex:
+        A = A + 1j * A.cos()
+    return A.to(dtype)
+
+
+def _rhs(*shape, dtype=torch.float64):
+    count = 1
+    for s in shape:
+        count *= s
+    B = torch.arange(count, dtype=torch.float64).cos().reshape(shape)
+    return (B + 1j * B.sin() if dtype.is_complex else B).to(dtype)
+
+
+def _ours(value):
+    return internals.from_torch(value) if isinstance(value, torch.Tensor) else value
+
+
+def _both(program):
+    """``program(lib, convert)``'s result for internals and for torch."""
+    return program(internals, _ours), program(torch, lambda t: t)
+
+
+def _close(ours, theirs, scale=PRODUCT_ULPS):
+    assert_within_ulps_of_largest(ours, theirs, 4 * scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper, left, unitriangular", [(True, True, False), (False, True, True),
+                                                        (True, False, True), (False, False, False)])
+def test_solve_triangular_matches_torch(dtype, upper, left, unitriangular):
+    A = _triangular(2, dtype=dtype)
+    B = _rhs(2, 3, 4, dtype=dtype) if left else _rhs(2, 4, 3, dtype=dtype)
+    ours, theirs = _both(lambda lib, c: lib.linalg.solve_triangular(c(A), c(B), upper=upper, left=left,
+                                                                    unitriangular=unitriangular))
+    _close(ours, theirs)
+
+
+@pytest.mark.parametrize("A_shape, B_shape", [((3, 3), (2, 3, 2)), ((2, 1, 3, 3), (4, 3, 1)), ((0, 3, 3), (3, 0)),
+                                              ((0, 0), (0, 2))])
+def test_solve_triangular_broadcasts_batches(A_shape, B_shape):
+    A = _triangular(n=A_shape[-1]).expand(A_shape) if A_shape[-1] else torch.zeros(A_shape, dtype=torch.float64)
+    B = _rhs(*B_shape)
+    ours, theirs = _both(lambda lib, c: lib.linalg.solve_triangular(c(A), c(B), upper=False))
+    _close(ours, theirs)
+
+
+def test_solve_triangular_result_has_As_dtype():
+    """torch's functional form allocates its output with A's dtype and casts B into it."""
+    A, B = _triangular(), _rhs(3, 2)
+    for a_dtype, b_dtype in ((torch.float32, torch.float64), (torch.float64, torch.float32),
+                             (torch.complex128, torch.float64)):
+        ours, theirs = _both(lambda lib, c: lib.linalg.solve_triangular(c(A.to(a_dtype)), c(B.to(b_dtype)),
+                                                                        upper=True))
+        _close(ours, theirs)
+
+
+@pytest.mark.parametrize("out_shape, out_t", [((0,), False), ((2, 3, 4), False), ((2, 4, 3), True)])
+def test_solve_triangular_out(out_shape, out_t):
+    """An empty out= is resized column-major; one of the right size keeps its strides."""
+    A, B = _triangular(2), _rhs(2, 3, 4)
+
+    def program(lib, c):
+        out = lib.zeros(out_shape, dtype=lib.float64)
+        out = out.mT if out_t else out
+        result = lib.linalg.solve_triangular(c(A), c(B), upper=True, out=out)
+        assert result is out
+        return out
+    ours, theirs = _both(program)
+    _close(ours, theirs)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.solve_triangular(A, B.double(), upper=True, out=lib.empty(0, dtype=lib.float64))",
+    "lib.linalg.solve_triangular(A.int(), B, upper=True)",
+    "lib.linalg.solve_triangular(A.half(), B.half(), upper=True)",
+    "lib.linalg.solve_triangular(A, B[0, :, 0], upper=True)",
+    "lib.linalg.solve_triangular(A[..., :2], B, upper=True)",
+    "lib.linalg.solve_triangular(A, B[:, :2], upper=True)",
+    "lib.linalg.solve_triangular(A, B.mT, upper=True, left=False)",
+    "lib.linalg.solve_triangular(A, lib.zeros(3, 3, 4), upper=True)",
+    "lib.linalg.solve_triangular(A, B)",
+    "lib.triangular_solve(B, A.double())",
+    "lib.triangular_solve(B.int(), A.int())",
+    "lib.triangular_solve(B[0, 0], A)",
+    "lib.triangular_solve(B, A[..., :2])",
+    "lib.triangular_solve(B[:, :2], A)",
+])
+def test_solvers_refuse_what_torch_refuses(program):
+    A, B = _triangular(2, dtype=torch.float32), _rhs(2, 3, 4, dtype=torch.float32)
+    same_outcome(lambda lib: eval(program, {"lib": lib, "A": _ours(A) if lib is internals else A,
+                                            "B": _ours(B) if lib is internals else B}))
+
+
+@pytest.mark.parametrize("upper, transpose, unitriangular", [(True, False, False), (False, True, True)])
+def test_triangular_solve_returns_the_solution_and_As_copy(upper, transpose, unitriangular):
+    A, B = _triangular(2, 1), _rhs(3, 2)
+    warnings.simplefilter("ignore")     # torch's deprecation, once a process (whichever test runs first)
+
+    (x, M), (X, M_) = _both(lambda lib, c: lib.triangular_solve(c(B), c(A), upper, transpose, unitriangular))
+    assert type(_both(lambda lib, c: lib.triangular_solve(c(B), c(A)))[0]).__name__ == "triangular_solve"
+    _close(x, X)
+    _close(M, M_, 0)
+
+
+@pytest.mark.parametrize("left, upper, unitriangular", [(True, True, False), (False, False, True)])
+def test_solve_triangular_gradients_match_torch(left, upper, unitriangular):
+    """Gradients of A (kept to the triangle read) and of B, broadcast batches summed back."""
+    A0, B0 = _triangular(2, 1), _rhs(3, 3) if left else _rhs(3, 3).mT.contiguous()
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A, B = c(A0).requires_grad_(), c(B0).requires_grad_()
+        X = lib.linalg.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+        gA, gB = lib.autograd.grad((X * X).sum(), (A, B), create_graph=True)
+        ggA, = lib.autograd.grad((gB * gB).sum() + gA.sum(), A)
+        results.append((X.grad_fn.name(), gA, gB, ggA))
+    (name, *ours), (their_name, *theirs) = results
+    assert name == their_name
+    for o, t in zip(ours, theirs):
+        _close(o.detach(), t.detach(), 4 * PRODUCT_ULPS)
+
+
+def test_triangular_solve_gradients_match_torch():
+    A0, B0 = _triangular(2), _rhs(2, 3, 2)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A, B = c(A0).requires_grad_(), c(B0).requires_grad_()
+        X, M = lib.triangular_solve(B, A, upper=False, transpose=True)
+        assert X.grad_fn is M.grad_fn
+        results.append((X.grad_fn.name(), *lib.autograd.grad((X * X).sum() + (M * M).sum(), (B, A))))
+    (name, *ours), (their_name, *theirs) = results
+    assert name == their_name
+    for o, t in zip(ours, theirs):
+        _close(o, t)
+
+
+def test_solvers_run_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=True, left=False),
+                             lambda: (internals.eye(3) + internals.ones(3, 3).triu(), internals.ones(2, 4, 3)))
+    assert_fake_matches_real(lambda lib, B, A: lib.triangular_solve(B, A)[1],
+                             lambda: (internals.ones(2, 3, 1), internals.eye(3) + internals.ones(3, 3).triu()))
