@@ -12,8 +12,9 @@ from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
            "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
-           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "qr",
-           "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
+           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "solve_triangular",
+           "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv",
+           "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -73,12 +73,10 @@ def test_solve_triangular_broadcasts_batches(A_shape, B_shape):
 
 def test_solve_triangular_result_has_As_dtype():
     """torch's functional form allocates its output with A's dtype and casts B into it."""
-    A, B = _triangular(), _rhs(3, 2)
     for a_dtype, b_dtype in ((torch.float32, torch.float64), (torch.float64, torch.float32),
                              (torch.complex128, torch.float64)):
-        ours, theirs = _both(lambda lib, c: lib.linalg.solve_triangular(c(A.to(a_dtype)), c(B.to(b_dtype)),
-                                                                        upper=True))
-        _close(ours, theirs)
+        A, B = _triangular().to(a_dtype), _rhs(3, 2).to(b_dtype)
+        _close(*_both(lambda lib, c, A=A, B=B: lib.linalg.solve_triangular(c(A), c(B), upper=True)))
 
 
 @pytest.mark.parametrize("out_shape, out_t", [((0,), False), ((2, 3, 4), False), ((2, 4, 3), True)])
