@@ -11,7 +11,7 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
-           "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
+           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
            "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "solve_triangular",
            "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv",
            "LinAlgError"]
@@ -107,6 +107,11 @@ def _with_out(name, out, *args, out_overload="out", **kwargs):
     if out is None:
         return dispatcher.call(name, *args, **kwargs)
     return dispatcher.call(f"{name.split('.')[0]}.{out_overload}", *args, **kwargs, out=out)
+
+
+def lu(A, *, pivot=True, out=None):
+    """``linalg_lu``: ``A = P L U``, P a permutation, L unit lower triangular, U upper."""
+    return _structured_out("linalg_lu", ("P", "L", "U"), out, A, pivot=pivot)
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):

@@ -163,3 +163,102 @@ def test_solvers_run_on_fake_tensors():
                              lambda: (internals.eye(3) + internals.ones(3, 3).triu(), internals.ones(2, 4, 3)))
     assert_fake_matches_real(lambda lib, B, A: lib.triangular_solve(B, A)[1],
                              lambda: (internals.ones(2, 3, 1), internals.eye(3) + internals.ones(3, 3).triu()))
+
+
+def _matrix(*shape, dtype=torch.float64):
+    """A matrix (or batch) of full rank whose LU pivots in several rows: sines of squares (the
+    sines of an arithmetic sequence would make a matrix of rank 2)."""
+    count = 1
+    for s in shape:
+        count *= s
+    A = (torch.arange(1, count + 1, dtype=torch.float64) ** 2).sin().reshape(shape)
+    return (A + 1j * A.cos() if dtype.is_complex else A).to(dtype)
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 3), (3, 5), (3, 3), (0, 3), (2, 0, 0)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128])
+def test_lu_and_lu_unpack_match_torch(shape, dtype):
+    """P, L and U contiguous, L m by min(m, n), U min(m, n) by n; rectangular matrices too."""
+    A = _matrix(*shape, dtype=dtype)
+    ours, theirs = _both(lambda lib, c: lib.linalg.lu(c(A)))
+    assert type(ours).__name__ == type(theirs).__name__ == "linalg_lu"
+    for o, t in zip(ours, theirs):
+        _close(o, t)
+    LU, pivots = torch.linalg.lu_factor(A)
+    ours, theirs = _both(lambda lib, c: lib.lu_unpack(c(LU), c(pivots)))
+    assert type(ours).__name__ == type(theirs).__name__ == "lu_unpack"
+    for o, t in zip(ours, theirs):
+        _close(o, t, 0)
+
+
+@pytest.mark.parametrize("unpack_data, unpack_pivots", [(False, False), (True, False), (False, True)])
+def test_lu_unpack_leaves_empty_what_it_does_not_unpack(unpack_data, unpack_pivots):
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 4, 3))
+    for o, t in zip(*_both(lambda lib, c: lib.lu_unpack(c(LU), c(pivots), unpack_data, unpack_pivots))):
+        _close(o, t, 0)
+
+
+def test_lu_and_lu_unpack_out():
+    """Empty out= tensors are resized contiguous; the result is the out= named tuple."""
+    A = _matrix(2, 3, 4)
+    LU, pivots = torch.linalg.lu_factor(A)
+    for program in (lambda lib, c: lib.linalg.lu(c(A), out=tuple(lib.empty(0, dtype=lib.float64) for _ in range(3))),
+                    lambda lib, c: lib.lu_unpack(c(LU), c(pivots),
+                                                 out=tuple(lib.empty(0, dtype=lib.float64) for _ in range(3)))):
+        ours, theirs = _both(program)
+        assert type(ours).__name__ == type(theirs).__name__
+        for o, t in zip(ours, theirs):
+            _close(o, t)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.lu(A[0, 0])",
+    "lib.linalg.lu(A.int())",
+    "lib.linalg.lu(A.half())",
+    "lib.linalg.lu(A, pivot=False)",
+    "lib.linalg.lu_factor(A, pivot=False)",
+    "lib.lu_unpack(LU[0, 0], pivots)",
+    "lib.lu_unpack(LU, pivots.long())",
+    "lib.lu_unpack(LU, pivots + 5)",
+    "lib.lu_unpack(LU.int(), pivots)",
+])
+def test_lu_refuses_what_torch_refuses(program):
+    A = _matrix(2, 4, 3, dtype=torch.float32)
+    LU, pivots = torch.linalg.lu_factor(A)
+    env = {"A": A, "LU": LU, "pivots": pivots}
+    same_outcome(lambda lib: eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()}
+                                                         if lib is internals else env)}))
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 3), (3, 5), (3, 3)])
+def test_lu_gradients_match_torch(shape):
+    """linalg.lu's, lu_factor's (the packed factors) and lu_unpack's gradients, through torch's
+    formulas (``linalg_lu_backward``, ``lu_factor_ex_backward``, ``lu_unpack_backward``), and a
+    second derivative of lu's."""
+    A0 = _matrix(*shape)
+    LU0, pivots0 = torch.linalg.lu_factor(A0)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A = c(A0).requires_grad_()
+        P, L, U = lib.linalg.lu(A)
+        names = [L.grad_fn.name()]
+        gA, = lib.autograd.grad((L * L).sum() + (U * U * U).sum(), A, create_graph=True)
+        ggA, = lib.autograd.grad((gA * gA).sum(), A)
+        LU, _ = lib.linalg.lu_factor(A)
+        names.append(LU.grad_fn.name())
+        gLU, = lib.autograd.grad((LU * LU).sum(), A)
+        packed = c(LU0).requires_grad_()
+        _, L, U = lib.lu_unpack(packed, c(pivots0))
+        names.append(L.grad_fn.name())
+        gU, = lib.autograd.grad((U * U).sum(), packed)
+        results.append((names, gA.detach(), ggA, gLU, gU))
+    (names, *ours), (their_names, *theirs) = results
+    assert names == their_names
+    for o, t in zip(ours, theirs):
+        _close(o, t, 4 * PRODUCT_ULPS)
+
+
+def test_lu_runs_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, A: lib.linalg.lu(A), lambda: (_ours(_matrix(4, 3)),))
+    assert_fake_matches_real(lambda lib, A: lib.lu_unpack(*lib.linalg.lu_factor_ex(A)[:2]),
+                             lambda: (_ours(_matrix(3, 4)),))

@@ -4398,6 +4398,22 @@ def THPVariable_lt(*args, **kwargs):
     return _ops['lt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_lu_unpack_parser = PythonArgParser([
+    'lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, TensorList[3] out=None)',
+])
+
+
+def THPVariable_lu_unpack(*args, **kwargs):
+    _r = _lu_unpack_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+        return _ops['lu_unpack'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3))
+    # aten::lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+    return _return_type('lu_unpack_out', ('P', 'L', 'U'))(*_ops['lu_unpack.out'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), P=_r.tensorlist(4)[0], L=_r.tensorlist(4)[1], U=_r.tensorlist(4)[2]))
+
+
 _margin_ranking_loss_parser = PythonArgParser([
     'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, double margin=0.0, int64_t reduction=at::Reduction::Mean)',
 ])
@@ -7654,6 +7670,7 @@ FUNCTIONS = named({
     'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
+    'lu_unpack': THPVariable_lu_unpack,
     'margin_ranking_loss': THPVariable_margin_ranking_loss,
     'masked_fill': THPVariable_masked_fill,
     'masked_scatter': THPVariable_masked_scatter,

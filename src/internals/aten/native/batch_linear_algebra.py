@@ -20,8 +20,8 @@ contiguous; an ``impl_`` step fills them. The out= overload is the primary kerne
 one derived from it. An ``out=`` tensor of other strides keeps them: the loop writes a tensor of
 the meta step's layout, copied into it after (torchgen's proxy output).
 
-Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (torch's
-LU also factors rectangular ones, which internals does not). The LU loops are written once for
+Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (LU
+factors rectangular ones too, with pivoting, as torch's CPU kernel does). The LU loops are written once for
 real and complex elements: Numba compiles one version per dtype.
 """
 import warnings
@@ -139,12 +139,14 @@ def impl_linalg_lu_factor_ex(outs, A, *, pivot=True, check_errors=False):
     if is_meta_execution():
         return result
     _lu_kernel_dtype(A)
-    if A.shape[-1] != A.shape[-2] or not pivot:
-        raise NotImplementedError("internals: linalg.lu_factor_ex factors square matrices, with pivoting")
+    if not pivot:
+        if A.device.type == "cpu":
+            raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+        raise NotImplementedError("internals: linalg.lu_factor_ex factors with pivoting only")
     LU, pivots, info = outs
     written = _proxy(LU, _batched_matrix_strides(tuple(LU.shape), True)), _proxy(pivots), _proxy(info)
     dispatcher.call("copy_", written[0], A)
-    loops(A.device, "batch_linalg").lu_factor(*map(buffer, written), A.shape[-1])
+    loops(A.device, "batch_linalg").lu_factor(*map(buffer, written), *A.shape[-2:])
     for out, proxy in zip(outs, written):
         _copy_back(out, proxy)
     if check_errors:
@@ -1150,3 +1152,111 @@ def impl_triangular_solve(outs, b, A, upper=True, transpose=False, unitriangular
 
 
 triangular_solve_out = structured(meta_triangular_solve, impl_triangular_solve, outputs=2)
+
+
+# ---- the factors of an LU factorization unpacked (``lu_unpack``, ``linalg_lu``)
+def _lu_sizes(LU):
+    m, n = LU.shape[-2:]
+    return m, n, min(m, n)
+
+
+def meta_lu_unpack(P, L, U, LU, pivots, unpack_data=True, unpack_pivots=True):
+    """``TORCH_META_FUNC(lu_unpack)``: LU a matrix or a batch, m by n, and int32 pivots; P m by
+    m, L m by min(m, n), U min(m, n) by n, all contiguous of LU's dtype, or empty where not
+    unpacked."""
+    if LU.dim() < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU.shape)} "
+                           "instead")
+    if unpack_pivots and pivots.dtype is not st.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
+    return _unpacked_outputs(P, L, U, LU, unpack_data, unpack_pivots)
+
+
+def _unpacked_outputs(P, L, U, A, with_factors, with_permutation):
+    *batch, m, n = A.shape
+    k = min(m, n)
+    empty_ = (0,)
+    return (set_output(P, (*batch, m, m) if with_permutation else empty_, A.dtype, A.device),
+            set_output(L, (*batch, m, k) if with_factors else empty_, A.dtype, A.device),
+            set_output(U, (*batch, k, n) if with_factors else empty_, A.dtype, A.device))
+
+
+def _permutation_host(pivots, batch, m, k):
+    """``unpack_pivots``: the row swaps applied in order to the identity permutation, then P
+    with ``P[perm[i], i] = 1`` (so that ``A = P L U``)."""
+    piv = _host(pivots).astype(np.int64)
+    try:
+        piv = np.broadcast_to(piv, (*batch, piv.shape[-1]))
+    except ValueError:
+        raise RuntimeError("lu_unpack: the pivots' batch does not match LU's") from None
+    if piv.shape[-1] < k or ((piv[..., :k] < 1) | (piv[..., :k] > m)).any():
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly "
+                           "pass the result of lu_factor?")
+    perm = np.broadcast_to(np.arange(m), (*batch, m)).copy()
+    rows = perm.reshape(-1, m)
+    for b, swaps in enumerate(piv.reshape(-1, piv.shape[-1])):
+        for i in range(k):
+            j = swaps[i] - 1
+            rows[b, i], rows[b, j] = rows[b, j], rows[b, i]
+    P = np.zeros((*batch, m, m))
+    np.put_along_axis(P, perm[..., None, :], 1.0, axis=-2)
+    return P
+
+
+def impl_lu_unpack(outs, LU, pivots, unpack_data=True, unpack_pivots=True):
+    """``TORCH_IMPL_FUNC(lu_unpack_out)``: L the strict lower part of LU with ones on its
+    diagonal, U the upper part, and P the permutation the 1-based row swaps make. The output
+    that may be LU itself (``linalg_lu`` factors into it) is filled last."""
+    result = return_type("lu_unpack", ("P", "L", "U"))(*outs)
+    if is_meta_execution():
+        return result
+    P, L, U = outs
+    m, n, k = _lu_sizes(LU)
+    if unpack_data:
+        lower, upper = LU if m > n else LU.narrow(-1, 0, m), LU if m <= n else LU.narrow(-2, 0, n)
+        if L.numel() and L.data_ptr() == LU.data_ptr():     # U read before L overwrites LU
+            dispatcher.call("triu.out", upper, 0, out=U)
+            _unit_lower(L, lower)
+        else:
+            _unit_lower(L, lower)
+            dispatcher.call("triu.out", upper, 0, out=U)
+    if unpack_pivots and P.numel():
+        _write(P, _permutation_host(pivots, tuple(LU.shape[:-2]), m, k))
+    return result
+
+
+def _unit_lower(L, LU):
+    dispatcher.call("tril.out", LU, -1, out=L)
+    dispatcher.call("fill_.Scalar", L.diagonal(0, -2, -1), 1)
+
+
+lu_unpack_out = structured(meta_lu_unpack, impl_lu_unpack, outputs=3)
+
+
+def meta_linalg_lu(P, L, U, A, *, pivot=True):
+    """``TORCH_META_FUNC(linalg_lu)``: A a matrix or a batch, m by n; P m by m (empty without
+    ``pivot``), L m by min(m, n), U min(m, n) by n, all contiguous of A's dtype."""
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    return _unpacked_outputs(P, L, U, A, True, pivot)
+
+
+def impl_linalg_lu(outs, A, *, pivot=True):
+    """``TORCH_IMPL_FUNC(linalg_lu_out)``: A factored into whichever of L and U has A's size
+    (L for a tall A, else U), then unpacked from there."""
+    result = return_type("linalg_lu", ("P", "L", "U"))(*outs)
+    if is_meta_execution():
+        return result
+    P, L, U = outs
+    m, n = A.shape[-2:]
+    packed = L if m > n else U
+    pivots = empty([0], dtype=st.int32, device=A.device)
+    info = empty([0], dtype=st.int32, device=A.device)
+    dispatcher.call("linalg_lu_factor_ex.out", A, pivot=pivot, LU=packed, pivots=pivots, info=info)
+    dispatcher.call("lu_unpack.out", packed, pivots, True, pivot, P=P, L=L, U=U)
+    return result
+
+
+linalg_lu_out = structured(meta_linalg_lu, impl_linalg_lu, outputs=3)

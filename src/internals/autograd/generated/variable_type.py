@@ -193,6 +193,7 @@ from .functions import (
     LinalgEighBackward0,
     LinalgHouseholderProductBackward0,
     LinalgInvExBackward0,
+    LinalgLuBackward0,
     LinalgLuFactorExBackward0,
     LinalgMatrixExpBackward0,
     LinalgPinvBackward0,
@@ -217,6 +218,7 @@ from .functions import (
     LogsumexpBackward0,
     LtBackward0,
     LtBackward1,
+    LuUnpackBackward0,
     MaskedFillBackward0,
     MaskedFillBackward1,
     MaskedScatterBackward0,
@@ -1008,6 +1010,10 @@ OPS = {
     'unique_consecutive': dispatcher.find('unique_consecutive'),
     'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
     'linalg_lu_factor_ex.out': dispatcher.find('linalg_lu_factor_ex.out'),
+    'linalg_lu': dispatcher.find('linalg_lu'),
+    'linalg_lu.out': dispatcher.find('linalg_lu.out'),
+    'lu_unpack': dispatcher.find('lu_unpack'),
+    'lu_unpack.out': dispatcher.find('lu_unpack.out'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -8054,10 +8060,13 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuFactorExBackward0()
         grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.pivot_ = kwargs.get('pivot', True)
     with below_ad_inplace_or_view():
         result = OPS['linalg_lu_factor_ex'].redispatch(after_autograd(ks), A, **kwargs)
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        grad_fn.LU_ = SavedVariable(result[0], True)
+        grad_fn.pivots_ = SavedVariable(result[1], True)
     return result
 
 
@@ -8065,6 +8074,47 @@ def linalg_lu_factor_ex_out(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_lu_factor_ex', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_lu_factor_ex.out'].redispatch(after_autograd(ks), A, **kwargs)
+
+
+def linalg_lu(ks, A, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgLuBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.pivot_ = kwargs.get('pivot', True)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_lu'].redispatch(after_autograd(ks), A, **kwargs)
+    if grad_fn is not None:
+        set_history((result[1], result[2],), grad_fn)
+        grad_fn.P_ = SavedVariable(result[0], True)
+        grad_fn.L_ = SavedVariable(result[1], True)
+        grad_fn.U_ = SavedVariable(result[2], True)
+    return result
+
+
+def linalg_lu_out(ks, A, **kwargs):
+    check_out_no_requires_grad('linalg_lu', A, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    with below_autograd():
+        return OPS['linalg_lu.out'].redispatch(after_autograd(ks), A, **kwargs)
+
+
+def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    grad_fn = None
+    if _grad_mode.grad_enabled and LU_data._requires_grad:
+        grad_fn = LuUnpackBackward0()
+        grad_fn._next_edges = collect_next_edges(LU_data)
+        grad_fn.LU_data_sym_sizes_ = LU_data._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['lu_unpack'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots)
+    if grad_fn is not None:
+        set_history((result[1], result[2],), grad_fn)
+    return result
+
+
+def lu_unpack_out(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, **kwargs):
+    check_out_no_requires_grad('lu_unpack', LU_data, LU_pivots, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    with below_autograd():
+        return OPS['lu_unpack.out'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots, **kwargs)
 
 
 def sort(ks, self, dim=-1, descending=False):
@@ -10931,6 +10981,10 @@ KERNELS = {
     'unique_consecutive': unique_consecutive,
     'linalg_lu_factor_ex': linalg_lu_factor_ex,
     'linalg_lu_factor_ex.out': linalg_lu_factor_ex_out,
+    'linalg_lu': linalg_lu,
+    'linalg_lu.out': linalg_lu_out,
+    'lu_unpack': lu_unpack,
+    'lu_unpack.out': lu_unpack_out,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,
