@@ -11,7 +11,7 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
-           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
+           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "inv", "inv_ex", "matrix_power",
            "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "solve_triangular",
            "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv",
            "LinAlgError"]
@@ -124,6 +124,12 @@ def lu_factor(A, *, pivot=True):
     LU, pivots, info = dispatcher.call("linalg_lu_factor_ex", A, pivot=pivot)
     _check_errors(info, "torch.linalg.lu_factor", singular="U")
     return return_type("linalg_lu_factor", ("LU", "pivots"))(LU, pivots)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """``linalg_lu_solve``: X with ``A X = B`` (``A^H X = B`` with ``adjoint``, ``X A = B``
+    when not ``left``), A given by ``lu_factor``'s factors."""
+    return _with_out("linalg_lu_solve", out, LU, pivots, B, left=left, adjoint=adjoint)
 
 
 def inv_ex(A, *, check_errors=False, out=None):

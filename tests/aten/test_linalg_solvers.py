@@ -1,11 +1,13 @@
-"""The triangular solvers (``linalg.solve_triangular``, ``triangular_solve``) against torch's:
-values, dtypes, output strides (LAPACK's column-major results, an ``out=`` of the right size
-kept as it lies), broadcasting of the batches, both sides and both triangles, torch's errors,
-and gradients (first and second) through torch's formulas.
+"""The solvers and the LU factorization torch's linalg has beside ``solve``
+(``linalg.solve_triangular`` and the older ``triangular_solve``, ``linalg.lu`` and
+``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``) against torch's: values, dtypes,
+output strides (LAPACK's column-major results, an ``out=`` of the right size kept as it lies),
+broadcasting of the batches, both sides and both triangles, torch's errors, and gradients
+(first and second) through torch's formulas.
 
-torch calls LAPACK's ``trsm`` (MKL in its wheel), internals substitutes row by row on the host:
-the sums round differently, so values are compared within a few units in the last place of the
-largest entry; layouts, dtypes and errors exactly.
+torch calls LAPACK (MKL in its wheel), internals substitutes row by row on the host: the sums
+round differently, so values are compared within a few units in the last place of the largest
+entry; layouts, dtypes and errors exactly.
 """
 import warnings
 
@@ -262,3 +264,65 @@ def test_lu_runs_on_fake_tensors():
     assert_fake_matches_real(lambda lib, A: lib.linalg.lu(A), lambda: (_ours(_matrix(4, 3)),))
     assert_fake_matches_real(lambda lib, A: lib.lu_unpack(*lib.linalg.lu_factor_ex(A)[:2]),
                              lambda: (_ours(_matrix(3, 4)),))
+
+
+@pytest.mark.parametrize("left, adjoint", [(True, False), (True, True), (False, False), (False, True)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128])
+def test_lu_solve_matches_torch(left, adjoint, dtype):
+    """Column-major results on the left, row-major on the right; B's batch broadcast."""
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 3, 3, dtype=dtype))
+    B = _rhs(3, 4, dtype=dtype) if left else _rhs(1, 4, 3, dtype=dtype)
+    _close(*_both(lambda lib, c: lib.linalg.lu_solve(c(LU), c(pivots), c(B), left=left, adjoint=adjoint)))
+
+
+def test_lu_solve_out_and_the_older_lu_solve():
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 3, 3))
+    B = _rhs(2, 3, 2)
+    _close(*_both(lambda lib, c: lib.linalg.lu_solve(c(LU), c(pivots), c(B), out=lib.empty(0, dtype=lib.float64))))
+    warnings.simplefilter("ignore")     # torch.lu_solve's deprecation, once a process
+    _close(*_both(lambda lib, c: lib.lu_solve(c(B), c(LU), c(pivots))))
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.lu_solve(LU, pivots, B.double())",
+    "lib.linalg.lu_solve(LU.int(), pivots, B.int())",
+    "lib.linalg.lu_solve(LU.half(), pivots, B.half())",
+    "lib.linalg.lu_solve(LU, pivots.long(), B)",
+    "lib.linalg.lu_solve(LU[..., :2], pivots, B)",
+    "lib.linalg.lu_solve(LU, pivots, B[:, :2])",
+    "lib.linalg.lu_solve(LU, pivots[..., :2], B)",
+    "lib.linalg.lu_solve(LU, pivots[:1], B)",
+    "lib.linalg.lu_solve(LU, pivots, B[0, :, 0])",
+    "lib.linalg.lu_solve(LU, pivots, lib.zeros(3, 3, 4))",
+    "lib.linalg.lu_solve(LU, pivots, B, out=lib.empty(0, dtype=lib.float64))",
+])
+def test_lu_solve_refuses_what_torch_refuses(program):
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 3, 3, dtype=torch.float32))
+    env = {"LU": LU, "pivots": pivots, "B": _rhs(2, 3, 4, dtype=torch.float32)}
+    same_outcome(lambda lib: eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()}
+                                                         if lib is internals else env)}))
+
+
+@pytest.mark.parametrize("left, adjoint", [(True, False), (False, True)])
+def test_lu_solve_gradients_match_torch(left, adjoint):
+    """The gradients of the factors (``linalg_lu_solve_LU``) and of B (a solve with the
+    adjoint), first and second order."""
+    LU0, pivots = torch.linalg.lu_factor(_matrix(3, 3, dtype=torch.complex128))
+    B0 = _rhs(2, 3, 2, dtype=torch.complex128) if left else _rhs(2, 2, 3, dtype=torch.complex128)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        LU, B = c(LU0).requires_grad_(), c(B0).requires_grad_()
+        X = lib.linalg.lu_solve(LU, c(pivots), B, left=left, adjoint=adjoint)
+        gLU, gB = lib.autograd.grad((X.abs() ** 2).sum(), (LU, B), create_graph=True)
+        ggLU, = lib.autograd.grad((gB.abs() ** 2).sum(), LU)
+        results.append((X.grad_fn.name(), gLU.detach(), gB.detach(), ggLU))
+    (name, *ours), (their_name, *theirs) = results
+    assert name == their_name
+    for o, t in zip(ours, theirs):
+        _close(o, t, 4 * PRODUCT_ULPS)
+
+
+def test_lu_solve_runs_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, LU, pivots, B: lib.linalg.lu_solve(LU, pivots, B, left=False),
+                             lambda: (_ours(_matrix(3, 3)), internals.tensor([2, 2, 3], dtype=internals.int32),
+                                      _ours(_rhs(2, 4, 3))))

@@ -4398,6 +4398,22 @@ def THPVariable_lt(*args, **kwargs):
     return _ops['lt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_lu_solve_parser = PythonArgParser([
+    'lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out=None)',
+])
+
+
+def THPVariable_lu_solve(*args, **kwargs):
+    _r = _lu_solve_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+        return _ops['lu_solve'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lu_solve.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+
+
 _lu_unpack_parser = PythonArgParser([
     'lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, TensorList[3] out=None)',
 ])
@@ -7670,6 +7686,7 @@ FUNCTIONS = named({
     'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
+    'lu_solve': THPVariable_lu_solve,
     'lu_unpack': THPVariable_lu_unpack,
     'margin_ranking_loss': THPVariable_margin_ranking_loss,
     'masked_fill': THPVariable_masked_fill,

@@ -2956,6 +2956,19 @@ def THPVariable_lt_(self, *args, **kwargs):
     return _ops['lt_.Scalar'](self, _r.scalar(0))
 
 
+_lu_solve_parser = PythonArgParser([
+    'lu_solve(Tensor LU_data, Tensor LU_pivots)',
+])
+
+
+def THPVariable_lu_solve(self, *args, **kwargs):
+    _r = _lu_solve_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+    return _ops['lu_solve'](self, _r.tensor(0), _r.tensor(1))
+
+
 _masked_fill_parser = PythonArgParser([
     'masked_fill(Tensor mask, Tensor value)',
     'masked_fill(Tensor mask, Scalar value)',
@@ -5951,6 +5964,7 @@ METHODS = named({
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'lt_': THPVariable_lt_,
+    'lu_solve': THPVariable_lu_solve,
     'masked_fill': THPVariable_masked_fill,
     'masked_fill_': THPVariable_masked_fill_,
     'masked_scatter': THPVariable_masked_scatter,

@@ -926,6 +926,29 @@ def lu_factor_ex_backward(grad, LU, pivots, pivot):
     return linalg_lu_backward(grad.narrow(-1, 0, k), grad.narrow(-2, 0, k), P, L, U, pivot)
 
 
+__all__ += ["linalg_lu_solve_LU", "linalg_lu_solve"]
+
+
+def linalg_lu_solve(LU, pivots, B, left=True, adjoint=False):
+    return dispatcher.call("linalg_lu_solve", LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def linalg_lu_solve_LU(gX, LU, pivots, X, left, adjoint):
+    """``linalg_lu_solve_LU``: the gradient of the packed factors, through an upper triangular
+    gR. Where the solve meets U first (``left != adjoint``), ``gR = U^-H op(-gX) op(X)^H``,
+    gU its upper part and gL ``(L^-H gR U^H)``'s strict lower one; else ``gR = -P^T op(X)
+    op(gX)^H P L^-H``, gL its strict lower part and gU ``(L^H gR U^-H)``'s upper one."""
+    P, L, U = dispatcher.call("lu_unpack", LU, pivots, True, left == adjoint)
+    if left != adjoint:
+        gR = _trsm(U.mH, -(gX if left else gX.mH).matmul(X.mH if left else X), upper=False)
+        gL = _trsm(L.mH, gR.matmul(U.mH), upper=True, unitriangular=True).tril(-1)
+        return gL + gR.triu()
+    gR = -P.mT.matmul(X if left else X.mH).matmul(gX.mH if left else gX).matmul(P)
+    gR = _trsm(L.mH, gR, upper=True, left=False, unitriangular=True)
+    gU = _trsm(U.mH, L.mH.matmul(gR), upper=False, left=False).triu()
+    return gR.tril(-1) + gU
+
+
 __all__ += ["linalg_eig_backward", "handle_r_to_c", "pinv_backward"]
 
 

@@ -1260,3 +1260,87 @@ def impl_linalg_lu(outs, A, *, pivot=True):
 
 
 linalg_lu_out = structured(meta_linalg_lu, impl_linalg_lu, outputs=3)
+
+
+# ---- solving with LU factors (``linalg_lu_solve``): LAPACK's ``getrs``, by substitution on the host
+def meta_linalg_lu_solve(out, LU, pivots, B, *, left=True, adjoint=False):
+    """``TORCH_META_FUNC(linalg_lu_solve)``: LU square and floating, B of its dtype, int32
+    pivots one per row of LU, B's sizes fitting ``A X = B`` (``X A = B``), batches that
+    broadcast; the result of B's sizes over the broadcast batch, column-major when ``left``,
+    row-major otherwise."""
+    _check_floating(LU, "torch.linalg.lu_solve")
+    if LU.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{LU.dtype.torch_name} and B of type {B.dtype.torch_name} instead")
+    if pivots.dtype is not st.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    _square_check(LU, "torch.linalg.lu_solve")
+    _check_inputs_solver(LU, B, left, "linalg.lu_solve")
+    if LU.shape[-1] != pivots.shape[-1]:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
+    if tuple(LU.shape[:-1]) != tuple(pivots.shape):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+                           f"with shape {list(pivots.shape)} instead")
+    shape = (*infer_size(tuple(B.shape[:-2]), tuple(LU.shape[:-2])), *B.shape[-2:])
+    return set_output(out, shape, B.dtype, B.device, _batched_matrix_strides(shape, left))
+
+
+def _laswp_host(x, piv, reverse):
+    """LAPACK's ``laswp`` on a batch: row i swapped with row ``piv[i] - 1``, in order (last
+    first with ``reverse``, which undoes them)."""
+    rows = x.reshape(-1, *x.shape[-2:])
+    piv = piv.reshape(-1, piv.shape[-1])
+    for b in range(rows.shape[0]):
+        order = range(piv.shape[-1] - 1, -1, -1) if reverse else range(piv.shape[-1])
+        for i in order:
+            j = piv[b, i] - 1
+            if j != i:
+                rows[b, [i, j]] = rows[b, [j, i]]
+    return x
+
+
+def _getrs_host(lu, piv, x, adjoint):
+    """``getrs`` on a broadcast batch. The factors say ``S A = L U``, S the row swaps: ``A X =
+    B`` is ``L U X = S B``, the swaps then the two triangles; ``A^H X = B`` is ``U^H L^H S X =
+    B``, the two adjoint triangles then the swaps undone."""
+    if not adjoint:
+        x = _laswp_host(x, piv, reverse=False)
+        x = _trsm_host(lu, x, upper=False, unitriangular=True)
+        return _trsm_host(lu, x, upper=True, unitriangular=False)
+    lu_h = np.swapaxes(lu, -1, -2).conj()
+    x = _trsm_host(lu_h, x, upper=False, unitriangular=False)
+    x = _trsm_host(lu_h, x, upper=True, unitriangular=True)
+    return _laswp_host(x, piv, reverse=True)
+
+
+def impl_linalg_lu_solve(outs, LU, pivots, B, *, left=True, adjoint=False):
+    """``TORCH_IMPL_FUNC(linalg_lu_solve_out)``: ``op(A) X = B`` with op(A) = A or A^H, A given
+    by its factors; ``X op(A) = B`` is solved as ``op(A)^H X^H = B^H``."""
+    if is_meta_execution():
+        return outs
+    if LU.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"linalg.lu_solve_{LU.device.type}" not implemented for \'{LU.dtype.torch_name}\'')
+    result = outs
+    if result.numel() == 0:
+        return result
+    batch = tuple(result.shape[:-2])
+    lu = np.broadcast_to(_host(LU), (*batch, *LU.shape[-2:]))
+    piv = np.broadcast_to(_host(pivots), (*batch, pivots.shape[-1]))
+    x = np.array(np.broadcast_to(_host(B), result.shape))
+    if not left:
+        x = np.swapaxes(x, -1, -2).conj()
+    with np.errstate(all="ignore"):
+        x = _getrs_host(lu, piv, x, adjoint if left else not adjoint)
+    _write(result, x if left else np.swapaxes(x, -1, -2).conj())
+    return result
+
+
+linalg_lu_solve_out = structured(meta_linalg_lu_solve, impl_linalg_lu_solve)
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """The older ``torch.lu_solve``: ``linalg_lu_solve`` with its arguments the other way round."""
+    _warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+               "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+               "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    return dispatcher.call("linalg_lu_solve", LU_data, LU_pivots, b)

@@ -195,6 +195,7 @@ from .functions import (
     LinalgInvExBackward0,
     LinalgLuBackward0,
     LinalgLuFactorExBackward0,
+    LinalgLuSolveBackward0,
     LinalgMatrixExpBackward0,
     LinalgPinvBackward0,
     LinalgQrBackward0,
@@ -1012,6 +1013,8 @@ OPS = {
     'linalg_lu_factor_ex.out': dispatcher.find('linalg_lu_factor_ex.out'),
     'linalg_lu': dispatcher.find('linalg_lu'),
     'linalg_lu.out': dispatcher.find('linalg_lu.out'),
+    'linalg_lu_solve': dispatcher.find('linalg_lu_solve'),
+    'linalg_lu_solve.out': dispatcher.find('linalg_lu_solve.out'),
     'lu_unpack': dispatcher.find('lu_unpack'),
     'lu_unpack.out': dispatcher.find('lu_unpack.out'),
     'sort': dispatcher.find('sort'),
@@ -8098,6 +8101,31 @@ def linalg_lu_out(ks, A, **kwargs):
         return OPS['linalg_lu.out'].redispatch(after_autograd(ks), A, **kwargs)
 
 
+def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(pivots, 'pivots', 'linalg_lu_solve')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (LU._requires_grad or B._requires_grad):
+        grad_fn = LinalgLuSolveBackward0()
+        grad_fn._next_edges = collect_next_edges(LU, B)
+        grad_fn.LU_ = SavedVariable(LU, False)
+        grad_fn.pivots_ = SavedVariable(pivots, False)
+        grad_fn.left_ = kwargs.get('left', True)
+        grad_fn.adjoint_ = kwargs.get('adjoint', False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_lu_solve'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def linalg_lu_solve_out(ks, LU, pivots, B, **kwargs):
+    check_out_no_requires_grad('linalg_lu_solve', LU, pivots, B, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_lu_solve.out'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
+
+
 def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     grad_fn = None
     if _grad_mode.grad_enabled and LU_data._requires_grad:
@@ -10983,6 +11011,8 @@ KERNELS = {
     'linalg_lu_factor_ex.out': linalg_lu_factor_ex_out,
     'linalg_lu': linalg_lu,
     'linalg_lu.out': linalg_lu_out,
+    'linalg_lu_solve': linalg_lu_solve,
+    'linalg_lu_solve.out': linalg_lu_solve_out,
     'lu_unpack': lu_unpack,
     'lu_unpack.out': lu_unpack_out,
     'sort': sort,
