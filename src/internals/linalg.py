@@ -11,10 +11,10 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
-           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "inv", "inv_ex", "matrix_power",
-           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "solve_triangular",
-           "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv",
-           "LinAlgError"]
+           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "inv", "inv_ex",
+           "matrix_power", "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
+           "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
