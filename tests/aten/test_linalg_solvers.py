@@ -326,3 +326,19 @@ def test_lu_solve_runs_on_fake_tensors():
     assert_fake_matches_real(lambda lib, LU, pivots, B: lib.linalg.lu_solve(LU, pivots, B, left=False),
                              lambda: (_ours(_matrix(3, 3)), internals.tensor([2, 2, 3], dtype=internals.int32),
                                       _ours(_rhs(2, 4, 3))))
+
+
+@pytest.mark.parametrize("program", ["lib.triangular_solve(B, A)[0]", "lib.lu_solve(B, LU, pivots)",
+                                     "lib.linalg.solve_triangular(A, B, upper=True)", "lib.lu_unpack(LU, pivots)[1]"])
+def test_autocast_runs_the_older_solvers_in_float32(program):
+    """torch's CPU autocast lists ``triangular_solve`` and ``lu_solve`` as float32 operators; the
+    others are not cast (and LAPACK refuses bfloat16)."""
+    warnings.simplefilter("ignore")
+    LU, pivots = torch.linalg.lu_factor(_triangular(dtype=torch.float32))
+    env = {"A": _triangular(dtype=torch.bfloat16), "B": _rhs(3, 2, dtype=torch.bfloat16), "LU": LU.bfloat16(),
+           "pivots": pivots}
+
+    def run(lib):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            return eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()} if lib is internals else env)})
+    same_outcome(run, rtol=1e-6, atol=1e-6)
