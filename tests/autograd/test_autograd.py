@@ -918,6 +918,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # matrix_exp and orgqr name linalg_matrix_exp and linalg_householder_product, matrix_exp_backward
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
+    math |= {"lu_solve"}        # the older torch.lu_solve: linalg_lu_solve with its arguments reordered
     math |= {"ctc_loss.IntList", "ctc_loss.Tensor"}      # the composites over _ctc_loss
     # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
     # out= forms, and ndtr over erf: torch's composites (internals/special.py)
