@@ -11,9 +11,10 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
-           "tensorinv", "tensorsolve", "multi_dot", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power",
-           "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr",
-           "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
+           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "inv", "inv_ex",
+           "matrix_power", "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
+           "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -108,6 +109,11 @@ def _with_out(name, out, *args, out_overload="out", **kwargs):
     return dispatcher.call(f"{name.split('.')[0]}.{out_overload}", *args, **kwargs, out=out)
 
 
+def lu(A, *, pivot=True, out=None):
+    """``linalg_lu``: ``A = P L U``, P a permutation, L unit lower triangular, U upper."""
+    return _structured_out("linalg_lu", ("P", "L", "U"), out, A, pivot=pivot)
+
+
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     return _structured_out("linalg_lu_factor_ex", ("LU", "pivots", "info"), out, A, pivot=pivot,
                            check_errors=check_errors)
@@ -118,6 +124,12 @@ def lu_factor(A, *, pivot=True):
     LU, pivots, info = dispatcher.call("linalg_lu_factor_ex", A, pivot=pivot)
     _check_errors(info, "torch.linalg.lu_factor", singular="U")
     return return_type("linalg_lu_factor", ("LU", "pivots"))(LU, pivots)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """``linalg_lu_solve``: X with ``A X = B`` (``A^H X = B`` with ``adjoint``, ``X A = B``
+    when not ``left``), A given by ``lu_factor``'s factors."""
+    return _with_out("linalg_lu_solve", out, LU, pivots, B, left=left, adjoint=adjoint)
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -161,6 +173,17 @@ def solve(A, B, *, left=True, out=None):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return _maybe_out(dispatcher.call("linalg_solve_ex", A, B, left=left, check_errors=check_errors), out)
+
+
+_REQUIRED = object()     # a keyword-only argument without a default, refused in torch's words
+
+
+def solve_triangular(A, B, *, upper=_REQUIRED, left=True, unitriangular=False, out=None):
+    """``linalg_solve_triangular``: X with ``A X = B`` (``X A = B`` when not ``left``), A read
+    as the triangle ``upper`` names."""
+    if upper is _REQUIRED:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    return _with_out("linalg_solve_triangular", out, A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):

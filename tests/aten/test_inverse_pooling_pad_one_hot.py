@@ -54,22 +54,12 @@ PAD_MODES = ("constant", "reflect", "replicate", "circular")
 OPINFO_NAMES = [name for name in ADAPTERS if name != "nn.functional.pad"] + [f"nn.functional.pad.{mode}"
                                                                             for mode in PAD_MODES]
 OPINFO_CASES = opinfo_cases(OPINFO_NAMES, (torch.float32, torch.float64, torch.int64, torch.bool))
-# OpInfo's LU samples include rectangular matrices, which internals does not factor
-LU_SQUARE_ONLY = "linalg.lu_factor_ex"
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
     adapter = ADAPTERS[OPINFO_BY_NAME[name].name]
-    check_opinfo_samples(name, dtype, adapter, compare=_square_only if name == LU_SQUARE_ONLY else compare_call)
-
-
-def _square_only(ours_fn, theirs_fn, sample, ours_sample, tol=None):
-    if sample[0].shape[-1] != sample[0].shape[-2]:
-        with pytest.raises(NotImplementedError, match="factors square matrices"):
-            ours_fn(ours_sample[0], *ours_sample[1], **ours_sample[2])
-        return
-    compare_call(ours_fn, theirs_fn, sample, ours_sample, tol)
+    check_opinfo_samples(name, dtype, adapter, compare=compare_call)
 
 
 A = "lib.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.0, 2.0, 4.0]])"

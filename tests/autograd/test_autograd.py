@@ -358,11 +358,16 @@ def test_every_derivative_entry_is_tested():
                       (F.rrelu_(z * 1), z), (F.channel_shuffle(z, 2), z), (F.pdist(w), w)):
         (g,) = internals.autograd.grad(out.sum(), leaf, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
-    lu, _ = internals.linalg.lu_factor(internals.eye(2, requires_grad=True))     # torch's node, no formula yet
-    assert lu.grad_fn.name() == "LinalgLuFactorExBackward0"
-    with pytest.raises(NotImplementedError, match="the derivative for 'linalg_lu_factor_ex' is not implemented"):
-        lu.sum().backward()
-    reached.add(lu.grad_fn.name())
+    # the LU factorizations and the triangular solvers (tests/aten/test_linalg_solvers.py compares
+    # their nodes and gradients with torch's)
+    a = internals.eye(3, dtype=internals.float64) * 2 + internals.ones(3, 3, dtype=internals.float64)
+    a.requires_grad_()
+    b = internals.ones(3, 2, dtype=internals.float64, requires_grad=True)
+    for out in (internals.linalg.lu_factor(a)[0], internals.linalg.lu(a)[1], internals.lu_unpack(
+            *internals.linalg.lu_factor(a))[2], internals.linalg.solve_triangular(a, b, upper=True),
+            internals.triangular_solve(b, a)[0]):
+        (g,) = internals.autograd.grad(out.sum(), a, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -913,6 +918,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # matrix_exp and orgqr name linalg_matrix_exp and linalg_householder_product, matrix_exp_backward
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
+    math |= {"lu_solve"}        # the older torch.lu_solve: linalg_lu_solve with its arguments reordered
     math |= {"ctc_loss.IntList", "ctc_loss.Tensor"}      # the composites over _ctc_loss
     # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
     # out= forms, and ndtr over erf: torch's composites (internals/special.py)

@@ -317,7 +317,10 @@ def _direct_cases():
               ("aten::linalg_matrix_norm.out", (x, 1), {}), ("aten::linalg_matrix_norm.str_ord_out", (x, "nuc"), {}),
               ("aten::linalg_norm.out", (x, 2), {}), ("aten::linalg_norm.ord_str_out", (x, "fro"), {}),
               ("aten::linalg_multi_dot.out", ([x, v, x],), {}), ("aten::linalg_vecdot.out", (x, x), {}),
-              ("aten::special_logsumexp.out", (x, [1]), {}), ("aten::special_ndtr.out", (x,), {})]
+              ("aten::special_logsumexp.out", (x, [1]), {}), ("aten::special_ndtr.out", (x,), {}),
+              # the older torch.lu_solve: linalg_lu_solve with its arguments reordered
+              ("aten::lu_solve.out", (v[:3], square + 4 * internals.eye(3), internals.tensor([1, 2, 3],
+                                                                                         dtype=internals.int32)), {})]
     # torch.special's structured kernels (their OpInfos are in the skipped family), with their out= forms
     bessel = ("special_i0e", "special_i1", "special_i1e")
     cases += [(f"aten::{n}{overload}", (x,), {}) for n in bessel for overload in ("", ".out")]

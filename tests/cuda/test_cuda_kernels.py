@@ -727,7 +727,8 @@ for t in (f32, f64):          # batches, r1, r2, m, then p, one, kind (and where
 
 from internals.aten.native.cuda import batch_linalg
 for t in (f32, f64, c64, c128):     # LU with pivots, and the inverse from it: real and complex
-    compile_(f"lu_factor {t}", batch_linalg._lu_factor.py_func, (arr(t), arr(types.int32), arr(types.int32), i64))
+    compile_(f"lu_factor {t}", batch_linalg._lu_factor.py_func,
+             (arr(t), arr(types.int32), arr(types.int32), i64, i64))
     compile_(f"lu_inverse {t}", batch_linalg._lu_inverse.py_func,
              (arr(t), arr(t), arr(types.int32), i64, b1, i64))
 

@@ -4427,6 +4427,38 @@ def THPVariable_lt(*args, **kwargs):
     return _ops['lt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_lu_solve_parser = PythonArgParser([
+    'lu_solve(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out=None)',
+])
+
+
+def THPVariable_lu_solve(*args, **kwargs):
+    _r = _lu_solve_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+        return _ops['lu_solve'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lu_solve.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+
+
+_lu_unpack_parser = PythonArgParser([
+    'lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, TensorList[3] out=None)',
+])
+
+
+def THPVariable_lu_unpack(*args, **kwargs):
+    _r = _lu_unpack_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+        return _ops['lu_unpack'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3))
+    # aten::lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
+    return _return_type('lu_unpack_out', ('P', 'L', 'U'))(*_ops['lu_unpack.out'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), P=_r.tensorlist(4)[0], L=_r.tensorlist(4)[1], U=_r.tensorlist(4)[2]))
+
+
 _margin_ranking_loss_parser = PythonArgParser([
     'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, double margin=0.0, int64_t reduction=at::Reduction::Mean)',
 ])
@@ -6971,6 +7003,22 @@ def THPVariable_transpose(*args, **kwargs):
     return _ops['transpose.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_triangular_solve_parser = PythonArgParser([
+    'triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, TensorList[2] out=None)',
+])
+
+
+def THPVariable_triangular_solve(*args, **kwargs):
+    _r = _triangular_solve_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(5):
+        # aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+        return _ops['triangular_solve'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4))
+    # aten::triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient)
+    return _return_type('triangular_solve_out', ('solution', 'cloned_coefficient'))(*_ops['triangular_solve.X'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4), X=_r.tensorlist(5)[0], M=_r.tensorlist(5)[1]))
+
+
 _tril_parser = PythonArgParser([
     'tril(Tensor input, SymInt diagonal=0, *, Tensor out=None)',
 ])
@@ -7698,6 +7746,8 @@ FUNCTIONS = named({
     'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
+    'lu_solve': THPVariable_lu_solve,
+    'lu_unpack': THPVariable_lu_unpack,
     'margin_ranking_loss': THPVariable_margin_ranking_loss,
     'masked_fill': THPVariable_masked_fill,
     'masked_scatter': THPVariable_masked_scatter,
@@ -7852,6 +7902,7 @@ FUNCTIONS = named({
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
+    'triangular_solve': THPVariable_triangular_solve,
     'tril': THPVariable_tril,
     'tril_indices': THPVariable_tril_indices,
     'triplet_margin_loss': THPVariable_triplet_margin_loss,

@@ -2970,6 +2970,19 @@ def THPVariable_lt_(self, *args, **kwargs):
     return _ops['lt_.Scalar'](self, _r.scalar(0))
 
 
+_lu_solve_parser = PythonArgParser([
+    'lu_solve(Tensor LU_data, Tensor LU_pivots)',
+])
+
+
+def THPVariable_lu_solve(self, *args, **kwargs):
+    _r = _lu_solve_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+    return _ops['lu_solve'](self, _r.tensor(0), _r.tensor(1))
+
+
 _masked_fill_parser = PythonArgParser([
     'masked_fill(Tensor mask, Tensor value)',
     'masked_fill(Tensor mask, Scalar value)',
@@ -4867,6 +4880,19 @@ def THPVariable_transpose_(self, *args, **kwargs):
     return _ops['transpose_'](self, _r.to_int64(0), _r.to_int64(1))
 
 
+_triangular_solve_parser = PythonArgParser([
+    'triangular_solve(Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False)',
+])
+
+
+def THPVariable_triangular_solve(self, *args, **kwargs):
+    _r = _triangular_solve_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+    return _ops['triangular_solve'](self, _r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3))
+
+
 _tril_parser = PythonArgParser([
     'tril(SymInt diagonal=0)',
 ])
@@ -5968,6 +5994,7 @@ METHODS = named({
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'lt_': THPVariable_lt_,
+    'lu_solve': THPVariable_lu_solve,
     'masked_fill': THPVariable_masked_fill,
     'masked_fill_': THPVariable_masked_fill_,
     'masked_scatter': THPVariable_masked_scatter,
@@ -6113,6 +6140,7 @@ METHODS = named({
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'transpose_': THPVariable_transpose_,
+    'triangular_solve': THPVariable_triangular_solve,
     'tril': THPVariable_tril,
     'tril_': THPVariable_tril_,
     'triu': THPVariable_triu,

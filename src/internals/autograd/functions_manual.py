@@ -798,6 +798,157 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
 
+__all__ += ["linalg_solve_triangular_backward", "triangular_solve_backward"]
+
+
+def _triangle(G, upper, unitriangular):
+    """The part of a gradient that lies in the triangle the solver read (no diagonal for a
+    unit triangle): the other entries of A do not change the result."""
+    return G.triu(int(unitriangular)) if upper else G.tril(-int(unitriangular))
+
+
+def linalg_solve_triangular_backward(grad, A, X, upper, left, unitriangular, grad_input_mask):
+    """``linalg_solve_triangular_backward``: ``gB = A^-H gX`` (``gX A^-H`` on the right), a
+    solve with the other triangle; ``gA = -gB X^H`` (``-X^H gB``) kept to A's triangle."""
+    if grad is None or not any(grad_input_mask):
+        return None, None
+    gB = dispatcher.call("linalg_solve_triangular", A.mH, grad, upper=not upper, left=left,
+                         unitriangular=unitriangular)
+    gA = None
+    if grad_input_mask[0]:
+        gA = _triangle(-gB.matmul(X.mH) if left else -X.mH.matmul(gB), upper, unitriangular)
+    return gA, gB if grad_input_mask[1] else None
+
+
+def triangular_solve_backward(grad_x, grad_m, b, a, x, upper, transpose, unitriangular, grad_input_mask):
+    """``triangular_solve_backward``: ``gb`` the solve with op(A)^H, ``gA`` ``-gb X^H`` (its
+    transpose when A was transposed) kept to the triangle, plus the gradient of the copy of A,
+    which is A's own."""
+    if grad_x is None and grad_m is None:
+        return None, None
+    grad_b = grad_a = None
+    if grad_x is not None:
+        grad_b = dispatcher.call("triangular_solve", grad_x, a.conj(), upper, not transpose, unitriangular)[0]
+        if grad_input_mask[1]:
+            grad_a = -x.conj().matmul(grad_b.mT) if transpose else -grad_b.matmul(x.mH)
+            grad_a = _triangle(grad_a, upper, unitriangular)
+    if grad_a is None:
+        grad_a = dispatcher.call("expand", zeros([1], dtype=a.dtype, device=a.device), list(a.shape))
+    if grad_b is None:
+        grad_b = dispatcher.call("expand", zeros([1], dtype=b.dtype, device=b.device), list(b.shape))
+    if grad_input_mask[1] and grad_m is not None:
+        grad_a = grad_a + grad_m
+    return grad_b, grad_a
+
+
+__all__ += ["linalg_lu_backward", "lu_unpack_backward", "lu_factor_ex_backward"]
+
+
+def _cat(tensors, dim):
+    return dispatcher.call("cat", list(tensors), dim)
+
+
+def _trsm(A, B, upper, left=True, unitriangular=False):
+    return dispatcher.call("linalg_solve_triangular", A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def linalg_lu_backward(gL, gU, P, L, U, pivot):
+    """``linalg_lu_backward``: with ``A = P L U``, the gradient ``P L^-H (L^H gL o 1_L + gU
+    U^H o 1_U) U^-H`` of a square A (1_L the strict lower triangle, 1_U the upper one); a wide
+    A's first k columns and a tall A's first k rows take the square formula's place, the rest
+    of A its own block of gU (gL)."""
+    if gL is None and gU is None:
+        return None
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if m == n:
+        gA = L.mH.matmul(gL).tril(-1) if gL is not None else None
+        if gU is not None:
+            term = gU.matmul(U.mH).triu()
+            gA = term if gA is None else gA + term
+        gA = _trsm(L.mH, _trsm(U.mH, gA, upper=False, left=False), upper=True, unitriangular=True)
+    elif m < n:
+        U1 = U.narrow(-1, 0, k)
+        gA = L.mH.matmul(gL) if gL is not None else None
+        if gU is not None:
+            term = gU.triu().matmul(U.mH)
+            gA = -term if gA is None else gA - term
+        gA = _trsm(U1.mH, gA.tril(-1), upper=False, left=False)
+        if gU is not None:
+            gA = _cat((gA + gU.narrow(-1, 0, k).triu(), gU.narrow(-1, k, n - k)), -1)
+        gA = _trsm(L.mH, gA, upper=True, unitriangular=True)
+        if gU is None:
+            gA = _cat((gA, zeros_like(U.narrow(-1, k, n - k))), -1)
+    else:
+        L1 = L.narrow(-2, 0, k)
+        gA = gU.matmul(U.mH) if gU is not None else None
+        if gL is not None:
+            term = L.mH.matmul(gL.tril(-1))
+            gA = -term if gA is None else gA - term
+        gA = _trsm(L1.mH, gA.triu(), upper=True, unitriangular=True)
+        if gL is not None:
+            gA = _cat((gA + gL.narrow(-2, 0, k).tril(-1), gL.narrow(-2, k, m - k)), -2)
+        gA = _trsm(U.mH, gA, upper=False, left=False)
+        if gL is None:
+            gA = _cat((gA, zeros_like(L.narrow(-2, k, m - k))), -2)
+    return P.matmul(gA) if pivot else gA
+
+
+def lu_unpack_backward(gL, gU, sizes):
+    """``lu_unpack_backward``: L and U are LU's strict lower and upper parts, so each gradient
+    lands on its own part of LU (a wide LU's last columns U's alone, a tall LU's last rows L's
+    alone). torch passes LU's last two sizes; ``sizes`` is LU's whole shape."""
+    if gL is None and gU is None:
+        return None
+    m, n = sizes[-2], sizes[-1]
+    k = min(m, n)
+    if m <= n:
+        part = gL.tril(-1) if gL is not None else None
+        if gU is not None:
+            part = gU.narrow(-1, 0, k).triu() if part is None else part + gU.narrow(-1, 0, k).triu()
+        if m == n:
+            return part
+        rest = gU.narrow(-1, k, n - k) if gU is not None else gL.new_zeros([*gL.shape[:-1], n - k])
+        return _cat((part, rest), -1)
+    part = gU.triu() if gU is not None else None
+    if gL is not None:
+        part = gL.narrow(-2, 0, k).tril(-1) if part is None else part + gL.narrow(-2, 0, k).tril(-1)
+    rest = gL.narrow(-2, k, m - k) if gL is not None else gU.new_zeros([*gU.shape[:-2], m - k, n])
+    return _cat((part, rest), -2)
+
+
+def lu_factor_ex_backward(grad, LU, pivots, pivot):
+    """``lu_factor_ex_backward``: LU packs L and U, so its gradient is theirs, through
+    ``linalg_lu_backward``."""
+    P, L, U = dispatcher.call("lu_unpack", LU, pivots, True, pivot)
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    return linalg_lu_backward(grad.narrow(-1, 0, k), grad.narrow(-2, 0, k), P, L, U, pivot)
+
+
+__all__ += ["linalg_lu_solve_LU", "linalg_lu_solve"]
+
+
+def linalg_lu_solve(LU, pivots, B, left=True, adjoint=False):
+    return dispatcher.call("linalg_lu_solve", LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def linalg_lu_solve_LU(gX, LU, pivots, X, left, adjoint):
+    """``linalg_lu_solve_LU``: the gradient of the packed factors, through an upper triangular
+    gR. Where the solve meets U first (``left != adjoint``), ``gR = U^-H op(-gX) op(X)^H``,
+    gU its upper part and gL ``(L^-H gR U^H)``'s strict lower one; else ``gR = -P^T op(X)
+    op(gX)^H P L^-H``, gL its strict lower part and gU ``(L^H gR U^-H)``'s upper one."""
+    P, L, U = dispatcher.call("lu_unpack", LU, pivots, True, left == adjoint)
+    if left != adjoint:
+        gR = _trsm(U.mH, -(gX if left else gX.mH).matmul(X.mH if left else X), upper=False)
+        gL = _trsm(L.mH, gR.matmul(U.mH), upper=True, unitriangular=True).tril(-1)
+        return gL + gR.triu()
+    gR = -P.mT.matmul(X if left else X.mH).matmul(gX.mH if left else gX).matmul(P)
+    gR = _trsm(L.mH, gR, upper=True, left=False, unitriangular=True)
+    gU = _trsm(U.mH, L.mH.matmul(gR), upper=False, left=False).triu()
+    return gR.tril(-1) + gU
+
+
 __all__ += ["linalg_eig_backward", "handle_r_to_c", "pinv_backward"]
 
 

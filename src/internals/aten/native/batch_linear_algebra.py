@@ -20,8 +20,8 @@ contiguous; an ``impl_`` step fills them. The out= overload is the primary kerne
 one derived from it. An ``out=`` tensor of other strides keeps them: the loop writes a tensor of
 the meta step's layout, copied into it after (torchgen's proxy output).
 
-Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (torch's
-LU also factors rectangular ones, which internals does not). The LU loops are written once for
+Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (LU
+factors rectangular ones too, with pivoting, as torch's CPU kernel does). The LU loops are written once for
 real and complex elements: Numba compiles one version per dtype.
 """
 import warnings
@@ -37,6 +37,7 @@ from ..empty_tensor import empty_strided, is_meta_execution
 from ..tensor_iterator import infer_size
 from .copy import buffer
 from .dispatch_stub import loops
+from .resize import resize_output
 from .structured import set_output, structured
 from .tensor_factories import empty, from_host
 
@@ -138,12 +139,14 @@ def impl_linalg_lu_factor_ex(outs, A, *, pivot=True, check_errors=False):
     if is_meta_execution():
         return result
     _lu_kernel_dtype(A)
-    if A.shape[-1] != A.shape[-2] or not pivot:
-        raise NotImplementedError("internals: linalg.lu_factor_ex factors square matrices, with pivoting")
+    if not pivot:
+        if A.device.type == "cpu":
+            raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+        raise NotImplementedError("internals: linalg.lu_factor_ex factors with pivoting only")
     LU, pivots, info = outs
     written = _proxy(LU, _batched_matrix_strides(tuple(LU.shape), True)), _proxy(pivots), _proxy(info)
     dispatcher.call("copy_", written[0], A)
-    loops(A.device, "batch_linalg").lu_factor(*map(buffer, written), A.shape[-1])
+    loops(A.device, "batch_linalg").lu_factor(*map(buffer, written), *A.shape[-2:])
     for out, proxy in zip(outs, written):
         _copy_back(out, proxy)
     if check_errors:
@@ -1039,3 +1042,305 @@ def geqrf(A):
             packed[index], tau[index] = h.T, t
     return return_type("geqrf", ("a", "tau"))(_from_host(packed, A.dtype, A.device),
                                               _from_host(tau, A.dtype, A.device, f_contig=False))
+
+
+# ---- triangular solves (``BatchLinearAlgebra.cpp``'s ``linalg_solve_triangular_out`` and
+# ``triangular_solve``): LAPACK's ``trsm``, by substitution on the host
+def _trsm_host(a, x, upper, unitriangular):
+    """``trsm`` with side 'L' and no transpose: x overwritten by A^-1 x, for each matrix of a
+    broadcast batch, reading only A's triangle (and not its diagonal when ``unitriangular``).
+    Column-oriented as the reference ``trsm`` runs: each solved row is divided by its pivot,
+    then scaled into the rows still to solve."""
+    n = a.shape[-1]
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(all="ignore"):         # a zero pivot gives inf or NaN, as LAPACK's
+        for k in order:
+            if not unitriangular:
+                x[..., k, :] /= a[..., k, k, None]
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            x[..., rest, :] -= a[..., rest, k, None] * x[..., k, None, :]
+    return x
+
+
+def _solve_triangular_host(A, X, upper, left, unitriangular, transpose=False):
+    """X (holding B, broadcast, of A's dtype) overwritten with the solution of ``op(A) X = B``
+    (``X op(A) = B`` when not ``left``), op(A) A^T with ``transpose``: a right-hand solve is the
+    left-hand one of the transposes, a transposed triangle the other triangle."""
+    a = np.broadcast_to(_host(A), (*X.shape[:-2], *A.shape[-2:]))
+    x = np.array(_host(X))
+    if transpose != (not left):
+        a, upper = np.swapaxes(a, -1, -2), not upper
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    x = _trsm_host(a, x, upper, unitriangular)
+    _write(X, x if left else np.swapaxes(x, -1, -2))
+
+
+def _check_trsm_dtype(A):
+    """``triangular_solve_stub`` dispatches on float, double and the complex types."""
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"triangular_solve_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+
+
+def linalg_solve_triangular_out(A, B, *, upper, left=True, unitriangular=False, out):
+    """``linalg_solve_triangular_out``: A square and triangular, batches broadcast; ``out`` of
+    A's dtype, B cast into it, resized column-major where its size is wrong (torch hands LAPACK
+    a column-major matrix; row-major when A is a transposed conjugate view it solves with in
+    place); an ``out`` of the right size keeps its strides."""
+    name = "linalg.solve_triangular"
+    _check_inputs_solver(A, B, left, name)
+    batch = infer_size(tuple(B.shape[:-2]), tuple(A.shape[:-2]))
+    shape = (*batch, *B.shape[-2:])
+    _check_trsm_dtype(A)
+    if out.dtype is not A.dtype:
+        raise RuntimeError(f"expected scalar type {A.dtype.torch_name} but found {out.dtype.torch_name}")
+    conj_transposed = A.is_conj() and A.mT.is_contiguous()
+    if resize_output(out, shape) and not conj_transposed:
+        out._impl.strides = _batched_matrix_strides(shape, True)
+    dispatcher.call("copy_", out, dispatcher.call("expand", B, list(shape)))
+    if out.numel():
+        _solve_triangular_host(A, out, upper, left, unitriangular)
+    return out
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """The out= kernel into an empty tensor of A's dtype (torch's functional form)."""
+    out = empty([0], dtype=A.dtype, device=A.device)
+    return dispatcher.call("linalg_solve_triangular.out", A, B, upper=upper, left=left, unitriangular=unitriangular,
+                           out=out)
+
+
+def meta_triangular_solve(X, M, b, A, upper=True, transpose=False, unitriangular=False):
+    """``TORCH_META_FUNC(triangular_solve)``: b and A matrices of one dtype, A square with as
+    many columns as b has rows (``linearSolveCheckInputs``); the solution and the copy of A
+    column-major over the broadcast batch."""
+    for what, T in (("b", b), ("A", A)):
+        if T.dim() < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {what} to have at least 2 dimensions, but it has "
+                               f"{T.dim()} dimensions instead")
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b.dtype.torch_name} and A "
+                           f"of type {A.dtype.torch_name} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
+                           "matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-1]} by "
+                           f"{A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    batch = infer_size(tuple(b.shape[:-2]), tuple(A.shape[:-2]))
+    return (_matrices_out(X, (*batch, *b.shape[-2:]), b.dtype, b.device),
+            _matrices_out(M, (*batch, *A.shape[-2:]), A.dtype, A.device))
+
+
+def impl_triangular_solve(outs, b, A, upper=True, transpose=False, unitriangular=False):
+    """``TORCH_IMPL_FUNC(triangular_solve_out)``: b and A copied into the outputs (A whole, both
+    triangles), then ``op(A) X = b`` solved in place, op(A) A^T with ``transpose``."""
+    result = return_type("triangular_solve", ("solution", "cloned_coefficient"))(*outs)
+    if is_meta_execution():
+        return result
+    _warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in "
+               "a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not "
+               "return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced "
+               "with\nX = torch.linalg.solve_triangular(A, B).")
+    X, M = outs
+    _check_trsm_dtype(A)
+    dispatcher.call("copy_", X, dispatcher.call("expand", b, list(X.shape)))
+    dispatcher.call("copy_", M, dispatcher.call("expand", A, list(M.shape)))
+    if X.numel():
+        _solve_triangular_host(M, X, upper, True, unitriangular, transpose)
+    return result
+
+
+triangular_solve_out = structured(meta_triangular_solve, impl_triangular_solve, outputs=2)
+
+
+# ---- the factors of an LU factorization unpacked (``lu_unpack``, ``linalg_lu``)
+def _lu_sizes(LU):
+    m, n = LU.shape[-2:]
+    return m, n, min(m, n)
+
+
+def meta_lu_unpack(P, L, U, LU, pivots, unpack_data=True, unpack_pivots=True):
+    """``TORCH_META_FUNC(lu_unpack)``: LU a matrix or a batch, m by n, and int32 pivots; P m by
+    m, L m by min(m, n), U min(m, n) by n, all contiguous of LU's dtype, or empty where not
+    unpacked."""
+    if LU.dim() < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU.shape)} "
+                           "instead")
+    if unpack_pivots and pivots.dtype is not st.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
+    return _unpacked_outputs(P, L, U, LU, unpack_data, unpack_pivots)
+
+
+def _unpacked_outputs(P, L, U, A, with_factors, with_permutation):
+    *batch, m, n = A.shape
+    k = min(m, n)
+    empty_ = (0,)
+    return (set_output(P, (*batch, m, m) if with_permutation else empty_, A.dtype, A.device),
+            set_output(L, (*batch, m, k) if with_factors else empty_, A.dtype, A.device),
+            set_output(U, (*batch, k, n) if with_factors else empty_, A.dtype, A.device))
+
+
+def _permutation_host(pivots, batch, m, k):
+    """``unpack_pivots``: the row swaps applied in order to the identity permutation, then P
+    with ``P[perm[i], i] = 1`` (so that ``A = P L U``)."""
+    piv = _host(pivots).astype(np.int64)
+    try:
+        piv = np.broadcast_to(piv, (*batch, piv.shape[-1]))
+    except ValueError:
+        raise RuntimeError("lu_unpack: the pivots' batch does not match LU's") from None
+    if piv.shape[-1] < k or ((piv[..., :k] < 1) | (piv[..., :k] > m)).any():
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly "
+                           "pass the result of lu_factor?")
+    perm = np.broadcast_to(np.arange(m), (*batch, m)).copy()
+    rows = perm.reshape(-1, m)
+    for b, swaps in enumerate(piv.reshape(-1, piv.shape[-1])):
+        for i in range(k):
+            j = swaps[i] - 1
+            rows[b, i], rows[b, j] = rows[b, j], rows[b, i]
+    P = np.zeros((*batch, m, m))
+    np.put_along_axis(P, perm[..., None, :], 1.0, axis=-2)
+    return P
+
+
+def impl_lu_unpack(outs, LU, pivots, unpack_data=True, unpack_pivots=True):
+    """``TORCH_IMPL_FUNC(lu_unpack_out)``: L the strict lower part of LU with ones on its
+    diagonal, U the upper part, and P the permutation the 1-based row swaps make. The output
+    that may be LU itself (``linalg_lu`` factors into it) is filled last."""
+    result = return_type("lu_unpack", ("P", "L", "U"))(*outs)
+    if is_meta_execution():
+        return result
+    P, L, U = outs
+    m, n, k = _lu_sizes(LU)
+    if unpack_data:
+        lower, upper = LU if m > n else LU.narrow(-1, 0, m), LU if m <= n else LU.narrow(-2, 0, n)
+        if L.numel() and L.data_ptr() == LU.data_ptr():     # U read before L overwrites LU
+            dispatcher.call("triu.out", upper, 0, out=U)
+            _unit_lower(L, lower)
+        else:
+            _unit_lower(L, lower)
+            dispatcher.call("triu.out", upper, 0, out=U)
+    if unpack_pivots and P.numel():
+        _write(P, _permutation_host(pivots, tuple(LU.shape[:-2]), m, k))
+    return result
+
+
+def _unit_lower(L, LU):
+    dispatcher.call("tril.out", LU, -1, out=L)
+    dispatcher.call("fill_.Scalar", L.diagonal(0, -2, -1), 1)
+
+
+lu_unpack_out = structured(meta_lu_unpack, impl_lu_unpack, outputs=3)
+
+
+def meta_linalg_lu(P, L, U, A, *, pivot=True):
+    """``TORCH_META_FUNC(linalg_lu)``: A a matrix or a batch, m by n; P m by m (empty without
+    ``pivot``), L m by min(m, n), U min(m, n) by n, all contiguous of A's dtype."""
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    return _unpacked_outputs(P, L, U, A, True, pivot)
+
+
+def impl_linalg_lu(outs, A, *, pivot=True):
+    """``TORCH_IMPL_FUNC(linalg_lu_out)``: A factored into whichever of L and U has A's size
+    (L for a tall A, else U), then unpacked from there."""
+    result = return_type("linalg_lu", ("P", "L", "U"))(*outs)
+    if is_meta_execution():
+        return result
+    P, L, U = outs
+    m, n = A.shape[-2:]
+    packed = L if m > n else U
+    pivots = empty([0], dtype=st.int32, device=A.device)
+    info = empty([0], dtype=st.int32, device=A.device)
+    dispatcher.call("linalg_lu_factor_ex.out", A, pivot=pivot, LU=packed, pivots=pivots, info=info)
+    dispatcher.call("lu_unpack.out", packed, pivots, True, pivot, P=P, L=L, U=U)
+    return result
+
+
+linalg_lu_out = structured(meta_linalg_lu, impl_linalg_lu, outputs=3)
+
+
+# ---- solving with LU factors (``linalg_lu_solve``): LAPACK's ``getrs``, by substitution on the host
+def meta_linalg_lu_solve(out, LU, pivots, B, *, left=True, adjoint=False):
+    """``TORCH_META_FUNC(linalg_lu_solve)``: LU square and floating, B of its dtype, int32
+    pivots one per row of LU, B's sizes fitting ``A X = B`` (``X A = B``), batches that
+    broadcast; the result of B's sizes over the broadcast batch, column-major when ``left``,
+    row-major otherwise."""
+    _check_floating(LU, "torch.linalg.lu_solve")
+    if LU.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{LU.dtype.torch_name} and B of type {B.dtype.torch_name} instead")
+    if pivots.dtype is not st.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
+    _square_check(LU, "torch.linalg.lu_solve")
+    _check_inputs_solver(LU, B, left, "linalg.lu_solve")
+    if LU.shape[-1] != pivots.shape[-1]:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix")
+    if tuple(LU.shape[:-1]) != tuple(pivots.shape):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+                           f"with shape {list(pivots.shape)} instead")
+    shape = (*infer_size(tuple(B.shape[:-2]), tuple(LU.shape[:-2])), *B.shape[-2:])
+    return set_output(out, shape, B.dtype, B.device, _batched_matrix_strides(shape, left))
+
+
+def _laswp_host(x, piv, reverse):
+    """LAPACK's ``laswp`` on a batch: row i swapped with row ``piv[i] - 1``, in order (last
+    first with ``reverse``, which undoes them)."""
+    rows = x.reshape(-1, *x.shape[-2:])
+    piv = piv.reshape(-1, piv.shape[-1])
+    for b in range(rows.shape[0]):
+        order = range(piv.shape[-1] - 1, -1, -1) if reverse else range(piv.shape[-1])
+        for i in order:
+            j = piv[b, i] - 1
+            if j != i:
+                rows[b, [i, j]] = rows[b, [j, i]]
+    return x
+
+
+def _getrs_host(lu, piv, x, adjoint):
+    """``getrs`` on a broadcast batch. The factors say ``S A = L U``, S the row swaps: ``A X =
+    B`` is ``L U X = S B``, the swaps then the two triangles; ``A^H X = B`` is ``U^H L^H S X =
+    B``, the two adjoint triangles then the swaps undone."""
+    if not adjoint:
+        x = _laswp_host(x, piv, reverse=False)
+        x = _trsm_host(lu, x, upper=False, unitriangular=True)
+        return _trsm_host(lu, x, upper=True, unitriangular=False)
+    lu_h = np.swapaxes(lu, -1, -2).conj()
+    x = _trsm_host(lu_h, x, upper=False, unitriangular=False)
+    x = _trsm_host(lu_h, x, upper=True, unitriangular=True)
+    return _laswp_host(x, piv, reverse=True)
+
+
+def impl_linalg_lu_solve(outs, LU, pivots, B, *, left=True, adjoint=False):
+    """``TORCH_IMPL_FUNC(linalg_lu_solve_out)``: ``op(A) X = B`` with op(A) = A or A^H, A given
+    by its factors; ``X op(A) = B`` is solved as ``op(A)^H X^H = B^H``."""
+    if is_meta_execution():
+        return outs
+    if LU.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"linalg.lu_solve_{LU.device.type}" not implemented for \'{LU.dtype.torch_name}\'')
+    result = outs
+    if result.numel() == 0:
+        return result
+    batch = tuple(result.shape[:-2])
+    lu = np.broadcast_to(_host(LU), (*batch, *LU.shape[-2:]))
+    piv = np.broadcast_to(_host(pivots), (*batch, pivots.shape[-1]))
+    x = np.array(np.broadcast_to(_host(B), result.shape))
+    if not left:
+        x = np.swapaxes(x, -1, -2).conj()
+    with np.errstate(all="ignore"):
+        x = _getrs_host(lu, piv, x, adjoint if left else not adjoint)
+    _write(result, x if left else np.swapaxes(x, -1, -2).conj())
+    return result
+
+
+linalg_lu_solve_out = structured(meta_linalg_lu_solve, impl_linalg_lu_solve)
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """The older ``torch.lu_solve``: ``linalg_lu_solve`` with its arguments the other way round."""
+    _warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+               "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+               "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    return dispatcher.call("linalg_lu_solve", LU_data, LU_pivots, b)

@@ -4,7 +4,7 @@ once and compiled for both devices: ``cpu/batch_linalg.py`` runs one matrix per 
 ``cuda/batch_linalg.py`` one per thread.
 
 Matrices lie column-major (LAPACK's layout, and the strides of torch's ``LU`` and ``inverse``):
-element (i, j) of the matrix at ``base`` is ``a[base + j * n + i]``. Pivots are 1-based, as
+element (i, j) of the m by n matrix at ``base`` is ``a[base + j * m + i]``. Pivots are 1-based, as
 LAPACK's ``ipiv``. The host sized every buffer from the batch shape: no index leaves it.
 The same code serves real and complex buffers (Numba compiles one version per element type):
 nothing here conjugates, as ``getrf`` and a plain-transposed ``getrs`` do not.
@@ -20,31 +20,32 @@ def _cabs1(v):
 
 
 @register_jitable
-def getrf(a, base, n, piv, pbase):
-    """LU with partial pivoting, in place (``getrf``: ``P A = L U``, L with a unit diagonal below,
-    U on and above). The pivot is the first entry of largest ``cabs1`` in its column. Returns
-    LAPACK's ``info``: 0, or k + 1 for the first zero pivot U[k, k] (the factoring goes on)."""
+def getrf(a, base, m, n, piv, pbase):
+    """LU with partial pivoting of an m by n matrix, in place (``getrf``: ``P A = L U``, L m by
+    k with a unit diagonal, U k by n, k = min(m, n)). The pivot is the first entry of largest
+    ``cabs1`` in its column. Returns LAPACK's ``info``: 0, or j + 1 for the first zero pivot
+    U[j, j] (the factoring goes on). Element (i, j) is ``a[base + j * m + i]``."""
     info = 0
-    for k in range(n):
-        p, best = k, _cabs1(a[base + k * n + k])
-        for i in range(k + 1, n):
-            if _cabs1(a[base + k * n + i]) > best:
-                p, best = i, _cabs1(a[base + k * n + i])
+    for k in range(min(m, n)):
+        p, best = k, _cabs1(a[base + k * m + k])
+        for i in range(k + 1, m):
+            if _cabs1(a[base + k * m + i]) > best:
+                p, best = i, _cabs1(a[base + k * m + i])
         piv[pbase + k] = p + 1
         if p != k:
             for j in range(n):
-                a[base + j * n + k], a[base + j * n + p] = a[base + j * n + p], a[base + j * n + k]
-        pivot = a[base + k * n + k]
+                a[base + j * m + k], a[base + j * m + p] = a[base + j * m + p], a[base + j * m + k]
+        pivot = a[base + k * m + k]
         if pivot == 0:
             if info == 0:
                 info = k + 1
             continue
-        for i in range(k + 1, n):
-            a[base + k * n + i] /= pivot
+        for i in range(k + 1, m):
+            a[base + k * m + i] /= pivot
         for j in range(k + 1, n):
-            u = a[base + j * n + k]
-            for i in range(k + 1, n):
-                a[base + j * n + i] -= a[base + k * n + i] * u
+            u = a[base + j * m + k]
+            for i in range(k + 1, m):
+                a[base + j * m + i] -= a[base + k * m + i] * u
     return info
 
 

@@ -194,12 +194,15 @@ from .functions import (
     LinalgEighBackward0,
     LinalgHouseholderProductBackward0,
     LinalgInvExBackward0,
+    LinalgLuBackward0,
     LinalgLuFactorExBackward0,
+    LinalgLuSolveBackward0,
     LinalgMatrixExpBackward0,
     LinalgPinvBackward0,
     LinalgQrBackward0,
     LinalgSlogdetBackward0,
     LinalgSolveExBackward0,
+    LinalgSolveTriangularBackward0,
     LinalgSvdBackward0,
     LinalgVectorNormBackward0,
     Log10Backward0,
@@ -217,6 +220,7 @@ from .functions import (
     LogsumexpBackward0,
     LtBackward0,
     LtBackward1,
+    LuUnpackBackward0,
     MaskedFillBackward0,
     MaskedFillBackward1,
     MaskedScatterBackward0,
@@ -394,6 +398,7 @@ from .functions import (
     TraceBackward0,
     TransposeBackward0,
     TransposeBackward1,
+    TriangularSolveBackward0,
     TrilBackward0,
     TrilinearBackward0,
     TriuBackward0,
@@ -994,6 +999,10 @@ OPS = {
     'cholesky': dispatcher.find('cholesky'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
     '_linalg_solve_ex.result': dispatcher.find('_linalg_solve_ex.result'),
+    'linalg_solve_triangular.out': dispatcher.find('linalg_solve_triangular.out'),
+    'linalg_solve_triangular': dispatcher.find('linalg_solve_triangular'),
+    'triangular_solve.X': dispatcher.find('triangular_solve.X'),
+    'triangular_solve': dispatcher.find('triangular_solve'),
     'linalg_eig': dispatcher.find('linalg_eig'),
     '_linalg_eigh': dispatcher.find('_linalg_eigh'),
     '_linalg_eigh.eigenvalues': dispatcher.find('_linalg_eigh.eigenvalues'),
@@ -1021,6 +1030,12 @@ OPS = {
     'unique_consecutive': dispatcher.find('unique_consecutive'),
     'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
     'linalg_lu_factor_ex.out': dispatcher.find('linalg_lu_factor_ex.out'),
+    'linalg_lu': dispatcher.find('linalg_lu'),
+    'linalg_lu.out': dispatcher.find('linalg_lu.out'),
+    'linalg_lu_solve': dispatcher.find('linalg_lu_solve'),
+    'linalg_lu_solve.out': dispatcher.find('linalg_lu_solve.out'),
+    'lu_unpack': dispatcher.find('lu_unpack'),
+    'lu_unpack.out': dispatcher.find('lu_unpack.out'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -9000,6 +9015,53 @@ def _linalg_solve_ex_result(ks, A, B, **kwargs):
         return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
 
 
+def linalg_solve_triangular_out(ks, self, B, **kwargs):
+    check_out_no_requires_grad('linalg_solve_triangular', self, B, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_solve_triangular.out'].redispatch(after_autograd(ks), self, B, **kwargs)
+
+
+def linalg_solve_triangular(ks, self, B, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or B._requires_grad):
+        grad_fn = LinalgSolveTriangularBackward0()
+        grad_fn._next_edges = collect_next_edges(self, B)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.upper_ = kwargs.get('upper', None)
+        grad_fn.left_ = kwargs.get('left', True)
+        grad_fn.unitriangular_ = kwargs.get('unitriangular', False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_solve_triangular'].redispatch(after_autograd(ks), self, B, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def triangular_solve_X(ks, self, A, upper=True, transpose=False, unitriangular=False, **kwargs):
+    check_out_no_requires_grad('triangular_solve', self, A, kwargs.get('X'), kwargs.get('M'))
+    with below_autograd():
+        return OPS['triangular_solve.X'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular, **kwargs)
+
+
+def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or A._requires_grad):
+        grad_fn = TriangularSolveBackward0()
+        grad_fn._next_edges = collect_next_edges(self, A)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.A_ = SavedVariable(A, False)
+        grad_fn.upper_ = upper
+        grad_fn.transpose_ = transpose
+        grad_fn.unitriangular_ = unitriangular
+    with below_ad_inplace_or_view():
+        result = OPS['triangular_solve'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.solution_ = SavedVariable(result[0], True)
+    return result
+
+
 def linalg_eig(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -9389,11 +9451,15 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
         grad_fn._next_edges = collect_next_edges(A)
     excluded = enter_below_ad_inplace_or_view()
     try:
+        grad_fn.pivot_ = kwargs.get('pivot', True)
+    with below_ad_inplace_or_view():
         result = OPS['linalg_lu_factor_ex'].redispatch(after_autograd(ks), A, **kwargs)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        grad_fn.LU_ = SavedVariable(result[0], True)
+        grad_fn.pivots_ = SavedVariable(result[1], True)
     return result
 
 
@@ -9401,6 +9467,72 @@ def linalg_lu_factor_ex_out(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_lu_factor_ex', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_lu_factor_ex.out'].redispatch(after_autograd(ks), A, **kwargs)
+
+
+def linalg_lu(ks, A, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgLuBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.pivot_ = kwargs.get('pivot', True)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_lu'].redispatch(after_autograd(ks), A, **kwargs)
+    if grad_fn is not None:
+        set_history((result[1], result[2],), grad_fn)
+        grad_fn.P_ = SavedVariable(result[0], True)
+        grad_fn.L_ = SavedVariable(result[1], True)
+        grad_fn.U_ = SavedVariable(result[2], True)
+    return result
+
+
+def linalg_lu_out(ks, A, **kwargs):
+    check_out_no_requires_grad('linalg_lu', A, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    with below_autograd():
+        return OPS['linalg_lu.out'].redispatch(after_autograd(ks), A, **kwargs)
+
+
+def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(pivots, 'pivots', 'linalg_lu_solve')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (LU._requires_grad or B._requires_grad):
+        grad_fn = LinalgLuSolveBackward0()
+        grad_fn._next_edges = collect_next_edges(LU, B)
+        grad_fn.LU_ = SavedVariable(LU, False)
+        grad_fn.pivots_ = SavedVariable(pivots, False)
+        grad_fn.left_ = kwargs.get('left', True)
+        grad_fn.adjoint_ = kwargs.get('adjoint', False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_lu_solve'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def linalg_lu_solve_out(ks, LU, pivots, B, **kwargs):
+    check_out_no_requires_grad('linalg_lu_solve', LU, pivots, B, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_lu_solve.out'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
+
+
+def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    grad_fn = None
+    if _grad_mode.grad_enabled and LU_data._requires_grad:
+        grad_fn = LuUnpackBackward0()
+        grad_fn._next_edges = collect_next_edges(LU_data)
+        grad_fn.LU_data_sym_sizes_ = LU_data._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['lu_unpack'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots)
+    if grad_fn is not None:
+        set_history((result[1], result[2],), grad_fn)
+    return result
+
+
+def lu_unpack_out(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, **kwargs):
+    check_out_no_requires_grad('lu_unpack', LU_data, LU_pivots, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    with below_autograd():
+        return OPS['lu_unpack.out'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots, **kwargs)
 
 
 def sort(ks, self, dim=-1, descending=False):
@@ -12612,6 +12744,10 @@ KERNELS = {
     'cholesky': cholesky,
     '_linalg_solve_ex': _linalg_solve_ex,
     '_linalg_solve_ex.result': _linalg_solve_ex_result,
+    'linalg_solve_triangular.out': linalg_solve_triangular_out,
+    'linalg_solve_triangular': linalg_solve_triangular,
+    'triangular_solve.X': triangular_solve_X,
+    'triangular_solve': triangular_solve,
     'linalg_eig': linalg_eig,
     '_linalg_eigh': _linalg_eigh,
     '_linalg_eigh.eigenvalues': _linalg_eigh_eigenvalues,
@@ -12639,6 +12775,12 @@ KERNELS = {
     'unique_consecutive': unique_consecutive,
     'linalg_lu_factor_ex': linalg_lu_factor_ex,
     'linalg_lu_factor_ex.out': linalg_lu_factor_ex_out,
+    'linalg_lu': linalg_lu,
+    'linalg_lu.out': linalg_lu_out,
+    'linalg_lu_solve': linalg_lu_solve,
+    'linalg_lu_solve.out': linalg_lu_solve_out,
+    'lu_unpack': lu_unpack,
+    'lu_unpack.out': lu_unpack_out,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,

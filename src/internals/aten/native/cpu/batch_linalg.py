@@ -7,9 +7,9 @@ from .parallel_for import parallel_loop
 
 
 @parallel_loop()
-def lu_factor(a, pivots, infos, n):
+def lu_factor(a, pivots, infos, m, n):
     for b in prange(infos.size):
-        infos[b] = getrf(a, b * n * n, n, pivots, b * n)
+        infos[b] = getrf(a, b * m * n, m, n, pivots, b * min(m, n))
 
 
 @parallel_loop()

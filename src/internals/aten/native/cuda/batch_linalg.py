@@ -8,10 +8,10 @@ from .loops import launch_config
 
 
 @cuda.jit
-def _lu_factor(a, pivots, infos, n):
+def _lu_factor(a, pivots, infos, m, n):
     b = cuda.grid(1)
     while b < infos.size:
-        infos[b] = getrf(a, b * n * n, n, pivots, b * n)
+        infos[b] = getrf(a, b * m * n, m, n, pivots, b * min(m, n))
         b += cuda.gridsize(1)
 
 
@@ -23,9 +23,9 @@ def _lu_inverse(out, lu, pivots, n, trans, batch):
         b += cuda.gridsize(1)
 
 
-def lu_factor(a, pivots, infos, n):
+def lu_factor(a, pivots, infos, m, n):
     with np.errstate(all="ignore"):
-        _lu_factor[launch_config(infos.size)](a, pivots, infos, n)
+        _lu_factor[launch_config(infos.size)](a, pivots, infos, m, n)
 
 
 def lu_inverse(out, lu, pivots, n, trans):

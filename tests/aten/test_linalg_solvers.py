@@ -1,0 +1,344 @@
+"""The solvers and the LU factorization torch's linalg has beside ``solve``
+(``linalg.solve_triangular`` and the older ``triangular_solve``, ``linalg.lu`` and
+``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``) against torch's: values, dtypes,
+output strides (LAPACK's column-major results, an ``out=`` of the right size kept as it lies),
+broadcasting of the batches, both sides and both triangles, torch's errors, and gradients
+(first and second) through torch's formulas.
+
+torch calls LAPACK (MKL in its wheel), internals substitutes row by row on the host: the sums
+round differently, so values are compared within a few units in the last place of the largest
+entry; layouts, dtypes and errors exactly.
+"""
+import warnings
+
+import pytest
+import torch
+from helpers import PRODUCT_ULPS, assert_fake_matches_real, assert_within_ulps_of_largest, same_outcome
+
+import internals
+
+DTYPES = [torch.float32, torch.float64, torch.complex128]
+
+
+def _triangular(*batch, n=3, upper=True, dtype=torch.float64):
+    """Well-conditioned triangular matrices (a diagonal of 4 over entries of at most 1), the
+    other triangle filled too: the solver must not read it."""
+    count = n * n
+    for b in batch:
+        count *= b
+    A = torch.arange(count, dtype=torch.float64).sin().reshape(*batch, n, n) + 4 * torch.eye(n, dtype=torch.float64)
+    if dtype.is_complex:
+        A = A + 1j * A.cos()
+    return A.to(dtype)
+
+
+def _rhs(*shape, dtype=torch.float64):
+    count = 1
+    for s in shape:
+        count *= s
+    B = torch.arange(count, dtype=torch.float64).cos().reshape(shape)
+    return (B + 1j * B.sin() if dtype.is_complex else B).to(dtype)
+
+
+def _ours(value):
+    return internals.from_torch(value) if isinstance(value, torch.Tensor) else value
+
+
+def _both(program):
+    """``program(lib, convert)``'s result for internals and for torch."""
+    return program(internals, _ours), program(torch, lambda t: t)
+
+
+def _close(ours, theirs, scale=PRODUCT_ULPS):
+    assert_within_ulps_of_largest(ours, theirs, 4 * scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper, left, unitriangular", [(True, True, False), (False, True, True),
+                                                        (True, False, True), (False, False, False)])
+def test_solve_triangular_matches_torch(dtype, upper, left, unitriangular):
+    A = _triangular(2, dtype=dtype)
+    B = _rhs(2, 3, 4, dtype=dtype) if left else _rhs(2, 4, 3, dtype=dtype)
+    ours, theirs = _both(lambda lib, c: lib.linalg.solve_triangular(c(A), c(B), upper=upper, left=left,
+                                                                    unitriangular=unitriangular))
+    _close(ours, theirs)
+
+
+@pytest.mark.parametrize("A_shape, B_shape", [((3, 3), (2, 3, 2)), ((2, 1, 3, 3), (4, 3, 1)), ((0, 3, 3), (3, 0)),
+                                              ((0, 0), (0, 2))])
+def test_solve_triangular_broadcasts_batches(A_shape, B_shape):
+    A = _triangular(n=A_shape[-1]).expand(A_shape) if A_shape[-1] else torch.zeros(A_shape, dtype=torch.float64)
+    B = _rhs(*B_shape)
+    ours, theirs = _both(lambda lib, c: lib.linalg.solve_triangular(c(A), c(B), upper=False))
+    _close(ours, theirs)
+
+
+def test_solve_triangular_result_has_As_dtype():
+    """torch's functional form allocates its output with A's dtype and casts B into it."""
+    for a_dtype, b_dtype in ((torch.float32, torch.float64), (torch.float64, torch.float32),
+                             (torch.complex128, torch.float64)):
+        A, B = _triangular().to(a_dtype), _rhs(3, 2).to(b_dtype)
+        _close(*_both(lambda lib, c, A=A, B=B: lib.linalg.solve_triangular(c(A), c(B), upper=True)))
+
+
+@pytest.mark.parametrize("out_shape, out_t", [((0,), False), ((2, 3, 4), False), ((2, 4, 3), True)])
+def test_solve_triangular_out(out_shape, out_t):
+    """An empty out= is resized column-major; one of the right size keeps its strides."""
+    A, B = _triangular(2), _rhs(2, 3, 4)
+
+    def program(lib, c):
+        out = lib.zeros(out_shape, dtype=lib.float64)
+        out = out.mT if out_t else out
+        result = lib.linalg.solve_triangular(c(A), c(B), upper=True, out=out)
+        assert result is out
+        return out
+    ours, theirs = _both(program)
+    _close(ours, theirs)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.solve_triangular(A, B.double(), upper=True, out=lib.empty(0, dtype=lib.float64))",
+    "lib.linalg.solve_triangular(A.int(), B, upper=True)",
+    "lib.linalg.solve_triangular(A.half(), B.half(), upper=True)",
+    "lib.linalg.solve_triangular(A, B[0, :, 0], upper=True)",
+    "lib.linalg.solve_triangular(A[..., :2], B, upper=True)",
+    "lib.linalg.solve_triangular(A, B[:, :2], upper=True)",
+    "lib.linalg.solve_triangular(A, B.mT, upper=True, left=False)",
+    "lib.linalg.solve_triangular(A, lib.zeros(3, 3, 4), upper=True)",
+    "lib.linalg.solve_triangular(A, B)",
+    "lib.triangular_solve(B, A.double())",
+    "lib.triangular_solve(B.int(), A.int())",
+    "lib.triangular_solve(B[0, 0], A)",
+    "lib.triangular_solve(B, A[..., :2])",
+    "lib.triangular_solve(B[:, :2], A)",
+])
+def test_solvers_refuse_what_torch_refuses(program):
+    A, B = _triangular(2, dtype=torch.float32), _rhs(2, 3, 4, dtype=torch.float32)
+    same_outcome(lambda lib: eval(program, {"lib": lib, "A": _ours(A) if lib is internals else A,
+                                            "B": _ours(B) if lib is internals else B}))
+
+
+@pytest.mark.parametrize("upper, transpose, unitriangular", [(True, False, False), (False, True, True)])
+def test_triangular_solve_returns_the_solution_and_As_copy(upper, transpose, unitriangular):
+    A, B = _triangular(2, 1), _rhs(3, 2)
+    warnings.simplefilter("ignore")     # torch's deprecation, once a process (whichever test runs first)
+
+    (x, M), (X, M_) = _both(lambda lib, c: lib.triangular_solve(c(B), c(A), upper, transpose, unitriangular))
+    assert type(_both(lambda lib, c: lib.triangular_solve(c(B), c(A)))[0]).__name__ == "triangular_solve"
+    _close(x, X)
+    _close(M, M_, 0)
+
+
+@pytest.mark.parametrize("left, upper, unitriangular", [(True, True, False), (False, False, True)])
+def test_solve_triangular_gradients_match_torch(left, upper, unitriangular):
+    """Gradients of A (kept to the triangle read) and of B, broadcast batches summed back."""
+    A0, B0 = _triangular(2, 1), _rhs(3, 3) if left else _rhs(3, 3).mT.contiguous()
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A, B = c(A0).requires_grad_(), c(B0).requires_grad_()
+        X = lib.linalg.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+        gA, gB = lib.autograd.grad((X * X).sum(), (A, B), create_graph=True)
+        ggA, = lib.autograd.grad((gB * gB).sum() + gA.sum(), A)
+        results.append((X.grad_fn.name(), gA, gB, ggA))
+    (name, *ours), (their_name, *theirs) = results
+    assert name == their_name
+    for o, t in zip(ours, theirs):
+        _close(o.detach(), t.detach(), 4 * PRODUCT_ULPS)
+
+
+def test_triangular_solve_gradients_match_torch():
+    A0, B0 = _triangular(2), _rhs(2, 3, 2)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A, B = c(A0).requires_grad_(), c(B0).requires_grad_()
+        X, M = lib.triangular_solve(B, A, upper=False, transpose=True)
+        assert X.grad_fn is M.grad_fn
+        results.append((X.grad_fn.name(), *lib.autograd.grad((X * X).sum() + (M * M).sum(), (B, A))))
+    (name, *ours), (their_name, *theirs) = results
+    assert name == their_name
+    for o, t in zip(ours, theirs):
+        _close(o, t)
+
+
+def test_solvers_run_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, A, B: lib.linalg.solve_triangular(A, B, upper=True, left=False),
+                             lambda: (internals.eye(3) + internals.ones(3, 3).triu(), internals.ones(2, 4, 3)))
+    assert_fake_matches_real(lambda lib, B, A: lib.triangular_solve(B, A)[1],
+                             lambda: (internals.ones(2, 3, 1), internals.eye(3) + internals.ones(3, 3).triu()))
+
+
+def _matrix(*shape, dtype=torch.float64):
+    """A matrix (or batch) of full rank whose LU pivots in several rows: sines of squares (the
+    sines of an arithmetic sequence would make a matrix of rank 2)."""
+    count = 1
+    for s in shape:
+        count *= s
+    A = (torch.arange(1, count + 1, dtype=torch.float64) ** 2).sin().reshape(shape)
+    return (A + 1j * A.cos() if dtype.is_complex else A).to(dtype)
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 3), (3, 5), (3, 3), (0, 3), (2, 0, 0)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128])
+def test_lu_and_lu_unpack_match_torch(shape, dtype):
+    """P, L and U contiguous, L m by min(m, n), U min(m, n) by n; rectangular matrices too."""
+    A = _matrix(*shape, dtype=dtype)
+    ours, theirs = _both(lambda lib, c: lib.linalg.lu(c(A)))
+    assert type(ours).__name__ == type(theirs).__name__ == "linalg_lu"
+    for o, t in zip(ours, theirs):
+        _close(o, t)
+    LU, pivots = torch.linalg.lu_factor(A)
+    ours, theirs = _both(lambda lib, c: lib.lu_unpack(c(LU), c(pivots)))
+    assert type(ours).__name__ == type(theirs).__name__ == "lu_unpack"
+    for o, t in zip(ours, theirs):
+        _close(o, t, 0)
+
+
+@pytest.mark.parametrize("unpack_data, unpack_pivots", [(False, False), (True, False), (False, True)])
+def test_lu_unpack_leaves_empty_what_it_does_not_unpack(unpack_data, unpack_pivots):
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 4, 3))
+    for o, t in zip(*_both(lambda lib, c: lib.lu_unpack(c(LU), c(pivots), unpack_data, unpack_pivots))):
+        _close(o, t, 0)
+
+
+def test_lu_and_lu_unpack_out():
+    """Empty out= tensors are resized contiguous; the result is the out= named tuple."""
+    A = _matrix(2, 3, 4)
+    LU, pivots = torch.linalg.lu_factor(A)
+    for program in (lambda lib, c: lib.linalg.lu(c(A), out=tuple(lib.empty(0, dtype=lib.float64) for _ in range(3))),
+                    lambda lib, c: lib.lu_unpack(c(LU), c(pivots),
+                                                 out=tuple(lib.empty(0, dtype=lib.float64) for _ in range(3)))):
+        ours, theirs = _both(program)
+        assert type(ours).__name__ == type(theirs).__name__
+        for o, t in zip(ours, theirs):
+            _close(o, t)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.lu(A[0, 0])",
+    "lib.linalg.lu(A.int())",
+    "lib.linalg.lu(A.half())",
+    "lib.linalg.lu(A, pivot=False)",
+    "lib.linalg.lu_factor(A, pivot=False)",
+    "lib.lu_unpack(LU[0, 0], pivots)",
+    "lib.lu_unpack(LU, pivots.long())",
+    "lib.lu_unpack(LU, pivots + 5)",
+    "lib.lu_unpack(LU.int(), pivots)",
+])
+def test_lu_refuses_what_torch_refuses(program):
+    A = _matrix(2, 4, 3, dtype=torch.float32)
+    LU, pivots = torch.linalg.lu_factor(A)
+    env = {"A": A, "LU": LU, "pivots": pivots}
+    same_outcome(lambda lib: eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()}
+                                                         if lib is internals else env)}))
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 3), (3, 5), (3, 3)])
+def test_lu_gradients_match_torch(shape):
+    """linalg.lu's, lu_factor's (the packed factors) and lu_unpack's gradients, through torch's
+    formulas (``linalg_lu_backward``, ``lu_factor_ex_backward``, ``lu_unpack_backward``), and a
+    second derivative of lu's."""
+    A0 = _matrix(*shape)
+    LU0, pivots0 = torch.linalg.lu_factor(A0)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A = c(A0).requires_grad_()
+        P, L, U = lib.linalg.lu(A)
+        names = [L.grad_fn.name()]
+        gA, = lib.autograd.grad((L * L).sum() + (U * U * U).sum(), A, create_graph=True)
+        ggA, = lib.autograd.grad((gA * gA).sum(), A)
+        LU, _ = lib.linalg.lu_factor(A)
+        names.append(LU.grad_fn.name())
+        gLU, = lib.autograd.grad((LU * LU).sum(), A)
+        packed = c(LU0).requires_grad_()
+        _, L, U = lib.lu_unpack(packed, c(pivots0))
+        names.append(L.grad_fn.name())
+        gU, = lib.autograd.grad((U * U).sum(), packed)
+        results.append((names, gA.detach(), ggA, gLU, gU))
+    (names, *ours), (their_names, *theirs) = results
+    assert names == their_names
+    for o, t in zip(ours, theirs):
+        _close(o, t, 4 * PRODUCT_ULPS)
+
+
+def test_lu_runs_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, A: lib.linalg.lu(A), lambda: (_ours(_matrix(4, 3)),))
+    assert_fake_matches_real(lambda lib, A: lib.lu_unpack(*lib.linalg.lu_factor_ex(A)[:2]),
+                             lambda: (_ours(_matrix(3, 4)),))
+
+
+@pytest.mark.parametrize("left, adjoint", [(True, False), (True, True), (False, False), (False, True)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128])
+def test_lu_solve_matches_torch(left, adjoint, dtype):
+    """Column-major results on the left, row-major on the right; B's batch broadcast."""
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 3, 3, dtype=dtype))
+    B = _rhs(3, 4, dtype=dtype) if left else _rhs(1, 4, 3, dtype=dtype)
+    _close(*_both(lambda lib, c: lib.linalg.lu_solve(c(LU), c(pivots), c(B), left=left, adjoint=adjoint)))
+
+
+def test_lu_solve_out_and_the_older_lu_solve():
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 3, 3))
+    B = _rhs(2, 3, 2)
+    _close(*_both(lambda lib, c: lib.linalg.lu_solve(c(LU), c(pivots), c(B), out=lib.empty(0, dtype=lib.float64))))
+    warnings.simplefilter("ignore")     # torch.lu_solve's deprecation, once a process
+    _close(*_both(lambda lib, c: lib.lu_solve(c(B), c(LU), c(pivots))))
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.lu_solve(LU, pivots, B.double())",
+    "lib.linalg.lu_solve(LU.int(), pivots, B.int())",
+    "lib.linalg.lu_solve(LU.half(), pivots, B.half())",
+    "lib.linalg.lu_solve(LU, pivots.long(), B)",
+    "lib.linalg.lu_solve(LU[..., :2], pivots, B)",
+    "lib.linalg.lu_solve(LU, pivots, B[:, :2])",
+    "lib.linalg.lu_solve(LU, pivots[..., :2], B)",
+    "lib.linalg.lu_solve(LU, pivots[:1], B)",
+    "lib.linalg.lu_solve(LU, pivots, B[0, :, 0])",
+    "lib.linalg.lu_solve(LU, pivots, lib.zeros(3, 3, 4))",
+    "lib.linalg.lu_solve(LU, pivots, B, out=lib.empty(0, dtype=lib.float64))",
+])
+def test_lu_solve_refuses_what_torch_refuses(program):
+    LU, pivots = torch.linalg.lu_factor(_matrix(2, 3, 3, dtype=torch.float32))
+    env = {"LU": LU, "pivots": pivots, "B": _rhs(2, 3, 4, dtype=torch.float32)}
+    same_outcome(lambda lib: eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()}
+                                                         if lib is internals else env)}))
+
+
+@pytest.mark.parametrize("left, adjoint", [(True, False), (False, True)])
+def test_lu_solve_gradients_match_torch(left, adjoint):
+    """The gradients of the factors (``linalg_lu_solve_LU``) and of B (a solve with the
+    adjoint), first and second order."""
+    LU0, pivots = torch.linalg.lu_factor(_matrix(3, 3, dtype=torch.complex128))
+    B0 = _rhs(2, 3, 2, dtype=torch.complex128) if left else _rhs(2, 2, 3, dtype=torch.complex128)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        LU, B = c(LU0).requires_grad_(), c(B0).requires_grad_()
+        X = lib.linalg.lu_solve(LU, c(pivots), B, left=left, adjoint=adjoint)
+        gLU, gB = lib.autograd.grad((X.abs() ** 2).sum(), (LU, B), create_graph=True)
+        ggLU, = lib.autograd.grad((gB.abs() ** 2).sum(), LU)
+        results.append((X.grad_fn.name(), gLU.detach(), gB.detach(), ggLU))
+    (name, *ours), (their_name, *theirs) = results
+    assert name == their_name
+    for o, t in zip(ours, theirs):
+        _close(o, t, 4 * PRODUCT_ULPS)
+
+
+def test_lu_solve_runs_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, LU, pivots, B: lib.linalg.lu_solve(LU, pivots, B, left=False),
+                             lambda: (_ours(_matrix(3, 3)), internals.tensor([2, 2, 3], dtype=internals.int32),
+                                      _ours(_rhs(2, 4, 3))))
+
+
+@pytest.mark.parametrize("program", ["lib.triangular_solve(B, A)[0]", "lib.lu_solve(B, LU, pivots)",
+                                     "lib.linalg.solve_triangular(A, B, upper=True)", "lib.lu_unpack(LU, pivots)[1]"])
+def test_autocast_runs_the_older_solvers_in_float32(program):
+    """torch's CPU autocast lists ``triangular_solve`` and ``lu_solve`` as float32 operators; the
+    others are not cast (and LAPACK refuses bfloat16)."""
+    warnings.simplefilter("ignore")
+    LU, pivots = torch.linalg.lu_factor(_triangular(dtype=torch.float32))
+    env = {"A": _triangular(dtype=torch.bfloat16), "B": _rhs(3, 2, dtype=torch.bfloat16), "LU": LU.bfloat16(),
+           "pivots": pivots}
+
+    def run(lib):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            return eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()} if lib is internals else env)})
+    same_outcome(run, rtol=1e-6, atol=1e-6)
