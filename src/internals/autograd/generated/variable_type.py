@@ -9030,8 +9030,11 @@ def linalg_solve_triangular(ks, self, B, **kwargs):
         grad_fn.upper_ = kwargs.get('upper', None)
         grad_fn.left_ = kwargs.get('left', True)
         grad_fn.unitriangular_ = kwargs.get('unitriangular', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_solve_triangular'].redispatch(after_autograd(ks), self, B, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -9054,8 +9057,11 @@ def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=Fal
         grad_fn.upper_ = upper
         grad_fn.transpose_ = transpose
         grad_fn.unitriangular_ = unitriangular
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['triangular_solve'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.solution_ = SavedVariable(result[0], True)
@@ -9449,10 +9455,9 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuFactorExBackward0()
         grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.pivot_ = kwargs.get('pivot', True)
     excluded = enter_below_ad_inplace_or_view()
     try:
-        grad_fn.pivot_ = kwargs.get('pivot', True)
-    with below_ad_inplace_or_view():
         result = OPS['linalg_lu_factor_ex'].redispatch(after_autograd(ks), A, **kwargs)
     finally:
         tls.excluded = excluded
@@ -9475,8 +9480,11 @@ def linalg_lu(ks, A, **kwargs):
         grad_fn = LinalgLuBackward0()
         grad_fn._next_edges = collect_next_edges(A)
         grad_fn.pivot_ = kwargs.get('pivot', True)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_lu'].redispatch(after_autograd(ks), A, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[1], result[2],), grad_fn)
         grad_fn.P_ = SavedVariable(result[0], True)
@@ -9502,8 +9510,11 @@ def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
         grad_fn.pivots_ = SavedVariable(pivots, False)
         grad_fn.left_ = kwargs.get('left', True)
         grad_fn.adjoint_ = kwargs.get('adjoint', False)
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['linalg_lu_solve'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -9522,8 +9533,11 @@ def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         grad_fn = LuUnpackBackward0()
         grad_fn._next_edges = collect_next_edges(LU_data)
         grad_fn.LU_data_sym_sizes_ = LU_data._impl.sizes
-    with below_ad_inplace_or_view():
+    excluded = enter_below_ad_inplace_or_view()
+    try:
         result = OPS['lu_unpack'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots)
+    finally:
+        tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[1], result[2],), grad_fn)
     return result
