@@ -584,9 +584,9 @@ class PythonArgParser:
                     if type(v) is not _Tensor and v is not None:
                         overloaded = _append_overloaded(v, overloaded)
                 matched.overloaded_args = overloaded
-                # ``any_mode_enabled()``, written out
-                matched.has_torch_function = overloaded is not None or (_tf.threads_with_mode[0] != 0
-                                                                         and _tf.tls.mode_enabled)
+                # a mode on this thread? (``any_mode_enabled()``, written out)
+                mode = _tf.threads_with_mode[0] != 0 and _tf.tls.mode_enabled
+                matched.has_torch_function = overloaded is not None or mode
                 return matched
         self._raise(args, kwargs)
 
