@@ -49,8 +49,13 @@ def _close_to_the_last_bit(ours, theirs, dtype):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("name", OPS)
 def test_domain_edges(name, dtype, device):
-    theirs = getattr(torch, name)(torch.tensor(EDGES, dtype=dtype))
-    x = internals.tensor(EDGES, dtype=getattr(internals, str(dtype)[6:]), device=device)
+    edges = EDGES
+    if name in ("sinh", "cosh") and dtype is torch.float32:
+        # where e^|x| overflows float32 but e^|x| / 2 does not (88.72 < |x| < 89.42), torch's
+        # vectorised float32 loop returns inf on an AVX2 CPU and the finite value on an AVX-512 one
+        edges = [e for e in EDGES if not 88.7 < abs(e) < 89.5]
+    theirs = getattr(torch, name)(torch.tensor(edges, dtype=dtype))
+    x = internals.tensor(edges, dtype=getattr(internals, str(dtype)[6:]), device=device)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")      # the CUDA simulator's NumPy scalars warn of overflow
         ours = getattr(internals, name)(x).cpu()

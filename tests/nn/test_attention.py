@@ -359,7 +359,19 @@ def test_sdpa_masks_of_every_kind(mask, is_causal):
             lambda: NNF.scaled_dot_product_attention(q, k, v, attn_mask=make(), is_causal=True))
         assert str(err_o) == str(err_t)
         return
-    name = attend(q, k, v, attn_mask=make(), is_causal=is_causal)
+    if mask == "float32_for_float64":
+        # torch's fused CPU kernel reads a float32 mask beside float64 inputs as the mask cast to
+        # float64 on an AVX-512 Xeon, and as other values (1.85 apart) on an AVX2 one, with either
+        # ATEN_CPU_CAPABILITY: the kernel chosen and its node are compared for the mask as given,
+        # the values and gradients with torch's for the cast mask.
+        tq = q.detach().requires_grad_()
+        theirs = NNF.scaled_dot_product_attention(tq, k, v, attn_mask=make(), is_causal=is_causal)
+        ours = F.scaled_dot_product_attention(I(q).requires_grad_(), I(k), I(v), attn_mask=I(make()),
+                                              is_causal=is_causal)
+        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__ == FLASH
+        name = attend(q, k, v, attn_mask=make().double(), is_causal=is_causal)
+    else:
+        name = attend(q, k, v, attn_mask=make(), is_causal=is_causal)
     assert (name == FLASH) == (mask in FUSED_MASKS)
 
 
@@ -456,8 +468,12 @@ def test_flash_operator_returns_torchs_logsumexp(dtype, kwargs):
     ours = flash_op(internals).default(I(q), I(k), I(v), **{k_: I(v_) if isinstance(v_, torch.Tensor) else v_
                                                             for k_, v_ in kwargs.items()})
     theirs = flash_op(torch).default(q, k, v, **kwargs)
-    for a, b in zip(ours, theirs):
-        assert_within_ulps_of_largest(a, b, LARGEST_ULPS[dtype])
+    assert_within_ulps_of_largest(ours[0], theirs[0], LARGEST_ULPS[dtype])
+    # the logsumexp of 16-bit inputs: torch's kernel rounds its blocks of scores to the input dtype
+    # at points that follow the vector width (ATEN_CPU_CAPABILITY=default and avx2 give logsumexps
+    # 4e-5 apart on one machine), so it is compared within that spread: 256 float32 ulps
+    lse_ulps = 256 if dtype in (torch.float16, torch.bfloat16) else LARGEST_ULPS[dtype]
+    assert_within_ulps_of_largest(ours[1], theirs[1], lse_ulps)
     if "attn_mask" in kwargs:
         assert ours[1].to_torch()[:, :, 3].eq(0).all() and ours[0].to_torch()[:, :, 3].eq(0).all()
 
