@@ -127,6 +127,24 @@ def test_gradients_twice_match_torch(build):
     compare_gradients_and_nodes(build)
 
 
+def _node_tree(fn):
+    """The backward graph below ``fn`` as nested (name, children), shared nodes repeated."""
+    return None if fn is None else (type(fn).__name__, [_node_tree(n) for n, _ in fn.next_functions])
+
+
+def test_sinc_second_gradient_near_zero_is_torchs():
+    """Near 0 the three terms of sinc's backward that reach ``x * pi`` cancel, and only in the
+    order torch's engine adds them (its nodes made in the order torch's C++ makes them) to
+    torch's 0; built in another order they leave -pi**2."""
+    results = []
+    for lib in (internals, torch):
+        x = lib.tensor([1e-20, 1e-10, 0.5, -2.0], dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(lib.sinc(x).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        results.append((g.tolist(), gg.tolist(), _node_tree(g.grad_fn)))
+    assert results[0] == results[1]
+
+
 def test_every_name_is_torchs():
     assert set(S.__all__) <= set(dir(torch.special))
 

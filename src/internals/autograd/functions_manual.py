@@ -1975,9 +1975,15 @@ __all__ += ["sinc_backward"]
 
 def sinc_backward(grad, self):
     """(pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 where pi x^2 is 0 (sinc's flat top)."""
-    self_pi = self * math.pi
-    self_squared_pi = self * self * math.pi
-    out = grad * ((self_pi * self_pi.cos()) - self_pi.sin()) / self_squared_pi.conj()
+    # As torch's compiled C++ evaluates it, node for node: ``self * M_PI`` is mul.Scalar; grad
+    # multiplies the whole quotient; and GCC evaluates the operands of ``a - b`` right to left, so
+    # sin's node is made before the product's. The order matters to a second derivative: nodes
+    # made later run first in backward, and near 0 the three terms reaching ``self_pi`` cancel
+    # (+1/den, a term of about pi, -1/den) to 0 in that order only (-pi^2 in the other).
+    self_pi = mul_scalar(self, math.pi)
+    self_squared_pi = mul_scalar(self * self, math.pi)
+    sin = self_pi.sin()
+    out = grad * conj(((self_pi * self_pi.cos()) - sin) / self_squared_pi)
     return where(self_squared_pi == 0.0, dispatcher.call("zeros", [], dtype=grad.dtype, device=grad.device), out)
 
 
