@@ -5,6 +5,7 @@ import inspect
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 from torchgen.model import FunctionSchema, SchemaKind
 
@@ -99,6 +100,13 @@ def test_every_variant_is_bound():
                             "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "tensordot", "cdist", "block_diag",
                             "cartesian_prod", "unique_consecutive"):   # _functional.py
                 assert getattr(internals, name) is python_torch_functions.FUNCTIONS[name]
+
+
+def test_every_bound_name_is_one_torch_binds():
+    """The generated functions and methods are torch's names only: an operator torch keeps out of
+    Python (``_unsafe_view``, ``_cdist_forward``) has no ``internals`` name either."""
+    assert sorted(set(python_torch_functions.FUNCTIONS) - set(dir(torch))) == []
+    assert sorted(set(python_variable_methods.METHODS) - set(dir(torch.Tensor))) == []
 
 
 def test_no_hand_written_method_shadows_an_operator():

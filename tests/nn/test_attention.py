@@ -89,6 +89,29 @@ def test_sdpa_fully_masked_row_gives_zeros():
     assert ours.to_torch()[0, 1].eq(0).all()
 
 
+@pytest.mark.parametrize("case", ["4d", "3d_float_mask", "float64", "float16"])
+def test_sdpa_under_autocast_computes_in_the_regions_dtype(case):
+    """torch registers an autocast kernel (lower_precision_fp) for scaled_dot_product_attention:
+    query, key, value and a floating mask are cast to the region's dtype; float64 stays."""
+    dtype = torch.float64 if case == "float64" else torch.float32
+    shape = (1, 2, 3, 4) if case == "4d" else (2, 3, 4)
+    q, k, v = (randn(*shape, seed=s, dtype=dtype) for s in (1, 2, 3))
+    mask = randn(3, 3, seed=4, dtype=torch.float32) if case == "3d_float_mask" else None
+    region = torch.float16 if case == "float16" else torch.bfloat16
+    tq = q.clone().requires_grad_()
+    oq = I(q).requires_grad_()
+    with torch.autocast("cpu", dtype=region):
+        theirs = NNF.scaled_dot_product_attention(tq, k, v, attn_mask=mask)
+    with internals.autocast("cpu", dtype=getattr(internals, str(region).split(".")[1])):
+        ours = F.scaled_dot_product_attention(oq, I(k), I(v), attn_mask=None if mask is None else I(mask))
+    assert (str(ours.dtype).split(".")[1], type(ours.grad_fn).__name__) == \
+        (str(theirs.dtype).split(".")[1], type(theirs.grad_fn).__name__)
+    assert_same(ours.detach(), theirs.detach(), exact_layout=False, rtol=2e-2, atol=2e-2)
+    theirs.float().sum().backward()
+    ours.float().sum().backward()
+    assert_same(oq.grad, tq.grad, exact_layout=False, rtol=5e-2, atol=5e-2)
+
+
 def test_sdpa_errors():
     q = randn(2, 3, 4)
     for bad in (lambda lib, t: lib.nn.functional.scaled_dot_product_attention(

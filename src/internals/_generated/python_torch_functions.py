@@ -37,19 +37,6 @@ def THPVariable__adaptive_avg_pool3d(*args, **kwargs):
     return _ops['_adaptive_avg_pool3d'](_r.tensor(0), _r.intlist(1))
 
 
-__cdist_forward_parser = PythonArgParser([
-    '_cdist_forward(Tensor x1, Tensor x2, double p, int64_t? compute_mode)',
-])
-
-
-def THPVariable__cdist_forward(*args, **kwargs):
-    _r = __cdist_forward_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
-    return _ops['_cdist_forward'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_int64(3))
-
-
 __coalesce_parser = PythonArgParser([
     '_coalesce(Tensor input)',
 ])
@@ -326,19 +313,6 @@ def THPVariable__pad_packed_sequence(*args, **kwargs):
     return _ops['_pad_packed_sequence'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.scalar(3), _r.to_int64(4))
 
 
-__pdist_forward_parser = PythonArgParser([
-    '_pdist_forward(Tensor input, double p=2)',
-])
-
-
-def THPVariable__pdist_forward(*args, **kwargs):
-    _r = __pdist_forward_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_pdist_forward(Tensor self, float p=2) -> Tensor
-    return _ops['_pdist_forward'](_r.tensor(0), _r.to_double(1))
-
-
 __prelu_kernel_parser = PythonArgParser([
     '_prelu_kernel(Tensor input, Tensor weight)',
 ])
@@ -423,19 +397,6 @@ def THPVariable__unique2(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
     return _ops['_unique2'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3))
-
-
-__unsafe_view_parser = PythonArgParser([
-    '_unsafe_view(Tensor input, SymIntArrayRef size)',
-])
-
-
-def THPVariable__unsafe_view(*args, **kwargs):
-    _r = __unsafe_view_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor
-    return _ops['_unsafe_view'](_r.tensor(0), _r.intlist(1))
 
 
 __weight_norm_parser = PythonArgParser([
@@ -2214,19 +2175,6 @@ def THPVariable_convolution(*args, **kwargs):
     return _ops['convolution'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_symint(8))
 
 
-_copy_parser = PythonArgParser([
-    'copy(Tensor input, Tensor src, bool non_blocking=False)',
-])
-
-
-def THPVariable_copy(*args, **kwargs):
-    _r = _copy_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
-    return _ops['copy'](_r.tensor(0), _r.tensor(1), _r.to_bool(2))
-
-
 _copysign_parser = PythonArgParser([
     'copysign(Tensor input, Tensor other, *, Tensor out=None)',
     'copysign(Tensor input, Scalar other, *, Tensor out=None)',
@@ -3392,39 +3340,6 @@ def THPVariable_ge(*args, **kwargs):
     return _ops['ge.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
-_gelu_parser = PythonArgParser([
-    'gelu(Tensor input, *, c10::string_view approximate="none", Tensor out=None)',
-])
-
-
-def THPVariable_gelu(*args, **kwargs):
-    _r = _gelu_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    if _r.is_none(2):
-        # aten::gelu(Tensor self, *, str approximate='none') -> Tensor
-        if not kwargs:
-            return _ops['gelu'](_r.tensor(0))
-        return _ops['gelu'](_r.tensor(0), approximate=_r.value(1))
-    # aten::gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
-    return _ops['gelu.out'](_r.tensor(0), approximate=_r.value(1), out=_r.tensor(2))
-
-
-_gelu__parser = PythonArgParser([
-    'gelu_(Tensor input, *, c10::string_view approximate="none")',
-])
-
-
-def THPVariable_gelu_(*args, **kwargs):
-    _r = _gelu__parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
-    if not kwargs:
-        return _ops['gelu_'](_r.tensor(0))
-    return _ops['gelu_'](_r.tensor(0), approximate=_r.value(1))
-
-
 _geqrf_parser = PythonArgParser([
     'geqrf(Tensor input)',
 ])
@@ -3676,22 +3591,6 @@ def THPVariable_imag(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::imag(Tensor(a) self) -> Tensor(a)
     return _ops['imag'](_r.tensor(0))
-
-
-_index_parser = PythonArgParser([
-    'index(Tensor input, c10::List<::std::optional<Tensor>> indices, *, Tensor out=None)',
-])
-
-
-def THPVariable_index(*args, **kwargs):
-    _r = _index_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    if _r.is_none(2):
-        # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-        return _ops['index.Tensor'](_r.tensor(0), _r.value(1))
-    # aten::index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)
-    return _ops['index.Tensor_out'](_r.tensor(0), _r.value(1), out=_r.tensor(2))
 
 
 _index_add_parser = PythonArgParser([
@@ -4056,24 +3955,6 @@ def THPVariable_lgamma(*args, **kwargs):
         return _ops['lgamma'](_r.tensor(0))
     # aten::lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['lgamma.out'](_r.tensor(0), out=_r.tensor(1))
-
-
-_linalg_vector_norm_parser = PythonArgParser([
-    'linalg_vector_norm(Tensor input, Scalar ord=2, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
-])
-
-
-def THPVariable_linalg_vector_norm(*args, **kwargs):
-    _r = _linalg_vector_norm_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    if _r.is_none(5):
-        # aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-        if not kwargs:
-            return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
-        return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4))
-    # aten::linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-    return _ops['linalg_vector_norm.out'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4), out=_r.tensor(5))
 
 
 _linspace_parser = PythonArgParser([
@@ -6312,35 +6193,6 @@ def THPVariable_signbit(*args, **kwargs):
     return _ops['signbit.out'](_r.tensor(0), out=_r.tensor(1))
 
 
-_silu_parser = PythonArgParser([
-    'silu(Tensor input, *, Tensor out=None)',
-])
-
-
-def THPVariable_silu(*args, **kwargs):
-    _r = _silu_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    if _r.is_none(1):
-        # aten::silu(Tensor self) -> Tensor
-        return _ops['silu'](_r.tensor(0))
-    # aten::silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-    return _ops['silu.out'](_r.tensor(0), out=_r.tensor(1))
-
-
-_silu__parser = PythonArgParser([
-    'silu_(Tensor input)',
-])
-
-
-def THPVariable_silu_(*args, **kwargs):
-    _r = _silu__parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::silu_(Tensor(a!) self) -> Tensor(a!)
-    return _ops['silu_'](_r.tensor(0))
-
-
 _sin_parser = PythonArgParser([
     'sin(Tensor input, *, Tensor out=None)',
 ])
@@ -6465,22 +6317,6 @@ def THPVariable_softmax(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _ops['softmax.int'](_r.tensor(0), _r.to_int64(1), _r.scalartype(2))
-
-
-_softplus_parser = PythonArgParser([
-    'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)',
-])
-
-
-def THPVariable_softplus(*args, **kwargs):
-    _r = _softplus_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    if _r.is_none(3):
-        # aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-        return _ops['softplus'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
-    # aten::softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
-    return _ops['softplus.out'](_r.tensor(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _sort_parser = PythonArgParser([
@@ -7178,19 +7014,6 @@ def THPVariable_unique_consecutive(*args, **kwargs):
     return _ops['unique_consecutive'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_int64(3))
 
 
-_unique_dim_parser = PythonArgParser([
-    'unique_dim(Tensor input, int64_t dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
-])
-
-
-def THPVariable_unique_dim(*args, **kwargs):
-    _r = _unique_dim_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
-    return _ops['unique_dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4))
-
-
 _unsqueeze_parser = PythonArgParser([
     'unsqueeze(Tensor input, int64_t dim)',
 ])
@@ -7404,19 +7227,6 @@ def THPVariable_xlogy_(*args, **kwargs):
     return _ops['xlogy_.Scalar_Other'](_r.tensor(0), _r.scalar(1))
 
 
-_zero_parser = PythonArgParser([
-    'zero(Tensor input)',
-])
-
-
-def THPVariable_zero(*args, **kwargs):
-    _r = _zero_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::zero(Tensor self) -> Tensor
-    return _ops['zero'](_r.tensor(0))
-
-
 _zero__parser = PythonArgParser([
     'zero_(Tensor input)',
 ])
@@ -7463,7 +7273,6 @@ def THPVariable_zeros_like(*args, **kwargs):
 FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
     '_adaptive_avg_pool3d': THPVariable__adaptive_avg_pool3d,
-    '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
     '_conj': THPVariable__conj,
     '_conj_physical': THPVariable__conj_physical,
@@ -7483,14 +7292,12 @@ FUNCTIONS = named({
     '_neg_view_copy': THPVariable__neg_view_copy,
     '_pack_padded_sequence': THPVariable__pack_padded_sequence,
     '_pad_packed_sequence': THPVariable__pad_packed_sequence,
-    '_pdist_forward': THPVariable__pdist_forward,
     '_prelu_kernel': THPVariable__prelu_kernel,
     '_scaled_dot_product_flash_attention_for_cpu': THPVariable__scaled_dot_product_flash_attention_for_cpu,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
     '_trilinear': THPVariable__trilinear,
     '_unique2': THPVariable__unique2,
-    '_unsafe_view': THPVariable__unsafe_view,
     '_weight_norm': THPVariable__weight_norm,
     '_weight_norm_interface': THPVariable__weight_norm_interface,
     'abs': THPVariable_abs,
@@ -7602,7 +7409,6 @@ FUNCTIONS = named({
     'conv_transpose2d': THPVariable_conv_transpose2d,
     'conv_transpose3d': THPVariable_conv_transpose3d,
     'convolution': THPVariable_convolution,
-    'copy': THPVariable_copy,
     'copysign': THPVariable_copysign,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
@@ -7678,8 +7484,6 @@ FUNCTIONS = named({
     'full_like': THPVariable_full_like,
     'gather': THPVariable_gather,
     'ge': THPVariable_ge,
-    'gelu': THPVariable_gelu,
-    'gelu_': THPVariable_gelu_,
     'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
     'grid_sampler': THPVariable_grid_sampler,
@@ -7697,7 +7501,6 @@ FUNCTIONS = named({
     'i0': THPVariable_i0,
     'i0_': THPVariable_i0_,
     'imag': THPVariable_imag,
-    'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_copy': THPVariable_index_copy,
     'index_fill': THPVariable_index_fill,
@@ -7722,7 +7525,6 @@ FUNCTIONS = named({
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
     'lgamma': THPVariable_lgamma,
-    'linalg_vector_norm': THPVariable_linalg_vector_norm,
     'linspace': THPVariable_linspace,
     'log': THPVariable_log,
     'log10': THPVariable_log10,
@@ -7858,8 +7660,6 @@ FUNCTIONS = named({
     'sigmoid_': THPVariable_sigmoid_,
     'sign': THPVariable_sign,
     'signbit': THPVariable_signbit,
-    'silu': THPVariable_silu,
-    'silu_': THPVariable_silu_,
     'sin': THPVariable_sin,
     'sin_': THPVariable_sin_,
     'sinc': THPVariable_sinc,
@@ -7869,7 +7669,6 @@ FUNCTIONS = named({
     'slice_scatter': THPVariable_slice_scatter,
     'slogdet': THPVariable_slogdet,
     'softmax': THPVariable_softmax,
-    'softplus': THPVariable_softplus,
     'sort': THPVariable_sort,
     'split': THPVariable_split,
     'split_with_sizes': THPVariable_split_with_sizes,
@@ -7914,7 +7713,6 @@ FUNCTIONS = named({
     'unbind': THPVariable_unbind,
     'unflatten': THPVariable_unflatten,
     'unique_consecutive': THPVariable_unique_consecutive,
-    'unique_dim': THPVariable_unique_dim,
     'unsqueeze': THPVariable_unsqueeze,
     'var': THPVariable_var,
     'var_mean': THPVariable_var_mean,
@@ -7926,7 +7724,6 @@ FUNCTIONS = named({
     'where': THPVariable_where,
     'xlogy': THPVariable_xlogy,
     'xlogy_': THPVariable_xlogy_,
-    'zero': THPVariable_zero,
     'zero_': THPVariable_zero_,
     'zeros': THPVariable_zeros,
     'zeros_like': THPVariable_zeros_like,

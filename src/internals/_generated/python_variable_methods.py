@@ -2344,19 +2344,6 @@ def THPVariable_i0_(self):
     return _ops['i0_'](self)
 
 
-_index_parser = PythonArgParser([
-    'index(c10::List<::std::optional<Tensor>> indices)',
-])
-
-
-def THPVariable_index(self, *args, **kwargs):
-    _r = _index_parser.parse(args, kwargs, self)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
-    # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-    return _ops['index.Tensor'](self, _r.value(0))
-
-
 _index_add_parser = PythonArgParser([
     'index_add(int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
 ])
@@ -5938,7 +5925,6 @@ METHODS = named({
     'hypot_': THPVariable_hypot_,
     'i0': THPVariable_i0,
     'i0_': THPVariable_i0_,
-    'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_add_': THPVariable_index_add_,
     'index_copy': THPVariable_index_copy,

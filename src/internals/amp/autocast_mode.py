@@ -23,7 +23,7 @@ from ..c10.local_dispatch_key_set import exclude_keys, tls
 
 __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_autocast_kernels",
            "clear_autocast_cache", "is_autocast_cache_enabled",
-           "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
+           "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED", "lower_precision_call"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
 LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv3d", "conv3d.padding",
@@ -184,6 +184,18 @@ def _autocast_kernel(op, key, device_type, to_dtype):
             return op.redispatch(keys.below(key), *args, **kwargs)
     kernel.__name__ = kernel.__qualname__ = f"autocast_{'fp32' if to_dtype else 'lower_precision_fp'}"
     return kernel
+
+
+def lower_precision_call(fn, device_type, *args, **kwargs):
+    """``fn(*args, **kwargs)`` as a lower_precision_fp kernel runs its operator: the eligible
+    tensor arguments cast to the region's dtype, and autocast off inside. For a function internals
+    writes in Python where torch registers an operator with an autocast kernel
+    (``scaled_dot_product_attention``, ``autocast_mode.cpp``)."""
+    target = _state.dtype[device_type]
+    args = [_cached_cast(a, target, device_type) for a in args]
+    kwargs = {k: _cached_cast(v, target, device_type) for k, v in kwargs.items()}
+    with exclude_keys(DispatchKeySet(autocast_key_for(device_type))):
+        return fn(*args, **kwargs)
 
 
 def _promote_kernel(op, key, device_type):

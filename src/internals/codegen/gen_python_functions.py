@@ -93,11 +93,17 @@ class Overload:
 # The ``sym_*`` metadata reads are what ``x.shape`` and ``x.stride()`` already give Python;
 # tracers record them as graph nodes. The COO factory's inner operators are reached through
 # ``sparse_coo_tensor`` only (torch names neither in Python). ``_reshape_alias`` is ``reshape``'s
-# view of a tensor that is not contiguous.
+# view of a tensor that is not contiguous, ``_unsafe_view`` the view ``matmul`` and ``reshape``'s
+# decompositions end with; the ``*_forward`` halves of a pair (``_cdist_forward``) are reached
+# through their public function (torch's patterns ``.*_forward``). ``copy`` and ``index`` are
+# torch's too (``x[idx]`` calls ``index.Tensor``); ``zero`` is generated from ``zero_`` in torch's
+# YAML (``autogen``), which binds no name; ``unique_dim`` is bound but kept out of the ``torch``
+# namespace (``PRIVATE_OPS`` in ``torch/__init__.py``): ``torch.unique(x, dim=...)`` calls it.
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
                         "mul.Scalar", "div.Scalar", "div_.Scalar", "sym_size.int", "sym_numel",
                         "sym_stride.int", "sym_storage_offset", "_sparse_coo_tensor_unsafe",
-                        "_sparse_coo_tensor_with_dims_and_tensors", "_reshape_alias"}
+                        "_sparse_coo_tensor_with_dims_and_tensors", "_reshape_alias", "_unsafe_view", "copy",
+                        "index.Tensor", "index.Tensor_out", "zero", "unique_dim"}
 PYTHON_MODULES = ("nn", "linalg", "special")
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
@@ -107,7 +113,7 @@ BOUND_BY_HAND = {"set_"}
 def binds_no_python_name(schema_name):
     """Whether the operator ``schema_name`` (an ``OperatorName``) gets no generated Python binding."""
     return (str(schema_name) in SKIP_PYTHON_BINDINGS or str(schema_name.name) in BOUND_BY_HAND
-            or schema_name.name.base.endswith("_backward") or schema_name.name.base.startswith("lift"))
+            or schema_name.name.base.endswith(("_backward", "_forward")) or schema_name.name.base.startswith("lift"))
 
 
 def load_overloads(path=NATIVE_FUNCTIONS):

@@ -25,15 +25,12 @@ from .._functional import conv_transpose2d as _conv_transpose2d
 from .._functional import conv_transpose3d as _conv_transpose3d
 from .._functional import ctc_loss as _ctc_loss
 from .._functional import embedding as _embedding
-from .._functional import gelu as _gelu
 from .._functional import layer_norm as _layer_norm
 from .._functional import minimum as _minimum
 from .._functional import pairwise_distance as _pairwise_distance
-from .._functional import silu as _silu
-from .._functional import silu_ as _silu_
-from .._functional import softplus as _softplus
 from .._python_arg_parser import PythonArgParser
 from .._tensor import Tensor
+from ..amp.autocast_mode import is_autocast_enabled, lower_precision_call
 from ..aten import dispatcher
 from ..aten.native.attention import SDPBackend, _fused_sdp_choice_cpp
 from ..aten.tensor_iterator import broadcast_shapes
@@ -311,16 +308,24 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return dispatcher.call("leaky_relu_" if inplace else "leaky_relu", input, negative_slope)
 
 
-def gelu(input, approximate="none"):
-    return _gelu(input, approximate=approximate)
+# torch binds these three in ``torch._C._nn`` (``python_module: nn``), not in ``torch``: their
+# arguments go through the parser there (a keyword-only ``approximate``, a Number ``beta``)
+_gelu_parser = PythonArgParser(['gelu(Tensor input, *, c10::string_view approximate="none")'])
+_softplus_parser = PythonArgParser(["softplus(Tensor input, Scalar beta=1, Scalar threshold=20)"])
+
+
+def gelu(input, *, approximate="none"):
+    r = _gelu_parser.parse((input,), {"approximate": approximate})
+    return dispatcher.call("gelu", r.tensor(0), approximate=r.value(1))
 
 
 def silu(input, inplace=False):
-    return _silu_(input) if inplace else _silu(input)
+    return dispatcher.call("silu_" if inplace else "silu", input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    return _softplus(input, beta, threshold)
+    r = _softplus_parser.parse((input, beta, threshold), {})
+    return dispatcher.call("softplus", r.tensor(0), r.scalar(1), r.scalar(2))
 
 
 def logsigmoid(input):
@@ -1018,7 +1023,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  enable_gqa=False):
     """softmax(q kᵀ · scale + mask) v over the last two dims, with dropout on the weights;
     ``scale`` defaults to 1/√E, E = ``query.size(-1)``. With ``enable_gqa`` the key and value
-    may have fewer heads (dim -3) than the query, each serving a group of query heads."""
+    may have fewer heads (dim -3) than the query, each serving a group of query heads.
+
+    Under autocast the call is lower_precision_fp, as torch's operator is on the CPU and CUDA:
+    query, key, value and a floating mask cast to the region's dtype (float64 ones stay)."""
+    device_type = query.device.type if isinstance(query, Tensor) else None
+    if device_type in ("cpu", "cuda") and is_autocast_enabled(device_type):
+        return lower_precision_call(_attention, device_type, query, key, value, attn_mask, dropout_p, is_causal,
+                                    scale, enable_gqa)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     _check_sdpa_inputs(query, key, value, attn_mask)
     if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
         return _empty_attention(query, key, value)
