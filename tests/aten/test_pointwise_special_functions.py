@@ -255,3 +255,18 @@ def test_log_sigmoid_backward_on_cuda():
     assert ours.device.type == "cuda"
     rtol, atol = LAST_BIT[torch.float32]
     torch.testing.assert_close(torch.tensor(ours.cpu().tolist()), theirs, rtol=rtol, atol=atol)
+
+
+def test_atan2_gradients_at_the_origin_are_torchs():
+    """atan2's backward masks the reciprocal of x^2 + y^2 where that sum is 0 (the origin, or
+    squares that underflow): torch gives 0 there, not 0 * inf = NaN; a sum that is tiny but not
+    0 keeps its infinite reciprocal. First and second gradients and the nodes, against torch."""
+    def gradients(lib):
+        y = lib.tensor([0., 1., 1e-200, 1e-155, -0.0], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor([0., 1., 0., 0., 0.], dtype=lib.float64, requires_grad=True)
+        gy, gx = lib.autograd.grad(lib.atan2(y, x).sum(), (y, x), create_graph=True)
+        second = lib.autograd.grad((gy * gx).sum(), (y, x))
+        return ([t.tolist() for t in (gy, gx, *second)],
+                type(gy.grad_fn).__name__, [type(n).__name__ for n, _ in gy.grad_fn.next_functions])
+    ours, theirs = gradients(internals), gradients(torch)
+    assert str(ours) == str(theirs)      # str: NaN equals NaN, and -0.0 stays apart from 0.0

@@ -1906,8 +1906,10 @@ _M_PI_180, _M_180_PI = 0.017453292519943295, 57.29577951308232
 
 
 def atan2_backward(grad, self, other, grad_input_mask):
-    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
-    recip = (self * self + other * other).reciprocal()
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), and 0 where x^2 + y^2 is 0 (at the origin, or
+    where the squares underflow), as torch's: 0 times the infinite reciprocal would be NaN."""
+    denominator = self * self + other * other
+    recip = denominator.reciprocal().masked_fill(denominator == 0, 0)
     return (grad * other * recip if grad_input_mask[0] else None,
             grad * -self * recip if grad_input_mask[1] else None)
 
