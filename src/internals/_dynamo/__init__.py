@@ -547,7 +547,7 @@ class CompiledFunction:
         flat = _flat(self.fn, args, kwargs, reads=reads)
         codes = _user_codes(self.fn)
         try:
-            run = Segmented(lambda ts: trace_with_breaks(flat, ts, codes), tensors, self.graphs,
+            run = Segmented(lambda ts, reads: trace_with_breaks(flat, ts, codes, reads), tensors, self.graphs,
                             self._record_break, tensors[0].device.type)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None

@@ -15,8 +15,13 @@ resume functions are by the branch taken. A call runs the compiled segments and 
 turn; a value no child has yet is traced again from the start (the same program on the same
 arguments takes the same path up to it) and the new segments are grafted on.
 
-Unlike torch, a number read with ``.item()`` stays a constant of the segments after it: a new
-value is a new segment (torch makes the float an input of its resume function once it changed).
+A number read with ``.item()`` is first a constant of the segments after it. When a later call
+reads another value there, the function is traced again with that read answered by a backed
+symbol (``zf0``, or ``s..`` for an int) whose example is the value: the segments after it take the
+value as an input, and one graph serves every later value, as torch's automatic dynamic makes
+the changed argument of a resume function an input. Where the program decides on the value in
+Python (``if v > 0``, ``int(v)``, a guard), that trace is not used, and each value keeps a
+segment of its own.
 """
 import dataclasses
 import sys
@@ -29,7 +34,8 @@ from .._tensor import Tensor
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
-from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+from ..fx.experimental.sym_node import recorders
+from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
 from ..fx.graph import Graph, Node
 from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
@@ -46,6 +52,9 @@ GENERIC_JUMP = "generic_jump TensorVariable()"
 _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
            "cauchy", "geometric", "log_normal", "random_")
 
+# The child key (with the value's type) of a read whose value is an input of the segments after it.
+_ANY = ("any",)
+
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
@@ -60,6 +69,7 @@ class Break:
     reason: str
     live: list
     user_stack: list
+    symbolic: bool = False      # the value is an input of the segments after the cut
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -67,9 +77,20 @@ class BreakingTracer(ProxyTorchDispatchMode):
     value and writes a cut into the graph there (a node whose ``meta['graph_break']`` is a
     ``Break``), instead of refusing it."""
 
-    def __init__(self, graph, user_codes=()):
+    def __init__(self, graph, user_codes=(), symbolic_reads=()):
         super().__init__(graph, None, decomposition_table, fold_constant_reads=False)
         self.user_codes = user_codes
+        # the reads (by their order in the trace) answered by a backed symbol, not the value
+        self.symbolic_reads, self.reads = set(symbolic_reads), 0
+        self.shape_env = ShapeEnv() if self.symbolic_reads else None
+
+    def __enter__(self):
+        recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        recorders.remove(self.record_arithmetic)
+        return super().__exit__(*exc)
 
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
@@ -81,8 +102,17 @@ class BreakingTracer(ProxyTorchDispatchMode):
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(func, (node,))
-        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack())
-        return value
+        symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
+        self.reads += 1
+        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic)
+        if not symbolic:
+            return value
+        source = f"L['___stack{self.reads - 1}']"
+        symbol = self.shape_env.create_symbolic_float(value, source) if type(value) is float else \
+            self.shape_env.create_symbolic_size(value, source, positive=None)
+        cut.meta["val"] = symbol
+        self._symbols[id(symbol.node)] = (symbol.node, cut)
+        return symbol
 
     def _reason(self):
         """An ``if`` (or ``bool()``) on a tensor reads it through ``Tensor.__bool__``: torch's
@@ -100,10 +130,19 @@ class BreakingTracer(ProxyTorchDispatchMode):
         return [s for s in traceback.extract_stack() if (s.filename, s.name) in codes]
 
 
-def trace_with_breaks(flat, tensors, user_codes=()):
-    """Run ``flat`` on copies of ``tensors`` under a ``BreakingTracer``; the graph and its constants."""
+def _may_be_symbol(value):
+    """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
+    automatic dynamic makes an int or float input dynamic; 0 and 1 stay numbers."""
+    return type(value) in (int, float) and value == value and value not in (0, 1)
+
+
+def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=()):
+    """Run ``flat`` on copies of ``tensors`` under a ``BreakingTracer``; the graph and its
+    constants. The reads ``symbolic_reads`` (by order) are answered by symbols; a trace in which
+    the program decided on one of them (a guard) is refused: its segments would hold for one
+    value only."""
     graph = Graph()
-    tracer = BreakingTracer(graph, user_codes)
+    tracer = BreakingTracer(graph, user_codes, symbolic_reads)
     copies = []
     for name, t in zip(_placeholder_names(flat, len(tensors)), tensors, strict=True):
         node = graph.placeholder(name)
@@ -116,6 +155,8 @@ def trace_with_breaks(flat, tensors, user_codes=()):
         copies.append(copy)
     with tracer:
         out = flat(*copies)
+    if tracer.shape_env is not None and (tracer.shape_env.guards or tracer.shape_env.replacements):
+        raise GuardOnDataDependentSymNode("the program decided on a value read: it stays a constant")
     graph.output(tree_map(tracer.node_of, out))
     return graph, tracer.constants
 
@@ -135,11 +176,17 @@ class _Step:
     def __init__(self, gm, inputs, outputs, read=None, cut=None, result=None):
         self.gm, self.inputs, self.outputs, self.read, self.cut = gm, inputs, outputs, read, cut
         self.result, self.children, self.compiled, self.reported = result, {}, None, False
+        self.pinned = {}    # number inputs a guard of the compiled graph holds to their values
 
 
 def _key(value):
     """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0."""
     return type(value).__name__, repr(value)
+
+
+def _slot(cut):
+    """The child key of a cut: its value's, or, for a value made an input, any value of its type."""
+    return ("any", type(cut.value).__name__) if cut.symbolic else _key(cut.value)
 
 
 def _segments(graph, constants):
@@ -168,8 +215,9 @@ def _segments(graph, constants):
             if cut is None else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], cuts[i].args[0].name if cut else None, cut,
                            result))
+        steps[-1].cut_name = cuts[i].name if cut else None
         if i:
-            steps[i - 1].children[_key(steps[i - 1].cut.value)] = steps[i]
+            steps[i - 1].children[_slot(steps[i - 1].cut)] = steps[i]
     return steps
 
 
@@ -219,7 +267,7 @@ class Segmented:
 
     def __init__(self, trace, tensors, graphs, record, device):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
-        graph, constants = trace(tensors)
+        graph, constants = trace(tensors, ())
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
         targets = [str(n.target) for n in graph.nodes if n.op == "call_function"]
@@ -234,7 +282,7 @@ class Segmented:
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
         env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
-        step = self.root
+        step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
         while True:
             outs = self._run(step, env)
             env.update(zip(step.outputs, outs, strict=True))
@@ -244,20 +292,51 @@ class Segmented:
                 step.reported = True
                 self.record(step.cut)
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
-            child = step.children.get(_key(value))
+            env[step.cut_name] = value
+            child = self._child(step, value, env)
             if child is None:
-                self._graft(self.trace(before)[0])
-                child = step.children.get(_key(value))
-                if child is None:
-                    raise RuntimeError("a trace again took another path before the same read")
-            step = child
+                child = self._trace_child(step, value, before, depth, symbolic)
+            if child is step.children.get(_ANY + (type(value).__name__,)):
+                symbolic.add(depth)
+            step, depth = child, depth + 1
+
+    def _child(self, step, value, env):
+        """The segment after ``step`` for the read ``value``: the one for that value, else the one
+        taking any value of its type (unless its graph holds the value to another one)."""
+        child = step.children.get(_key(value))
+        if child is None and _may_be_symbol(value):
+            child = step.children.get(_ANY + (type(value).__name__,))
+            if child is not None and any(env[name] != v for name, v in child.pinned.items()):
+                child = None
+        return child
+
+    def _trace_child(self, step, value, before, depth, symbolic):
+        """Trace again to reach a value no child of ``step`` has. A second value of an int or
+        float read (without gradients to follow) is traced as a symbol: the segments after it
+        take it as an input, as torch's resume function takes a changed argument; where that
+        fails (the program decides on the value), the value gets segments of its own."""
+        any_slot = _ANY + (type(value).__name__,)
+        seen = any(k[0] == type(value).__name__ for k in step.children)
+        grads = is_grad_enabled() and any(t.requires_grad for t in before)
+        if seen and _may_be_symbol(value) and not grads and any_slot not in step.children:
+            try:
+                self._graft(self.trace(before, (*symbolic, depth))[0])
+            except Exception:  # noqa: BLE001 -- a decision on the value, or a kernel refusing a symbol
+                pass
+            if any_slot in step.children:
+                return step.children[any_slot]
+        self._graft(self.trace(before, tuple(symbolic))[0])
+        child = step.children.get(_key(value))
+        if child is None:
+            raise RuntimeError("a trace again took another path before the same read")
+        return child
 
     def _graft(self, graph):
         """Add the chain of a new trace to the tree where it leaves it."""
         new = _segments(graph, self.constants)
         step = self.root
         for here, there in zip(new, new[1:]):
-            key = _key(here.cut.value)
+            key = _slot(here.cut)
             if key not in step.children:
                 step.children[key] = there
                 return
@@ -266,14 +345,17 @@ class Segmented:
     def _run(self, step, env):
         inputs = [env[name] for name in step.inputs]
         if step.compiled is None:
-            step.compiled = self._compile(step.gm, inputs)
+            step.compiled = self._compile(step, inputs)
         outs = step.compiled(*inputs)
         return outs if isinstance(outs, (tuple, list)) else (outs,)
 
-    def _compile(self, gm, inputs):
+    def _compile(self, step, inputs):
         """A segment's graph as the whole function's would be compiled: by AOTAutograd when an
         input requires grad, else traced with fake tensors, functionalized and compiled. A
-        segment without an operation is no graph (Dynamo compiles none either)."""
+        number input (a value read before it) is traced as a symbol; a guard the trace put on it
+        holds the segment to that value (``pinned``). A segment without an operation is no
+        graph (Dynamo compiles none either)."""
+        gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
             return gm
 
@@ -283,7 +365,12 @@ class Segmented:
             compiled = AOTCompiled(gm, inputs, compiler)
             self.graphs.append(compiled.joint)
         else:
-            traced = make_fx(gm, decomposition_table, tracing_mode="fake", _fold_constant_reads=False)(*inputs)
+            numbers = [(f"L['{name}']", "int") if type(v) in (int, float) else None
+                       for name, v in zip(step.inputs, inputs, strict=True)]
+            traced = make_fx(gm, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
+                             _dynamic_dims=numbers)(*inputs)
+            if traced.shape_env is not None and (traced.shape_env.guards or traced.shape_env.replacements):
+                step.pinned = {name: v for name, v, d in zip(step.inputs, inputs, numbers, strict=True) if d}
             traced = functionalize(traced)
             traced.graph.eliminate_dead_code()
             traced.recompile()
