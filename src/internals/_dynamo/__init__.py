@@ -8,8 +8,9 @@ cached entry runs its compiled code; one that fails them all is traced and compi
 This version traces at call time with ``make_fx`` instead of reading bytecode, so it sees the
 operators, not the Python. A read of a tensor's value (``.item()``, an ``if`` on a tensor) is a
 graph break, as in Dynamo: the code before and after it is compiled as separate graphs, the read
-runs eagerly between them, and each value read leads to its own graph after it, as each branch
-to its own resume function (``resume_execution.py``).
+runs eagerly between them, and each branch taken leads to its own graph after it, as to its own
+resume function (``resume_execution.py``); a number read is a constant of the graph after it
+until a call reads another value, which makes it an input of a graph that serves every value.
 
 Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
