@@ -40,6 +40,19 @@ def test_an_if_on_a_tensor_compiles_the_graph_before_and_the_branch_taken():
     assert len(next(n for n in first.graph.nodes if n.op == "output").args[0]) == 2
 
 
+def test_the_graphs_inputs_are_named_as_dynamos():
+    """The graph before the read takes the argument ``x``, the one after it the variable ``y``
+    alive there: Dynamo's ``L_x_`` and its resume function's ``L_y_``, named here as the whole
+    function's graph names its inputs (``x_1``)."""
+    torch._dynamo.reset()
+    graphs = []
+    torch.compile(branch, backend=lambda gm, _: graphs.append(gm) or gm.forward)(torch.ones(3))
+    ours = internals.compile(branch)
+    ours(internals.ones(3))
+    names = [[n.name for n in g.graph.nodes if n.op == "placeholder"] for g in (*graphs, *ours.graphs)]
+    assert names == [["l_x_"], ["l_y_"], ["x_1"], ["y_1"]]
+
+
 def test_each_branch_is_compiled_once_as_torch_compiles_its_resume_functions():
     torch._dynamo.reset()
     counter = CompileCounter()
@@ -88,8 +101,8 @@ def test_a_read_value_is_a_constant_then_an_input_once_it_changed():
     serves every later value (torch: 2, 3, 3 graphs)."""
     theirs, ours, compiled = _counts(_scale, [1, -1, 2, 5])
     assert ours == theirs == [2, 3, 3, 3]
-    assert "add.Tensor(arg0_1, 6.0)" in compiled.graphs[1].code
-    assert "add.Tensor(arg0_1, arg1_1)" in compiled.graphs[2].code
+    assert "add.Tensor(y_1, 6.0)" in compiled.graphs[1].code
+    assert "add.Tensor(y_1, stack0_1)" in compiled.graphs[2].code
 
 
 def test_two_reads_that_change_become_inputs_of_the_graphs_after_them():

@@ -24,6 +24,7 @@ Python (``if v > 0``, ``int(v)``, a guard), that trace is not used, and each val
 segment of its own.
 """
 import dataclasses
+import inspect
 import sys
 import traceback
 
@@ -70,6 +71,7 @@ class Break:
     live: list
     user_stack: list
     symbolic: bool = False      # the value is an input of the segments after the cut
+    locals: dict = dataclasses.field(default_factory=dict)     # node -> the user's variable holding it
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -104,7 +106,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         cut = self.graph.call_function(func, (node,))
         symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
         self.reads += 1
-        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic)
+        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic,
+                                        self._locals())
         if not symbolic:
             return value
         source = f"L['___stack{self.reads - 1}']"
@@ -123,6 +126,17 @@ class BreakingTracer(ProxyTorchDispatchMode):
                 return GENERIC_JUMP
             frame = frame.f_back
         return ITEM_BREAK
+
+    def _locals(self):
+        """{node: name} of the tensors the innermost frame of the compiled function's code holds
+        in its variables: the names Dynamo gives a resume function's inputs (``L_y_``)."""
+        frame, codes = sys._getframe(), set(self.user_codes)
+        while frame is not None and frame.f_code not in codes:
+            frame = frame.f_back
+        if frame is None:
+            return {}
+        held = {id(v._impl): name for name, v in frame.f_locals.items() if isinstance(v, Tensor)}
+        return {node: held[key] for key, (_, node) in self._nodes.items() if key in held}
 
     def _user_stack(self):
         """The frames of the compiled function's code on the stack, outermost first."""
@@ -210,7 +224,7 @@ def _segments(graph, constants):
         else:
             cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
-        gm, inputs = _segment_module(group, outputs, constants)
+        gm, inputs = _segment_module(group, outputs, constants, cuts[i - 1].meta["graph_break"] if i else None)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
             if cut is None else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], cuts[i].args[0].name if cut else None, cut,
@@ -235,14 +249,20 @@ def _read_through_writes(nodes):
     return written
 
 
-def _segment_module(group, outputs, constants):
-    """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs."""
+def _segment_module(group, outputs, constants, before=None):
+    """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs. Its
+    placeholders are named as Dynamo names its graph's inputs: an argument by its name, a
+    tensor a variable held at the read ``before`` by the variable's (``y``), any other value
+    as a value of the stack (``stack0``)."""
     inside = set(group)
     inputs = list(dict.fromkeys(a for n in group for a in n.all_input_nodes()
                                 if a not in inside and a.op != "get_attr"))
-    graph, env = Graph(), {}
+    graph, env, stack = Graph(), {}, 0
     for a in inputs:
-        env[a] = graph.placeholder(a.name)
+        name = a.name.removesuffix("_1") if a.op == "placeholder" else before.locals.get(a) if before else None
+        if name is None:
+            name, stack = f"stack{stack}", stack + 1
+        env[a] = graph.placeholder(name)
         env[a].meta = dict(a.meta)
 
     def copy(a):
@@ -367,7 +387,7 @@ class Segmented:
         else:
             numbers = [(f"L['{name}']", "int") if type(v) in (int, float) else None
                        for name, v in zip(step.inputs, inputs, strict=True)]
-            traced = make_fx(gm, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
+            traced = make_fx(_named(gm), decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
                              _dynamic_dims=numbers)(*inputs)
             if traced.shape_env is not None and (traced.shape_env.guards or traced.shape_env.replacements):
                 step.pinned = {name: v for name, v, d in zip(step.inputs, inputs, numbers, strict=True) if d}
@@ -378,6 +398,17 @@ class Segmented:
             self.graphs.append(traced)
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
         return compiled
+
+
+def _named(gm):
+    """``gm`` as a function whose parameters are its placeholders' names: make_fx names the
+    traced graph's inputs after them (``y_1``), as the whole function's graph after its own."""
+    def run(*args):
+        return gm(*args)
+    names = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
+    run.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+    run.__name__ = "forward"
+    return run
 
 
 def _copy(t):
