@@ -148,3 +148,42 @@ def test_gradients_flow_through_the_graphs_on_both_sides_of_a_break():
         out_t.sum().backward()
         _same(x_i.grad, x_t.grad)
     assert len(ours.graphs) == 3
+
+
+def _grad_branch(x):
+    y = x.sin()
+    if y.sum() > 0:
+        return (y * 2).sum()
+    return y.sum()
+
+
+def test_the_graphs_around_a_read_become_dynamic_on_a_second_size():
+    """torch's resume functions follow automatic dynamic shapes as any frame: a second size
+    recompiles the graph before the read and the one after it with the size a symbol, and
+    every later size reuses both (torch: 2, 4, 4, 4 graphs). A value read that changed too
+    (the sum of a longer tensor) is made an input by the same recompile."""
+    for fn in (branch, _scale):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        theirs, ours = torch.compile(fn, backend=counter), internals.compile(fn)
+        counts = []
+        for n in (3, 4, 5, 6):
+            x_i, x_t = _pair(np.linspace(0.5, 1.0, n))
+            _same(ours(x_i), theirs(x_t))
+            counts.append((counter.frame_count, len(ours.graphs)))
+        assert [o for _, o in counts] == [t for t, _ in counts] == [2, 4, 4, 4]
+        assert ours.recompiles == 2
+
+
+def test_gradients_through_the_graphs_around_a_read_at_changing_sizes():
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_grad_branch, backend=counter), internals.compile(_grad_branch)
+    for n in (3, 4, 5):
+        x_i, x_t = _pair(np.linspace(0.5, 1.0, n))
+        x_i.requires_grad_()
+        x_t.requires_grad_()
+        ours(x_i).backward()
+        theirs(x_t).backward()
+        _same(x_i.grad, x_t.grad)
+    assert len(ours.graphs) == counter.frame_count

@@ -22,6 +22,13 @@ value as an input, and one graph serves every later value, as torch's automatic 
 the changed argument of a resume function an input. Where the program decides on the value in
 Python (``if v > 0``, ``int(v)``, a guard), that trace is not used, and each value keeps a
 segment of its own.
+
+Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
+function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
+later segment is a resume function with a cache of its own (``ResumeCache``), shared by the
+entries of one set of non-tensor arguments: a call whose inputs fail the guards of every graph
+it has compiles one more, tracing as symbols the dims whose sizes changed since its first
+compile. Sizes 3, 4, 5 thus compile each side twice, as torch does.
 """
 import dataclasses
 import inspect
@@ -31,9 +38,11 @@ import traceback
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
+from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
+from ..c10.sym import is_symbolic
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
 from ..fx.experimental.sym_node import recorders
 from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
@@ -42,8 +51,10 @@ from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
+from .guards import TensorGuards
+from .pgo import FrameState
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "Segmented", "trace_with_breaks"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "ResumeCache", "Segmented", "trace_with_breaks"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -190,12 +201,19 @@ class _Step:
     def __init__(self, gm, inputs, outputs, read=None, cut=None, result=None):
         self.gm, self.inputs, self.outputs, self.read, self.cut = gm, inputs, outputs, read, cut
         self.result, self.children, self.compiled, self.reported = result, {}, None, False
-        self.pinned = {}    # number inputs a guard of the compiled graph holds to their values
+        self.path = ()      # the slots from the first segment to this one: its place in every trace
+        self.state_path = ()    # the same, any number read as any value: the segment whatever was read
 
 
 def _key(value):
     """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0."""
     return type(value).__name__, repr(value)
+
+
+def _any_number(slot):
+    """A child key with a number's value left out: Dynamo's resume function is the same code
+    whatever number it is given."""
+    return ("any", slot[1]) if slot[0] == "any" else ("any", slot[0]) if slot[0] in ("int", "float") else slot
 
 
 def _slot(cut):
@@ -224,7 +242,10 @@ def _segments(graph, constants):
         else:
             cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
-        gm, inputs = _segment_module(group, outputs, constants, cuts[i - 1].meta["graph_break"] if i else None)
+        # the first segment takes every argument, as the function's frame: its guards are the entry's
+        arguments = [] if i else [n for n in graph.nodes if n.op == "placeholder"]
+        gm, inputs = _segment_module(group, outputs, constants, cuts[i - 1].meta["graph_break"] if i else None,
+                                     arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
             if cut is None else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], cuts[i].args[0].name if cut else None, cut,
@@ -232,6 +253,8 @@ def _segments(graph, constants):
         steps[-1].cut_name = cuts[i].name if cut else None
         if i:
             steps[i - 1].children[_slot(steps[i - 1].cut)] = steps[i]
+            steps[i].path = (*steps[i - 1].path, _slot(steps[i - 1].cut))
+            steps[i].state_path = (*steps[i - 1].state_path, _any_number(_slot(steps[i - 1].cut)))
     return steps
 
 
@@ -249,14 +272,14 @@ def _read_through_writes(nodes):
     return written
 
 
-def _segment_module(group, outputs, constants, before=None):
+def _segment_module(group, outputs, constants, before=None, arguments=()):
     """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs. Its
     placeholders are named as Dynamo names its graph's inputs: an argument by its name, a
     tensor a variable held at the read ``before`` by the variable's (``y``), any other value
     as a value of the stack (``stack0``)."""
     inside = set(group)
-    inputs = list(dict.fromkeys(a for n in group for a in n.all_input_nodes()
-                                if a not in inside and a.op != "get_attr"))
+    inputs = list(dict.fromkeys([*arguments, *(a for n in group for a in n.all_input_nodes()
+                                                if a not in inside and a.op != "get_attr")]))
     graph, env, stack = Graph(), {}, 0
     for a in inputs:
         name = a.name.removesuffix("_1") if a.op == "placeholder" else before.locals.get(a) if before else None
@@ -280,13 +303,29 @@ def _segment_module(group, outputs, constants, before=None):
     return gm, [a.name for a in inputs]
 
 
+class ResumeCache:
+    """The compiled graphs of the segments after a read, kept across the cache entries of one
+    set of non-tensor arguments, as Dynamo keeps a resume function's cache: per segment (by its
+    ``path``) a list of (guards, compiled graph, pinned numbers), latest first; and the sizes
+    each segment's inputs had, so that a size that changed makes that dim a symbol of the
+    segment's next compile (automatic dynamic shapes, ``pgo.py``)."""
+
+    def __init__(self):
+        self.entries, self.frame_state = {}, FrameState()
+        self.values = {}    # per segment ending at a read (its state_path), the values read there
+
+
 class Segmented:
     """A cache entry whose function breaks at reads: ``trace`` (the function, its argument
     tensors -> the chain of a fresh trace) grows the tree; ``graphs`` collects the compiled
-    segments' graphs and ``record`` each break's reason, as the CompiledFunction keeps them."""
+    segments' graphs and ``record`` each break's reason, as the CompiledFunction keeps them.
+    The first segment is compiled at once with the argument dims ``dims`` traced as symbols
+    (the entry's automatic dynamic shapes): its traced inputs (``traced``) and ShapeEnv
+    (``shape_env``) are the entry's guards. The later segments' graphs live in ``resumed``."""
 
-    def __init__(self, trace, tensors, graphs, record, device):
+    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
+        self.resumed = ResumeCache() if resumed is None else resumed
         graph, constants = trace(tensors, ())
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
@@ -297,6 +336,11 @@ class Segmented:
         self.writes = any(n.is_impure() for n in graph.nodes)   # then a call keeps copies to trace again
         self.root = _segments(graph, constants)[0]
         self.kernels, self.graph_module = [], None
+        self.traced, self.shape_env = None, None
+        self.root.compiled, traced = self._compile(self.root, list(tensors), dims)
+        if traced is not None:
+            self.traced = [n.meta["val"] for n in traced.graph.nodes if n.op == "placeholder"][:len(tensors)]
+            self.shape_env = getattr(traced, "shape_env", None)
 
     def __call__(self, args, kwargs):
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
@@ -313,22 +357,28 @@ class Segmented:
                 self.record(step.cut)
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
             env[step.cut_name] = value
-            child = self._child(step, value, env)
-            if child is None:
+            self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
+            child = self._child(step, value)
+            if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
+                    and not self.resumed.entries.get(child.path):
                 child = self._trace_child(step, value, before, depth, symbolic)
             if child is step.children.get(_ANY + (type(value).__name__,)):
                 symbolic.add(depth)
             step, depth = child, depth + 1
 
-    def _child(self, step, value, env):
+    def _child(self, step, value):
         """The segment after ``step`` for the read ``value``: the one for that value, else the one
-        taking any value of its type (unless its graph holds the value to another one)."""
+        taking any value of its type."""
         child = step.children.get(_key(value))
         if child is None and _may_be_symbol(value):
             child = step.children.get(_ANY + (type(value).__name__,))
-            if child is not None and any(env[name] != v for name, v in child.pinned.items()):
-                child = None
         return child
+
+    def _changed_value(self, step, value):
+        """Whether the read ending ``step`` gave another value of ``value``'s type before (in this
+        entry or another): then automatic dynamic makes it an input."""
+        return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
+                                             for k in self.resumed.values.get(step.state_path, ()))
 
     def _trace_child(self, step, value, before, depth, symbolic):
         """Trace again to reach a value no child of ``step`` has. A second value of an int or
@@ -336,7 +386,7 @@ class Segmented:
         take it as an input, as torch's resume function takes a changed argument; where that
         fails (the program decides on the value), the value gets segments of its own."""
         any_slot = _ANY + (type(value).__name__,)
-        seen = any(k[0] == type(value).__name__ for k in step.children)
+        seen = self._changed_value(step, value)
         grads = is_grad_enabled() and any(t.requires_grad for t in before)
         if seen and _may_be_symbol(value) and not grads and any_slot not in step.children:
             try:
@@ -345,7 +395,8 @@ class Segmented:
                 pass
             if any_slot in step.children:
                 return step.children[any_slot]
-        self._graft(self.trace(before, tuple(symbolic))[0])
+        if _key(value) not in step.children:
+            self._graft(self.trace(before, tuple(symbolic))[0])
         child = step.children.get(_key(value))
         if child is None:
             raise RuntimeError("a trace again took another path before the same read")
@@ -364,40 +415,72 @@ class Segmented:
 
     def _run(self, step, env):
         inputs = [env[name] for name in step.inputs]
-        if step.compiled is None:
-            step.compiled = self._compile(step, inputs)
-        outs = step.compiled(*inputs)
+        compiled = step.compiled if step is self.root else self._resume(step, inputs)
+        outs = compiled(*inputs)
         return outs if isinstance(outs, (tuple, list)) else (outs,)
 
-    def _compile(self, step, inputs):
+    def _resume(self, step, inputs):
+        """The compiled graph of a later segment whose guards ``inputs`` pass, compiled now if
+        none does: a dim of an input whose size changed since the segment's first compile is a
+        symbol, and so is a number input (a value read that changed), guarded as the graph
+        needs; a number the trace kept a constant (0 or 1) is guarded by its value."""
+        entries = self.resumed.entries.setdefault(step.path, [])
+        labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
+        tensors = [t for t in inputs if isinstance(t, Tensor)]
+        numbers = {label: v for label, v in zip(labels, inputs, strict=True) if not isinstance(v, Tensor)}
+        for guards, compiled, pinned in entries:
+            if guards.check(tensors, numbers) is None and all(numbers[n] == v for n, v in pinned.items()):
+                return compiled
+        dims = [self._changed(step, label, t) for label, t in zip(labels, inputs, strict=True)]
+        compiled, traced = self._compile(step, inputs, dims)
+        vals = [n.meta.get("val") for n in traced.graph.nodes if n.op == "placeholder"][:len(inputs)] \
+            if traced is not None else []
+        if len(vals) != len(inputs):        # no graph (no operation): every input as it is now
+            vals = [_exact(v) if isinstance(v, Tensor) else v for v in inputs]
+        symbols = {label: v.node._expr for label, v in zip(labels, vals, strict=True) if is_symbolic(v)}
+        pinned = {label: v for label, v in numbers.items() if label not in symbols}
+        guards = TensorGuards([n for n in labels if n not in numbers], [v for v in vals if isinstance(v, Tensor)],
+                              getattr(traced, "shape_env", None), int_symbols=symbols)
+        entries.insert(0, (guards, compiled, pinned))
+        return compiled
+
+    def _changed(self, step, label, value):
+        """A tensor input's dims to trace as symbols: those whose size changed since the segment
+        was first compiled (None for a number, or no dim)."""
+        if not isinstance(value, Tensor):
+            return None
+        dims = self.resumed.frame_state.update((step.state_path, label), tuple(value.shape))
+        return (f"L['{label}']", dims) if dims else None
+
+    def _compile(self, step, inputs, dims=None):
         """A segment's graph as the whole function's would be compiled: by AOTAutograd when an
-        input requires grad, else traced with fake tensors, functionalized and compiled. A
-        number input (a value read before it) is traced as a symbol; a guard the trace put on it
-        holds the segment to that value (``pinned``). A segment without an operation is no
-        graph (Dynamo compiles none either)."""
+        input requires grad, else traced with fake tensors, functionalized and compiled; the
+        dims ``dims`` (per input, as make_fx's ``_dynamic_dims``) traced as symbols. A number
+        input (a value read before it) is traced as a symbol. A segment without an operation is no graph
+        (Dynamo compiles none either). The compiled graph and the traced one (None for none)."""
         gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
-            return gm
+            return gm, None
+        dims = [(f"L['{name}']", "int") if type(v) in (int, float) else d
+                for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
 
         def compiler(g):
             return compile_fx(g, self.device)
         if is_grad_enabled() and any(t.requires_grad for t in inputs if isinstance(t, Tensor)):
-            compiled = AOTCompiled(gm, inputs, compiler)
+            compiled = AOTCompiled(_named(gm), inputs, compiler, dims)
             self.graphs.append(compiled.joint)
         else:
-            numbers = [(f"L['{name}']", "int") if type(v) in (int, float) else None
-                       for name, v in zip(step.inputs, inputs, strict=True)]
             traced = make_fx(_named(gm), decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
-                             _dynamic_dims=numbers)(*inputs)
-            if traced.shape_env is not None and (traced.shape_env.guards or traced.shape_env.replacements):
-                step.pinned = {name: v for name, v, d in zip(step.inputs, inputs, numbers, strict=True) if d}
+                             _dynamic_dims=dims)(*inputs)
+            shape_env = traced.shape_env
             traced = functionalize(traced)
             traced.graph.eliminate_dead_code()
             traced.recompile()
+            traced.shape_env = shape_env
             compiled = compiler(traced)
             self.graphs.append(traced)
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
-        return compiled
+        return compiled, self.graphs[-1]
 
 
 def _named(gm):
@@ -409,6 +492,11 @@ def _named(gm):
     run.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
     run.__name__ = "forward"
     return run
+
+
+def _exact(t):
+    """A tensor's metadata as guards check it, every size a number."""
+    return FakeTensorMode().from_tensor(t)
 
 
 def _copy(t):
