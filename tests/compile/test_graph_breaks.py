@@ -187,3 +187,27 @@ def test_gradients_through_the_graphs_around_a_read_at_changing_sizes():
         theirs(x_t).backward()
         _same(x_i.grad, x_t.grad)
     assert len(ours.graphs) == counter.frame_count
+
+
+def _float_then_int(x, n):
+    y = x * 2
+    a = y.sum().item()
+    b = n.sum().item()
+    if y.max() > 0:
+        y = y + 1
+    return y * a + b
+
+
+def test_explain_lists_the_breaks_in_the_order_the_function_meets_them():
+    """A float read, an int read, then an ``if``: three breaks, four graphs, each reason with
+    the line it stands at, in the function's order, as torch's explain lists them."""
+    torch._dynamo.reset()
+    theirs = torch._dynamo.explain(_float_then_int)(torch.ones(3), torch.arange(3))
+    ours = explain(_float_then_int)(internals.ones(3), internals.arange(3))
+
+    def reasons(out):
+        return [(r.reason.splitlines()[0], [s.line for s in r.user_stack]) for r in out.break_reasons]
+    assert (ours.graph_count, ours.graph_break_count) == (theirs.graph_count, theirs.graph_break_count) == (4, 3)
+    assert reasons(ours) == reasons(theirs)
+    assert [lines for _, lines in reasons(ours)] == [["a = y.sum().item()"], ["b = n.sum().item()"],
+                                                     ["if y.max() > 0:"]]
