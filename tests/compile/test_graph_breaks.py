@@ -110,12 +110,12 @@ def test_two_reads_that_change_become_inputs_of_the_graphs_after_them():
     assert ours == theirs == [3, 5, 6, 6]
 
 
-def test_a_read_value_the_program_decides_on_stays_a_constant():
-    """``if v > 0`` in Python decides on the value: that trace is not used (its graph would
-    hold for one side only), each value keeps its graph. torch guards the input on ``v > 0``
-    instead (2, 3, 4, 4): ours recompiles per value, never a wrong answer."""
-    theirs, ours, _ = _counts(_sign, [1, -1, 2, 3])
-    assert theirs == [2, 3, 4, 4] and ours == [2, 3, 4, 5]
+def test_a_read_value_the_program_decides_on_is_an_input_guarded_by_the_decision():
+    """``if v > 0`` in Python decides on the value made an input: the graph after it holds for
+    the values that decide the same way, as torch guards its resume function's input on
+    ``v > 0``; the other side compiles one more graph, and then every value reuses one."""
+    theirs, ours, _ = _counts(_sign, [1, -1, 2, 3, -4])
+    assert ours == theirs == [2, 3, 4, 4, 4]
 
 
 def test_an_argument_written_on_both_sides_of_a_break_is_written_as_in_eager():
@@ -211,3 +211,19 @@ def test_explain_lists_the_breaks_in_the_order_the_function_meets_them():
     assert reasons(ours) == reasons(theirs)
     assert [lines for _, lines in reasons(ours)] == [["a = y.sum().item()"], ["b = n.sum().item()"],
                                                      ["if y.max() > 0:"]]
+
+
+def _repeat_by_count(x):
+    n = x.long().sum().item()
+    return x.repeat(n % 3 + 1)
+
+
+def test_a_read_the_graph_cannot_take_as_a_symbol_stays_a_constant():
+    """``repeat(n % 3 + 1)`` of an int read: the fake run cannot size the result from a symbol
+    here, so the graph after the read takes the number as a constant, guarded by its value
+    (torch traces it symbolically): every value and size gives eager's answer."""
+    ours = internals.compile(_repeat_by_count)
+    for values in ([1, 2], [2, 2], [4, 1], [1, 1, 1], [2, 2]):
+        x_i, x_t = _pair(values)
+        _same(ours(x_i), _repeat_by_count(x_t))
+    assert ours.graph_breaks

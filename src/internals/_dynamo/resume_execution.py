@@ -20,8 +20,9 @@ reads another value there, the function is traced again with that read answered 
 symbol (``zf0``, or ``s..`` for an int) whose example is the value: the segments after it take the
 value as an input, and one graph serves every later value, as torch's automatic dynamic makes
 the changed argument of a resume function an input. Where the program decides on the value in
-Python (``if v > 0``, ``int(v)``, a guard), that trace is not used, and each value keeps a
-segment of its own.
+Python (``if v > 0``), the decision is a guard of that child (a region of the values read): a
+value that decides otherwise traces another region, as torch recompiles a resume function
+whose guard failed. ``int(v)`` pins the value (torch's Dynamo traces it as ``sym_int``).
 
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
@@ -64,9 +65,6 @@ GENERIC_JUMP = "generic_jump TensorVariable()"
 _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
            "cauchy", "geometric", "log_normal", "random_")
 
-# The child key (with the value's type) of a read whose value is an input of the segments after it.
-_ANY = ("any",)
-
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
@@ -96,6 +94,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         # the reads (by their order in the trace) answered by a backed symbol, not the value
         self.symbolic_reads, self.reads = set(symbolic_reads), 0
         self.shape_env = ShapeEnv() if self.symbolic_reads else None
+        self.read_symbols = {}      # the symbol answering a read -> the read's node name
 
     def __enter__(self):
         recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
@@ -126,6 +125,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
             self.shape_env.create_symbolic_size(value, source, positive=None)
         cut.meta["val"] = symbol
         self._symbols[id(symbol.node)] = (symbol.node, cut)
+        self.read_symbols[symbol.node._expr] = cut.name
         return symbol
 
     def _reason(self):
@@ -180,9 +180,9 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=()):
         copies.append(copy)
     with tracer:
         out = flat(*copies)
-    if tracer.shape_env is not None and (tracer.shape_env.guards or tracer.shape_env.replacements):
-        raise GuardOnDataDependentSymNode("the program decided on a value read: it stays a constant")
     graph.output(tree_map(tracer.node_of, out))
+    # what the program decided on the symbols: the values for which this trace's path holds
+    graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
 
 
@@ -202,6 +202,7 @@ class _Step:
         self.gm, self.inputs, self.outputs, self.read, self.cut = gm, inputs, outputs, read, cut
         self.result, self.children, self.compiled, self.reported = result, {}, None, False
         self.path = ()      # the slots from the first segment to this one: its place in every trace
+        self.regions = {}   # a child key of a read made a symbol -> (guards, {symbol: read's name})
         self.state_path = ()    # the same, any number read as any value: the segment whatever was read
 
 
@@ -217,8 +218,23 @@ def _any_number(slot):
 
 
 def _slot(cut):
-    """The child key of a cut: its value's, or, for a value made an input, any value of its type."""
-    return ("any", type(cut.value).__name__) if cut.symbolic else _key(cut.value)
+    """The child key of a cut: its value's, or, for a value made an input, any value of its type
+    (the first such region: a program that decides on the value has one per outcome)."""
+    return ("any", type(cut.value).__name__, 0) if cut.symbolic else _key(cut.value)
+
+
+def _holds(region, values):
+    """Whether the values read ({read's node name: value}) pass a region's guards."""
+    import sympy  # a heavy module: only a read made a symbol pays for it
+    guards, symbols = region
+    return all(bool(g.xreplace({s: sympy.sympify(values[name]) for s, name in symbols.items()})) for g in guards)
+
+
+def _repath(parent, key, child):
+    """Set ``child``'s path (and its descendants') below ``parent`` at ``key``."""
+    child.path, child.state_path = (*parent.path, key), (*parent.state_path, _any_number(key))
+    for k, c in child.children.items():
+        _repath(child, k, c)
 
 
 def _segments(graph, constants):
@@ -253,6 +269,8 @@ def _segments(graph, constants):
         steps[-1].cut_name = cuts[i].name if cut else None
         if i:
             steps[i - 1].children[_slot(steps[i - 1].cut)] = steps[i]
+            if steps[i - 1].cut.symbolic:
+                steps[i - 1].regions[_slot(steps[i - 1].cut)] = getattr(graph, "read_guards", ([], {}))
             steps[i].path = (*steps[i - 1].path, _slot(steps[i - 1].cut))
             steps[i].state_path = (*steps[i - 1].state_path, _any_number(_slot(steps[i - 1].cut)))
     return steps
@@ -337,7 +355,7 @@ class Segmented:
         self.root = _segments(graph, constants)[0]
         self.kernels, self.graph_module = [], None
         self.traced, self.shape_env = None, None
-        self.root.compiled, traced = self._compile(self.root, list(tensors), dims)
+        self.root.compiled, traced = self._compile_or_static(self.root, list(tensors), dims, False)
         if traced is not None:
             self.traced = [n.meta["val"] for n in traced.graph.nodes if n.op == "placeholder"][:len(tensors)]
             self.shape_env = getattr(traced, "shape_env", None)
@@ -358,21 +376,26 @@ class Segmented:
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
             env[step.cut_name] = value
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
-            child = self._child(step, value)
+            child = self._child(step, value, env)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
                     and not self.resumed.entries.get(child.path):
-                child = self._trace_child(step, value, before, depth, symbolic)
-            if child is step.children.get(_ANY + (type(value).__name__,)):
+                child = self._trace_child(step, value, before, depth, symbolic, env)
+            if child is not step.children.get(_key(value)):
                 symbolic.add(depth)
             step, depth = child, depth + 1
 
-    def _child(self, step, value):
-        """The segment after ``step`` for the read ``value``: the one for that value, else the one
-        taking any value of its type."""
+    def _child(self, step, value, env):
+        """The segment after ``step`` for the read ``value``: the one for that value, else one
+        taking any value of its type whose guards the values read (``env``) pass."""
         child = step.children.get(_key(value))
-        if child is None and _may_be_symbol(value):
-            child = step.children.get(_ANY + (type(value).__name__,))
-        return child
+        return self._region_child(step, value, env) if child is None else child
+
+    def _region_child(self, step, value, env):
+        """The child of ``step`` taking any value of ``value``'s type whose guards ``env`` passes."""
+        if not _may_be_symbol(value):
+            return None
+        return next((step.children[k] for k, region in step.regions.items()
+                     if k[1] == type(value).__name__ and _holds(region, env)), None)
 
     def _changed_value(self, step, value):
         """Whether the read ending ``step`` gave another value of ``value``'s type before (in this
@@ -380,21 +403,20 @@ class Segmented:
         return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
                                              for k in self.resumed.values.get(step.state_path, ()))
 
-    def _trace_child(self, step, value, before, depth, symbolic):
+    def _trace_child(self, step, value, before, depth, symbolic, env):
         """Trace again to reach a value no child of ``step`` has. A second value of an int or
         float read (without gradients to follow) is traced as a symbol: the segments after it
         take it as an input, as torch's resume function takes a changed argument; where that
         fails (the program decides on the value), the value gets segments of its own."""
-        any_slot = _ANY + (type(value).__name__,)
-        seen = self._changed_value(step, value)
         grads = is_grad_enabled() and any(t.requires_grad for t in before)
-        if seen and _may_be_symbol(value) and not grads and any_slot not in step.children:
+        if self._changed_value(step, value) and not grads:
             try:
                 self._graft(self.trace(before, (*symbolic, depth))[0])
-            except Exception:  # noqa: BLE001 -- a decision on the value, or a kernel refusing a symbol
+            except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
-            if any_slot in step.children:
-                return step.children[any_slot]
+            child = self._region_child(step, value, env)
+            if child is not None:
+                return child
         if _key(value) not in step.children:
             self._graft(self.trace(before, tuple(symbolic))[0])
         child = step.children.get(_key(value))
@@ -405,13 +427,29 @@ class Segmented:
     def _graft(self, graph):
         """Add the chain of a new trace to the tree where it leaves it."""
         new = _segments(graph, self.constants)
+        values = {here.cut_name: here.cut.value for here in new if here.cut is not None}
         step = self.root
         for here, there in zip(new, new[1:]):
-            key = _slot(here.cut)
+            key = self._region(step, here, values)
             if key not in step.children:
                 step.children[key] = there
+                _repath(step, key, there)
                 return
             step = step.children[key]
+
+    def _region(self, step, here, values):
+        """The child key of ``step`` that the new trace's ``here`` ends at: its value's, or the
+        region of its symbol whose guards its values pass, or a new region with its guards."""
+        key = _slot(here.cut)
+        if not here.cut.symbolic:
+            return key
+        same = [k for k in step.regions if k[:2] == key[:2]]
+        for k in same:
+            if _holds(step.regions[k], values):
+                return k
+        new = (*key[:2], len(same))
+        step.regions[new] = here.regions[key]
+        return new
 
     def _run(self, step, env):
         inputs = [env[name] for name in step.inputs]
@@ -432,7 +470,7 @@ class Segmented:
             if guards.check(tensors, numbers) is None and all(numbers[n] == v for n, v in pinned.items()):
                 return compiled
         dims = [self._changed(step, label, t) for label, t in zip(labels, inputs, strict=True)]
-        compiled, traced = self._compile(step, inputs, dims)
+        compiled, traced = self._compile_or_static(step, inputs, dims, bool(numbers))
         vals = [n.meta.get("val") for n in traced.graph.nodes if n.op == "placeholder"][:len(inputs)] \
             if traced is not None else []
         if len(vals) != len(inputs):        # no graph (no operation): every input as it is now
@@ -452,7 +490,18 @@ class Segmented:
         dims = self.resumed.frame_state.update((step.state_path, label), tuple(value.shape))
         return (f"L['{label}']", dims) if dims else None
 
-    def _compile(self, step, inputs, dims=None):
+    def _compile_or_static(self, step, inputs, dims, numbers):
+        """``_compile`` with symbols; where the fake run cannot follow them (``repeat(n)`` of a
+        number read, a kernel that needs known sizes), with every size and number a constant,
+        guarded exactly."""
+        if not numbers and not any(dims or ()):
+            return self._compile(step, inputs, dims)
+        try:
+            return self._compile(step, inputs, dims)
+        except Exception:  # noqa: BLE001 -- the static graph below is the answer, or raises itself
+            return self._compile(step, inputs, None, numbers_symbolic=False)
+
+    def _compile(self, step, inputs, dims=None, numbers_symbolic=True):
         """A segment's graph as the whole function's would be compiled: by AOTAutograd when an
         input requires grad, else traced with fake tensors, functionalized and compiled; the
         dims ``dims`` (per input, as make_fx's ``_dynamic_dims``) traced as symbols. A number
@@ -461,7 +510,7 @@ class Segmented:
         gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
             return gm, None
-        dims = [(f"L['{name}']", "int") if type(v) in (int, float) else d
+        dims = [(f"L['{name}']", "int") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
 
         def compiler(g):
