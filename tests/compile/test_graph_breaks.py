@@ -227,3 +227,25 @@ def test_a_read_the_graph_cannot_take_as_a_symbol_stays_a_constant():
         x_i, x_t = _pair(values)
         _same(ours(x_i), _repeat_by_count(x_t))
     assert ours.graph_breaks
+
+
+def _by_dtype(T):
+    def by_dtype(x):
+        y = x.float().sin()
+        if y.sum() > 0:
+            return y * (2 if x.dtype == T.float64 else 3)
+        return y
+    return by_dtype
+
+
+def test_the_graph_after_a_read_follows_a_decision_on_another_tensor():
+    """After the read, the program decides on ``x.dtype`` though only ``y`` (float32 either
+    way) is an input there: each cache entry keeps its own graphs after the read, as torch's
+    resume function guards ``x`` it still holds, so a float64 ``x`` never reuses the float32 one's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_by_dtype(torch), backend=counter), internals.compile(_by_dtype(internals))
+    for dtype in ("float32", "float64", "float32", "float64"):
+        x_t = torch.ones(3, dtype=getattr(torch, dtype))
+        _same(ours(internals.from_torch(x_t)), theirs(x_t))
+    assert len(ours.graphs) == counter.frame_count == 4

@@ -416,7 +416,7 @@ class CompiledFunction:
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
-        self._resumed = {}      # non-tensor guard key -> the ResumeCache of the graphs after reads
+        self._resumed = {}      # non-tensor guard key -> what the segments after reads remember
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
@@ -463,7 +463,7 @@ class CompiledFunction:
         dims = self._dynamic_dims(names, tensors)
         ints = self._dynamic_ints(args, kwargs)
         self._shape_env, self._int_symbols = None, {}
-        self._resumed_key = key     # the graphs after a read are shared by entries of this key
+        self._resumed_key = key     # the segments after a read remember sizes across entries of this key
         run = self._compile(args, kwargs, seen_tensors, dims, ints)
         graph = getattr(run, "traced", None)
         fakes = graph if graph is not None else [_exact(t) for t in tensors]

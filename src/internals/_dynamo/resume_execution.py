@@ -26,10 +26,10 @@ whose guard failed. ``int(v)`` pins the value (torch's Dynamo traces it as ``sym
 
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
-later segment is a resume function with a cache of its own (``ResumeCache``), shared by the
-entries of one set of non-tensor arguments: a call whose inputs fail the guards of every graph
-it has compiles one more, tracing as symbols the dims whose sizes changed since its first
-compile. Sizes 3, 4, 5 thus compile each side twice, as torch does.
+later segment is a resume function with guards of its own: a call whose inputs fail those of
+every graph it has compiles one more, tracing as symbols the dims whose sizes changed since its
+first compile, as remembered across the entries of one set of non-tensor arguments
+(``ResumeCache``). Sizes 3, 4, 5 thus compile each side twice, as torch does.
 """
 import dataclasses
 import inspect
@@ -322,14 +322,16 @@ def _segment_module(group, outputs, constants, before=None, arguments=()):
 
 
 class ResumeCache:
-    """The compiled graphs of the segments after a read, kept across the cache entries of one
-    set of non-tensor arguments, as Dynamo keeps a resume function's cache: per segment (by its
-    ``path``) a list of (guards, compiled graph, pinned numbers), latest first; and the sizes
-    each segment's inputs had, so that a size that changed makes that dim a symbol of the
-    segment's next compile (automatic dynamic shapes, ``pgo.py``)."""
+    """What the segments after a read remember across the cache entries of one set of
+    non-tensor arguments, as a resume function's frame state outlives the entries of the
+    function that led to it: the sizes each segment's inputs had, so that a size that changed
+    makes that dim a symbol of the segment's next compile (automatic dynamic shapes,
+    ``pgo.py``), and the values each read gave. The compiled graphs stay with their entry: an
+    entry's segments may differ from another's in what the program decided on its other
+    tensors (``x.dtype``), which the segments' own guards do not see."""
 
     def __init__(self):
-        self.entries, self.frame_state = {}, FrameState()
+        self.frame_state = FrameState()
         self.values = {}    # per segment ending at a read (its state_path), the values read there
 
 
@@ -339,11 +341,14 @@ class Segmented:
     segments' graphs and ``record`` each break's reason, as the CompiledFunction keeps them.
     The first segment is compiled at once with the argument dims ``dims`` traced as symbols
     (the entry's automatic dynamic shapes): its traced inputs (``traced``) and ShapeEnv
-    (``shape_env``) are the entry's guards. The later segments' graphs live in ``resumed``."""
+    (``shape_env``) are the entry's guards. The later segments' graphs live in ``entries``,
+    compiled as the sizes and values remembered in ``resumed`` say."""
 
     def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
         self.resumed = ResumeCache() if resumed is None else resumed
+        # per later segment (by its ``path``), its graphs: (guards, compiled graph, pinned numbers)
+        self.entries = {}
         graph, constants = trace(tensors, ())
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
@@ -378,7 +383,7 @@ class Segmented:
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
-                    and not self.resumed.entries.get(child.path):
+                    and not self.entries.get(child.path):
                 child = self._trace_child(step, value, before, depth, symbolic, env)
             if child is not step.children.get(_key(value)):
                 symbolic.add(depth)
@@ -462,7 +467,7 @@ class Segmented:
         none does: a dim of an input whose size changed since the segment's first compile is a
         symbol, and so is a number input (a value read that changed), guarded as the graph
         needs; a number the trace kept a constant (0 or 1) is guarded by its value."""
-        entries = self.resumed.entries.setdefault(step.path, [])
+        entries = self.entries.setdefault(step.path, [])
         labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
         tensors = [t for t in inputs if isinstance(t, Tensor)]
         numbers = {label: v for label, v in zip(labels, inputs, strict=True) if not isinstance(v, Tensor)}
