@@ -249,3 +249,32 @@ def test_the_graph_after_a_read_follows_a_decision_on_another_tensor():
         x_t = torch.ones(3, dtype=getattr(torch, dtype))
         _same(ours(internals.from_torch(x_t)), theirs(x_t))
     assert len(ours.graphs) == counter.frame_count == 4
+
+
+def _size_before(x):
+    y = x * x.shape[0]
+    if y.sum() > 0:
+        return y + 1
+    return y
+
+
+def _size_after(x):
+    y = x * 2
+    if y.sum() > 0:
+        return y + 1 if x.shape[0] > 4 else y[:4] - 1
+    return y
+
+
+def test_code_that_reads_a_size_keeps_its_graphs_to_that_size():
+    """The trace runs on real tensors, so a size the program reads in Python (``x.shape[0]``,
+    the bounds of ``y[:4]``) is a number in the graphs: the graphs before such a read are
+    compiled for the exact size, the ones after it are children of those sizes only. Every
+    call gives eager's answer, however the sizes come."""
+    for fn in (_size_before, _size_after):
+        torch._dynamo.reset()
+        theirs, ours = torch.compile(fn, backend=CompileCounter()), internals.compile(fn)
+        for n in (3, 4, 5, 6, 5, 4):
+            x_i, x_t = _pair(np.linspace(0.5, 1.0, n))
+            got, want = ours(x_i), theirs(x_t)
+            assert tuple(got.shape) == tuple(want.shape)
+            _same(got, want)

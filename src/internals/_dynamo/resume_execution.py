@@ -29,18 +29,26 @@ function's frame: the cache entry's dims decide its symbols and its guards are t
 later segment is a resume function with guards of its own: a call whose inputs fail those of
 every graph it has compiles one more, tracing as symbols the dims whose sizes changed since its
 first compile, as remembered across the entries of one set of non-tensor arguments
-(``ResumeCache``). Sizes 3, 4, 5 thus compile each side twice, as torch does.
+(``ResumeCache``). Sizes 3, 4, 5 thus compile each side twice, as torch does. The trace runs on
+real tensors, so a size the program reads in Python (``x.shape[0]``, ``len(x)``, an index's
+bounds) is a plain number in it: a trace that reads one before the first read keeps its entry
+to the exact sizes, and a segment that reads one after a read is the child of those sizes only.
 """
+import contextlib
 import dataclasses
+import functools
 import inspect
+import os
 import sys
 import traceback
 
+from .. import _tensor_indexing
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
 from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
+from .._tensor_base import TensorBase
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..c10.sym import is_symbolic
@@ -64,6 +72,9 @@ GENERIC_JUMP = "generic_jump TensorVariable()"
 # Operators whose results the trace could not reproduce: another run draws other numbers.
 _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
            "cauchy", "geometric", "log_normal", "random_")
+
+# The package's own files: a size they read is no decision of the program's.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
@@ -95,6 +106,22 @@ class BreakingTracer(ProxyTorchDispatchMode):
         self.symbolic_reads, self.reads = set(symbolic_reads), 0
         self.shape_env = ShapeEnv() if self.symbolic_reads else None
         self.read_symbols = {}      # the symbol answering a read -> the read's node name
+        # the segments (by the number of reads before them) whose Python read a tensor's size:
+        # the trace holds for the sizes it ran with only (``x.shape[0] * y``, ``x[:4]``)
+        self.size_reads, self._depth = set(), 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self._depth += 1            # an operator's own reads of sizes are not the program's
+        try:
+            return super().__torch_dispatch__(func, types, args, kwargs)
+        finally:
+            self._depth -= 1
+
+    def note_size_read(self, caller=None):
+        """A size read by the program: from its own code (``caller``: the reading frame's file,
+        not this package's), or by an index (``caller`` None), outside any operator."""
+        if self._depth == 0 and (caller is None or not caller.startswith(_PACKAGE)):
+            self.size_reads.add(self.reads)
 
     def __enter__(self):
         recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
@@ -178,12 +205,36 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=()):
         node.meta["val"] = tracer._meta_val(copy)
         tracer.track(copy, node)
         copies.append(copy)
-    with tracer:
+    with tracer, _watching_sizes(tracer):
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
+    graph.size_reads, graph.arg_shapes = tracer.size_reads, tuple(tuple(t.shape) for t in tensors)
     # what the program decided on the symbols: the values for which this trace's path holds
     graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
+
+
+@contextlib.contextmanager
+def _watching_sizes(tracer):
+    """While the program runs, its reads of a tensor's size (``shape``, ``size()``, ``numel()``,
+    ``len``, iteration, an index's bounds) are noted by ``tracer``."""
+    def watch(function, by_index=False):
+        @functools.wraps(function)
+        def read(*args, **kwargs):
+            tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename)
+            return function(*args, **kwargs)
+        return read
+    places = [(owner, name) for name in ("shape", "size", "numel", "__len__", "__iter__")
+              for owner in (Tensor, TensorBase) if name in owner.__dict__] + [(_tensor_indexing, "_size")]
+    saved = [(owner, name, vars(owner)[name]) for owner, name in places]
+    for owner, name, old in saved:
+        setattr(owner, name, property(watch(old.fget)) if isinstance(old, property) else
+                watch(old, by_index=owner is _tensor_indexing))
+    try:
+        yield
+    finally:
+        for owner, name, old in saved:
+            setattr(owner, name, old)
 
 
 @dataclasses.dataclass
@@ -268,11 +319,13 @@ def _segments(graph, constants):
                            result))
         steps[-1].cut_name = cuts[i].name if cut else None
         if i:
-            steps[i - 1].children[_slot(steps[i - 1].cut)] = steps[i]
+            # a segment whose Python read a size is the child of these sizes only
+            key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if i in graph.size_reads else ()))
+            steps[i - 1].children[key] = steps[i]
             if steps[i - 1].cut.symbolic:
-                steps[i - 1].regions[_slot(steps[i - 1].cut)] = getattr(graph, "read_guards", ([], {}))
-            steps[i].path = (*steps[i - 1].path, _slot(steps[i - 1].cut))
-            steps[i].state_path = (*steps[i - 1].state_path, _any_number(_slot(steps[i - 1].cut)))
+                steps[i - 1].regions[key] = getattr(graph, "read_guards", ([], {}))
+            steps[i].path = (*steps[i - 1].path, key)
+            steps[i].state_path = (*steps[i - 1].state_path, _any_number(key))
     return steps
 
 
@@ -358,6 +411,8 @@ class Segmented:
                                               "other numbers")
         self.writes = any(n.is_impure() for n in graph.nodes)   # then a call keeps copies to trace again
         self.root = _segments(graph, constants)[0]
+        if 0 in graph.size_reads:       # the code before the first read decided on sizes: exact
+            dims = None
         self.kernels, self.graph_module = [], None
         self.traced, self.shape_env = None, None
         self.root.compiled, traced = self._compile_or_static(self.root, list(tensors), dims, False)
@@ -369,6 +424,7 @@ class Segmented:
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
         env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
+        shapes = tuple(tuple(t.shape) for t in tensors)
         step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
         while True:
             outs = self._run(step, env)
@@ -381,26 +437,30 @@ class Segmented:
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
             env[step.cut_name] = value
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
-            child = self._child(step, value, env)
+            child = self._child(step, value, env, shapes)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
                     and not self.entries.get(child.path):
-                child = self._trace_child(step, value, before, depth, symbolic, env)
-            if child is not step.children.get(_key(value)):
+                child = self._trace_child(step, value, before, depth, symbolic, env, shapes)
+            if child.path[-1][0] == "any":
                 symbolic.add(depth)
             step, depth = child, depth + 1
 
-    def _child(self, step, value, env):
+    def _child(self, step, value, env, shapes):
         """The segment after ``step`` for the read ``value``: the one for that value, else one
-        taking any value of its type whose guards the values read (``env``) pass."""
-        child = step.children.get(_key(value))
-        return self._region_child(step, value, env) if child is None else child
+        taking any value of its type whose guards the values read (``env``) pass; one traced
+        for the arguments' sizes ``shapes`` only where its code read them."""
+        child = step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
+        return self._region_child(step, value, env, shapes) if child is None else child
 
-    def _region_child(self, step, value, env):
+    def _region_child(self, step, value, env, shapes):
         """The child of ``step`` taking any value of ``value``'s type whose guards ``env`` passes."""
         if not _may_be_symbol(value):
             return None
         return next((step.children[k] for k, region in step.regions.items()
-                     if k[1] == type(value).__name__ and _holds(region, env)), None)
+                     if k[1] == type(value).__name__ and k[3:] in ((), (shapes,)) and _holds(region, env)), None)
+
+    def _exact_child(self, step, value, shapes):
+        return step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
 
     def _changed_value(self, step, value):
         """Whether the read ending ``step`` gave another value of ``value``'s type before (in this
@@ -408,7 +468,7 @@ class Segmented:
         return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
                                              for k in self.resumed.values.get(step.state_path, ()))
 
-    def _trace_child(self, step, value, before, depth, symbolic, env):
+    def _trace_child(self, step, value, before, depth, symbolic, env, shapes):
         """Trace again to reach a value no child of ``step`` has. A second value of an int or
         float read (without gradients to follow) is traced as a symbol: the segments after it
         take it as an input, as torch's resume function takes a changed argument; where that
@@ -419,12 +479,12 @@ class Segmented:
                 self._graft(self.trace(before, (*symbolic, depth))[0])
             except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
-            child = self._region_child(step, value, env)
+            child = self._region_child(step, value, env, shapes)
             if child is not None:
                 return child
-        if _key(value) not in step.children:
+        if self._exact_child(step, value, shapes) is None:
             self._graft(self.trace(before, tuple(symbolic))[0])
-        child = step.children.get(_key(value))
+        child = self._exact_child(step, value, shapes)
         if child is None:
             raise RuntimeError("a trace again took another path before the same read")
         return child
@@ -435,24 +495,25 @@ class Segmented:
         values = {here.cut_name: here.cut.value for here in new if here.cut is not None}
         step = self.root
         for here, there in zip(new, new[1:]):
-            key = self._region(step, here, values)
+            key = self._region(step, here, there, values)
             if key not in step.children:
                 step.children[key] = there
                 _repath(step, key, there)
                 return
             step = step.children[key]
 
-    def _region(self, step, here, values):
-        """The child key of ``step`` that the new trace's ``here`` ends at: its value's, or the
-        region of its symbol whose guards its values pass, or a new region with its guards."""
-        key = _slot(here.cut)
+    def _region(self, step, here, there, values):
+        """The child key of ``step`` that the new trace's ``here`` ends at (``there`` after it):
+        its value's, or the region of its symbol whose guards its values pass, or a new region
+        with its guards (the sizes, where ``there`` read them, kept last)."""
+        key = next(k for k, c in here.children.items() if c is there)
         if not here.cut.symbolic:
             return key
-        same = [k for k in step.regions if k[:2] == key[:2]]
+        same = [k for k in step.regions if k[:2] == key[:2] and k[3:] == key[3:]]
         for k in same:
             if _holds(step.regions[k], values):
                 return k
-        new = (*key[:2], len(same))
+        new = (*key[:2], len(same), *key[3:])
         step.regions[new] = here.regions[key]
         return new
 
