@@ -216,7 +216,7 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=()):
 
 @contextlib.contextmanager
 def _watching_sizes(tracer):
-    """While the program runs, its reads of a tensor's size (``shape``, ``size()``, ``numel()``,
+    """While the program runs, its reads of a tensor's size (``shape``, ``size()``, ``numel()``, ``stride()``,
     ``len``, iteration, an index's bounds) are noted by ``tracer``."""
     def watch(function, by_index=False):
         @functools.wraps(function)
@@ -224,7 +224,7 @@ def _watching_sizes(tracer):
             tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename)
             return function(*args, **kwargs)
         return read
-    places = [(owner, name) for name in ("shape", "size", "numel", "__len__", "__iter__")
+    places = [(owner, name) for name in ("shape", "size", "numel", "nelement", "stride", "__len__", "__iter__")
               for owner in (Tensor, TensorBase) if name in owner.__dict__] + [(_tensor_indexing, "_size")]
     saved = [(owner, name, vars(owner)[name]) for owner, name in places]
     for owner, name, old in saved:
