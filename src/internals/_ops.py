@@ -5,6 +5,7 @@
 entry, callable. These are the ``func`` objects a ``__torch_dispatch__`` receives.
 """
 from .aten import dispatcher
+from .c10.sym import is_symbolic
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket"]
 
@@ -20,7 +21,8 @@ class OpOverload:
 
     def __call__(self, *args, **kwargs):
         if self._number_slots is not _NONE:
-            args, kwargs = self.wrap_numbers(args, kwargs)
+            # a graph's code calls ``add.Tensor(x, zf0)``: the symbol too is wrapped, as the binding wraps it
+            args, kwargs = self.wrap_numbers(args, kwargs, symbols=True)
         return self._handle(*args, **kwargs)
 
     def redispatch(self, keyset, *args, **kwargs):
@@ -36,16 +38,17 @@ class OpOverload:
             slots = self.__dict__["_slots"] = _tensor_slots(self._handle.schema) or _NONE
         return slots
 
-    def wrap_numbers(self, args, kwargs):
+    def wrap_numbers(self, args, kwargs, symbols=False):
         """A Python number given for a Tensor argument as the wrapped-number tensor the Python
         binding would have made (torch's ``toIValue``): a dispatch mode that hands
         ``mul.Tensor(x, 1.702)`` on, as torch's modes see it, calls the same kernel as ``x * 1.702``."""
         from .aten.native.tensor_factories import wrap_scalar  # aten.native's kernels import this module
         positions, names = self._number_slots
-        if any(i < len(args) and _is_number(args[i]) for i in positions):
-            args = tuple(wrap_scalar(a) if i in positions and _is_number(a) else a for i, a in enumerate(args))
-        if kwargs and any(_is_number(kwargs.get(n)) for n in names):
-            kwargs = {k: wrap_scalar(v) if k in names and _is_number(v) else v for k, v in kwargs.items()}
+        number = _is_number_or_symbol if symbols else _is_number
+        if any(i < len(args) and number(args[i]) for i in positions):
+            args = tuple(wrap_scalar(a) if i in positions and number(a) else a for i, a in enumerate(args))
+        if kwargs and any(number(kwargs.get(n)) for n in names):
+            kwargs = {k: wrap_scalar(v) if k in names and number(v) else v for k, v in kwargs.items()}
         return args, kwargs
 
     def name(self):
@@ -63,6 +66,10 @@ _NONE = ((), ())
 
 def _is_number(value):
     return type(value) in (int, float, bool, complex)
+
+
+def _is_number_or_symbol(value):
+    return _is_number(value) or is_symbolic(value)
 
 
 def _tensor_slots(schema):

@@ -142,9 +142,10 @@ def _apply_slice(x, d, s, disable_slice_optimization):
     start = 0 if start is None else start
     stop = _SSIZE_MAX if stop is None else stop
     # A traced size (a symbol) is not known to fit under ``stop`` for every size the graph may
-    # serve, so the slice is recorded (torch's ``TORCH_STATICALLY_KNOWN_TRUE``), with no guard
+    # serve, so the slice is recorded (torch's ``TORCH_STATICALLY_KNOWN_TRUE``), with no guard;
+    # nor is a symbolic bound compared, which would pin it
     size = _size(x, d)
-    whole = start == 0 and step == 1 and not is_symbolic(size) and stop >= size
+    whole = not any(map(is_symbolic, (start, stop, size))) and start == 0 and step == 1 and stop >= size
     if whole and not disable_slice_optimization and x.dim():
         return x
     return dispatcher.call("slice.Tensor", x, d, start, stop, step)
@@ -160,6 +161,8 @@ def _slice_index(bound):
         return None
     if not hasattr(bound, "__index__"):
         raise TypeError("slice indices must be integers or None or have an __index__ method")
+    if is_symbolic(bound):      # a traced size (``x.shape[0] // 2``) stays a symbol, as a SymInt does in torch
+        return bound
     return min(max(operator.index(bound), -_SSIZE_MAX - 1), _SSIZE_MAX)
 
 

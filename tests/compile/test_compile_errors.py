@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 from helpers import assert_same, assert_same_error
+from torch._dynamo.testing import CompileCounter
 
 import internals
 from internals._dynamo import exc
@@ -215,3 +216,24 @@ def test_a_joint_trace_refuses_a_read_it_would_otherwise_fold():
     info = collect_metadata(lambda x: x * 3.0, [x])
     with pytest.raises(GuardOnDataDependentSymNode, match="_local_scalar_dense"):
         trace_joint(lambda x: x * internals.tensor(3.).item(), [x], info)
+
+
+def _floor_divide_by_zero(x):
+    return x // 0
+
+
+def test_an_integer_division_by_zero_at_dynamic_sizes_raises_as_eager():
+    """Sizes 3, 4, 5 make the dim a symbol on the second call: the graph's integer division by
+    zero still raises torch's error (a RuntimeError saying ZeroDivisionError) on every call,
+    as eager and torch.compile do, and compiles as often as torch's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_floor_divide_by_zero, backend=counter), internals.compile(_floor_divide_by_zero)
+    for n in (3, 4, 5):
+        errors = []
+        for T, fn in ((torch, theirs), (internals, ours)):
+            with pytest.raises(RuntimeError) as caught:
+                fn(T.arange(n))
+            errors.append((type(caught.value).__name__, str(caught.value)))
+        assert errors[0] == errors[1] == ("RuntimeError", "ZeroDivisionError")
+    assert ours.recompiles == counter.frame_count == 2

@@ -395,6 +395,31 @@ def test_a_range_as_long_as_a_dynamic_dim_keeps_it_a_symbol():
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
 
 
+def _half(T):
+    def half(x):
+        return x[: x.shape[0] // 2] * 2
+    return half
+
+
+def _back_half(T):
+    def back_half(x):
+        return x[x.shape[0] // 2:] + 1
+    return back_half
+
+
+@pytest.mark.parametrize("make", [_half, _back_half])
+def test_a_slice_bound_computed_from_a_size_stays_a_symbol(make):
+    """``x[: x.shape[0] // 2]``: the bound is a SymInt that the slice takes as it is (torch's
+    ``THPUtils_unpackSlice``), not read as an int, which pinned the size (a recompile per size).
+    The guards left (the half is not 0 or 1) recompile where torch's do; they are written
+    otherwise (torch simplifies ``(s77//2) >= 2`` to ``4 <= x.size()[0]``)."""
+    count, reasons, ours = _run_both(make, [[_rand(n)] for n in (4, 6, 8, 3, 2, 5)])
+    assert ours.recompiles == count == 3
+    ours = _ours(ours.recompile_reasons)
+    assert [r.split(":")[0] for r in ours] == [r.split(":")[0] for r in reasons] == ["0/0", "0/1", "0/0"]
+    assert ours[0] == reasons[0] and ours[2] == reasons[2]
+
+
 def test_the_backward_of_cat_keeps_the_dim_a_symbol():
     """``cat``'s backward narrows the gradient at ``x.shape[0]``: the Python binding takes the
     symbol for narrow's ``SymInt start`` as it is (torch's ``toSymInt``), where reading it as an

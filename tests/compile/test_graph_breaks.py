@@ -40,6 +40,19 @@ def test_an_if_on_a_tensor_compiles_the_graph_before_and_the_branch_taken():
     assert len(next(n for n in first.graph.nodes if n.op == "output").args[0]) == 2
 
 
+def test_the_graphs_inputs_are_named_as_dynamos():
+    """The graph before the read takes the argument ``x``, the one after it the variable ``y``
+    alive there: Dynamo's ``L_x_`` and its resume function's ``L_y_``, named here as the whole
+    function's graph names its inputs (``x_1``)."""
+    torch._dynamo.reset()
+    graphs = []
+    torch.compile(branch, backend=lambda gm, _: graphs.append(gm) or gm.forward)(torch.ones(3))
+    ours = internals.compile(branch)
+    ours(internals.ones(3))
+    names = [[n.name for n in g.graph.nodes if n.op == "placeholder"] for g in (*graphs, *ours.graphs)]
+    assert names == [["l_x_"], ["l_y_"], ["x_1"], ["y_1"]]
+
+
 def test_each_branch_is_compiled_once_as_torch_compiles_its_resume_functions():
     torch._dynamo.reset()
     counter = CompileCounter()
@@ -52,19 +65,57 @@ def test_each_branch_is_compiled_once_as_torch_compiles_its_resume_functions():
     assert counter.frame_count == 5
 
 
-def test_a_read_value_is_a_constant_of_the_graph_after_it():
-    def scale(x):
-        y = x * 2
-        return y + y.sum().item()
+def _scale(x):
+    y = x * 2
+    return y + y.sum().item()
+
+
+def _two_reads(x):
+    y = x * 2
+    v = y.sum().item()
+    z = y * v
+    return z - z.max().item() + v
+
+
+def _sign(x):
+    y = x * 2
+    return y + (1.0 if y.sum().item() > 0 else -1.0)
+
+
+def _counts(fn, values):
+    """Graphs after each call, torch's (a counting backend) and ours; the values compared."""
     torch._dynamo.reset()
     counter = CompileCounter()
-    theirs = torch.compile(scale, backend=counter)
-    ours = internals.compile(scale)
-    for values in ([1, 1, 1], [-1, -1, -1]):      # a second value: a second graph after the read
-        x_i, x_t = _pair(values)
+    theirs, ours = torch.compile(fn, backend=counter), internals.compile(fn)
+    counts = []
+    for v in values:
+        x_i, x_t = _pair([v] * 3)
         _same(ours(x_i), theirs(x_t))
-        assert len(ours.graphs) == counter.frame_count
-    assert "add.Tensor(arg0_1, -6.0)" in ours.graphs[-1].code
+        counts.append((counter.frame_count, len(ours.graphs)))
+    return [t for t, _ in counts], [o for _, o in counts], ours
+
+
+def test_a_read_value_is_a_constant_then_an_input_once_it_changed():
+    """The first value read is a constant of the graph after the read; a second one makes it an
+    input, as torch's automatic dynamic does to its resume function's argument: one more graph
+    serves every later value (torch: 2, 3, 3 graphs)."""
+    theirs, ours, compiled = _counts(_scale, [1, -1, 2, 5])
+    assert ours == theirs == [2, 3, 3, 3]
+    assert "add.Tensor(y_1, 6.0)" in compiled.graphs[1].code
+    assert "add.Tensor(y_1, stack0_1)" in compiled.graphs[2].code
+
+
+def test_two_reads_that_change_become_inputs_of_the_graphs_after_them():
+    theirs, ours, _ = _counts(_two_reads, [1, -1, 2, 3])
+    assert ours == theirs == [3, 5, 6, 6]
+
+
+def test_a_read_value_the_program_decides_on_is_an_input_guarded_by_the_decision():
+    """``if v > 0`` in Python decides on the value made an input: the graph after it holds for
+    the values that decide the same way, as torch guards its resume function's input on
+    ``v > 0``; the other side compiles one more graph, and then every value reuses one."""
+    theirs, ours, _ = _counts(_sign, [1, -1, 2, 3, -4])
+    assert ours == theirs == [2, 3, 4, 4, 4]
 
 
 def test_an_argument_written_on_both_sides_of_a_break_is_written_as_in_eager():
@@ -97,3 +148,133 @@ def test_gradients_flow_through_the_graphs_on_both_sides_of_a_break():
         out_t.sum().backward()
         _same(x_i.grad, x_t.grad)
     assert len(ours.graphs) == 3
+
+
+def _grad_branch(x):
+    y = x.sin()
+    if y.sum() > 0:
+        return (y * 2).sum()
+    return y.sum()
+
+
+def test_the_graphs_around_a_read_become_dynamic_on_a_second_size():
+    """torch's resume functions follow automatic dynamic shapes as any frame: a second size
+    recompiles the graph before the read and the one after it with the size a symbol, and
+    every later size reuses both (torch: 2, 4, 4, 4 graphs). A value read that changed too
+    (the sum of a longer tensor) is made an input by the same recompile."""
+    for fn in (branch, _scale):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        theirs, ours = torch.compile(fn, backend=counter), internals.compile(fn)
+        counts = []
+        for n in (3, 4, 5, 6):
+            x_i, x_t = _pair(np.linspace(0.5, 1.0, n))
+            _same(ours(x_i), theirs(x_t))
+            counts.append((counter.frame_count, len(ours.graphs)))
+        assert [o for _, o in counts] == [t for t, _ in counts] == [2, 4, 4, 4]
+        assert ours.recompiles == 2
+
+
+def test_gradients_through_the_graphs_around_a_read_at_changing_sizes():
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_grad_branch, backend=counter), internals.compile(_grad_branch)
+    for n in (3, 4, 5):
+        x_i, x_t = _pair(np.linspace(0.5, 1.0, n))
+        x_i.requires_grad_()
+        x_t.requires_grad_()
+        ours(x_i).backward()
+        theirs(x_t).backward()
+        _same(x_i.grad, x_t.grad)
+    assert len(ours.graphs) == counter.frame_count
+
+
+def _float_then_int(x, n):
+    y = x * 2
+    a = y.sum().item()
+    b = n.sum().item()
+    if y.max() > 0:
+        y = y + 1
+    return y * a + b
+
+
+def test_explain_lists_the_breaks_in_the_order_the_function_meets_them():
+    """A float read, an int read, then an ``if``: three breaks, four graphs, each reason with
+    the line it stands at, in the function's order, as torch's explain lists them."""
+    torch._dynamo.reset()
+    theirs = torch._dynamo.explain(_float_then_int)(torch.ones(3), torch.arange(3))
+    ours = explain(_float_then_int)(internals.ones(3), internals.arange(3))
+
+    def reasons(out):
+        return [(r.reason.splitlines()[0], [s.line for s in r.user_stack]) for r in out.break_reasons]
+    assert (ours.graph_count, ours.graph_break_count) == (theirs.graph_count, theirs.graph_break_count) == (4, 3)
+    assert reasons(ours) == reasons(theirs)
+    assert [lines for _, lines in reasons(ours)] == [["a = y.sum().item()"], ["b = n.sum().item()"],
+                                                     ["if y.max() > 0:"]]
+
+
+def _repeat_by_count(x):
+    n = x.long().sum().item()
+    return x.repeat(n % 3 + 1)
+
+
+def test_a_read_the_graph_cannot_take_as_a_symbol_stays_a_constant():
+    """``repeat(n % 3 + 1)`` of an int read: the fake run cannot size the result from a symbol
+    here, so the graph after the read takes the number as a constant, guarded by its value
+    (torch traces it symbolically): every value and size gives eager's answer."""
+    ours = internals.compile(_repeat_by_count)
+    for values in ([1, 2], [2, 2], [4, 1], [1, 1, 1], [2, 2]):
+        x_i, x_t = _pair(values)
+        _same(ours(x_i), _repeat_by_count(x_t))
+    assert ours.graph_breaks
+
+
+def _by_dtype(T):
+    def by_dtype(x):
+        y = x.float().sin()
+        if y.sum() > 0:
+            return y * (2 if x.dtype == T.float64 else 3)
+        return y
+    return by_dtype
+
+
+def test_the_graph_after_a_read_follows_a_decision_on_another_tensor():
+    """After the read, the program decides on ``x.dtype`` though only ``y`` (float32 either
+    way) is an input there: each cache entry keeps its own graphs after the read, as torch's
+    resume function guards ``x`` it still holds, so a float64 ``x`` never reuses the float32 one's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_by_dtype(torch), backend=counter), internals.compile(_by_dtype(internals))
+    for dtype in ("float32", "float64", "float32", "float64"):
+        x_t = torch.ones(3, dtype=getattr(torch, dtype))
+        _same(ours(internals.from_torch(x_t)), theirs(x_t))
+    assert len(ours.graphs) == counter.frame_count == 4
+
+
+def _size_before(x):
+    y = x * x.shape[0]
+    if y.sum() > 0:
+        return y + 1
+    return y
+
+
+def _size_after(x):
+    y = x * 2
+    if y.sum() > 0:
+        return y + 1 if x.shape[0] > 4 else y[:4] - 1
+    return y
+
+
+def test_code_that_reads_a_size_keeps_its_graphs_to_that_size():
+    """The trace runs on real tensors, so a size the program reads in Python (``x.shape[0]``,
+    the bounds of ``y[:4]``) is a number in the graphs: the graphs before such a read are
+    compiled for the exact size, the ones after it are children of those sizes only. Every
+    call gives eager's answer, however the sizes come."""
+    for fn in (_size_before, _size_after):
+        torch._dynamo.reset()
+        theirs, ours = torch.compile(fn, backend=CompileCounter()), internals.compile(fn)
+        for n in (3, 4, 5, 6, 5, 4):
+            x_i, x_t = _pair(np.linspace(0.5, 1.0, n))
+            got, want = ours(x_i), theirs(x_t)
+            assert tuple(got.shape) == tuple(want.shape)
+            _same(got, want)

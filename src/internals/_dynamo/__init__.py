@@ -8,8 +8,9 @@ cached entry runs its compiled code; one that fails them all is traced and compi
 This version traces at call time with ``make_fx`` instead of reading bytecode, so it sees the
 operators, not the Python. A read of a tensor's value (``.item()``, an ``if`` on a tensor) is a
 graph break, as in Dynamo: the code before and after it is compiled as separate graphs, the read
-runs eagerly between them, and each value read leads to its own graph after it, as each branch
-to its own resume function (``resume_execution.py``).
+runs eagerly between them, and each branch taken leads to its own graph after it, as to its own
+resume function (``resume_execution.py``); a number read is a constant of the graph after it
+until a call reads another value, which makes it an input of a graph that serves every value.
 
 Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
@@ -70,7 +71,7 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
-from .resume_execution import Segmented, trace_with_breaks
+from .resume_execution import ResumeCache, Segmented, trace_with_breaks
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -415,6 +416,7 @@ class CompiledFunction:
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
+        self._resumed = {}      # non-tensor guard key -> what the segments after reads remember
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
@@ -461,6 +463,7 @@ class CompiledFunction:
         dims = self._dynamic_dims(names, tensors)
         ints = self._dynamic_ints(args, kwargs)
         self._shape_env, self._int_symbols = None, {}
+        self._resumed_key = key     # the segments after a read remember sizes across entries of this key
         run = self._compile(args, kwargs, seen_tensors, dims, ints)
         graph = getattr(run, "traced", None)
         fakes = graph if graph is not None else [_exact(t) for t in tensors]
@@ -528,7 +531,7 @@ class CompiledFunction:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
                 if "_local_scalar_dense" in str(e):
-                    run = self._segmented(args, kwargs)
+                    run = self._segmented(args, kwargs, dims)
                     if run is not None:
                         return run
                 reason = _ITEM_BREAK if "_local_scalar_dense" in str(e) else f"not compiled: {type(e).__name__}: {e}"
@@ -537,7 +540,7 @@ class CompiledFunction:
         self._record(reason)
         return _Eager(self.fn, reason)
 
-    def _segmented(self, args, kwargs):
+    def _segmented(self, args, kwargs, dims=None):
         """The function cut at its reads (``resume_execution``): compiled segments around reads
         run eagerly; None where it cannot be (the reads' tracer fails, a random operator, a
         module whose parameters require grad, which the segments would not differentiate)."""
@@ -547,11 +550,13 @@ class CompiledFunction:
         flat = _flat(self.fn, args, kwargs, reads=reads)
         codes = _user_codes(self.fn)
         try:
-            run = Segmented(lambda ts: trace_with_breaks(flat, ts, codes), tensors, self.graphs,
-                            self._record_break, tensors[0].device.type)
+            resumed = self._resumed.setdefault(getattr(self, "_resumed_key", None), ResumeCache())
+            run = Segmented(lambda ts, reads: trace_with_breaks(flat, ts, codes, reads), tensors, self.graphs,
+                            self._record_break, tensors[0].device.type, dims, resumed)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None
         run.dict_reads = reads
+        self._shape_env = run.shape_env      # the first graph's guards are the entry's
         return run
 
     def _record_break(self, cut):

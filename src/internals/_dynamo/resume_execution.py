@@ -15,28 +15,55 @@ resume functions are by the branch taken. A call runs the compiled segments and 
 turn; a value no child has yet is traced again from the start (the same program on the same
 arguments takes the same path up to it) and the new segments are grafted on.
 
-Unlike torch, a number read with ``.item()`` stays a constant of the segments after it: a new
-value is a new segment (torch makes the float an input of its resume function once it changed).
+A number read with ``.item()`` is first a constant of the segments after it. When a later call
+reads another value there, the function is traced again with that read answered by a backed
+symbol (``zf0``, or ``s..`` for an int) whose example is the value: the segments after it take the
+value as an input, and one graph serves every later value, as torch's automatic dynamic makes
+the changed argument of a resume function an input. Where the program decides on the value in
+Python (``if v > 0``), the decision is a guard of that child (a region of the values read): a
+value that decides otherwise traces another region, as torch recompiles a resume function
+whose guard failed. ``int(v)`` pins the value (torch's Dynamo traces it as ``sym_int``).
+
+Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
+function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
+later segment is a resume function with guards of its own: a call whose inputs fail those of
+every graph it has compiles one more, tracing as symbols the dims whose sizes changed since its
+first compile, as remembered across the entries of one set of non-tensor arguments
+(``ResumeCache``). Sizes 3, 4, 5 thus compile each side twice, as torch does. The trace runs on
+real tensors, so a size the program reads in Python (``x.shape[0]``, ``len(x)``, an index's
+bounds) is a plain number in it: a trace that reads one before the first read keeps its entry
+to the exact sizes, and a segment that reads one after a read is the child of those sizes only.
 """
+import contextlib
 import dataclasses
+import functools
+import inspect
+import os
 import sys
 import traceback
 
+from .. import _tensor_indexing
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
+from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
+from .._tensor_base import TensorBase
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
+from ..c10.sym import is_symbolic
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
-from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+from ..fx.experimental.sym_node import recorders
+from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
 from ..fx.graph import Graph, Node
 from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
+from .guards import TensorGuards
+from .pgo import FrameState
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "Segmented", "trace_with_breaks"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "ResumeCache", "Segmented", "trace_with_breaks"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -45,6 +72,9 @@ GENERIC_JUMP = "generic_jump TensorVariable()"
 # Operators whose results the trace could not reproduce: another run draws other numbers.
 _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
            "cauchy", "geometric", "log_normal", "random_")
+
+# The package's own files: a size they read is no decision of the program's.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
@@ -60,6 +90,8 @@ class Break:
     reason: str
     live: list
     user_stack: list
+    symbolic: bool = False      # the value is an input of the segments after the cut
+    locals: dict = dataclasses.field(default_factory=dict)     # node -> the user's variable holding it
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -67,9 +99,37 @@ class BreakingTracer(ProxyTorchDispatchMode):
     value and writes a cut into the graph there (a node whose ``meta['graph_break']`` is a
     ``Break``), instead of refusing it."""
 
-    def __init__(self, graph, user_codes=()):
+    def __init__(self, graph, user_codes=(), symbolic_reads=()):
         super().__init__(graph, None, decomposition_table, fold_constant_reads=False)
         self.user_codes = user_codes
+        # the reads (by their order in the trace) answered by a backed symbol, not the value
+        self.symbolic_reads, self.reads = set(symbolic_reads), 0
+        self.shape_env = ShapeEnv() if self.symbolic_reads else None
+        self.read_symbols = {}      # the symbol answering a read -> the read's node name
+        # the segments (by the number of reads before them) whose Python read a tensor's size:
+        # the trace holds for the sizes it ran with only (``x.shape[0] * y``, ``x[:4]``)
+        self.size_reads, self._depth = set(), 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self._depth += 1            # an operator's own reads of sizes are not the program's
+        try:
+            return super().__torch_dispatch__(func, types, args, kwargs)
+        finally:
+            self._depth -= 1
+
+    def note_size_read(self, caller=None):
+        """A size read by the program: from its own code (``caller``: the reading frame's file,
+        not this package's), or by an index (``caller`` None), outside any operator."""
+        if self._depth == 0 and (caller is None or not caller.startswith(_PACKAGE)):
+            self.size_reads.add(self.reads)
+
+    def __enter__(self):
+        recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        recorders.remove(self.record_arithmetic)
+        return super().__exit__(*exc)
 
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
@@ -81,8 +141,19 @@ class BreakingTracer(ProxyTorchDispatchMode):
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(func, (node,))
-        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack())
-        return value
+        symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
+        self.reads += 1
+        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic,
+                                        self._locals())
+        if not symbolic:
+            return value
+        source = f"L['___stack{self.reads - 1}']"
+        symbol = self.shape_env.create_symbolic_float(value, source) if type(value) is float else \
+            self.shape_env.create_symbolic_size(value, source, positive=None)
+        cut.meta["val"] = symbol
+        self._symbols[id(symbol.node)] = (symbol.node, cut)
+        self.read_symbols[symbol.node._expr] = cut.name
+        return symbol
 
     def _reason(self):
         """An ``if`` (or ``bool()``) on a tensor reads it through ``Tensor.__bool__``: torch's
@@ -94,16 +165,36 @@ class BreakingTracer(ProxyTorchDispatchMode):
             frame = frame.f_back
         return ITEM_BREAK
 
+    def _locals(self):
+        """{node: name} of the tensors the innermost frame of the compiled function's code holds
+        in its variables: the names Dynamo gives a resume function's inputs (``L_y_``)."""
+        frame, codes = sys._getframe(), set(self.user_codes)
+        while frame is not None and frame.f_code not in codes:
+            frame = frame.f_back
+        if frame is None:
+            return {}
+        held = {id(v._impl): name for name, v in frame.f_locals.items() if isinstance(v, Tensor)}
+        return {node: held[key] for key, (_, node) in self._nodes.items() if key in held}
+
     def _user_stack(self):
         """The frames of the compiled function's code on the stack, outermost first."""
         codes = {(c.co_filename, c.co_name) for c in self.user_codes}
         return [s for s in traceback.extract_stack() if (s.filename, s.name) in codes]
 
 
-def trace_with_breaks(flat, tensors, user_codes=()):
-    """Run ``flat`` on copies of ``tensors`` under a ``BreakingTracer``; the graph and its constants."""
+def _may_be_symbol(value):
+    """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
+    automatic dynamic makes an int or float input dynamic; 0 and 1 stay numbers."""
+    return type(value) in (int, float) and value == value and value not in (0, 1)
+
+
+def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=()):
+    """Run ``flat`` on copies of ``tensors`` under a ``BreakingTracer``; the graph and its
+    constants. The reads ``symbolic_reads`` (by order) are answered by symbols; a trace in which
+    the program decided on one of them (a guard) is refused: its segments would hold for one
+    value only."""
     graph = Graph()
-    tracer = BreakingTracer(graph, user_codes)
+    tracer = BreakingTracer(graph, user_codes, symbolic_reads)
     copies = []
     for name, t in zip(_placeholder_names(flat, len(tensors)), tensors, strict=True):
         node = graph.placeholder(name)
@@ -114,10 +205,36 @@ def trace_with_breaks(flat, tensors, user_codes=()):
         node.meta["val"] = tracer._meta_val(copy)
         tracer.track(copy, node)
         copies.append(copy)
-    with tracer:
+    with tracer, _watching_sizes(tracer):
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
+    graph.size_reads, graph.arg_shapes = tracer.size_reads, tuple(tuple(t.shape) for t in tensors)
+    # what the program decided on the symbols: the values for which this trace's path holds
+    graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
+
+
+@contextlib.contextmanager
+def _watching_sizes(tracer):
+    """While the program runs, its reads of a tensor's size (``shape``, ``size()``, ``numel()``, ``stride()``,
+    ``len``, iteration, an index's bounds) are noted by ``tracer``."""
+    def watch(function, by_index=False):
+        @functools.wraps(function)
+        def read(*args, **kwargs):
+            tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename)
+            return function(*args, **kwargs)
+        return read
+    places = [(owner, name) for name in ("shape", "size", "numel", "nelement", "stride", "__len__", "__iter__")
+              for owner in (Tensor, TensorBase) if name in owner.__dict__] + [(_tensor_indexing, "_size")]
+    saved = [(owner, name, vars(owner)[name]) for owner, name in places]
+    for owner, name, old in saved:
+        setattr(owner, name, property(watch(old.fget)) if isinstance(old, property) else
+                watch(old, by_index=owner is _tensor_indexing))
+    try:
+        yield
+    finally:
+        for owner, name, old in saved:
+            setattr(owner, name, old)
 
 
 @dataclasses.dataclass
@@ -135,11 +252,40 @@ class _Step:
     def __init__(self, gm, inputs, outputs, read=None, cut=None, result=None):
         self.gm, self.inputs, self.outputs, self.read, self.cut = gm, inputs, outputs, read, cut
         self.result, self.children, self.compiled, self.reported = result, {}, None, False
+        self.path = ()      # the slots from the first segment to this one: its place in every trace
+        self.regions = {}   # a child key of a read made a symbol -> (guards, {symbol: read's name})
+        self.state_path = ()    # the same, any number read as any value: the segment whatever was read
 
 
 def _key(value):
     """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0."""
     return type(value).__name__, repr(value)
+
+
+def _any_number(slot):
+    """A child key with a number's value left out: Dynamo's resume function is the same code
+    whatever number it is given."""
+    return ("any", slot[1]) if slot[0] == "any" else ("any", slot[0]) if slot[0] in ("int", "float") else slot
+
+
+def _slot(cut):
+    """The child key of a cut: its value's, or, for a value made an input, any value of its type
+    (the first such region: a program that decides on the value has one per outcome)."""
+    return ("any", type(cut.value).__name__, 0) if cut.symbolic else _key(cut.value)
+
+
+def _holds(region, values):
+    """Whether the values read ({read's node name: value}) pass a region's guards."""
+    import sympy  # a heavy module: only a read made a symbol pays for it
+    guards, symbols = region
+    return all(bool(g.xreplace({s: sympy.sympify(values[name]) for s, name in symbols.items()})) for g in guards)
+
+
+def _repath(parent, key, child):
+    """Set ``child``'s path (and its descendants') below ``parent`` at ``key``."""
+    child.path, child.state_path = (*parent.path, key), (*parent.state_path, _any_number(key))
+    for k, c in child.children.items():
+        _repath(child, k, c)
 
 
 def _segments(graph, constants):
@@ -163,13 +309,23 @@ def _segments(graph, constants):
         else:
             cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
-        gm, inputs = _segment_module(group, outputs, constants)
+        # the first segment takes every argument, as the function's frame: its guards are the entry's
+        arguments = [] if i else [n for n in graph.nodes if n.op == "placeholder"]
+        gm, inputs = _segment_module(group, outputs, constants, cuts[i - 1].meta["graph_break"] if i else None,
+                                     arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
             if cut is None else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], cuts[i].args[0].name if cut else None, cut,
                            result))
+        steps[-1].cut_name = cuts[i].name if cut else None
         if i:
-            steps[i - 1].children[_key(steps[i - 1].cut.value)] = steps[i]
+            # a segment whose Python read a size is the child of these sizes only
+            key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if i in graph.size_reads else ()))
+            steps[i - 1].children[key] = steps[i]
+            if steps[i - 1].cut.symbolic:
+                steps[i - 1].regions[key] = getattr(graph, "read_guards", ([], {}))
+            steps[i].path = (*steps[i - 1].path, key)
+            steps[i].state_path = (*steps[i - 1].state_path, _any_number(key))
     return steps
 
 
@@ -187,14 +343,20 @@ def _read_through_writes(nodes):
     return written
 
 
-def _segment_module(group, outputs, constants):
-    """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs."""
+def _segment_module(group, outputs, constants, before=None, arguments=()):
+    """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs. Its
+    placeholders are named as Dynamo names its graph's inputs: an argument by its name, a
+    tensor a variable held at the read ``before`` by the variable's (``y``), any other value
+    as a value of the stack (``stack0``)."""
     inside = set(group)
-    inputs = list(dict.fromkeys(a for n in group for a in n.all_input_nodes()
-                                if a not in inside and a.op != "get_attr"))
-    graph, env = Graph(), {}
+    inputs = list(dict.fromkeys([*arguments, *(a for n in group for a in n.all_input_nodes()
+                                                if a not in inside and a.op != "get_attr")]))
+    graph, env, stack = Graph(), {}, 0
     for a in inputs:
-        env[a] = graph.placeholder(a.name)
+        name = a.name.removesuffix("_1") if a.op == "placeholder" else before.locals.get(a) if before else None
+        if name is None:
+            name, stack = f"stack{stack}", stack + 1
+        env[a] = graph.placeholder(name)
         env[a].meta = dict(a.meta)
 
     def copy(a):
@@ -212,14 +374,35 @@ def _segment_module(group, outputs, constants):
     return gm, [a.name for a in inputs]
 
 
+class ResumeCache:
+    """What the segments after a read remember across the cache entries of one set of
+    non-tensor arguments, as a resume function's frame state outlives the entries of the
+    function that led to it: the sizes each segment's inputs had, so that a size that changed
+    makes that dim a symbol of the segment's next compile (automatic dynamic shapes,
+    ``pgo.py``), and the values each read gave. The compiled graphs stay with their entry: an
+    entry's segments may differ from another's in what the program decided on its other
+    tensors (``x.dtype``), which the segments' own guards do not see."""
+
+    def __init__(self):
+        self.frame_state = FrameState()
+        self.values = {}    # per segment ending at a read (its state_path), the values read there
+
+
 class Segmented:
     """A cache entry whose function breaks at reads: ``trace`` (the function, its argument
     tensors -> the chain of a fresh trace) grows the tree; ``graphs`` collects the compiled
-    segments' graphs and ``record`` each break's reason, as the CompiledFunction keeps them."""
+    segments' graphs and ``record`` each break's reason, as the CompiledFunction keeps them.
+    The first segment is compiled at once with the argument dims ``dims`` traced as symbols
+    (the entry's automatic dynamic shapes): its traced inputs (``traced``) and ShapeEnv
+    (``shape_env``) are the entry's guards. The later segments' graphs live in ``entries``,
+    compiled as the sizes and values remembered in ``resumed`` say."""
 
-    def __init__(self, trace, tensors, graphs, record, device):
+    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
-        graph, constants = trace(tensors)
+        self.resumed = ResumeCache() if resumed is None else resumed
+        # per later segment (by its ``path``), its graphs: (guards, compiled graph, pinned numbers)
+        self.entries = {}
+        graph, constants = trace(tensors, ())
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
         targets = [str(n.target) for n in graph.nodes if n.op == "call_function"]
@@ -228,13 +411,21 @@ class Segmented:
                                               "other numbers")
         self.writes = any(n.is_impure() for n in graph.nodes)   # then a call keeps copies to trace again
         self.root = _segments(graph, constants)[0]
+        if 0 in graph.size_reads:       # the code before the first read decided on sizes: exact
+            dims = None
         self.kernels, self.graph_module = [], None
+        self.traced, self.shape_env = None, None
+        self.root.compiled, traced = self._compile_or_static(self.root, list(tensors), dims, False)
+        if traced is not None:
+            self.traced = [n.meta["val"] for n in traced.graph.nodes if n.op == "placeholder"][:len(tensors)]
+            self.shape_env = getattr(traced, "shape_env", None)
 
     def __call__(self, args, kwargs):
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
         env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
-        step = self.root
+        shapes = tuple(tuple(t.shape) for t in tensors)
+        step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
         while True:
             outs = self._run(step, env)
             env.update(zip(step.outputs, outs, strict=True))
@@ -244,53 +435,183 @@ class Segmented:
                 step.reported = True
                 self.record(step.cut)
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
-            child = step.children.get(_key(value))
-            if child is None:
-                self._graft(self.trace(before)[0])
-                child = step.children.get(_key(value))
-                if child is None:
-                    raise RuntimeError("a trace again took another path before the same read")
-            step = child
+            env[step.cut_name] = value
+            self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
+            child = self._child(step, value, env, shapes)
+            if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
+                    and not self.entries.get(child.path):
+                child = self._trace_child(step, value, before, depth, symbolic, env, shapes)
+            if child.path[-1][0] == "any":
+                symbolic.add(depth)
+            step, depth = child, depth + 1
+
+    def _child(self, step, value, env, shapes):
+        """The segment after ``step`` for the read ``value``: the one for that value, else one
+        taking any value of its type whose guards the values read (``env``) pass; one traced
+        for the arguments' sizes ``shapes`` only where its code read them."""
+        child = step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
+        return self._region_child(step, value, env, shapes) if child is None else child
+
+    def _region_child(self, step, value, env, shapes):
+        """The child of ``step`` taking any value of ``value``'s type whose guards ``env`` passes."""
+        if not _may_be_symbol(value):
+            return None
+        return next((step.children[k] for k, region in step.regions.items()
+                     if k[1] == type(value).__name__ and k[3:] in ((), (shapes,)) and _holds(region, env)), None)
+
+    def _exact_child(self, step, value, shapes):
+        return step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
+
+    def _changed_value(self, step, value):
+        """Whether the read ending ``step`` gave another value of ``value``'s type before (in this
+        entry or another): then automatic dynamic makes it an input."""
+        return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
+                                             for k in self.resumed.values.get(step.state_path, ()))
+
+    def _trace_child(self, step, value, before, depth, symbolic, env, shapes):
+        """Trace again to reach a value no child of ``step`` has. A second value of an int or
+        float read (without gradients to follow) is traced as a symbol: the segments after it
+        take it as an input, as torch's resume function takes a changed argument; where that
+        fails (the program decides on the value), the value gets segments of its own."""
+        grads = is_grad_enabled() and any(t.requires_grad for t in before)
+        if self._changed_value(step, value) and not grads:
+            try:
+                self._graft(self.trace(before, (*symbolic, depth))[0])
+            except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
+                pass
+            child = self._region_child(step, value, env, shapes)
+            if child is not None:
+                return child
+        if self._exact_child(step, value, shapes) is None:
+            self._graft(self.trace(before, tuple(symbolic))[0])
+        child = self._exact_child(step, value, shapes)
+        if child is None:
+            raise RuntimeError("a trace again took another path before the same read")
+        return child
 
     def _graft(self, graph):
         """Add the chain of a new trace to the tree where it leaves it."""
         new = _segments(graph, self.constants)
+        values = {here.cut_name: here.cut.value for here in new if here.cut is not None}
         step = self.root
         for here, there in zip(new, new[1:]):
-            key = _key(here.cut.value)
+            key = self._region(step, here, there, values)
             if key not in step.children:
                 step.children[key] = there
+                _repath(step, key, there)
                 return
             step = step.children[key]
 
+    def _region(self, step, here, there, values):
+        """The child key of ``step`` that the new trace's ``here`` ends at (``there`` after it):
+        its value's, or the region of its symbol whose guards its values pass, or a new region
+        with its guards (the sizes, where ``there`` read them, kept last)."""
+        key = next(k for k, c in here.children.items() if c is there)
+        if not here.cut.symbolic:
+            return key
+        same = [k for k in step.regions if k[:2] == key[:2] and k[3:] == key[3:]]
+        for k in same:
+            if _holds(step.regions[k], values):
+                return k
+        new = (*key[:2], len(same), *key[3:])
+        step.regions[new] = here.regions[key]
+        return new
+
     def _run(self, step, env):
         inputs = [env[name] for name in step.inputs]
-        if step.compiled is None:
-            step.compiled = self._compile(step.gm, inputs)
-        outs = step.compiled(*inputs)
+        compiled = step.compiled if step is self.root else self._resume(step, inputs)
+        outs = compiled(*inputs)
         return outs if isinstance(outs, (tuple, list)) else (outs,)
 
-    def _compile(self, gm, inputs):
+    def _resume(self, step, inputs):
+        """The compiled graph of a later segment whose guards ``inputs`` pass, compiled now if
+        none does: a dim of an input whose size changed since the segment's first compile is a
+        symbol, and so is a number input (a value read that changed), guarded as the graph
+        needs; a number the trace kept a constant (0 or 1) is guarded by its value."""
+        entries = self.entries.setdefault(step.path, [])
+        labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
+        tensors = [t for t in inputs if isinstance(t, Tensor)]
+        numbers = {label: v for label, v in zip(labels, inputs, strict=True) if not isinstance(v, Tensor)}
+        for guards, compiled, pinned in entries:
+            if guards.check(tensors, numbers) is None and all(numbers[n] == v for n, v in pinned.items()):
+                return compiled
+        dims = [self._changed(step, label, t) for label, t in zip(labels, inputs, strict=True)]
+        compiled, traced = self._compile_or_static(step, inputs, dims, bool(numbers))
+        vals = [n.meta.get("val") for n in traced.graph.nodes if n.op == "placeholder"][:len(inputs)] \
+            if traced is not None else []
+        if len(vals) != len(inputs):        # no graph (no operation): every input as it is now
+            vals = [_exact(v) if isinstance(v, Tensor) else v for v in inputs]
+        symbols = {label: v.node._expr for label, v in zip(labels, vals, strict=True) if is_symbolic(v)}
+        pinned = {label: v for label, v in numbers.items() if label not in symbols}
+        guards = TensorGuards([n for n in labels if n not in numbers], [v for v in vals if isinstance(v, Tensor)],
+                              getattr(traced, "shape_env", None), int_symbols=symbols)
+        entries.insert(0, (guards, compiled, pinned))
+        return compiled
+
+    def _changed(self, step, label, value):
+        """A tensor input's dims to trace as symbols: those whose size changed since the segment
+        was first compiled (None for a number, or no dim)."""
+        if not isinstance(value, Tensor):
+            return None
+        dims = self.resumed.frame_state.update((step.state_path, label), tuple(value.shape))
+        return (f"L['{label}']", dims) if dims else None
+
+    def _compile_or_static(self, step, inputs, dims, numbers):
+        """``_compile`` with symbols; where the fake run cannot follow them (``repeat(n)`` of a
+        number read, a kernel that needs known sizes), with every size and number a constant,
+        guarded exactly."""
+        if not numbers and not any(dims or ()):
+            return self._compile(step, inputs, dims)
+        try:
+            return self._compile(step, inputs, dims)
+        except Exception:  # noqa: BLE001 -- the static graph below is the answer, or raises itself
+            return self._compile(step, inputs, None, numbers_symbolic=False)
+
+    def _compile(self, step, inputs, dims=None, numbers_symbolic=True):
         """A segment's graph as the whole function's would be compiled: by AOTAutograd when an
-        input requires grad, else traced with fake tensors, functionalized and compiled. A
-        segment without an operation is no graph (Dynamo compiles none either)."""
+        input requires grad, else traced with fake tensors, functionalized and compiled; the
+        dims ``dims`` (per input, as make_fx's ``_dynamic_dims``) traced as symbols. A number
+        input (a value read before it) is traced as a symbol. A segment without an operation is no graph
+        (Dynamo compiles none either). The compiled graph and the traced one (None for none)."""
+        gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
-            return gm
+            return gm, None
+        dims = [(f"L['{name}']", "int") if type(v) in (int, float) and numbers_symbolic else d
+                for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
 
         def compiler(g):
             return compile_fx(g, self.device)
         if is_grad_enabled() and any(t.requires_grad for t in inputs if isinstance(t, Tensor)):
-            compiled = AOTCompiled(gm, inputs, compiler)
+            compiled = AOTCompiled(_named(gm), inputs, compiler, dims)
             self.graphs.append(compiled.joint)
         else:
-            traced = make_fx(gm, decomposition_table, tracing_mode="fake", _fold_constant_reads=False)(*inputs)
+            traced = make_fx(_named(gm), decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
+                             _dynamic_dims=dims)(*inputs)
+            shape_env = traced.shape_env
             traced = functionalize(traced)
             traced.graph.eliminate_dead_code()
             traced.recompile()
+            traced.shape_env = shape_env
             compiled = compiler(traced)
             self.graphs.append(traced)
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
-        return compiled
+        return compiled, self.graphs[-1]
+
+
+def _named(gm):
+    """``gm`` as a function whose parameters are its placeholders' names: make_fx names the
+    traced graph's inputs after them (``y_1``), as the whole function's graph after its own."""
+    def run(*args):
+        return gm(*args)
+    names = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
+    run.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+    run.__name__ = "forward"
+    return run
+
+
+def _exact(t):
+    """A tensor's metadata as guards check it, every size a number."""
+    return FakeTensorMode().from_tensor(t)
 
 
 def _copy(t):

@@ -231,6 +231,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         if lifted:                              # a constant made by torch.tensor: copied per run
             func = _LIFT_FRESH_COPY
         node_args, node_kwargs = tree_map(self.node_of, args), tree_map(self.node_of, kwargs)
+        if self.fake_mode is None:      # a real kernel takes a symbol's example value (a read made an input)
+            args, kwargs = tree_map(_example_value, args), tree_map(_example_value, kwargs)
         try:
             with inside_operator():
                 out = func(*args, **kwargs)      # the mode below (fake tensors) computes the metadata
@@ -329,6 +331,14 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         gm.shape_env = shape_env
         return gm
     return traced
+
+
+def _example_value(value):
+    """A symbol's example value, read without a guard; any other value as it is."""
+    if not is_symbolic(value):
+        return value
+    node = value.node
+    return node.pytype(node.expr.xreplace(node.shape_env.hints))
 
 
 def _is_sym_node(node):
