@@ -120,6 +120,7 @@ from .aten.native.sparse.sparse_csr_tensor import (
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .aten.parallel import get_num_threads, set_num_threads
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from .cuda import amp as _cuda_amp  # noqa: F401  (internals.cuda.amp, as torch.cuda.amp)
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state

@@ -22,6 +22,8 @@ from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.memory_format import preserve_format
+from . import anomaly_mode
+from .anomaly_mode import AnomalyMode
 from .functions_manual import is_expandable_to, sum_to
 from .graph import AccumulateGrad, gradient_edge
 
@@ -194,6 +196,8 @@ def evaluate_function(task, node, buf):
     buf = None                          # the buffers own the gradients now: AccumulateGrad may take one
     if not task.keep_graph:
         node.release_variables()
+    if AnomalyMode.enabled and AnomalyMode.check_nan:
+        _check_nan(node, grads)
     deps = task.deps
     for edge, g in zip(node._next_edges, grads):
         if edge is None:
@@ -205,6 +209,31 @@ def evaluate_function(task, node, buf):
         deps[nxt] = left
         if left == 0:
             task.push_ready(nxt)
+
+
+def _check_nan(node, grads):
+    """Anomaly mode's check: no output of a backward node may hold a nan (``evaluate_function``)."""
+    prev, _grad_state.grad_enabled = _grad_state.grad_enabled, False
+    try:
+        for i, g in enumerate(grads):
+            if g is not None and dispatcher.call("isnan", g).any().item():
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    finally:
+        _grad_state.grad_enabled = prev
+
+
+def _run_node(task, node):
+    """``thread_main``'s step: the node runs as the current one; if it fails in anomaly mode, the
+    forward stacks it recorded are given as a warning before the error goes on (``set_exception``)."""
+    prev = anomaly_mode.set_current_node(node)
+    try:
+        evaluate_function(task, node, task.buffers.pop(node, None) or [None] * node._num_inputs)
+    except Exception:
+        if AnomalyMode.enabled:
+            anomaly_mode.print_stack(node)
+        raise
+    finally:
+        anomaly_mode.set_current_node(prev)
 
 
 def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), allow_unused=False,
@@ -241,8 +270,7 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
     stack.append(task)
     try:
         while task.ready:
-            node = heapq.heappop(task.ready)[2]
-            evaluate_function(task, node, task.buffers.pop(node, None) or [None] * node._num_inputs)
+            _run_node(task, heapq.heappop(task.ready)[2])
         _run_final_callbacks(task)
     finally:
         stack.pop()
