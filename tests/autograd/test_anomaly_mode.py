@@ -113,10 +113,31 @@ def double_backward_nan(lib):
     return parent
 
 
+def sparse_and_complex_gradients(lib):
+    """The nan check reads a sparse gradient's values and a complex one's parts: no error here."""
+    lib.manual_seed(0)
+    emb = lib.nn.Embedding(4, 2, sparse=True)
+    z = lib.tensor([1 + 1j, 2j], requires_grad=True)
+    with lib.autograd.detect_anomaly():
+        emb(lib.tensor([0, 1, 1])).sum().backward()
+        (z * z).abs().sum().backward()
+    return emb.weight.grad.to_dense().tolist(), z.grad.tolist()
+
+
+def nan_in_reentrant_checkpoint(lib):
+    x = lib.tensor([0.0, 2.0], requires_grad=True)
+    with lib.autograd.detect_anomaly():
+        y = lib.utils.checkpoint.checkpoint(lambda a: (a.sqrt() * lib.tensor([0.0, 1.0])).sum(), x,
+                                            use_reentrant=True)
+        y.backward()
+
+
 @pytest.mark.parametrize("program", [
     sqrt_at_zero, nan_seed_gradient, nan_check_off, double_backward_nan,
     lambda lib: failing_function(lib, True), lambda lib: failing_function(lib, False),
-], ids=["sqrt", "seed", "check_nan_off", "double_backward", "function", "function_no_stack"])
+    sparse_and_complex_gradients, nan_in_reentrant_checkpoint,
+], ids=["sqrt", "seed", "check_nan_off", "double_backward", "function", "function_no_stack", "sparse_complex",
+        "checkpoint"])
 def test_error_and_forward_stack_warnings(program):
     """The same error, and warnings naming the same node and the same forward lines of this file."""
     ours, theirs = run_caught(program, internals), run_caught(program, torch)

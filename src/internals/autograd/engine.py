@@ -22,6 +22,7 @@ from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.memory_format import preserve_format
+from ..c10.tensor_impl import sparse_coo, strided
 from . import anomaly_mode
 from .anomaly_mode import AnomalyMode
 from .functions_manual import is_expandable_to, sum_to
@@ -216,10 +217,18 @@ def _check_nan(node, grads):
     prev, _grad_state.grad_enabled = _grad_state.grad_enabled, False
     try:
         for i, g in enumerate(grads):
-            if g is not None and dispatcher.call("isnan", g).any().item():
+            if g is not None and _stored_values(g).isnan().any().item():
                 raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
     finally:
         _grad_state.grad_enabled = prev
+
+
+def _stored_values(g):
+    """The values a gradient stores: a sparse one's explicit values (isnan of a sparse tensor is one)."""
+    layout = g._impl.layout
+    if layout is strided:
+        return g
+    return g._values() if layout is sparse_coo else g.values()
 
 
 def _run_node(task, node):
