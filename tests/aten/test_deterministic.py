@@ -1,6 +1,7 @@
 """Deterministic algorithms (``use_deterministic_algorithms`` and its kin), against torch: the
 switches, their errors, and the memory ``empty`` hands out filled with NaN or the largest integer."""
 import threading
+import warnings
 
 import pytest
 import torch
@@ -106,3 +107,25 @@ def deterministic_on_cpu(lib):
 
 def test_operators_deterministic_on_cpu_run_as_in_torch():
     assert outcome(deterministic_on_cpu, internals) == outcome(deterministic_on_cpu, torch)
+
+
+def unpooling(lib, warn_only):
+    """max_unpool has only a nondeterministic kernel in torch's eyes (on the CPU too): an error, or a
+    warning and the result."""
+    x = lib.tensor([[[[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 8.0, 7.0], [0.5, 6.0, 1.5, 9.0], [2.5, 3.5, 4.5, 5.5]]]])
+    out, idx = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+    lib.use_deterministic_algorithms(True, warn_only=warn_only)
+    calls = (lambda: lib.nn.functional.max_unpool2d(out, idx, 2), lambda: lib.nn.functional.max_unpool1d(
+        out[0], idx[0], 2), lambda: lib.nn.functional.max_unpool3d(out[None], idx[None], (1, 2, 2)))
+    seen = []
+    for call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = outcome(lambda _, call=call: call().flatten().tolist(), lib)
+        seen.append((result, [str(w.message).split(" (Triggered")[0] for w in caught]))
+    return seen
+
+
+@pytest.mark.parametrize("warn_only", [False, True])
+def test_max_unpool_alerts_as_torch(warn_only):
+    assert unpooling(internals, warn_only) == unpooling(torch, warn_only)
