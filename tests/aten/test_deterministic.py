@@ -113,10 +113,12 @@ def unpooling(lib, warn_only):
     """max_unpool has only a nondeterministic kernel in torch's eyes (on the CPU too): an error, or a
     warning and the result."""
     x = lib.tensor([[[[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 8.0, 7.0], [0.5, 6.0, 1.5, 9.0], [2.5, 3.5, 4.5, 5.5]]]])
-    out, idx = lib.nn.functional.max_pool2d(x, 2, return_indices=True)
+    F = lib.nn.functional
+    out, idx = F.max_pool2d(x, 2, return_indices=True)
+    out1, idx1 = F.max_pool1d(x[0], 2, return_indices=True)
     lib.use_deterministic_algorithms(True, warn_only=warn_only)
-    calls = (lambda: lib.nn.functional.max_unpool2d(out, idx, 2), lambda: lib.nn.functional.max_unpool1d(
-        out[0], idx[0], 2), lambda: lib.nn.functional.max_unpool3d(out[None], idx[None], (1, 2, 2)))
+    calls = (lambda: F.max_unpool2d(out, idx, 2), lambda: F.max_unpool1d(out1, idx1, 2),
+             lambda: F.max_unpool3d(out[None], idx[None], (1, 2, 2)))
     seen = []
     for call in calls:
         with warnings.catch_warnings(record=True) as caught:
