@@ -3,9 +3,10 @@
 ``use_deterministic_algorithms(True)`` sets ``deterministic_algorithms``: an operator that has
 only a nondeterministic implementation then calls :func:`alert_not_deterministic`, which raises
 (or, with ``warn_only``, warns). With ``deterministic_fill_uninitialized_memory`` on too (the
-default), the memory ``empty``, ``empty_strided`` and a growing ``resize_`` hand out is filled with
+default), the memory ``empty`` and ``empty_strided`` hand out is filled with
 a known value (NaN, or the largest integer), so a program that reads it before writing it gives
-the same answer each run. Like torch's ``at::globalContext()``, the settings are shared by all
+the same answer each run. (torch fills the elements a growing ``resize_`` adds too; the package's
+``resize_`` does not yet.) Like torch's ``at::globalContext()``, the settings are shared by all
 threads.
 """
 import warnings

@@ -10,7 +10,7 @@ class _Deterministic(types.ModuleType):
 
     @property
     def fill_uninitialized_memory(self):
-        """Whether ``empty`` and ``resize_`` fill new memory while deterministic algorithms are on."""
+        """Whether ``empty`` and its kin fill new memory while deterministic algorithms are on."""
         return global_context().deterministic_fill_uninitialized_memory
 
     @fill_uninitialized_memory.setter

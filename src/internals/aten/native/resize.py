@@ -14,10 +14,8 @@ import warnings
 
 from ...c10.memory_format import channels_last_strides, contiguous_format, preserve_format, suggest_memory_format
 from ...c10.storage import UntypedStorage
-from ...c10.tensor_impl import TensorImpl, check_in_bounds, contiguous_strides, required_storage_elements
+from ...c10.tensor_impl import check_in_bounds, contiguous_strides, required_storage_elements
 from .. import dispatcher
-from ..context import global_context
-from ..empty_tensor import fill_empty_deterministic_
 
 __all__ = ["resize_", "resize_output", "set_", "set_storage_", "set_tensor_", "set__symint", "set_cpu_"]
 
@@ -63,7 +61,6 @@ def resize_(self, size, *, memory_format=None):
     if memory_format is preserve_format:
         raise RuntimeError("Unsupported memory formatPreserve")
     impl, size = self._impl, tuple(size)
-    old_nbytes = impl.storage.nbytes()
     restride = memory_format is not None and memory_format is not contiguous_format
     if restride:
         channels_last_strides(size, memory_format)     # the rank check, before anything changes
@@ -77,19 +74,7 @@ def resize_(self, size, *, memory_format=None):
         # past its end; here the storage grows to fit, as it does for new sizes.
         _maybe_resize_storage(impl.storage, (size, strides), impl.storage_offset, impl.dtype.itemsize)
         impl.strides = strides
-    if global_context().fills_uninitialized_memory():
-        _fill_resize_deterministic_(self, old_nbytes)
     return self
-
-
-def _fill_resize_deterministic_(t, old_nbytes):
-    """Deterministic mode: the elements the storage gained are filled as ``empty``'s are (torch's
-    ``fill_resize_deterministic_``); the kept ones are left alone."""
-    impl = t._impl
-    old_numel, new_numel = old_nbytes // impl.dtype.itemsize, impl.storage.nbytes() // impl.dtype.itemsize
-    if new_numel > old_numel:
-        grown = TensorImpl(impl.storage, (new_numel - old_numel,), (1,), old_numel, impl.dtype)
-        fill_empty_deterministic_(type(t)._from_impl(grown))
 
 
 def resize_as_(self, the_template, *, memory_format=None):
