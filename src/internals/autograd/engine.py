@@ -10,6 +10,9 @@ dtypes made to fit). Like torch's CPU ready queue, the queue is a
 priority queue on the sequence number, later nodes first, so a chain runs in reverse creation
 order and AccumulateGrad (the largest number) runs as soon as it is ready.
 
+In anomaly mode (``anomaly_mode.py``) a node whose outputs hold a nan fails, and a node that
+fails warns first with the stack of the forward call that made it.
+
 ``autograd.grad`` *captures* gradients instead of accumulating them: only the nodes on a path
 to one of the inputs run (``exec_info``), and the gradient arriving at an input's edge is
 recorded there.
