@@ -983,3 +983,45 @@ class EveryKernel:
                 distance.detach(), distance_grad, lib.linalg.inv(square), big.reshape(-1)[picks],
                 big.sum(), big.sum(1), big.amax(0), big * 3 + 1, big @ big,
                 sparse.coalesce().to_dense(), rows.to_sparse().to_dense(), sparse.mm(ints(5, 3)))
+
+
+# ---------------------------------------------------------------- torch.fx graphs side by side
+def _fx_name(target):
+    """A node's target as a name both libraries share: a path or method name as is, a function
+    by its own name (``relu`` for ``torch.relu`` and ``internals.relu``)."""
+    return target if isinstance(target, str) else target.__name__
+
+
+def _fx_arg(a):
+    if isinstance(a, (tuple, list)):
+        return type(a)(_fx_arg(v) for v in a)
+    if isinstance(a, dict):
+        return {k: _fx_arg(v) for k, v in a.items()}
+    if isinstance(a, slice):
+        return slice(_fx_arg(a.start), _fx_arg(a.stop), _fx_arg(a.step))
+    return f"%{a.name}" if hasattr(a, "op") and hasattr(a, "users") else a
+
+
+def fx_nodes(gm):
+    return [(n.op, n.name, _fx_name(n.target), _fx_arg(n.args), _fx_arg(n.kwargs), sorted(u.name for u in n.users))
+            for n in gm.graph.nodes]
+
+
+def fx_text(text, L):
+    """A printed graph or code; torch's with its library's names read as ours (torch's functional
+    ``gelu`` is its C binding ``torch._C._nn.gelu``, ours a Python function of ``nn.functional``)."""
+    text = text.strip()
+    if L is torch:
+        text = text.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.", "internals.")
+    return text
+
+
+def fx_unwrapped(text):
+    """torch's code first declares the functions it calls by a global name (``math_sqrt``):
+    our code calls them by the same names, and does not declare them (blank lines read as one)."""
+    text = re.sub(r"^internals\.fx\._symbolic_trace\.wrap\(.*\)\n", "", text, flags=re.MULTILINE)
+    return re.sub(r"\n\n+", "\n\n", text)
+
+
+def fx_code(gm, L):
+    return fx_unwrapped(fx_text(gm.code, L)).strip()

@@ -103,6 +103,13 @@ from . import (
     testing,
     utils,
 )
+from ._deterministic import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    use_deterministic_algorithms,
+)
 from ._dynamo import compile  # noqa: A004  torch.compile
 from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
 from ._interop import from_torch
@@ -120,6 +127,7 @@ from .aten.native.sparse.sparse_csr_tensor import (
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .aten.parallel import get_num_threads, set_num_threads
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from .cuda import amp as _cuda_amp  # noqa: F401  (internals.cuda.amp, as torch.cuda.amp)
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -127,6 +135,7 @@ from .serialization import load, save
 from .storage import TypedStorage
 from .utils import checkpoint as _utils_checkpoint  # noqa: F401  (torch imports torch.utils.checkpoint too)
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
+from .utils import deterministic as _utils_deterministic  # noqa: F401  (torch imports it too)
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001
 chalf, cfloat, cdouble = complex32, complex64, complex128

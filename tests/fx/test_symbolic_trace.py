@@ -4,10 +4,10 @@ same generated ``code`` (torch's spelling of the library read as ours), the same
 the traced module runs, and the same errors where a program needs a traced value's data."""
 import math
 import operator
-import re
 
 import pytest
 import torch
+from helpers import fx_code, fx_nodes, fx_text, fx_unwrapped
 
 import internals
 
@@ -71,47 +71,6 @@ def _inputs(L, case):
     return (x, x.flip(0)) if case == "function" else (x,)
 
 
-def _name(target):
-    """A node's target as a name both libraries share: a path or method name as is, a function
-    by its own name (``relu`` for ``torch.relu`` and ``internals.relu``)."""
-    return target if isinstance(target, str) else target.__name__
-
-
-def _arg(a):
-    if isinstance(a, (tuple, list)):
-        return type(a)(_arg(v) for v in a)
-    if isinstance(a, dict):
-        return {k: _arg(v) for k, v in a.items()}
-    if isinstance(a, slice):
-        return slice(_arg(a.start), _arg(a.stop), _arg(a.step))
-    return f"%{a.name}" if hasattr(a, "op") and hasattr(a, "users") else a
-
-
-def _nodes(gm):
-    return [(n.op, n.name, _name(n.target), _arg(n.args), _arg(n.kwargs), sorted(u.name for u in n.users))
-            for n in gm.graph.nodes]
-
-
-def _text(text, L):
-    """A printed graph or code; torch's with its library's names read as ours (torch's functional
-    ``gelu`` is its C binding ``torch._C._nn.gelu``, ours a Python function of ``nn.functional``)."""
-    text = text.strip()
-    if L is torch:
-        text = text.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.", "internals.")
-    return text
-
-
-def _unwrapped(text):
-    """torch's code first declares the functions it calls by a global name (``math_sqrt``):
-    our code calls them by the same names, and does not declare them (blank lines read as one)."""
-    text = re.sub(r"^internals\.fx\._symbolic_trace\.wrap\(.*\)\n", "", text, flags=re.MULTILINE)
-    return re.sub(r"\n\n+", "\n\n", text)
-
-
-def _code(gm, L):
-    return _unwrapped(_text(gm.code, L)).strip()
-
-
 def _flat_values(out):
     if isinstance(out, (tuple, list)):
         return [v for o in out for v in _flat_values(o)]
@@ -125,8 +84,8 @@ def test_traced_graph_code_and_results_match_torch(case):
         root = _built(L, case)
         gm = L.fx.symbolic_trace(root)
         gm.graph.lint()
-        log.append((_nodes(gm), _code(gm, L), _text(str(gm.graph), L), type(gm).__name__))
-        log.append((sorted(gm.state_dict()), _unwrapped(_text(str(gm), L))))
+        log.append((fx_nodes(gm), fx_code(gm, L), fx_text(str(gm.graph), L), type(gm).__name__))
+        log.append((sorted(gm.state_dict()), fx_unwrapped(fx_text(str(gm), L))))
         with L.no_grad():
             log.append((_flat_values(gm(*_inputs(L, case))), _flat_values(root(*_inputs(L, case)))))
     assert ours[:2] == theirs[:2]
@@ -190,7 +149,7 @@ def test_concrete_args_and_wrapped_function_match_torch(concrete):
         gm.graph.lint()
         x = L.tensor([[0.25, -1.0], [2.0, 0.75]])
         flag = concrete["flag"]
-        logs.append((_nodes(gm), gm(x, flag, None).tolist()))
+        logs.append((fx_nodes(gm), gm(x, flag, None).tolist()))
         with pytest.raises(AssertionError):
             gm(x, not flag, None)
     assert logs[0] == logs[1]
@@ -205,7 +164,7 @@ def test_recompile_after_editing_the_graph_matches_torch():
         node.target, node.args = operator.mul, (node.args[0], -2.0)
         gm.recompile()
         gm.graph.lint()
-        logs.append((_code(gm, L), gm(L.tensor([1.0, -3.0])).tolist()))
+        logs.append((fx_code(gm, L), gm(L.tensor([1.0, -3.0])).tolist()))
     assert logs[0] == logs[1]
 
 
@@ -223,7 +182,7 @@ def test_leaf_modules_and_a_tracer_that_traces_into_them_match_torch():
         leaves = [L.fx.Tracer().is_leaf_module(m, name) for name, m in root.named_modules()]
         graph = Into().trace(root)
         gm = L.fx.GraphModule(root, graph)
-        logs.append((leaves, _nodes(gm), _code(gm, L), gm(*_inputs(L, "mlp")).flatten().tolist()))
+        logs.append((leaves, fx_nodes(gm), fx_code(gm, L), gm(*_inputs(L, "mlp")).flatten().tolist()))
     assert logs[0][:3] == logs[1][:3]
     assert logs[0][3] == pytest.approx(logs[1][3], rel=1e-5, abs=1e-6)
 
@@ -240,3 +199,29 @@ def test_lint_finds_a_node_read_before_it_is_defined():
             gm.graph.lint()
         errors.append(str(info.value).splitlines()[0])
     assert errors[0] == errors[1]
+
+
+def _variadic(L):
+    def packed(x, *args, scale=2.0, **options):
+        return x * args[0] + args[1].relu() * scale
+    return packed
+
+
+def _starred_only(L):
+    def starred(*inputs):
+        return inputs[0].neg()
+    return starred
+
+
+@pytest.mark.parametrize("program", [_variadic, _starred_only])
+def test_star_args_are_one_placeholder_each_as_in_torch(program):
+    """``*args`` and ``**kwargs`` are placeholders named ``_args`` (target ``*args``) after the named
+    parameters, keyword-only ones included; ``args[0]`` is a getitem node."""
+    logs = []
+    for L in (internals, torch):
+        gm = L.fx.symbolic_trace(program(L))
+        gm.graph.lint()
+        x = L.tensor([1.0, -2.0])
+        args = (x, 2.0, 3.0, x.flip(0)) if program is _variadic else (x,)     # scale, then *args
+        logs.append((fx_nodes(gm), fx_code(gm, L), gm(*args).tolist()))
+    assert logs[0] == logs[1]

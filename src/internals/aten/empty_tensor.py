@@ -5,11 +5,15 @@ Below the operators: TensorIterator calls it for the outputs it allocates, as to
 kernel of ``empty_strided``.
 """
 import contextlib
+import math
 import threading
+
+import numpy as np
 
 from .._tensor_base import TensorBase
 from ..c10 import scalar_type as st
 from ..c10.device import as_device
+from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..c10.storage import UntypedStorage
 from ..c10.sym import is_symbolic
 from ..c10.tensor_impl import (
@@ -20,10 +24,11 @@ from ..c10.tensor_impl import (
     contiguous_strides,
     required_storage_elements,
 )
+from .context import global_context
 
 _INT64_MAX = 2**63 - 1
 
-__all__ = ["empty_strided", "empty_strided_generic", "meta_execution", "is_meta_execution"]
+__all__ = ["empty_strided", "empty_strided_generic", "fill_empty_deterministic_", "meta_execution", "is_meta_execution"]
 
 
 class _MetaExecution(threading.local):
@@ -36,6 +41,9 @@ _meta = _MetaExecution()
 # read, so kernels test this count first: it is 0 unless a fake tensor is being traced somewhere.
 _meta_blocks = [0]
 _meta_blocks_lock = threading.Lock()
+
+
+_context = global_context()
 
 
 @contextlib.contextmanager
@@ -73,7 +81,31 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if any(s < 0 and n > 1 for n, s in zip(size, stride)):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     check_sizes_and_strides(size, stride)   # no negative size or stride, nothing int64 cannot hold
-    return empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
+    out = empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
+    if _context.deterministic_algorithms and _context.deterministic_fill_uninitialized_memory:
+        # torch fills in ``empty_cpu``/``empty_strided_cpu``; the kernels here that call this function
+        # directly (torch's ``at::detail``) get filled outputs too, which they then write in full
+        fill_empty_deterministic_(out)
+    return out
+
+
+def fill_empty_deterministic_(t):
+    """Fill ``t`` with what deterministic mode gives uninitialized memory (``TensorFactories.h``):
+    NaN for floating and complex types, True for bool, the largest value for integers. A meta
+    tensor has no memory to fill."""
+    if t._impl.device.type not in ("cpu", "cuda") or is_meta_execution():
+        return t
+    from . import dispatcher  # the dispatcher's operator tables sit above this module: a real cycle
+    dtype = t._impl.dtype
+    if dtype.is_floating_point or dtype.is_complex:
+        value = math.nan
+    elif dtype is st.bool_:
+        value = True
+    else:
+        value = int(np.iinfo(dtype.numpy_type).max)
+    with below_ad_inplace_or_view():
+        dispatcher.call("fill_.Scalar", t, value)
+    return t
 
 
 def _as_int(n):

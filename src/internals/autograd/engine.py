@@ -10,6 +10,9 @@ dtypes made to fit). Like torch's CPU ready queue, the queue is a
 priority queue on the sequence number, later nodes first, so a chain runs in reverse creation
 order and AccumulateGrad (the largest number) runs as soon as it is ready.
 
+In anomaly mode (``anomaly_mode.py``) a node whose outputs hold a nan fails, and a node that
+fails warns first with the stack of the forward call that made it.
+
 ``autograd.grad`` *captures* gradients instead of accumulating them: only the nodes on a path
 to one of the inputs run (``exec_info``), and the gradient arriving at an input's edge is
 recorded there.
@@ -22,6 +25,9 @@ from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.memory_format import preserve_format
+from ..c10.tensor_impl import sparse_coo, strided
+from . import anomaly_mode
+from .anomaly_mode import AnomalyMode
 from .functions_manual import is_expandable_to, sum_to
 from .graph import AccumulateGrad, gradient_edge
 
@@ -194,6 +200,8 @@ def evaluate_function(task, node, buf):
     buf = None                          # the buffers own the gradients now: AccumulateGrad may take one
     if not task.keep_graph:
         node.release_variables()
+    if AnomalyMode.enabled and AnomalyMode.check_nan:
+        _check_nan(node, grads)
     deps = task.deps
     for edge, g in zip(node._next_edges, grads):
         if edge is None:
@@ -205,6 +213,39 @@ def evaluate_function(task, node, buf):
         deps[nxt] = left
         if left == 0:
             task.push_ready(nxt)
+
+
+def _check_nan(node, grads):
+    """Anomaly mode's check: no output of a backward node may hold a nan (``evaluate_function``)."""
+    prev, _grad_state.grad_enabled = _grad_state.grad_enabled, False
+    try:
+        for i, g in enumerate(grads):
+            if g is not None and _stored_values(g).isnan().any().item():
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    finally:
+        _grad_state.grad_enabled = prev
+
+
+def _stored_values(g):
+    """The values a gradient stores: a sparse one's explicit values (isnan of a sparse tensor is one)."""
+    layout = g._impl.layout
+    if layout is strided:
+        return g
+    return g._values() if layout is sparse_coo else g.values()
+
+
+def _run_node(task, node):
+    """``thread_main``'s step: the node runs as the current one; if it fails in anomaly mode, the
+    forward stacks it recorded are given as a warning before the error goes on (``set_exception``)."""
+    prev = anomaly_mode.set_current_node(node)
+    try:
+        evaluate_function(task, node, task.buffers.pop(node, None) or [None] * node._num_inputs)
+    except Exception:
+        if AnomalyMode.enabled:
+            anomaly_mode.print_stack(node)
+        raise
+    finally:
+        anomaly_mode.set_current_node(prev)
 
 
 def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), allow_unused=False,
@@ -241,8 +282,7 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
     stack.append(task)
     try:
         while task.ready:
-            node = heapq.heappop(task.ready)[2]
-            evaluate_function(task, node, task.buffers.pop(node, None) or [None] * node._num_inputs)
+            _run_node(task, heapq.heappop(task.ready)[2])
         _run_final_callbacks(task)
     finally:
         stack.pop()

@@ -23,6 +23,7 @@ from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..c10.memory_format import contiguous_format
 from ..c10.tensor_impl import sparse_coo, sparse_csr, strided
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
+from . import anomaly_mode
 
 __all__ = ["Node", "AccumulateGrad", "SavedVariable", "SavedVariableList", "saved_tensors_hooks", "RemovableHandle",
            "gradient_edge", "grad_accumulator", "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
@@ -41,6 +42,8 @@ ERR_SAVE_INFERENCE = (
     "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
          "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_HINT_ANOMALY = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
+                 "variable in question was changed in there or anywhere later. Good luck!")
 
 
 class RemovableHandle:
@@ -57,7 +60,7 @@ class RemovableHandle:
 class Node:
     """``torch::autograd::Node``. Subclasses implement ``apply(grads) -> grads`` (one per edge)."""
     __slots__ = ("_next_edges", "_seq", "_num_inputs", "_input_meta", "_pre_hooks", "_post_hooks",
-                 "_tensor_pre_hooks", "_retains_grad", "__weakref__")
+                 "_tensor_pre_hooks", "_retains_grad", "_metadata", "__weakref__")
 
     def __init__(self, sequence_nr=None):
         # A node the engine must run at once (AccumulateGrad, an error node) is given UINT64_MAX
@@ -67,6 +70,9 @@ class Node:
         self._num_inputs = 1
         self._input_meta = [None]      # per input: (sizes, dtype, device) of the forward output it is the grad of
         self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad = None
+        self._metadata = None
+        if anomaly_mode.AnomalyMode.enabled:    # the forward stack, kept for the engine's warning
+            anomaly_mode.store_stack(self.metadata, anomaly_mode.current_node())
 
     def name(self):
         return type(self).__name__
@@ -83,7 +89,10 @@ class Node:
 
     @property
     def metadata(self):
-        return {}
+        """A dict the node keeps for its life (anomaly mode's stacks, or whatever the user puts in)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     _tensor_slots = ()           # slots holding SavedVariables (generated nodes list theirs)
     _exposed = {}                # "_saved_self" -> (slot, is a SavedVariable)
@@ -377,7 +386,8 @@ class SavedVariable:
                 what += f", which is output {self.output_nr} of {_op_of(producer)},"
             raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
                                f"inplace operation: {what} is at version {current}; expected version "
-                               f"{self.version} instead. {_HINT}")
+                               f"{self.version} instead. "
+                               f"{_HINT_ANOMALY if anomaly_mode.AnomalyMode.enabled else _HINT}")
         return self._with_history(data, node)
 
     def _with_history(self, data, node):

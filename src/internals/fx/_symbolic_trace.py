@@ -110,15 +110,22 @@ class Tracer:
         self.graph, self._constants, self._attr_proxies = Graph(), {}, {}
         fn = inspect.unwrap(fn)
         params = list(inspect.signature(fn).parameters.values())[len(bound):]
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-            raise NotImplementedError("symbolic_trace here takes named parameters only, not *args or **kwargs")
+        variadic = [p for p in params if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if variadic:
+            if concrete_args:
+                raise NotImplementedError("concrete_args with *args or **kwargs is not supported here")
+            # fx's order: the named parameters (keyword-only ones too), then ``*args``, then ``**kwargs``,
+            # each one placeholder; the function runs with its code changed so that each is a plain
+            # positional parameter: ``args`` receives one Proxy, read as ``args[0]`` (fx's ``_patch_function``)
+            params = [p for p in params if p not in variadic] + variadic
+            fn = _patch_function(fn, len(bound) + len(params))
         if isinstance(concrete_args, tuple):
             if len(params) != len(concrete_args):
                 raise RuntimeError(f"Tracing expected {len(params)} arguments but got {len(concrete_args)} "
                                    "concrete arguments")
             concrete_args = {p.name: v for p, v in zip(params, concrete_args, strict=True)}
         args = [self._placeholder(p, concrete_args or {}) for p in params]
-        kwargs = {p.name: a for p, a in zip(params, args, strict=True) if p.kind is p.KEYWORD_ONLY}
+        kwargs = {p.name: a for p, a in zip(params, args, strict=True) if p.kind is p.KEYWORD_ONLY and not variadic}
         args = args[:len(args) - len(kwargs)]
         self.fn_globals = getattr(fn, "__globals__", {})
         with _patched(self):
@@ -130,6 +137,9 @@ class Tracer:
 
     def _placeholder(self, param, concrete_args):
         default = () if param.default is inspect.Parameter.empty else (param.default,)
+        star = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind)
+        if star:        # target ``*args``, name ``_args`` (fx turns what is no identifier into ``_``)
+            return self.create_proxy("placeholder", star + param.name, (), {})
         if param.name not in concrete_args:
             return self.create_proxy("placeholder", param.name, default, {}, name=param.name)
         value = concrete_args[param.name]
@@ -141,6 +151,14 @@ class Tracer:
             self.create_proxy("call_function", _assert, (proxy == value, f"{param.name} has been specialized to have "
                                                          f"value {value} but got another value"), {})
         return value
+
+def _patch_function(fn, nargs):
+    """``fn`` with its ``*args``/``**kwargs`` turned into plain positional parameters, the keyword-only
+    ones too: a copy of its code with other flags and counts (fx's ``_patch_function``)."""
+    code = fn.__code__
+    code = code.replace(co_flags=code.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS),
+                        co_argcount=nargs, co_posonlyargcount=0, co_kwonlyargcount=0)
+    return types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
 class _patched:
     """While tracing: module calls go through ``tracer.call_module``, parameter reads through

@@ -12,9 +12,11 @@ A Graph is a straight line of Nodes. Each node is one of
 There is no control flow: tracing ran the Python once, so every ``if`` was already decided.
 """
 import builtins
+import contextlib
 import inspect
 import keyword
 import operator
+import re
 import sys
 
 from ..c10.sym import is_symbolic
@@ -23,6 +25,7 @@ from ..utils._pytree import tree_flatten, tree_map
 __all__ = ["Graph", "Node", "describe_value", "short_dtype"]
 
 _BUILTINS = set(dir(builtins)) | set(keyword.kwlist)
+_NAME = re.compile(r"^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$")     # a name and its number: ``add_1``
 
 _SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
                  "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8",
@@ -103,6 +106,11 @@ class Node:
     def __repr__(self):
         return self.name
 
+    @property
+    def stack_trace(self):
+        """Where in the traced program the node came from, when tracing recorded it (else None)."""
+        return self.meta.get("stack_trace")
+
 
 # Where the library's public functions live, as torch's: ``internals.relu``,
 # ``internals.nn.functional.relu``, ...
@@ -150,25 +158,82 @@ class Graph:
 
     def __init__(self):
         self.nodes = []
-        self._names = set()
+        self._names, self._base_count = set(), {}
+        self._insert_before = None      # where new nodes go: before this node, or at the end
 
-    def _unique_name(self, base):
+    def _unique_name(self, candidate):
         """``add``, then ``add_1``...; a Python builtin's name is never used bare (``sum_1``), so the
-        generated code can still call ``sum``."""
-        if base[:1].isdigit():          # a Sequential's child ``0``: a name, as fx writes it, ``_0``
-            base = f"_{base}"
-        i = 1 if base in _BUILTINS else 0
-        name = f"{base}_{i}" if i else base
-        while name in self._names:
-            i += 1
-            name = f"{base}_{i}"
-        self._names.add(name)
-        return name
+        generated code can still call ``sum``; what is no identifier becomes one (``*args`` ->
+        ``_args``, a Sequential's child ``0`` -> ``_0``), as fx's ``_Namespace.create_name``."""
+        match = _NAME.match(candidate)
+        if match is None:
+            candidate = re.sub("[^0-9a-zA-Z_]+", "_", candidate) or "_unnamed"
+            if candidate[0].isdigit():
+                candidate = f"_{candidate}"
+            match = _NAME.match(candidate)
+        base, num = match.group(1, 2)
+        if num is None or candidate in self._names:
+            num = self._base_count.get(base, 0)
+            if candidate in _BUILTINS:
+                num += 1
+                candidate = f"{base}_{num}"
+        else:
+            num = int(num)
+        while candidate in self._names:
+            num += 1
+            candidate = f"{base}_{num}"
+        self._names.add(candidate)
+        self._base_count[base] = num
+        return candidate
 
     def create_node(self, op, target, args=(), kwargs=None, name=None):
         node = Node(self, self._unique_name(name or _base_name(target)), op, target, args, kwargs)
-        self.nodes.append(node)
+        if self._insert_before is None:
+            self.nodes.append(node)
+        else:
+            self.nodes.insert(self.nodes.index(self._insert_before), node)
         return node
+
+    @contextlib.contextmanager
+    def inserting_before(self, node):
+        """New nodes go just before ``node`` while the block runs (fx's ``Graph.inserting_before``)."""
+        prev, self._insert_before = self._insert_before, node
+        try:
+            yield
+        finally:
+            self._insert_before = prev
+
+    @contextlib.contextmanager
+    def inserting_after(self, node):
+        """New nodes go just after ``node``, each after the one made before it."""
+        index = self.nodes.index(node) + 1
+        prev = self._insert_before
+        self._insert_before = self.nodes[index] if index < len(self.nodes) else None
+        try:
+            yield
+        finally:
+            self._insert_before = prev
+
+    def node_copy(self, node, arg_transform=lambda n: n):
+        """A copy of ``node`` (of another graph) made here, its node arguments passed through
+        ``arg_transform``; it keeps the name where that is free (fx's ``Graph.node_copy``)."""
+        def transform(a):
+            return arg_transform(a) if isinstance(a, Node) else a
+        copy = self.create_node(node.op, node.target, tree_map(transform, node.args), tree_map(transform, node.kwargs),
+                                node.name)
+        copy.meta = dict(node.meta)
+        return copy
+
+    def graph_copy(self, g, val_map):
+        """Copy the nodes of graph ``g`` here, but those ``val_map`` already maps (to nodes of this
+        graph); return what ``g``'s output returns, as nodes of this graph (fx's ``Graph.graph_copy``)."""
+        for node in g.nodes:
+            if node in val_map:
+                continue
+            if node.op == "output":
+                return tree_map(lambda a: val_map[a] if isinstance(a, Node) else a, node.args[0])
+            val_map[node] = self.node_copy(node, lambda n: val_map[n])
+        return None
 
     def placeholder(self, name, default_value=inspect.Parameter.empty):
         """An input; a default value is kept as the node's one argument, as fx keeps it."""

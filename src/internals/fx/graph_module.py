@@ -7,6 +7,7 @@ fx does not interpret a graph node by node: it writes the graph out as the sourc
 import builtins
 import math
 import operator
+import pathlib
 import re
 import textwrap
 
@@ -60,6 +61,10 @@ class GraphModule(Module):
         return (f"{Module.__repr__(self)}\n\n\n\n{self.code}    \n"
                 "# To see more debug info, please use `graph_module.print_readable()`")
 
+    def to_folder(self, folder, module_name="FxModule"):
+        """Write the module out as a Python package to import as ``from <folder> import <module_name>``."""
+        to_folder(self, folder, module_name)
+
     def print_readable(self, print_output=True):
         """The module as a class with its ``forward``, each line annotated with the value's dtype and
         shape (``f32[5, 4]``) as tracing found them."""
@@ -68,6 +73,42 @@ class GraphModule(Module):
         if print_output:
             print(text)
         return text
+
+
+# The children ``to_folder`` writes as their repr, which rebuilds them (fx's ``safe_reprs``).
+_SAFE_REPRS = ("Linear", "Conv1d", "Conv2d", "Conv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d")
+
+# What the generated code's scope holds, as import lines (fx's ``_custom_builtins``).
+_SCOPE_IMPORTS = ("import internals", "import operator", "from math import inf", "from math import nan",
+                  "from internals import device")
+
+
+def to_folder(gm, folder, module_name="FxModule"):
+    """Write ``gm`` out as a package: ``module.py`` with a class ``module_name`` whose ``__init__``
+    rebuilds the children and loads ``state_dict.pt``, and whose ``forward`` is ``gm.code``."""
+    for name, child in gm.named_children():
+        if type(child).__name__ not in _SAFE_REPRS or type(child).__module__.split(".")[0] != "internals":
+            # fx pickles such a child whole; internals.load reads tensors only, so it could not come back
+            raise NotImplementedError(f"to_folder writes the library's Linear, Conv and BatchNorm children only, "
+                                      f"not {name} ({type(child).__name__})")
+    folder = pathlib.Path(folder)
+    folder.mkdir(exist_ok=True)
+    internals.save(gm.state_dict(), folder / "state_dict.pt")
+    tab = " " * 4
+    lines = ["", *_SCOPE_IMPORTS, "", "from internals.nn import *",
+             f"class {module_name}(internals.nn.Module):", f"{tab}def __init__(self):", f"{tab * 2}super().__init__()"]
+    lines += [f"{tab * 2}setattr(self, '{name}', {child!r})" for name, child in gm.named_children()]
+    for name, buffer in gm._buffers.items():
+        if buffer is not None:
+            lines.append(f"{tab * 2}self.register_buffer('{name}', internals.empty({list(buffer.shape)}, "
+                         f"dtype={_internals_source(buffer.dtype)}))")
+    for name, param in gm._parameters.items():
+        if param is not None:
+            lines.append(f"{tab * 2}setattr(self, '{name}', internals.nn.Parameter(internals.empty("
+                         f"{list(param.shape)}, dtype={_internals_source(param.dtype)})))")
+    lines.append(f"{tab * 2}self.load_state_dict(internals.load(r'{folder}/state_dict.pt'))")
+    (folder / "module.py").write_text("\n".join(lines) + "\n" + textwrap.indent(gm.code, tab) + "\n")
+    (folder / "__init__.py").write_text("from .module import *")
 
 
 def _copy_attr(source, dest, target):
@@ -105,8 +146,8 @@ def python_code(graph, annotate=False, width=87, scope=None):
     for node in graph.nodes:
         freed = last_uses.get(node, []) + ([node] if not node.users else [])
         free = ";  " + " = ".join([n.name for n in freed] + ["None"]) if freed else ""
-        if node.op == "placeholder" and node.name != node.target:     # ``input`` is a builtin: ``input_1 = input``
-            lines.append(f"    {node.name} = {node.target}")
+        if node.op == "placeholder" and node.name != node.target.lstrip("*"):
+            lines.append(f"    {node.name} = {node.target.lstrip('*')}")     # ``input_1 = input``, ``_args = args``
         elif node.op == "get_attr":
             lines.append(f"    {node.name} = {_format_target('self', node.target)}{free}")
         elif node.op == "call_module":

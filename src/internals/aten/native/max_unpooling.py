@@ -23,6 +23,7 @@ from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
 from ...c10.memory_format import channels_last, contiguous_format, suggest_memory_format
+from ..context import alert_not_deterministic
 from ..dispatcher import call
 from ..empty_tensor import is_meta_execution
 from .copy import buffer, contiguous, to_device
@@ -129,19 +130,25 @@ def impl_max_unpool(out, self, indices, dims):
     return out
 
 
+# Two inputs may name one output position: on CUDA, which one lands is a race between threads,
+# so torch alerts deterministic mode in these kernels on every device, the CPU's included.
 def max_unpooling2d_forward_out_cpu(self, indices, output_size, *, out):
+    alert_not_deterministic("max_unpooling2d_forward_out")
     return impl_max_unpool(meta_max_unpool2d(out, self, indices, output_size), self, indices, 2)
 
 
 def max_unpooling2d_forward_cpu(self, indices, output_size):
+    alert_not_deterministic("max_unpooling2d_forward_out")
     return impl_max_unpool(meta_max_unpool2d(None, self, indices, output_size), self, indices, 2)
 
 
 def max_unpooling3d_forward_out_cpu(self, indices, output_size, stride, padding, *, out):
+    alert_not_deterministic("max_unpooling3d_forward_out")
     return impl_max_unpool(meta_max_unpool3d(out, self, indices, output_size, stride, padding), self, indices, 3)
 
 
 def max_unpooling3d_forward_cpu(self, indices, output_size, stride, padding):
+    alert_not_deterministic("max_unpooling3d_forward_out")
     return impl_max_unpool(meta_max_unpool3d(None, self, indices, output_size, stride, padding), self, indices, 3)
 
 

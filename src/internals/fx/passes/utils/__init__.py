@@ -1,0 +1,1 @@
+"""Utilities of fx's passes (``torch/fx/passes/utils``)."""
