@@ -2872,6 +2872,35 @@ def THPVariable_erf_(*args, **kwargs):
     return _ops['erf_'](_r.tensor(0))
 
 
+_erfc_parser = PythonArgParser([
+    'erfc(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_erfc(*args, **kwargs):
+    _r = _erfc_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::erfc(Tensor self) -> Tensor
+        return _ops['erfc'](_r.tensor(0))
+    # aten::erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['erfc.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_erfc__parser = PythonArgParser([
+    'erfc_(Tensor input)',
+])
+
+
+def THPVariable_erfc_(*args, **kwargs):
+    _r = _erfc__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::erfc_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['erfc_'](_r.tensor(0))
+
+
 _erfinv_parser = PythonArgParser([
     'erfinv(Tensor input, *, Tensor out=None)',
 ])
@@ -7645,6 +7674,8 @@ FUNCTIONS = named({
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
+    'erfc': THPVariable_erfc,
+    'erfc_': THPVariable_erfc_,
     'erfinv': THPVariable_erfinv,
     'exp': THPVariable_exp,
     'exp2': THPVariable_exp2,

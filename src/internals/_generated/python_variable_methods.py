@@ -1806,6 +1806,20 @@ def THPVariable_erf_(self):
     return _ops['erf_'](self)
 
 
+def THPVariable_erfc(self):
+    # aten::erfc(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'erfc')
+    return _ops['erfc'](self)
+
+
+def THPVariable_erfc_(self):
+    # aten::erfc_(Tensor(a!) self) -> Tensor(a!)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'erfc_')
+    return _ops['erfc_'](self)
+
+
 def THPVariable_erfinv(self):
     # aten::erfinv(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -5892,6 +5906,8 @@ METHODS = named({
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
+    'erfc': THPVariable_erfc,
+    'erfc_': THPVariable_erfc_,
     'erfinv': THPVariable_erfinv,
     'erfinv_': THPVariable_erfinv_,
     'exp': THPVariable_exp,

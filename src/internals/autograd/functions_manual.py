@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
@@ -2021,6 +2022,27 @@ def i1e_backward(grad, self, result):
     safe, not_tiny = _bessel_safe_input(self, "i1e_backward")
     gradx = dispatcher.call("special_i0e", safe) - result * (safe.sgn() + safe.reciprocal())
     return _bessel_limit_at_zero(grad, self, not_tiny, gradx)
+
+
+# ---- torch.special's binary functions, as the formulas call them (at::special_xlog1py, at::special_zeta):
+# a number operand wrapped by the Scalar overloads
+__all__ += ["special_xlog1py", "special_zeta"]
+
+
+def _special_binary(name, a, b):
+    if not isinstance(a, TensorBase):
+        return dispatcher.call(f"{name}.self_scalar", a, b)
+    if not isinstance(b, TensorBase):
+        return dispatcher.call(f"{name}.other_scalar", a, b)
+    return dispatcher.call(name, a, b)
+
+
+def special_xlog1py(a, b):
+    return _special_binary("special_xlog1py", a, b)
+
+
+def special_zeta(a, b):
+    return _special_binary("special_zeta", a, b)
 
 
 # ---- activations of a reader's own training script: hardtanh, elu, celu

@@ -105,6 +105,26 @@ special_i0e_out = _float_op("special_i0e", ops.I0E, "i0e_cpu")
 special_i1_out = _float_op("special_i1", ops.I1, "i1_cpu")
 special_i1e_out = _float_op("special_i1e", ops.I1E, "i1e_cpu")
 sinc_out = _float_op("sinc", ops.SINC, ops.SINC_COMPLEX)
+erfc_out = _float_op("erfc", ops.ERFC, "erfc_vml_cpu")
+
+
+def _floating_op(name, op, kernel):
+    """A float op whose kernel dispatches on float and double only (``AT_DISPATCH_FLOATING_TYPES``):
+    integers still compute as the default float, the 16-bit floats and complex are refused."""
+    def meta(out, self):
+        return TensorIterator.unary_float_op(out, self)
+
+    def impl(it, self):
+        if it.common_dtype not in (st.float32, st.float64):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{it.common_dtype.torch_name}\'')
+        return unary_loop(it, op)
+    return _declare(name, meta, impl)
+
+
+# torch.special's normal-distribution functions (UnaryOps.cpp, UnaryOpsKernel.cpp)
+special_ndtri_out = _floating_op("special_ndtri", ops.NDTRI, "ndtri_cpu")
+special_log_ndtr_out = _floating_op("special_log_ndtr", ops.LOG_NDTR, "log_ndtr_cpu")
+special_erfcx_out = _floating_op("special_erfcx", ops.ERFCX, "erfcx_cpu")
 
 
 # ---- reciprocal (CREATE_UNARY_FLOAT_META_FUNC(reciprocal)): 1 / x, run by true division's
@@ -407,6 +427,7 @@ def _special(name, target):
 
 special_expit, special_expit_out = _special("special_expit", "sigmoid")
 special_erf, special_erf_out = _special("special_erf", "erf")
+special_erfc, special_erfc_out = _special("special_erfc", "erfc")
 special_erfinv, special_erfinv_out = _special("special_erfinv", "erfinv")
 special_gammaln, special_gammaln_out = _special("special_gammaln", "lgamma")
 special_digamma, special_digamma_out = _special("special_digamma", "digamma")
