@@ -123,6 +123,26 @@ PROGRAMS = [
     "lib.special.zeta(lib.tensor([3.0]), 2, out=lib.empty(1, dtype=lib.float64))",
     "lib.special.zeta(lib.tensor([1.0, 0.5, 2.0, 2.0, 2.0, 3.0]), lib.tensor([1.0, 1.0, 0.0, -1.0, -1.5, -1.5]))",
     "lib.special.zeta(lib.tensor([2.0], dtype=lib.float16), 1.0)", "lib.special.zeta(lib.tensor([1j]), 2)",
+    # polygamma: n = 0 and 1 run digamma's and trigamma's loops (their names in the refusals),
+    # integers as float32, the 16-bit floats through float32, the method and in-place forms, out=
+    "lib.polygamma(2, lib.tensor([1, 2]))", "lib.polygamma(-1, lib.tensor([1.0]))",
+    "lib.polygamma(3, lib.tensor([0.5, 1.0], dtype=lib.float16))", "lib.polygamma(2, lib.tensor([1j]))",
+    "lib.polygamma(1, lib.tensor([1j]))", "lib.polygamma(0, lib.tensor([1j]))", f"lib.polygamma(1, {X})",
+    f"lib.polygamma(0, {X}.requires_grad_())", f"{X}.polygamma(2)", f"{X}.polygamma_(3)",
+    "lib.tensor([1]).polygamma_(2)",
+    f"lib.special.polygamma(2, {X}.requires_grad_())", f"{X}.requires_grad_().clone().polygamma_(2)",
+    "lib.polygamma(2, lib.tensor([1.0]), out=lib.empty(1, dtype=lib.float64))",
+    "lib.polygamma(2, lib.tensor([0.0, -1.0, -1.5, float('inf'), float('nan')]))",
+    # mvlgamma: integers as float32, bool and p < 1 refused, complex refused by arange (its first
+    # step), the in-place form refused for integers, out= checked against the result's dtype
+    "lib.mvlgamma(lib.tensor([1, 2]), 2)", "lib.mvlgamma(lib.tensor([True]), 2)", "lib.mvlgamma(lib.tensor([1.0]), 0)",
+    "lib.mvlgamma(lib.tensor([0.5, 2.0], dtype=lib.float16), 2)", "lib.mvlgamma(lib.tensor([1j]), 2)",
+    "lib.special.multigammaln(lib.tensor([3.0, 4.5], requires_grad=True), 3)",
+    "lib.tensor([3.0], requires_grad=True).clone().mvlgamma_(2)", "lib.tensor([3]).mvlgamma_(2)",
+    "lib.mvlgamma(lib.tensor([3.0]), 2, out=lib.empty(1, dtype=lib.int64))",
+    "lib.mvlgamma(lib.tensor([3]), 2, out=lib.empty(1, dtype=lib.float64))",
+    "lib.special.multigammaln(lib.tensor([[3.0, 4.0]]).t(), 2, out=lib.empty(0, dtype=lib.float64))",
+    f"({X} + 3).mvlgamma(3)", "lib.mvlgamma(lib.tensor([0.2, 1.0]), 3)",
 ]
 # Programs whose values come from SLEEF-backed loops in torch (see LAST_BIT); all else the same bits.
 # The Bessel functions' e^|x| is the C library's exp, and their series follow the build's fused
@@ -130,7 +150,7 @@ PROGRAMS = [
 # erfc is SLEEF's in torch; the others use the C library's exp, log, log1p, erfc or pow (xlog1py
 # and log_ndtr are caught by "log1p" and "ndtr"; zeta sums the library's powers).
 CLOSE = ("expit", "gammaln", "psi", "log1p", "logsumexp", "softmax", "logit", "xlogy", "exp2", "ndtr", "erf", "i0",
-         "i1", "sinc", "zeta")
+         "i1", "sinc", "zeta", "polygamma", "mvlgamma")
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
@@ -166,8 +186,15 @@ def test_everyday_calls_match_torch(program):
     lambda lib, x, t: lib.special.xlog1py(0.5, x.exp() * t),
     lambda lib, x, t: lib.special.zeta(t.detach() + 2, x.exp()) * t,
     lambda lib, x, t: lib.special.zeta(3.0, x.exp() + t),
+    lambda lib, x, t: lib.polygamma(2, x.exp() + 0.5) * t,
+    lambda lib, x, t: lib.special.polygamma(1, x.exp() * t + 0.5),
+    lambda lib, x, t: (x.exp() + 0.5).polygamma_(3) * t,
+    lambda lib, x, t: lib.mvlgamma(x + 3, 2) * t,
+    lambda lib, x, t: lib.special.multigammaln(x.exp() + t + 1, 3),
+    lambda lib, x, t: (x + 4).mvlgamma_(4) * t,
 ], ids=["i0", "i0e", "i1", "i1e", "sinc", "ndtr", "expit", "xlogy", "logsumexp", "log_softmax", "erfc", "erfcx",
-        "ndtri", "log_ndtr", "xlog1py", "xlog1py_other_scalar", "xlog1py_self_scalar", "zeta", "zeta_self_scalar"])
+        "ndtri", "log_ndtr", "xlog1py", "xlog1py_other_scalar", "xlog1py_self_scalar", "zeta", "zeta_self_scalar",
+        "polygamma", "special_polygamma", "polygamma_", "mvlgamma", "multigammaln", "mvlgamma_"])
 def test_gradients_twice_match_torch(build):
     compare_gradients_and_nodes(build)
 
@@ -300,3 +327,30 @@ def test_zeta_refuses_the_gradient_in_x_as_torch():
             lib.special.zeta(x, lib.tensor([1.0, 2.0])).sum().backward()
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_polygamma_matches_torch_over_its_range(n, dtype):
+    """trigamma's reflection below 1/2 and its series (n = 1); for n >= 2, (-1)^(n+1) n! zeta(n + 1, x)
+    (zeta's sums in double, the factorial in x's type): the poles at 0, -1, ..., infinities, NaN.
+    The same bits here; the C library's sin, exp, lgamma and pow bound them elsewhere."""
+    rng = np.random.default_rng(4)
+    values = np.concatenate([rng.standard_normal(200) * 5, rng.uniform(0, 40, 100),
+                             [0.0, -0.0, -1.0, -2.5, 0.49, 0.5, 1e-8, 1e10, np.inf, -np.inf, np.nan]])
+    theirs_x = torch.tensor(values, dtype=dtype)
+    assert_same(internals.polygamma(n, internals.from_torch(theirs_x)), torch.polygamma(n, theirs_x), ulps=LIBM_ULPS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("p", [1, 3])
+def test_mvlgamma_matches_torch(p, dtype):
+    """The sum of p lgammas (the C library's in internals, SLEEF's or the C library's in torch,
+    each within ulps of its size) cancels near the function's zeros, so the bound is absolute, a
+    few ulps of the largest term."""
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.uniform((p - 1) / 2, 30, 200), rng.standard_normal(50) * 4, [np.inf, np.nan]])
+    theirs_x = torch.tensor(values, dtype=dtype)
+    ours = internals.special.multigammaln(internals.from_torch(theirs_x), p)
+    eps = torch.finfo(dtype).eps
+    assert_same(ours, torch.special.multigammaln(theirs_x, p), rtol=4 * eps, atol=4 * eps * 100 * p)

@@ -19,8 +19,8 @@ from ._tensor_base import TensorBase
 from .aten import dispatcher
 
 __all__ = ["digamma", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e",
-           "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "psi", "round", "sinc",
-           "softmax", "xlog1py", "xlogy", "zeta"]     # torch's order
+           "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]     # torch's order
 
 
 def _call(name, *args, out=None, overload="", out_overload="out", **kwargs):
@@ -80,6 +80,16 @@ def digamma(input, *, out=None):
 def psi(input, *, out=None):
     """``digamma`` under another name."""
     return _call("psi", input, out=out)
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of digamma: ``polygamma``."""
+    return _call("polygamma", n, input, out=out)
+
+
+def multigammaln(input, p, *, out=None):
+    """The log of the multivariate gamma function of dimension p: ``mvlgamma``."""
+    return _call("multigammaln", input, p, out=out)
 
 
 def exp2(input, *, out=None):

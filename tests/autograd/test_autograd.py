@@ -375,7 +375,8 @@ def test_every_derivative_entry_is_tested():
     special = internals.special
     for out in (internals.i0(s), special.i0e(s), special.i1(s), special.i1e(s), internals.sinc(s), internals.erfc(s),
                 special.erfcx(s), special.ndtri(s), special.log_ndtr(s), special.xlog1py(s, s), special.xlog1py(2, s),
-                special.xlog1py(s, 2), special.zeta(s + 1, s), special.zeta(2, s), special.zeta(s + 1, 2)):
+                special.xlog1py(s, 2), special.zeta(s + 1, s), special.zeta(2, s), special.zeta(s + 1, 2),
+                internals.polygamma(2, s), (s * 1).polygamma_(2), internals.mvlgamma(s + 2, 2)):
         reached |= _nodes(out)
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
@@ -935,6 +936,7 @@ def test_every_differentiable_native_function_has_a_kernel():
                                                        "erfc", "i0", "log1p", "psi", "round", "sinc")
              for overload in ("", ".out")}
     math |= {"special_log_softmax", "special_logsumexp", "special_ndtr", "special_softmax"}
+    math |= {f"special_{name}{overload}" for name in ("polygamma", "multigammaln") for overload in ("", ".out")}
     math |= {f"special_xlogy{overload}" for overload in ("", ".out", ".other_scalar", ".other_scalar_out",
                                                           ".self_scalar", ".self_scalar_out")}
     # torch.linalg's compositions (LinearAlgebra.cpp): products, norms, ranks and inverses of other operators

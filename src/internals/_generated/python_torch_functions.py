@@ -4933,6 +4933,22 @@ def THPVariable_mv(*args, **kwargs):
     return _ops['mv.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_mvlgamma_parser = PythonArgParser([
+    'mvlgamma(Tensor input, int64_t p, *, Tensor out=None)',
+])
+
+
+def THPVariable_mvlgamma(*args, **kwargs):
+    _r = _mvlgamma_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::mvlgamma(Tensor self, int p) -> Tensor
+        return _ops['mvlgamma'](_r.tensor(0), _r.to_int64(1))
+    # aten::mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['mvlgamma.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+
+
 _nan_to_num_parser = PythonArgParser([
     'nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None, *, Tensor out=None)',
 ])
@@ -5453,6 +5469,22 @@ def THPVariable_polar(*args, **kwargs):
         return _ops['polar'](_r.tensor(0), _r.tensor(1))
     # aten::polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['polar.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_polygamma_parser = PythonArgParser([
+    'polygamma(int64_t n, Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_polygamma(*args, **kwargs):
+    _r = _polygamma_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::polygamma(int n, Tensor self) -> Tensor
+        return _ops['polygamma'](_r.to_int64(0), _r.tensor(1))
+    # aten::polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['polygamma.out'](_r.to_int64(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _pow_parser = PythonArgParser([
@@ -7806,6 +7838,7 @@ FUNCTIONS = named({
     'multinomial': THPVariable_multinomial,
     'multiply': THPVariable_multiply,
     'mv': THPVariable_mv,
+    'mvlgamma': THPVariable_mvlgamma,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
     'nanmean': THPVariable_nanmean,
@@ -7838,6 +7871,7 @@ FUNCTIONS = named({
     'pixel_unshuffle': THPVariable_pixel_unshuffle,
     'poisson_nll_loss': THPVariable_poisson_nll_loss,
     'polar': THPVariable_polar,
+    'polygamma': THPVariable_polygamma,
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,

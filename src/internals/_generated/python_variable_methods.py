@@ -3364,6 +3364,32 @@ def THPVariable_mv(self, *args, **kwargs):
     return _ops['mv'](self, _r.tensor(0))
 
 
+_mvlgamma_parser = PythonArgParser([
+    'mvlgamma(int64_t p)',
+])
+
+
+def THPVariable_mvlgamma(self, *args, **kwargs):
+    _r = _mvlgamma_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::mvlgamma(Tensor self, int p) -> Tensor
+    return _ops['mvlgamma'](self, _r.to_int64(0))
+
+
+_mvlgamma__parser = PythonArgParser([
+    'mvlgamma_(int64_t p)',
+])
+
+
+def THPVariable_mvlgamma_(self, *args, **kwargs):
+    _r = _mvlgamma__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+    return _ops['mvlgamma_'](self, _r.to_int64(0))
+
+
 _nan_to_num_parser = PythonArgParser([
     'nan_to_num(double? nan=None, double? posinf=None, double? neginf=None)',
 ])
@@ -3703,6 +3729,32 @@ def THPVariable_pinverse(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::pinverse(Tensor self, float rcond=1e-15) -> Tensor
     return _ops['pinverse'](self, _r.to_double(0))
+
+
+_polygamma_parser = PythonArgParser([
+    'polygamma(int64_t n)',
+])
+
+
+def THPVariable_polygamma(self, *args, **kwargs):
+    _r = _polygamma_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::polygamma(int n, Tensor self) -> Tensor
+    return _ops['polygamma'](_r.to_int64(0), self)
+
+
+_polygamma__parser = PythonArgParser([
+    'polygamma_(int64_t n)',
+])
+
+
+def THPVariable_polygamma_(self, *args, **kwargs):
+    _r = _polygamma__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+    return _ops['polygamma_'](self, _r.to_int64(0))
 
 
 _pow_parser = PythonArgParser([
@@ -6036,6 +6088,8 @@ METHODS = named({
     'multiply': THPVariable_multiply,
     'multiply_': THPVariable_multiply_,
     'mv': THPVariable_mv,
+    'mvlgamma': THPVariable_mvlgamma,
+    'mvlgamma_': THPVariable_mvlgamma_,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
     'nanmean': THPVariable_nanmean,
@@ -6061,6 +6115,8 @@ METHODS = named({
     'outer': THPVariable_outer,
     'permute': THPVariable_permute,
     'pinverse': THPVariable_pinverse,
+    'polygamma': THPVariable_polygamma,
+    'polygamma_': THPVariable_polygamma_,
     'pow': THPVariable_pow,
     'pow_': THPVariable_pow_,
     'prelu': THPVariable_prelu,

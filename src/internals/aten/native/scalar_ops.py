@@ -773,6 +773,29 @@ def digamma(x):
 DIGAMMA = UNARY.register(digamma)
 
 
+@register_jitable
+def trigamma(x):
+    """``trigamma`` (Math.h), in x's own type: below 1/2 the reflection -pi^2 / sin^2(pi x) and
+    x -> 1 - x with the sign turned, six steps of the recurrence, then the asymptotic series."""
+    sign = like(x, 1)
+    result = like(x, 0)
+    one = like(x, 1)
+    if x < like(x, 0.5):
+        sign = -sign
+        pi = like(x, math.pi)
+        sin_pi_x = like(x, math.sin(pi * x))
+        result -= (pi * pi) / (sin_pi_x * sin_pi_x)
+        x = one - x
+    for _ in range(6):
+        result += one / (x * x)
+        x += one
+    ixx = one / (x * x)
+    series = contracted_fma(-ixx, contracted_fma(-ixx, like(x, 1.0 / 42), like(x, 1.0 / 30)), like(x, 1.0 / 6))
+    result += contracted_fma(ixx, series, one + one / (like(x, 2) * x)) / x
+    return sign * result
+TRIGAMMA = UNARY.register(trigamma)
+
+
 # ---- the modified Bessel functions of the first kind, I0 and I1, and their scaled forms
 # e^-|x| I0(x), e^-|x| I1(x) (Math.h's calc_i0, calc_i0e, calc_i1, calc_i1e, from Cephes): a
 # Chebyshev series in |x| / 2 - 2 on [0, 8], another in 32 / |x| - 2 beyond; I1 and I1e are odd.
@@ -1844,6 +1867,17 @@ def zeta(x, q, alpha):
         k += 1.0
     return s
 ZETA = BINARY.register(zeta)
+
+
+@register_jitable
+def polygamma(x, n, alpha):
+    """``calc_polygamma`` for n >= 2 (n arrives as the second operand, in x's type):
+    (-1)^(n+1) n! zeta(n + 1, x), with n! as exp(lgamma(n + 1)) in x's type."""
+    order = like(x, n)
+    factorial = like(x, math.exp(like(x, math.lgamma(order + like(x, 1)))))
+    sign = like(x, 1) if int(n) % 2 else like(x, -1)
+    return sign * factorial * like(x, zeta(order + like(x, 1), x, alpha))
+POLYGAMMA = BINARY.register(polygamma)
 
 
 @register_jitable

@@ -439,6 +439,95 @@ special_i0, special_i0_out = _special("special_i0", "i0")
 special_sinc, special_sinc_out = _special("special_sinc", "sinc")
 
 
+
+# ---- polygamma (TORCH_META_FUNC(polygamma), polygamma_kernel): the n-th derivative of digamma;
+# n = 0 and n = 1 run digamma's and trigamma's loops, larger n the zeta formula with n riding in
+# a binary loop's second operand (as round's 10**decimals does)
+def meta_polygamma(out, n, self):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return TensorIterator.unary_float_op(out, self)
+
+
+def impl_polygamma(it, n, self):
+    kernel = ("digamma", "trigamma", "polygamma")[min(n, 2)]
+    if not it.common_dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{it.common_dtype.torch_name}\'')
+    if n < 2:
+        return unary_loop(it, ops.DIGAMMA if n == 0 else ops.TRIGAMMA)
+    orders = TensorIterator.binary_float_op(it.result, self, wrap_scalar(n))
+    return binary_loop(orders, ops.POLYGAMMA, st.checked_convert(1, orders.compute_dtype))
+
+
+polygamma_out = structured(meta_polygamma, impl_polygamma)
+
+
+def polygamma_(self, n):
+    """CompositeExplicitAutograd: polygamma into self (``at::polygamma_out(self, n, self)``)."""
+    return dispatcher.call("polygamma.out", n, self, out=self)
+
+
+def special_polygamma(n, self):
+    return dispatcher.call("polygamma", n, self)
+
+
+def special_polygamma_out(n, self, *, out):
+    return dispatcher.call("polygamma.out", n, self, out=out)
+
+
+# ---- mvlgamma (UnaryOps.cpp): log of the multivariate gamma function of dimension p, the sum
+# of lgamma(x - i / 2) over i < p plus p (p - 1) / 4 log(pi), computed as torch writes it: an
+# arange of half steps added to x's trailing new axis, lgamma in place, a sum over that axis
+_LOG_PI = math.log(math.pi)
+
+
+def _check_mvlgamma(self, p):
+    if self.dtype is st.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if self.dtype.is_complex:       # torch's arange (its first step) has no complex kernel
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{self.dtype.torch_name}\'')
+
+
+def _mvlgamma_of(self, p, dtype):
+    args = dispatcher.call("arange.start_step", -p * 0.5 + 0.5, 0.5, 0.5, dtype=dtype, device=self.device)
+    args = dispatcher.call("add.Tensor", args, dispatcher.call("unsqueeze", self, -1))
+    total = dispatcher.call("sum.dim_IntList", dispatcher.call("lgamma_", args), [-1])
+    return dispatcher.call("add_.Tensor", total, wrap_scalar(float(p * (p - 1)) * _LOG_PI * 0.25))
+
+
+def mvlgamma(self, p):
+    """Integers and bool (refused) aside, in x's dtype; integers in the default float."""
+    _check_mvlgamma(self, p)
+    dtype = self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else st.get_default_dtype()
+    return _mvlgamma_of(self, p, dtype)
+
+
+def mvlgamma_out(self, p, *, out):
+    """``mvlgamma_out``: the functional result, checked against out's dtype (torch's message names
+    x's dtype first), out resized, the values copied (cast)."""
+    result = dispatcher.call("mvlgamma", self, p)
+    if not st.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"mvlgamma: result type {self.dtype.torch_name} can't be cast to the desired output "
+                           f"type {result.dtype.torch_name}")
+    resize_output(out, result.shape)
+    return dispatcher.call("copy_", out, result)
+
+
+def mvlgamma_(self, p):
+    """CompositeExplicitAutograd: ``mvlgamma_out`` into self (an integer self is refused there)."""
+    return mvlgamma_out(self, p, out=self)
+
+
+def special_multigammaln(self, p):
+    return dispatcher.call("mvlgamma", self, p)
+
+
+def special_multigammaln_out(self, p, *, out):
+    return dispatcher.call("mvlgamma.out", self, p, out=out)
+
+
 M_SQRT1_2 = 0.7071067811865476
 
 

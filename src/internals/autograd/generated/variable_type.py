@@ -254,6 +254,7 @@ from .functions import (
     MultilabelMarginLossBackward0,
     MultilabelMarginLossBackwardBackward0,
     MvBackward0,
+    MvlgammaBackward0,
     NanToNumBackward0,
     NanmedianBackward0,
     NanmedianBackward1,
@@ -288,6 +289,8 @@ from .functions import (
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
     PolarBackward0,
+    PolygammaBackward0,
+    PolygammaBackward1,
     PowBackward0,
     PowBackward1,
     PowBackward2,
@@ -813,6 +816,12 @@ OPS = {
     'digamma': dispatcher.find('digamma'),
     'digamma.out': dispatcher.find('digamma.out'),
     'digamma_': dispatcher.find('digamma_'),
+    'polygamma.out': dispatcher.find('polygamma.out'),
+    'polygamma': dispatcher.find('polygamma'),
+    'polygamma_': dispatcher.find('polygamma_'),
+    'mvlgamma.out': dispatcher.find('mvlgamma.out'),
+    'mvlgamma': dispatcher.find('mvlgamma'),
+    'mvlgamma_': dispatcher.find('mvlgamma_'),
     'erfinv': dispatcher.find('erfinv'),
     'erfinv.out': dispatcher.find('erfinv.out'),
     'erfinv_': dispatcher.find('erfinv_'),
@@ -6329,6 +6338,88 @@ def digamma_(ks, self):
     excluded = enter_below_autograd()
     try:
         result = OPS['digamma_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def polygamma_out(ks, n, self, **kwargs):
+    check_out_no_requires_grad('polygamma', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['polygamma.out'].redispatch(after_autograd(ks), n, self, **kwargs)
+
+
+def polygamma(ks, n, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PolygammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.n_ = as_int(n)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['polygamma'].redispatch(after_autograd(ks), n, self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def polygamma_(ks, self, n):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = PolygammaBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.n_ = as_int(n)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['polygamma_'].redispatch(after_autograd(ks), self, n)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def mvlgamma_out(ks, self, p, **kwargs):
+    check_out_no_requires_grad('mvlgamma', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mvlgamma.out'].redispatch(after_autograd(ks), self, p, **kwargs)
+
+
+def mvlgamma(ks, self, p):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MvlgammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = as_int(p)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['mvlgamma'].redispatch(after_autograd(ks), self, p)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mvlgamma_(ks, self, p):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = MvlgammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.p_ = as_int(p)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['mvlgamma_'].redispatch(after_autograd(ks), self, p)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -12838,6 +12929,12 @@ KERNELS = {
     'digamma': digamma,
     'digamma.out': digamma_out,
     'digamma_': digamma_,
+    'polygamma.out': polygamma_out,
+    'polygamma': polygamma,
+    'polygamma_': polygamma_,
+    'mvlgamma.out': mvlgamma_out,
+    'mvlgamma': mvlgamma,
+    'mvlgamma_': mvlgamma_,
     'erfinv': erfinv,
     'erfinv.out': erfinv_out,
     'erfinv_': erfinv_,
