@@ -1822,6 +1822,15 @@ _MACHEP = 1.11022302462515654042e-16
 
 
 @register_jitable
+def _is_whole(v):
+    """C's ``floor(v) == v``: true for the infinities, false for NaN (where Python's math.floor
+    raises, and which Numba's integer floor cannot hold)."""
+    if v != v:
+        return False
+    return not abs(v) < _INTEGRAL or math.floor(v) == v
+
+
+@register_jitable
 def zeta(x, q, alpha):
     """The Hurwitz zeta function, the sum over k >= 0 of (k + q)^-x (``zeta`` in Math.h, from
     Cephes): inf at x = 1 and at the poles q = 0, -1, ...; NaN for x < 1, or for q < 0 with x
@@ -1833,9 +1842,9 @@ def zeta(x, q, alpha):
     if x < 1:
         return like(x, math.nan)
     if q <= 0:
-        if q == np.floor(q):
+        if _is_whole(q):
             return like(x, math.inf)
-        if x != np.floor(x):
+        if not _is_whole(x):
             return like(x, math.nan)
     xd = np.float64(x)
     s = np.float64(math.pow(q, -x))
