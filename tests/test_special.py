@@ -1,7 +1,8 @@
 """``internals.special`` (torch.special) against torch: the functions that rename operators
 internals has (``expit`` is ``sigmoid``, ``gammaln`` is ``lgamma``, ...), ``ndtr``, composed of
 ``erf``, as torch composes it, and the functions with kernels of their own: the modified Bessel
-functions ``i0``, ``i0e``, ``i1``, ``i1e`` and ``sinc``.
+functions ``i0``, ``i0e``, ``i1``, ``i1e``, ``sinc``, the normal distribution's tails (``erfc``,
+``erfcx``, ``ndtri``, ``log_ndtr``), ``xlog1py`` and the Hurwitz ``zeta``.
 
 PyTorch's OpInfo samples of each renamed operator run through the torch.special name (torch
 lists those names as the OpInfo's aliases), at float32 and every other sample (``step=2``: the
@@ -38,7 +39,8 @@ ALIASES = {     # torch.special's name -> the OpInfo of the operator it renames
     "psi": "digamma", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p", "logit": "logit", "xlogy": "xlogy",
     "logsumexp": "logsumexp", "round": "round.decimals_3", "softmax": "softmax.with_dtype",
     "log_softmax": "log_softmax.with_dtype", "ndtr": "special.ndtr", "i0": "i0", "i0e": "special.i0e",
-    "i1": "special.i1", "i1e": "special.i1e", "sinc": "sinc",
+    "i1": "special.i1", "i1e": "special.i1e", "sinc": "sinc", "erfc": "erfc", "erfcx": "special.erfcx",
+    "ndtri": "special.ndtri", "log_ndtr": "special.log_ndtr", "xlog1py": "special.xlog1py", "zeta": "special.zeta",
 }
 KWARGS = {"logit": ("eps",), "round": ("decimals",), "softmax": ("dtype",), "log_softmax": ("dtype",),
           "logsumexp": ("keepdim",)}
@@ -90,12 +92,65 @@ PROGRAMS = [
     f"{X}.sinc()", f"{X}.sinc_()", f"lib.sinc({X}.requires_grad_())", "lib.tensor([1, 2]).sinc_()",
     f"lib.special.sinc({X}, out=lib.empty(2, 3, dtype=lib.float64))",
     "lib.sinc(lib.tensor([0.5, 2.0], dtype=lib.bfloat16))",
+    # the normal distribution's tails: integers and bool as float32, erfc's method and in-place
+    # forms and its 16-bit loops; erfcx, ndtri and log_ndtr refuse the 16-bit floats (their kernels
+    # dispatch on float and double only) and complex, as erfc does; out= of another float dtype
+    "lib.erfc(lib.tensor([-3, 0, 2]))", "lib.special.erfc(lib.tensor([True]))", f"{X}.erfc()", f"{X}.erfc_()",
+    f"lib.erfc_({X})", "lib.tensor([1, 2]).erfc_()", "lib.erfc(lib.tensor([0.5, -2.0], dtype=lib.float16))",
+    "lib.erfc(lib.tensor([0.5, -2.0], dtype=lib.bfloat16))", "lib.erfc(lib.tensor([1j]))",
+    f"lib.special.erfc({X}.requires_grad_())", f"lib.special.erfcx({X}.requires_grad_())",
+    f"lib.special.log_ndtr({X}.requires_grad_())", f"lib.special.ndtri({P}.requires_grad_())",
+    "lib.special.erfcx(lib.tensor([-30, -1, 0, 60]))", "lib.special.ndtri(lib.tensor([0, 1, True]))",
+    "lib.special.log_ndtr(lib.tensor([-50, 0, 9]))", f"lib.special.ndtri({P}, out=lib.empty(6, dtype=lib.float64))",
+    f"lib.special.erfcx({X}.t(), out=lib.empty(0, dtype=lib.float64))",
+    *[f"lib.special.{name}(lib.tensor([0.5], dtype=lib.{dtype}))" for name in ("erfcx", "ndtri", "log_ndtr")
+      for dtype in ("float16", "bfloat16", "complex64")],
+    "lib.special.ndtri(lib.tensor([0.5]), out=lib.empty(1, dtype=lib.int64))",
+    # xlog1py and zeta: integers as float32, a number on either side (its own grad_fn), out=,
+    # broadcasting; xlog1py's 16-bit loops, zeta's refusal of them; complex refused by the kernel
+    f"lib.special.xlog1py({X}, {X}.t().t())", "lib.special.xlog1py(lib.tensor([1, 0, 0]), lib.tensor([3, -1, -5]))",
+    f"lib.special.xlog1py({X}.requires_grad_(), 2)", f"lib.special.xlog1py(2, {X}.requires_grad_())",
+    f"lib.special.xlog1py({X}.requires_grad_(), {X}[:1].requires_grad_())",
+    "lib.special.xlog1py(lib.tensor([0.0, 2.0, 0.0]), lib.tensor([float('nan'), -1.0, float('inf')]))",
+    "lib.special.xlog1py(2, lib.tensor([3.0]), out=lib.empty(1, dtype=lib.float64))",
+    "lib.special.xlog1py(lib.tensor([3.0]), 2, out=lib.empty(0))",
+    "lib.special.xlog1py(lib.tensor([0.5, 2.0], dtype=lib.float16), lib.tensor([1.5, 2.0], dtype=lib.float16))",
+    "lib.special.xlog1py(lib.tensor([1j]), 2)",
+    "lib.special.xlog1py(lib.tensor([1.0]), 1, out=lib.empty(1, dtype=lib.int64))",
+    f"lib.special.zeta({X}.abs() + 1, {X})", "lib.special.zeta(lib.tensor([2, 3]), lib.tensor([1, 2]))",
+    f"lib.special.zeta(2, {X}.requires_grad_())", f"lib.special.zeta({X}.requires_grad_(), 1.5)",
+    f"lib.special.zeta(lib.tensor([3.0]), {X}.requires_grad_())",
+    "lib.special.zeta(lib.tensor([3.0]), 2, out=lib.empty(1, dtype=lib.float64))",
+    "lib.special.zeta(lib.tensor([1.0, 0.5, 2.0, 2.0, 2.0, 3.0]), lib.tensor([1.0, 1.0, 0.0, -1.0, -1.5, -1.5]))",
+    "lib.special.zeta(lib.tensor([2.0], dtype=lib.float16), 1.0)", "lib.special.zeta(lib.tensor([1j]), 2)",
+    # polygamma: n = 0 and 1 run digamma's and trigamma's loops (their names in the refusals),
+    # integers as float32, the 16-bit floats through float32, the method and in-place forms, out=
+    "lib.polygamma(2, lib.tensor([1, 2]))", "lib.polygamma(-1, lib.tensor([1.0]))",
+    "lib.polygamma(3, lib.tensor([0.5, 1.0], dtype=lib.float16))", "lib.polygamma(2, lib.tensor([1j]))",
+    "lib.polygamma(1, lib.tensor([1j]))", "lib.polygamma(0, lib.tensor([1j]))", f"lib.polygamma(1, {X})",
+    f"lib.polygamma(0, {X}.requires_grad_())", f"{X}.polygamma(2)", f"{X}.polygamma_(3)",
+    "lib.tensor([1]).polygamma_(2)",
+    f"lib.special.polygamma(2, {X}.requires_grad_())", f"{X}.requires_grad_().clone().polygamma_(2)",
+    "lib.polygamma(2, lib.tensor([1.0]), out=lib.empty(1, dtype=lib.float64))",
+    "lib.polygamma(2, lib.tensor([0.0, -1.0, -1.5, float('inf'), float('nan')]))",
+    # mvlgamma: integers as float32, bool and p < 1 refused, complex refused by arange (its first
+    # step), the in-place form refused for integers, out= checked against the result's dtype
+    "lib.mvlgamma(lib.tensor([1, 2]), 2)", "lib.mvlgamma(lib.tensor([True]), 2)", "lib.mvlgamma(lib.tensor([1.0]), 0)",
+    "lib.mvlgamma(lib.tensor([0.5, 2.0], dtype=lib.float16), 2)", "lib.mvlgamma(lib.tensor([1j]), 2)",
+    "lib.special.multigammaln(lib.tensor([3.0, 4.5], requires_grad=True), 3)",
+    "lib.tensor([3.0], requires_grad=True).clone().mvlgamma_(2)", "lib.tensor([3]).mvlgamma_(2)",
+    "lib.mvlgamma(lib.tensor([3.0]), 2, out=lib.empty(1, dtype=lib.int64))",
+    "lib.mvlgamma(lib.tensor([3]), 2, out=lib.empty(1, dtype=lib.float64))",
+    "lib.special.multigammaln(lib.tensor([[3.0, 4.0]]).t(), 2, out=lib.empty(0, dtype=lib.float64))",
+    f"({X} + 3).mvlgamma(3)", "lib.mvlgamma(lib.tensor([0.2, 1.0]), 3)",
 ]
 # Programs whose values come from SLEEF-backed loops in torch (see LAST_BIT); all else the same bits.
 # The Bessel functions' e^|x| is the C library's exp, and their series follow the build's fused
 # multiply-adds (see BESSEL_ULPS): the same bits here, within ulps elsewhere.
+# erfc is SLEEF's in torch; the others use the C library's exp, log, log1p, erfc or pow (xlog1py
+# and log_ndtr are caught by "log1p" and "ndtr"; zeta sums the library's powers).
 CLOSE = ("expit", "gammaln", "psi", "log1p", "logsumexp", "softmax", "logit", "xlogy", "exp2", "ndtr", "erf", "i0",
-         "i1", "sinc")
+         "i1", "sinc", "zeta", "polygamma", "mvlgamma")
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
@@ -122,7 +177,24 @@ def test_everyday_calls_match_torch(program):
     lambda lib, x, t: lib.special.xlogy(t, x.exp()),
     lambda lib, x, t: lib.special.logsumexp(x * t, 1),
     lambda lib, x, t: lib.special.log_softmax(x * t, 0),
-], ids=["i0", "i0e", "i1", "i1e", "sinc", "ndtr", "expit", "xlogy", "logsumexp", "log_softmax"])
+    lambda lib, x, t: lib.special.erfc(x * t),
+    lambda lib, x, t: lib.special.erfcx(x) * t,
+    lambda lib, x, t: lib.special.ndtri(lib.sigmoid(x * t)),
+    lambda lib, x, t: lib.special.log_ndtr(x) * t,
+    lambda lib, x, t: lib.special.xlog1py(t, x.exp()),
+    lambda lib, x, t: lib.special.xlog1py(x * x, 2.5) * t,
+    lambda lib, x, t: lib.special.xlog1py(0.5, x.exp() * t),
+    lambda lib, x, t: lib.special.zeta(t.detach() + 2, x.exp()) * t,
+    lambda lib, x, t: lib.special.zeta(3.0, x.exp() + t),
+    lambda lib, x, t: lib.polygamma(2, x.exp() + 0.5) * t,
+    lambda lib, x, t: lib.special.polygamma(1, x.exp() * t + 0.5),
+    lambda lib, x, t: (x.exp() + 0.5).polygamma_(3) * t,
+    lambda lib, x, t: lib.mvlgamma(x + 3, 2) * t,
+    lambda lib, x, t: lib.special.multigammaln(x.exp() + t + 1, 3),
+    lambda lib, x, t: (x + 4).mvlgamma_(4) * t,
+], ids=["i0", "i0e", "i1", "i1e", "sinc", "ndtr", "expit", "xlogy", "logsumexp", "log_softmax", "erfc", "erfcx",
+        "ndtri", "log_ndtr", "xlog1py", "xlog1py_other_scalar", "xlog1py_self_scalar", "zeta", "zeta_self_scalar",
+        "polygamma", "special_polygamma", "polygamma_", "mvlgamma", "multigammaln", "mvlgamma_"])
 def test_gradients_twice_match_torch(build):
     compare_gradients_and_nodes(build)
 
@@ -220,3 +292,83 @@ def test_sinc_matches_torch(dtype):
         # the second gradient sums three terms of pi x near 1 that cancel to about (pi x)^2: the
         # order autograd adds them in moves the result by eps / (pi x)^2 relative, 3e-11 at 1e-3
         assert_same(grads[1][1], grads[0][1], rtol=1e-9, atol=0)
+
+
+# ---- the normal distribution's tails over their whole range: erfcx's table on [0, 50] (both ends
+# of its pieces), its continued fraction beyond and its last term past 5e7, the negative side where
+# e^(x^2) overflows (-26.7 in float64); ndtri's central fit, both tail fits (the switch at
+# y = e^-32) and the subnormals; log_ndtr on both sides of its switch at -1.
+# Each follows Math.h's arithmetic step by step in the same types (the same bits here, where
+# erfcx's table polynomial, measured, is not fused); on another CPU the C library's exp, log and
+# erfc, and the build's fused multiply-adds, may each move a last bit, hence the library bound.
+# erfc itself is SLEEF's in torch's float loops (1.5 ulps) and the C library's here.
+TAIL_ULPS = LIBM_ULPS
+TAIL_EDGES = [0.0, -0.0, 1e-30, 0.5, 1.0, -1.0, -1.0000001, 2.0, 49.99, 50.0, 50.01, 5e7, 6e7, 1e300, -6.1, -6.2,
+              -9.5, -26.6, -26.8, -40.0, 1e-310, 1.2664165549e-14, 0.13533528323661269, 0.8646647167633873,
+              float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", ["erfc", "erfcx", "ndtri", "log_ndtr"])
+def test_normal_tails_match_torch_over_their_range(name, dtype):
+    rng = np.random.default_rng(2)
+    values = np.concatenate([rng.standard_normal(300) * 6, rng.uniform(0, 1, 300), 10.0 ** rng.uniform(-300, 0, 100),
+                             1 - 10.0 ** rng.uniform(-16, 0, 100), rng.uniform(-30, 60, 100), TAIL_EDGES])
+    theirs_x = torch.tensor(values, dtype=dtype)
+    ours = getattr(internals.special, name)(internals.from_torch(theirs_x))
+    assert_same(ours, getattr(torch.special, name)(theirs_x), ulps=TAIL_ULPS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_xlog1py_and_zeta_match_torch_over_their_range(dtype):
+    """xlog1py: x = 0 against every y (0, NaN where y is NaN), y at and below -1. zeta: the poles
+    (x = 1; q = 0, -1, ...), x < 1, a negative q with x an integer or not, the direct sum's early
+    exit and the Euler-Maclaurin tail; Cephes' arithmetic in double for float32 too, as torch's CPU
+    acc_type, with the C library's pow (hence the library bound)."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.standard_normal(200) * 3, [0.0, 0.0, 0.0, -0.0, 2.0, 2.0, 1.0, np.nan]])
+    y = np.concatenate([rng.standard_normal(200) * 3, [np.nan, -1.0, -5.0, np.inf, -1.0, -1.5, np.inf, 1.0]])
+    pair = [torch.tensor(v, dtype=dtype) for v in (x, y)]
+    assert_same(S.xlog1py(*map(internals.from_torch, pair)), torch.special.xlog1py(*pair), ulps=LIBM_ULPS)
+    s = np.concatenate([rng.uniform(0.5, 12, 300), [1.0, 1.0, 2.0, 2.0, 3.0, 2.5, 0.9, np.inf, 2.0, 60.0]])
+    q = np.concatenate([rng.uniform(-4, 30, 300), [1.0, -3.0, 0.0, -2.0, -1.5, -1.5, 1.0, 2.0, 1e-10, 0.5]])
+    pair = [torch.tensor(v, dtype=dtype) for v in (s, q)]
+    assert_same(S.zeta(*map(internals.from_torch, pair)), torch.special.zeta(*pair), ulps=LIBM_ULPS)
+
+
+def test_zeta_refuses_the_gradient_in_x_as_torch():
+    """torch's derivatives.yaml gives zeta no derivative in x: the backward raises when it reaches x."""
+    errors = []
+    for lib in (torch, internals):
+        x = lib.tensor([2.0, 3.0], requires_grad=True)
+        with pytest.raises(NotImplementedError) as caught:
+            lib.special.zeta(x, lib.tensor([1.0, 2.0])).sum().backward()
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_polygamma_matches_torch_over_its_range(n, dtype):
+    """trigamma's reflection below 1/2 and its series (n = 1); for n >= 2, (-1)^(n+1) n! zeta(n + 1, x)
+    (zeta's sums in double, the factorial in x's type): the poles at 0, -1, ..., infinities, NaN.
+    The same bits here; the C library's sin, exp, lgamma and pow bound them elsewhere."""
+    rng = np.random.default_rng(4)
+    values = np.concatenate([rng.standard_normal(200) * 5, rng.uniform(0, 40, 100),
+                             [0.0, -0.0, -1.0, -2.5, 0.49, 0.5, 1e-8, 1e10, np.inf, -np.inf, np.nan]])
+    theirs_x = torch.tensor(values, dtype=dtype)
+    assert_same(internals.polygamma(n, internals.from_torch(theirs_x)), torch.polygamma(n, theirs_x), ulps=LIBM_ULPS)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("p", [1, 3])
+def test_mvlgamma_matches_torch(p, dtype):
+    """The sum of p lgammas (the C library's in internals, SLEEF's or the C library's in torch,
+    each within ulps of its size) cancels near the function's zeros, so the bound is absolute, a
+    few ulps of the largest term."""
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.uniform((p - 1) / 2, 30, 200), rng.standard_normal(50) * 4, [np.inf, np.nan]])
+    theirs_x = torch.tensor(values, dtype=dtype)
+    ours = internals.special.multigammaln(internals.from_torch(theirs_x), p)
+    eps = torch.finfo(dtype).eps
+    assert_same(ours, torch.special.multigammaln(theirs_x, p), rtol=4 * eps, atol=4 * eps * 100 * p)

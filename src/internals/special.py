@@ -7,8 +7,9 @@ when ``out`` is given. Most are torch's
 CompositeImplicitAutograd renamings of operators internals already has (``expit`` is ``sigmoid``,
 ``gammaln`` is ``lgamma``, ``ndtr`` is made of ``erf``), so autograd records the renamed
 operator's node, as in torch. Others have kernels of their own, as in torch (``i0e``, ``i1``,
-``i1e``: the modified Bessel functions, in ``scalar_ops.py``); some of torch's (``erfc``,
-``erfcx``, ``zeta``, ...) are not in internals.
+``i1e``: the modified Bessel functions; ``erfcx``, ``ndtri``, ``log_ndtr``, ``xlog1py``,
+``zeta``; in ``scalar_ops.py``); some of torch's (the orthogonal polynomials, the Bessel
+functions of the second kind, ...) are not in internals.
 
 >>> import internals
 >>> internals.special.expit(internals.tensor([0.0]))
@@ -17,8 +18,9 @@ tensor([0.5000])
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 
-__all__ = ["digamma", "erf", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
-           "log_softmax", "logit", "logsumexp", "ndtr", "psi", "round", "sinc", "softmax", "xlogy"]     # torch's order
+__all__ = ["digamma", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e",
+           "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]     # torch's order
 
 
 def _call(name, *args, out=None, overload="", out_overload="out", **kwargs):
@@ -41,6 +43,26 @@ def erfinv(input, *, out=None):
     return _call("erfinv", input, out=out)
 
 
+def erfc(input, *, out=None):
+    """1 - erf(x), accurate where erf(x) is close to 1: ``erfc``."""
+    return _call("erfc", input, out=out)
+
+
+def erfcx(input, *, out=None):
+    """The scaled complement e^(x^2) erfc(x), finite where erfc underflows."""
+    return _call("erfcx", input, out=out)
+
+
+def ndtri(input, *, out=None):
+    """The standard normal distribution's quantile function, ndtr's inverse."""
+    return _call("ndtri", input, out=out)
+
+
+def log_ndtr(input, *, out=None):
+    """log of the standard normal CDF, accurate far into the lower tail."""
+    return _call("log_ndtr", input, out=out)
+
+
 def ndtr(input, *, out=None):
     """The standard normal distribution's CDF, (1 + erf(x / sqrt(2))) / 2."""
     return _call("ndtr", input, out=out)
@@ -58,6 +80,16 @@ def digamma(input, *, out=None):
 def psi(input, *, out=None):
     """``digamma`` under another name."""
     return _call("psi", input, out=out)
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of digamma: ``polygamma``."""
+    return _call("polygamma", n, input, out=out)
+
+
+def multigammaln(input, p, *, out=None):
+    """The log of the multivariate gamma function of dimension p: ``mvlgamma``."""
+    return _call("multigammaln", input, p, out=out)
 
 
 def exp2(input, *, out=None):
@@ -112,6 +144,26 @@ def xlogy(input, other, *, out=None):
     if not isinstance(other, TensorBase):
         return _call("xlogy", input, other, overload="other_scalar", out_overload="other_scalar_out", out=out)
     return _call("xlogy", input, other, out=out)
+
+
+def _binary(name, input, other, out):
+    """``special_<name>`` of two operands, either of which may be a number (the overload torch's
+    parser picks: ``self_scalar``, ``other_scalar``)."""
+    if not isinstance(input, TensorBase):
+        return _call(name, input, other, overload="self_scalar", out_overload="self_scalar_out", out=out)
+    if not isinstance(other, TensorBase):
+        return _call(name, input, other, overload="other_scalar", out_overload="other_scalar_out", out=out)
+    return _call(name, input, other, out=out)
+
+
+def xlog1py(input, other, *, out=None):
+    """x * log1p(y), 0 where x is 0 (even where log1p(y) is not finite), NaN where y is NaN."""
+    return _binary("xlog1py", input, other, out)
+
+
+def zeta(input, other, *, out=None):
+    """The Hurwitz zeta function of x = ``input`` and q = ``other``: the sum over k >= 0 of (k + q)^-x."""
+    return _binary("zeta", input, other, out)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):

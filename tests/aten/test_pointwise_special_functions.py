@@ -180,16 +180,11 @@ GRAD_CASES = {
 }
 
 
-# digamma's derivative is torch's trigamma series (calc_trigamma) written with operators, so its
-# own derivative differentiates that series, where torch computes polygamma(2, x) from the Hurwitz
-# zeta function: the second derivatives agree to about 1e-9.
-SECOND_ORDER_ATOL = {"digamma": 1e-8}
-
-
+# digamma's derivative is polygamma(1, x), as torch's formula, and its own polygamma(2, x): the
+# same kernels as torch's (tests/test_special.py), so the second derivatives agree as closely
 @pytest.mark.parametrize("name", list(GRAD_CASES))
 def test_gradients_and_nodes(name):
-    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=SECOND_ORDER_ATOL.get(name, 1e-13),
-                                allow_unused=True)
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
 
 
 def test_heaviside_has_no_derivative():

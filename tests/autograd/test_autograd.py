@@ -373,7 +373,10 @@ def test_every_derivative_entry_is_tested():
     # gradients, twice, with torch's)
     s = internals.tensor([0.5, 1.5], dtype=internals.float64, requires_grad=True)
     special = internals.special
-    for out in (internals.i0(s), special.i0e(s), special.i1(s), special.i1e(s), internals.sinc(s)):
+    for out in (internals.i0(s), special.i0e(s), special.i1(s), special.i1e(s), internals.sinc(s), internals.erfc(s),
+                special.erfcx(s), special.ndtri(s), special.log_ndtr(s), special.xlog1py(s, s), special.xlog1py(2, s),
+                special.xlog1py(s, 2), special.zeta(s + 1, s), special.zeta(2, s), special.zeta(s + 1, 2),
+                internals.polygamma(2, s), (s * 1).polygamma_(2), internals.mvlgamma(s + 2, 2)):
         reached |= _nodes(out)
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
@@ -930,9 +933,10 @@ def test_every_differentiable_native_function_has_a_kernel():
     # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
     # out= forms, and ndtr over erf: torch's composites (internals/special.py)
     math |= {f"special_{name}{overload}" for name in ("digamma", "erf", "erfinv", "exp2", "expit", "expm1", "gammaln",
-                                                       "i0", "log1p", "psi", "round", "sinc")
+                                                       "erfc", "i0", "log1p", "psi", "round", "sinc")
              for overload in ("", ".out")}
     math |= {"special_log_softmax", "special_logsumexp", "special_ndtr", "special_softmax"}
+    math |= {f"special_{name}{overload}" for name in ("polygamma", "multigammaln") for overload in ("", ".out")}
     math |= {f"special_xlogy{overload}" for overload in ("", ".out", ".other_scalar", ".other_scalar_out",
                                                           ".self_scalar", ".self_scalar_out")}
     # torch.linalg's compositions (LinearAlgebra.cpp): products, norms, ranks and inverses of other operators

@@ -322,8 +322,14 @@ def _direct_cases():
               ("aten::lu_solve.out", (v[:3], square + 4 * internals.eye(3), internals.tensor([1, 2, 3],
                                                                                          dtype=internals.int32)), {})]
     # torch.special's structured kernels (their OpInfos are in the skipped family), with their out= forms
-    bessel = ("special_i0e", "special_i1", "special_i1e")
-    cases += [(f"aten::{n}{overload}", (x,), {}) for n in bessel for overload in ("", ".out")]
+    unary = ("special_i0e", "special_i1", "special_i1e", "special_erfcx", "special_ndtri", "special_log_ndtr")
+    cases += [(f"aten::{n}{overload}", (x,), {}) for n in unary for overload in ("", ".out")]
+    # xlog1py and zeta, with their Scalar overloads (a number on either side)
+    cases += [(f"aten::special_{n}{overload}", args, {}) for n in ("xlog1py", "zeta")
+              for overload, args in (("", (x, x)), (".out", (x, x)), (".self_scalar", (2.0, x)),
+                                     (".other_scalar", (x, 2.0)), (".self_scalar_out", (2.0, x)),
+                                     (".other_scalar_out", (x, 2.0)))]
+    cases += [("aten::polygamma_", (x.abs() + 1, 2), {})]      # torch's recording reaches polygamma.out only
     cases = [(name, args, {**kwargs, **_empty_outs(name)}) for name, args, kwargs in cases]
     ranks = {"out": internals.empty(0, dtype=internals.int64)}
     cases += [("aten::linalg_matrix_rank.out", (x, 0.1), ranks),

@@ -615,7 +615,7 @@ COMPARISONS = (ops.EQ, ops.NE, ops.LT, ops.LE, ops.GT, ops.GE)     # a bool outp
 FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC,
             ops.ASIN, ops.ACOS, ops.ATAN, ops.SINH, ops.COSH, ops.ASINH, ops.ACOSH, ops.ATANH, ops.LOG2, ops.LOG10,
             ops.EXPM1, ops.EXP2, ops.LGAMMA, ops.LOG_SIGMOID, ops.EXP_NEG_ABS, ops.ERFINV, ops.DIGAMMA,
-            ops.I0, ops.I0E, ops.I1, ops.I1E, ops.SINC)
+            ops.I0, ops.I0E, ops.I1, ops.I1E, ops.SINC, ops.ERFC, ops.NDTRI, ops.ERFCX, ops.LOG_NDTR, ops.TRIGAMMA)
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
            **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
                                                         ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,
@@ -647,7 +647,7 @@ compile_("exp, vectorized", loop_kernel(loops._unary_element(ops.EXP), VECTORIZE
 
 for op in range(len(ops.BINARY)):
     if op in (ops.POW, ops.DIV, ops.POW_FLOAT_SCALAR, ops.ATAN2, ops.COPYSIGN, ops.HYPOT, ops.XLOGY,
-              ops.LOGADDEXP, ops.LOGADDEXP2, ops.LOGIT):
+              ops.LOGADDEXP, ops.LOGADDEXP2, ops.LOGIT, ops.XLOG1PY, ops.ZETA, ops.POLYGAMMA):
         kinds = [f32, f64]
     elif op in (ops.DIV_COMPLEX, ops.POW_COMPLEX, ops.POW_COMPLEX_SCALAR):
         kinds = [c64, c128]

@@ -2820,6 +2820,35 @@ def THPVariable_erf_(*args, **kwargs):
     return _ops['erf_'](_r.tensor(0))
 
 
+_erfc_parser = PythonArgParser([
+    'erfc(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_erfc(*args, **kwargs):
+    _r = _erfc_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::erfc(Tensor self) -> Tensor
+        return _ops['erfc'](_r.tensor(0))
+    # aten::erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['erfc.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_erfc__parser = PythonArgParser([
+    'erfc_(Tensor input)',
+])
+
+
+def THPVariable_erfc_(*args, **kwargs):
+    _r = _erfc__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::erfc_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['erfc_'](_r.tensor(0))
+
+
 _erfinv_parser = PythonArgParser([
     'erfinv(Tensor input, *, Tensor out=None)',
 ])
@@ -4785,6 +4814,22 @@ def THPVariable_mv(*args, **kwargs):
     return _ops['mv.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_mvlgamma_parser = PythonArgParser([
+    'mvlgamma(Tensor input, int64_t p, *, Tensor out=None)',
+])
+
+
+def THPVariable_mvlgamma(*args, **kwargs):
+    _r = _mvlgamma_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::mvlgamma(Tensor self, int p) -> Tensor
+        return _ops['mvlgamma'](_r.tensor(0), _r.to_int64(1))
+    # aten::mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['mvlgamma.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+
+
 _nan_to_num_parser = PythonArgParser([
     'nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None, *, Tensor out=None)',
 ])
@@ -5305,6 +5350,22 @@ def THPVariable_polar(*args, **kwargs):
         return _ops['polar'](_r.tensor(0), _r.tensor(1))
     # aten::polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['polar.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_polygamma_parser = PythonArgParser([
+    'polygamma(int64_t n, Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_polygamma(*args, **kwargs):
+    _r = _polygamma_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::polygamma(int n, Tensor self) -> Tensor
+        return _ops['polygamma'](_r.to_int64(0), _r.tensor(1))
+    # aten::polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['polygamma.out'](_r.to_int64(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _pow_parser = PythonArgParser([
@@ -7451,6 +7512,8 @@ FUNCTIONS = named({
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
+    'erfc': THPVariable_erfc,
+    'erfc_': THPVariable_erfc_,
     'erfinv': THPVariable_erfinv,
     'exp': THPVariable_exp,
     'exp2': THPVariable_exp2,
@@ -7577,6 +7640,7 @@ FUNCTIONS = named({
     'multinomial': THPVariable_multinomial,
     'multiply': THPVariable_multiply,
     'mv': THPVariable_mv,
+    'mvlgamma': THPVariable_mvlgamma,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
     'nanmean': THPVariable_nanmean,
@@ -7609,6 +7673,7 @@ FUNCTIONS = named({
     'pixel_unshuffle': THPVariable_pixel_unshuffle,
     'poisson_nll_loss': THPVariable_poisson_nll_loss,
     'polar': THPVariable_polar,
+    'polygamma': THPVariable_polygamma,
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,

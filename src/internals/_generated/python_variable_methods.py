@@ -1806,6 +1806,20 @@ def THPVariable_erf_(self):
     return _ops['erf_'](self)
 
 
+def THPVariable_erfc(self):
+    # aten::erfc(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'erfc')
+    return _ops['erfc'](self)
+
+
+def THPVariable_erfc_(self):
+    # aten::erfc_(Tensor(a!) self) -> Tensor(a!)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'erfc_')
+    return _ops['erfc_'](self)
+
+
 def THPVariable_erfinv(self):
     # aten::erfinv(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -3337,6 +3351,32 @@ def THPVariable_mv(self, *args, **kwargs):
     return _ops['mv'](self, _r.tensor(0))
 
 
+_mvlgamma_parser = PythonArgParser([
+    'mvlgamma(int64_t p)',
+])
+
+
+def THPVariable_mvlgamma(self, *args, **kwargs):
+    _r = _mvlgamma_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::mvlgamma(Tensor self, int p) -> Tensor
+    return _ops['mvlgamma'](self, _r.to_int64(0))
+
+
+_mvlgamma__parser = PythonArgParser([
+    'mvlgamma_(int64_t p)',
+])
+
+
+def THPVariable_mvlgamma_(self, *args, **kwargs):
+    _r = _mvlgamma__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+    return _ops['mvlgamma_'](self, _r.to_int64(0))
+
+
 _nan_to_num_parser = PythonArgParser([
     'nan_to_num(double? nan=None, double? posinf=None, double? neginf=None)',
 ])
@@ -3676,6 +3716,32 @@ def THPVariable_pinverse(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::pinverse(Tensor self, float rcond=1e-15) -> Tensor
     return _ops['pinverse'](self, _r.to_double(0))
+
+
+_polygamma_parser = PythonArgParser([
+    'polygamma(int64_t n)',
+])
+
+
+def THPVariable_polygamma(self, *args, **kwargs):
+    _r = _polygamma_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::polygamma(int n, Tensor self) -> Tensor
+    return _ops['polygamma'](_r.to_int64(0), self)
+
+
+_polygamma__parser = PythonArgParser([
+    'polygamma_(int64_t n)',
+])
+
+
+def THPVariable_polygamma_(self, *args, **kwargs):
+    _r = _polygamma__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+    return _ops['polygamma_'](self, _r.to_int64(0))
 
 
 _pow_parser = PythonArgParser([
@@ -5879,6 +5945,8 @@ METHODS = named({
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
+    'erfc': THPVariable_erfc,
+    'erfc_': THPVariable_erfc_,
     'erfinv': THPVariable_erfinv,
     'erfinv_': THPVariable_erfinv_,
     'exp': THPVariable_exp,
@@ -6006,6 +6074,8 @@ METHODS = named({
     'multiply': THPVariable_multiply,
     'multiply_': THPVariable_multiply_,
     'mv': THPVariable_mv,
+    'mvlgamma': THPVariable_mvlgamma,
+    'mvlgamma_': THPVariable_mvlgamma_,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
     'nanmean': THPVariable_nanmean,
@@ -6031,6 +6101,8 @@ METHODS = named({
     'outer': THPVariable_outer,
     'permute': THPVariable_permute,
     'pinverse': THPVariable_pinverse,
+    'polygamma': THPVariable_polygamma,
+    'polygamma_': THPVariable_polygamma_,
     'pow': THPVariable_pow,
     'pow_': THPVariable_pow_,
     'prelu': THPVariable_prelu,

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
@@ -1901,7 +1902,7 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
 # ---- the everyday pointwise operators' helpers, as FunctionsManual.cpp's
 __all__ += ["atan2_backward", "copysign_tensor_self_backward", "deg2rad_backward", "rad2deg_backward",
             "logit_backward", "infinitely_differentiable_logit_backward", "log_sigmoid_backward",
-            "log_sigmoid_double_backward", "clamp_bound_backward", "trigamma"]
+            "log_sigmoid_double_backward", "clamp_bound_backward"]
 _M_PI_180, _M_180_PI = 0.017453292519943295, 57.29577951308232
 
 
@@ -1953,22 +1954,6 @@ def log_sigmoid_double_backward(grad, input):
 def clamp_bound_backward(grad, self, bound, is_min):
     """A tensor bound's gradient: grad where the bound won (self below min, above max), else 0."""
     return where(self < bound if is_min else self > bound, grad, _scalar_zero(grad))
-
-
-def trigamma(x):
-    """``calc_trigamma`` (Math.h), elementwise by ``where``: below 1/2 the reflection
-    -pi^2 / sin^2(pi x) and x -> 1 - x with the sign flipped, six steps of the recurrence, then
-    the asymptotic series."""
-    small = x < 0.5
-    sin_pi_x = (math.pi * x).sin()
-    result = where(small, -((math.pi * math.pi) / (sin_pi_x * sin_pi_x)), _scalar_zero(x))
-    x = where(small, 1 - x, x)
-    for _ in range(6):
-        result = result + 1 / (x * x)
-        x = x + 1
-    ixx = 1 / (x * x)
-    result = result + (1 + 1 / (2 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x
-    return where(small, -result, result)
 
 
 # ---- sinc's gradient (FunctionsManual.cpp's sinc_backward)
@@ -2029,6 +2014,42 @@ def i1e_backward(grad, self, result):
     safe, not_tiny = _bessel_safe_input(self, "i1e_backward")
     gradx = dispatcher.call("special_i0e", safe) - result * (safe.sgn() + safe.reciprocal())
     return _bessel_limit_at_zero(grad, self, not_tiny, gradx)
+
+
+# ---- polygamma's and mvlgamma's gradients (FunctionsManual.cpp's mvlgamma_backward)
+__all__ += ["polygamma", "mvlgamma_backward"]
+
+
+def polygamma(n, x):
+    return dispatcher.call("polygamma", n, x)
+
+
+def mvlgamma_backward(grad, self, p):
+    """grad times the sum over i < p of digamma(x - i / 2), the arange in x's dtype."""
+    args = dispatcher.call("arange.start_step", -p / 2.0 + 0.5, 0.5, 0.5, dtype=self.dtype, device=self.device)
+    args = dispatcher.call("add.Tensor", args, dispatcher.call("unsqueeze", self, -1))
+    return grad * dispatcher.call("sum.dim_IntList", dispatcher.call("digamma_", args), [-1])
+
+
+# ---- torch.special's binary functions, as the formulas call them (at::special_xlog1py, at::special_zeta):
+# a number operand wrapped by the Scalar overloads
+__all__ += ["special_xlog1py", "special_zeta"]
+
+
+def _special_binary(name, a, b):
+    if not isinstance(a, TensorBase):
+        return dispatcher.call(f"{name}.self_scalar", a, b)
+    if not isinstance(b, TensorBase):
+        return dispatcher.call(f"{name}.other_scalar", a, b)
+    return dispatcher.call(name, a, b)
+
+
+def special_xlog1py(a, b):
+    return _special_binary("special_xlog1py", a, b)
+
+
+def special_zeta(a, b):
+    return _special_binary("special_zeta", a, b)
 
 
 # ---- activations of a reader's own training script: hardtanh, elu, celu

@@ -298,14 +298,16 @@ def _pow_float32(it, self, exponent):
 
 # ---- the everyday binary operators (BinaryOps.cpp, BinaryOpsKernel.cpp): TORCH_META_FUNC(atan2)
 # and the rest, each a binary iterator after checks of the dtype the operands promote to
-def _real_binary(name, op, *, float_op=False, floating_only=False, int_op=None, refuse_complex=None):
+def _real_binary(name, op, *, float_op=False, floating_only=False, int_op=None, refuse_complex=None, kernel=None,
+                 wide_only=False):
     """The out= kernel of one real-valued binary operator. Complex operands are refused by the
     kernel (``AT_DISPATCH_...`` in the impl, so after the iterator's own checks) by its name,
     unless ``refuse_complex`` words it (``not implemented for complex tensors``), "before" the
     iterator (fmax's meta) or "after" it (maximum's). ``float_op`` ones compute integers and bool
     as the default float (``build_borrowing_binary_float_op``); ``floating_only`` ones refuse
-    integers and bool (``AT_DISPATCH_FLOATING_TYPES``); ``int_op`` is the op for integer and bool
-    operands."""
+    integers and bool (``AT_DISPATCH_FLOATING_TYPES``), ``wide_only`` ones the 16-bit floats as
+    well; ``int_op`` is the op for integer and bool operands. ``kernel`` names the kernel in the
+    refusal, when it is not the operator's name."""
     def meta(out, self, other):
         if refuse_complex == "before" and st.result_type(self, other).is_complex:
             raise RuntimeError(f"{name} not implemented for complex tensors.")
@@ -316,8 +318,9 @@ def _real_binary(name, op, *, float_op=False, floating_only=False, int_op=None, 
         common = it.common_dtype
         if common.is_complex and refuse_complex == "after":
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        if common.is_complex or (floating_only and not common.is_floating_point):
-            raise _not_implemented(name, common)
+        refused = (floating_only and not common.is_floating_point) or (wide_only and common.is_reduced_float)
+        if common.is_complex or refused:
+            raise _not_implemented(kernel or name, common)
         use_int = int_op is not None and not common.is_floating_point
         return _run(it, int_op if use_int else op, _one(it))
     meta.__name__, meta.__module__ = f"meta_{name}", __name__
@@ -327,6 +330,9 @@ def _real_binary(name, op, *, float_op=False, floating_only=False, int_op=None, 
 atan2_out = _real_binary("atan2", ops.ATAN2, float_op=True)
 copysign_out = _real_binary("copysign", ops.COPYSIGN, float_op=True)
 xlogy_out = _real_binary("xlogy", ops.XLOGY, float_op=True)
+special_xlog1py_out = _real_binary("special_xlog1py", ops.XLOG1PY, float_op=True, kernel="xlog1py")
+# the Hurwitz zeta function: computed in double for float32 too (Math.h's zeta sums in acc_type)
+special_zeta_out = _real_binary("special_zeta", ops.ZETA, float_op=True, wide_only=True, kernel="zeta")
 hypot_out = _real_binary("hypot", ops.HYPOT, floating_only=True)
 logaddexp_out = _real_binary("logaddexp", ops.LOGADDEXP, floating_only=True)
 logaddexp2_out = _real_binary("logaddexp2", ops.LOGADDEXP2, floating_only=True)
@@ -383,6 +389,32 @@ def xlogy_scalar_other(a, b):
 
 def xlogy_scalar_other_(a, b):
     return call("xlogy_.Tensor", a, wrap_scalar(b))
+
+
+def _number_overloads(name):
+    """The four Scalar overloads of a special binary operator (CompositeExplicitAutograd in
+    BinaryOps.cpp): the number wrapped into a tensor, then the Tensor-Tensor operator or its out= form."""
+    def self_scalar(a, b):
+        return call(name, wrap_scalar(a), b)
+
+    def other_scalar(a, b):
+        return call(name, a, wrap_scalar(b))
+
+    def self_scalar_out(a, b, *, out):
+        return call(name + ".out", wrap_scalar(a), b, out=out)
+
+    def other_scalar_out(a, b, *, out):
+        return call(name + ".out", a, wrap_scalar(b), out=out)
+    for fn, suffix in ((self_scalar, "self_scalar"), (other_scalar, "other_scalar"),
+                       (self_scalar_out, "self_scalar_out"), (other_scalar_out, "other_scalar_out")):
+        fn.__name__ = fn.__qualname__ = f"{name}_{suffix}"
+    return self_scalar, other_scalar, self_scalar_out, other_scalar_out
+
+
+(special_xlog1py_self_scalar, special_xlog1py_other_scalar, special_xlog1py_self_scalar_out,
+ special_xlog1py_other_scalar_out) = _number_overloads("special_xlog1py")
+(special_zeta_self_scalar, special_zeta_other_scalar, special_zeta_self_scalar_out,
+ special_zeta_other_scalar_out) = _number_overloads("special_zeta")
 
 
 def meta_heaviside(out, self, values):

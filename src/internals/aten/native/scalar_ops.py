@@ -21,6 +21,7 @@ from numba.extending import intrinsic, overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from .dispatch_stub import fma_contracted
+from .erfcx_table import ERFCX_Y100
 
 
 class OpTable:
@@ -772,6 +773,29 @@ def digamma(x):
 DIGAMMA = UNARY.register(digamma)
 
 
+@register_jitable
+def trigamma(x):
+    """``trigamma`` (Math.h), in x's own type: below 1/2 the reflection -pi^2 / sin^2(pi x) and
+    x -> 1 - x with the sign turned, six steps of the recurrence, then the asymptotic series."""
+    sign = like(x, 1)
+    result = like(x, 0)
+    one = like(x, 1)
+    if x < like(x, 0.5):
+        sign = -sign
+        pi = like(x, math.pi)
+        sin_pi_x = like(x, math.sin(pi * x))
+        result -= (pi * pi) / (sin_pi_x * sin_pi_x)
+        x = one - x
+    for _ in range(6):
+        result += one / (x * x)
+        x += one
+    ixx = one / (x * x)
+    series = contracted_fma(-ixx, contracted_fma(-ixx, like(x, 1.0 / 42), like(x, 1.0 / 30)), like(x, 1.0 / 6))
+    result += contracted_fma(ixx, series, one + one / (like(x, 2) * x)) / x
+    return sign * result
+TRIGAMMA = UNARY.register(trigamma)
+
+
 # ---- the modified Bessel functions of the first kind, I0 and I1, and their scaled forms
 # e^-|x| I0(x), e^-|x| I1(x) (Math.h's calc_i0, calc_i0e, calc_i1, calc_i1e, from Cephes): a
 # Chebyshev series in |x| / 2 - 2 on [0, 8], another in 32 / |x| - 2 beyond; I1 and I1e are odd.
@@ -929,6 +953,139 @@ def sinc_complex(x):
         sine = complex(w.imag, -w.real)
     return c10_div(sine, complex(re, im))
 SINC_COMPLEX = UNARY.register(sinc_complex)
+
+
+# ---- the normal distribution's tails (Math.h): erfc, its scaled form erfcx(x) = e^(x^2) erfc(x),
+# the quantile function ndtri and log_ndtr, log of the CDF.
+@register_jitable
+def erfc(x):
+    """1 - erf(x), without the cancellation: the C library's in double, rounded by the store
+    (torch's float32 loop is SLEEF's erfc, within 1.5 ulps, its float64 tail the C library's)."""
+    return math.erfc(np.float64(x))
+ERFC = UNARY.register(erfc)
+
+
+@register_jitable
+def polevl(x, coefficients):
+    """Cephes' ``polevl``: Horner's rule over ``coefficients`` (highest order first) in x's own
+    type, each step one fused multiply-add where torch's build contracts."""
+    result = like(x, 0)
+    for i in range(len(coefficients)):
+        result = contracted_fma(result, x, like(x, coefficients[i]))
+    return result
+
+
+# calc_ndtri's three rational fits (Cephes' ndtri): near the median, in y - 1/2 for
+# |y - 1/2| <= 3/8; then in 1 / sqrt(-2 log y) for the tails down to e^-32, and beyond
+_NDTRI_P0 = (-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0)
+_NDTRI_P1 = (4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4)
+_NDTRI_P2 = (3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9)
+_EXP_MINUS_2 = 0.13533528323661269189
+_SQRT_2PI = 2.50662827463100050242
+
+
+@register_jitable
+def ndtri(y):
+    """``calc_ndtri``: the x whose normal CDF is y, in y's own type. The upper half is the lower
+    one mirrored (x(1 - y) = -x(y)), so only the lower tail's fits are needed; NaN falls through
+    every test and stays NaN."""
+    one = like(y, 1)
+    if y == 0 or y == one:
+        return like(y, -math.inf) if y == 0 else like(y, math.inf)
+    if y < 0 or y > one:
+        return like(y, math.nan)
+    lower = True
+    if y > one - like(y, _EXP_MINUS_2):
+        y, lower = one - y, False
+    if y > like(y, _EXP_MINUS_2):
+        y = y - like(y, 0.5)
+        y2 = y * y
+        x = contracted_fma(y, y2 * polevl(y2, _NDTRI_P0) / polevl(y2, _NDTRI_Q0), y)
+        return x * like(y, _SQRT_2PI)
+    # ``::sqrt`` and ``::log`` are the C library's double functions: a float32 y is widened for
+    # them, and each line's double result rounded back to y's type
+    x = like(y, math.sqrt(-2.0 * math.log(np.float64(y))))
+    x0 = like(y, x - math.log(np.float64(x)) / x)
+    z = one / x
+    if x < like(x, 8):
+        x1 = z * polevl(z, _NDTRI_P1) / polevl(z, _NDTRI_Q1)
+    else:
+        x1 = z * polevl(z, _NDTRI_P2) / polevl(z, _NDTRI_Q2)
+    x = x0 - x1
+    return -x if lower else x
+NDTRI = UNARY.register(ndtri)
+
+
+@register_jitable
+def _erfcx_y100(y100):
+    """``erfcx_y100``: erfcx on [0, 50] from y100 = 400 / (4 + x), by row int(y100) of the table
+    (erfcx_table.py), t in y100's type and the polynomial in double (the table's literals are
+    doubles), each product rounded (what matches torch's avx2 build bit for bit); 1 where y100
+    reaches 100 (|x| under a few epsilons)."""
+    k = int(y100)
+    if k >= 100:
+        return 1.0
+    t = np.float64(like(y100, 2) * y100 - like(y100, 2 * k + 1))
+    row = ERFCX_Y100[k]
+    result = row[6]
+    for i in range(5, -1, -1):
+        result = result * t + row[i]
+    return result
+
+
+_FRAC_1_SQRT_PI = 0.56418958354775628694807945156
+
+
+@register_jitable
+def erfcx(x):
+    """``calc_erfcx``: the table on [0, 50], a continued fraction beyond (its first term alone past
+    5e7, where the others would overflow), and for x < 0 erfcx(x) = 2 e^(x^2) - erfcx(-x), whose
+    second term is negligible below -6.1, and which overflows below -26.7."""
+    if x != x:
+        return x
+    if x >= 0:
+        if x > like(x, 50):
+            if x > like(x, 5e7):
+                return like(x, _FRAC_1_SQRT_PI) / x
+            # x^2 in x's type; the literals 4.5 and 3.75 are doubles, 5 an integer (so x^2 + 5 stays
+            # in x's type), which decides where a float32 x is widened
+            x2 = x * x
+            numerator = np.float64(x2) * (np.float64(x2) + 4.5) + 2.0
+            denominator = np.float64(x) * (np.float64(x2 * (x2 + like(x, 5))) + 3.75)
+            return like(x, np.float64(like(x, _FRAC_1_SQRT_PI)) * numerator / denominator)
+        return like(x, _erfcx_y100(like(x, 400) / (like(x, 4) + x)))
+    if x < -26.7:
+        return like(x, math.inf)
+    twice_exp = 2.0 * exp(np.float64(x * x))      # C's double exp, as the unqualified call resolves
+    if x < -6.1:
+        return like(x, twice_exp)
+    return like(x, twice_exp - np.float64(like(x, _erfcx_y100(like(x, 400) / (like(x, 4) - x)))))
+ERFCX = UNARY.register(erfcx)
+
+
+@register_jitable
+def log_ndtr(x):
+    """``calc_log_ndtr`` (after SciPy's): for x < -1, where the CDF underflows, the log of
+    erfcx(-t) / 2 minus t^2, t = x / sqrt(2); above, log1p of -erfc(t) / 2."""
+    t = x * like(x, 0.7071067811865476)
+    if x < like(x, -1):
+        return log(erfcx(-t) / like(x, 2)) - t * t
+    return log1p(-math.erfc(t) / like(x, 2))
+LOG_NDTR = UNARY.register(log_ndtr)
 
 
 # ---- more complex kernels: the inverse trigonometric and hyperbolic functions, sinh/cosh,
@@ -1646,6 +1803,90 @@ def xlogy(x, y, alpha):
         return y
     return x - x if x == 0 else x * log(y)
 XLOGY = BINARY.register(xlogy)
+
+
+@register_jitable
+def xlog1py(x, y, alpha):
+    """``xlog1py_kernel``: NaN for a NaN y, 0 where x is 0 (even for y <= -1), else x log1p(y)."""
+    if y != y:
+        return y
+    return x - x if x == 0 else x * log1p(y)
+XLOG1PY = BINARY.register(xlog1py)
+
+
+# Cephes' zeta (Math.h): the Euler-Maclaurin tail's coefficients, (2k)! / B_2k
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+_MACHEP = 1.11022302462515654042e-16
+
+
+@register_jitable
+def _is_whole(v):
+    """C's ``floor(v) == v``: true for the infinities, false for NaN (where Python's math.floor
+    raises, and which Numba's integer floor cannot hold)."""
+    if v != v:
+        return False
+    return not abs(v) < _INTEGRAL or math.floor(v) == v
+
+
+@register_jitable
+def zeta(x, q, alpha):
+    """The Hurwitz zeta function, the sum over k >= 0 of (k + q)^-x (``zeta`` in Math.h, from
+    Cephes): inf at x = 1 and at the poles q = 0, -1, ...; NaN for x < 1, or for q < 0 with x
+    not an integer. At least nine terms are summed directly, until k + q passes 9, then the
+    Euler-Maclaurin formula adds the rest. The sums run in double for float32 too (CPU's
+    acc_type); only the first power is taken in x's own type, as ``std::pow`` of two floats."""
+    if x == 1:
+        return like(x, math.inf)
+    if x < 1:
+        return like(x, math.nan)
+    if q <= 0:
+        if _is_whole(q):
+            return like(x, math.inf)
+        if not _is_whole(x):
+            return like(x, math.nan)
+    xd = np.float64(x)
+    s = np.float64(math.pow(q, -x))
+    a = np.float64(q)
+    b = 0.0
+    i = 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = math.pow(a, -xd)
+        s += b
+        if -_MACHEP * s < b < _MACHEP * s:
+            return s
+    w = a
+    s += b * w / (xd - 1.0)
+    s = contracted_fma(-0.5, b, s)
+    a = 1.0
+    k = 0.0
+    for j in range(12):
+        a *= xd + k
+        b /= w
+        t = a * b / _ZETA_A[j]
+        s = s + t
+        if abs(t / s) < _MACHEP:
+            return s
+        k += 1.0
+        a *= xd + k
+        b /= w
+        k += 1.0
+    return s
+ZETA = BINARY.register(zeta)
+
+
+@register_jitable
+def polygamma(x, n, alpha):
+    """``calc_polygamma`` for n >= 2 (n arrives as the second operand, in x's type):
+    (-1)^(n+1) n! zeta(n + 1, x), with n! as exp(lgamma(n + 1)) in x's type."""
+    order = like(x, n)
+    factorial = like(x, math.exp(like(x, math.lgamma(order + like(x, 1)))))
+    sign = like(x, 1) if int(n) % 2 else like(x, -1)
+    return sign * factorial * like(x, zeta(order + like(x, 1), x, alpha))
+POLYGAMMA = BINARY.register(polygamma)
 
 
 @register_jitable

@@ -105,6 +105,26 @@ special_i0e_out = _float_op("special_i0e", ops.I0E, "i0e_cpu")
 special_i1_out = _float_op("special_i1", ops.I1, "i1_cpu")
 special_i1e_out = _float_op("special_i1e", ops.I1E, "i1e_cpu")
 sinc_out = _float_op("sinc", ops.SINC, ops.SINC_COMPLEX)
+erfc_out = _float_op("erfc", ops.ERFC, "erfc_vml_cpu")
+
+
+def _floating_op(name, op, kernel):
+    """A float op whose kernel dispatches on float and double only (``AT_DISPATCH_FLOATING_TYPES``):
+    integers still compute as the default float, the 16-bit floats and complex are refused."""
+    def meta(out, self):
+        return TensorIterator.unary_float_op(out, self)
+
+    def impl(it, self):
+        if it.common_dtype not in (st.float32, st.float64):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{it.common_dtype.torch_name}\'')
+        return unary_loop(it, op)
+    return _declare(name, meta, impl)
+
+
+# torch.special's normal-distribution functions (UnaryOps.cpp, UnaryOpsKernel.cpp)
+special_ndtri_out = _floating_op("special_ndtri", ops.NDTRI, "ndtri_cpu")
+special_log_ndtr_out = _floating_op("special_log_ndtr", ops.LOG_NDTR, "log_ndtr_cpu")
+special_erfcx_out = _floating_op("special_erfcx", ops.ERFCX, "erfcx_cpu")
 
 
 # ---- reciprocal (CREATE_UNARY_FLOAT_META_FUNC(reciprocal)): 1 / x, run by true division's
@@ -407,6 +427,7 @@ def _special(name, target):
 
 special_expit, special_expit_out = _special("special_expit", "sigmoid")
 special_erf, special_erf_out = _special("special_erf", "erf")
+special_erfc, special_erfc_out = _special("special_erfc", "erfc")
 special_erfinv, special_erfinv_out = _special("special_erfinv", "erfinv")
 special_gammaln, special_gammaln_out = _special("special_gammaln", "lgamma")
 special_digamma, special_digamma_out = _special("special_digamma", "digamma")
@@ -416,6 +437,95 @@ special_expm1, special_expm1_out = _special("special_expm1", "expm1")
 special_log1p, special_log1p_out = _special("special_log1p", "log1p")
 special_i0, special_i0_out = _special("special_i0", "i0")
 special_sinc, special_sinc_out = _special("special_sinc", "sinc")
+
+
+
+# ---- polygamma (TORCH_META_FUNC(polygamma), polygamma_kernel): the n-th derivative of digamma;
+# n = 0 and n = 1 run digamma's and trigamma's loops, larger n the zeta formula with n riding in
+# a binary loop's second operand (as round's 10**decimals does)
+def meta_polygamma(out, n, self):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return TensorIterator.unary_float_op(out, self)
+
+
+def impl_polygamma(it, n, self):
+    kernel = ("digamma", "trigamma", "polygamma")[min(n, 2)]
+    if not it.common_dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{it.common_dtype.torch_name}\'')
+    if n < 2:
+        return unary_loop(it, ops.DIGAMMA if n == 0 else ops.TRIGAMMA)
+    orders = TensorIterator.binary_float_op(it.result, self, wrap_scalar(n))
+    return binary_loop(orders, ops.POLYGAMMA, st.checked_convert(1, orders.compute_dtype))
+
+
+polygamma_out = structured(meta_polygamma, impl_polygamma)
+
+
+def polygamma_(self, n):
+    """CompositeExplicitAutograd: polygamma into self (``at::polygamma_out(self, n, self)``)."""
+    return dispatcher.call("polygamma.out", n, self, out=self)
+
+
+def special_polygamma(n, self):
+    return dispatcher.call("polygamma", n, self)
+
+
+def special_polygamma_out(n, self, *, out):
+    return dispatcher.call("polygamma.out", n, self, out=out)
+
+
+# ---- mvlgamma (UnaryOps.cpp): log of the multivariate gamma function of dimension p, the sum
+# of lgamma(x - i / 2) over i < p plus p (p - 1) / 4 log(pi), computed as torch writes it: an
+# arange of half steps added to x's trailing new axis, lgamma in place, a sum over that axis
+_LOG_PI = math.log(math.pi)
+
+
+def _check_mvlgamma(self, p):
+    if self.dtype is st.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if self.dtype.is_complex:       # torch's arange (its first step) has no complex kernel
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{self.dtype.torch_name}\'')
+
+
+def _mvlgamma_of(self, p, dtype):
+    args = dispatcher.call("arange.start_step", -p * 0.5 + 0.5, 0.5, 0.5, dtype=dtype, device=self.device)
+    args = dispatcher.call("add.Tensor", args, dispatcher.call("unsqueeze", self, -1))
+    total = dispatcher.call("sum.dim_IntList", dispatcher.call("lgamma_", args), [-1])
+    return dispatcher.call("add_.Tensor", total, wrap_scalar(float(p * (p - 1)) * _LOG_PI * 0.25))
+
+
+def mvlgamma(self, p):
+    """Integers and bool (refused) aside, in x's dtype; integers in the default float."""
+    _check_mvlgamma(self, p)
+    dtype = self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else st.get_default_dtype()
+    return _mvlgamma_of(self, p, dtype)
+
+
+def mvlgamma_out(self, p, *, out):
+    """``mvlgamma_out``: the functional result, checked against out's dtype (torch's message names
+    x's dtype first), out resized, the values copied (cast)."""
+    result = dispatcher.call("mvlgamma", self, p)
+    if not st.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"mvlgamma: result type {self.dtype.torch_name} can't be cast to the desired output "
+                           f"type {result.dtype.torch_name}")
+    resize_output(out, result.shape)
+    return dispatcher.call("copy_", out, result)
+
+
+def mvlgamma_(self, p):
+    """CompositeExplicitAutograd: ``mvlgamma_out`` into self (an integer self is refused there)."""
+    return mvlgamma_out(self, p, out=self)
+
+
+def special_multigammaln(self, p):
+    return dispatcher.call("mvlgamma", self, p)
+
+
+def special_multigammaln_out(self, p, *, out):
+    return dispatcher.call("mvlgamma.out", self, p, out=out)
 
 
 M_SQRT1_2 = 0.7071067811865476

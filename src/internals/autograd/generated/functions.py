@@ -156,6 +156,7 @@ from ..functions_manual import (  # the helpers the formulas call
     mul_tensor_backward,
     multi_margin_loss_backward,
     multilabel_margin_loss_backward,
+    mvlgamma_backward,
     nansum_backward,
     native_batch_norm_backward,
     native_group_norm_backward,
@@ -170,6 +171,7 @@ from ..functions_manual import (  # the helpers the formulas call
     pixel_shuffle,
     pixel_unshuffle,
     polar_backward,
+    polygamma,
     pow_backward,
     pow_backward_exponent,
     pow_backward_exponent_scalar_base,
@@ -217,6 +219,8 @@ from ..functions_manual import (  # the helpers the formulas call
     sparse_mask_backward,
     special_i1,
     special_i1e,
+    special_xlog1py,
+    special_zeta,
     split_backward,
     split_with_sizes_backward,
     stack_tensors_backward,
@@ -233,7 +237,6 @@ from ..functions_manual import (  # the helpers the formulas call
     to_sparse_backward,
     trace_backward,
     triangular_solve_backward,
-    trigamma,
     unbind_backward,
     undefined_gradient,
     unfold_backward,
@@ -263,7 +266,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'MultilabelMarginLossBackward0', 'MultilabelMarginLossBackwardBackward0', 'CtcLossBackward0', 'CtcLossBackward1', 'CtcLossBackwardBackward0', 'CtcLossBackwardBackward1', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'ReshapeAliasBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PolarBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'I0Backward0', 'SpecialI0EBackward0', 'SpecialI1Backward0', 'SpecialI1EBackward0', 'SincBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'NormBackward2', 'NormBackward3', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'GeqrfBackward0', 'LinalgHouseholderProductBackward0', 'LinalgMatrixExpBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgSolveTriangularBackward0', 'TriangularSolveBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'LinalgLuBackward0', 'LinalgLuSolveBackward0', 'LuUnpackBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'TrilinearBackward0', 'MaxPool2DWithIndicesBackward0', 'FractionalMaxPool2DBackward0', 'FractionalMaxPool3DBackward0', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'PdistBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'AdaptiveAvgPool3DBackward0', 'AdaptiveAvgPool3DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'MaxPool3DWithIndicesBackward0', 'MaxPool3DWithIndicesBackwardBackward0', 'MaxUnpool2DBackward0', 'MaxUnpool3DBackward0', 'AdaptiveMaxPool3DBackward0', 'AdaptiveMaxPool3DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ChannelShuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward0', 'ToSparseBackward1', 'ToSparseCsrBackward0', 'ToSparseCscBackward0', 'ToSparseBsrBackward0', 'ToSparseBscBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'SparseCooTensorWithDimsAndTensorsBackward0', 'CoalesceBackward0', 'ValuesBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'ScaledDotProductFlashAttentionForCpuBackward0', 'EmbeddingBackward0', 'FractionalMaxPool2DBackwardBackward0', 'FractionalMaxPool3DBackwardBackward0', 'RreluWithNoiseBackwardBackward0', 'PdistBackwardBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'MultilabelMarginLossBackward0', 'MultilabelMarginLossBackwardBackward0', 'CtcLossBackward0', 'CtcLossBackward1', 'CtcLossBackwardBackward0', 'CtcLossBackwardBackward1', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'ReshapeAliasBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PolarBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'ErfcBackward0', 'SpecialErfcxBackward0', 'SpecialNdtriBackward0', 'SpecialLogNdtrBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'PolygammaBackward1', 'MvlgammaBackward0', 'ErfinvBackward0', 'I0Backward0', 'SpecialI0EBackward0', 'SpecialI1Backward0', 'SpecialI1EBackward0', 'SincBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'SpecialXlog1PyBackward0', 'SpecialXlog1PyBackward1', 'SpecialXlog1PyBackward2', 'SpecialZetaBackward0', 'SpecialZetaBackward1', 'SpecialZetaBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'NormBackward2', 'NormBackward3', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'GeqrfBackward0', 'LinalgHouseholderProductBackward0', 'LinalgMatrixExpBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgSolveTriangularBackward0', 'TriangularSolveBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'LinalgLuBackward0', 'LinalgLuSolveBackward0', 'LuUnpackBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'TrilinearBackward0', 'MaxPool2DWithIndicesBackward0', 'FractionalMaxPool2DBackward0', 'FractionalMaxPool3DBackward0', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'PdistBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'AdaptiveAvgPool3DBackward0', 'AdaptiveAvgPool3DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'MaxPool3DWithIndicesBackward0', 'MaxPool3DWithIndicesBackwardBackward0', 'MaxUnpool2DBackward0', 'MaxUnpool3DBackward0', 'AdaptiveMaxPool3DBackward0', 'AdaptiveMaxPool3DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ChannelShuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward0', 'ToSparseBackward1', 'ToSparseCsrBackward0', 'ToSparseCscBackward0', 'ToSparseBsrBackward0', 'ToSparseBscBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'SparseCooTensorWithDimsAndTensorsBackward0', 'CoalesceBackward0', 'ValuesBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'ScaledDotProductFlashAttentionForCpuBackward0', 'EmbeddingBackward0', 'FractionalMaxPool2DBackwardBackward0', 'FractionalMaxPool3DBackwardBackward0', 'RreluWithNoiseBackwardBackward0', 'PdistBackwardBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -3214,6 +3217,56 @@ class ErfBackward0(Node):
         return (1.1283791670955126 * (-self.pow(2)).exp() * grad,)
 
 
+class ErfcBackward0(Node):
+    """``erfc(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (-1.1283791670955126 * (-self.pow(2)).exp() * grad,)
+
+
+class SpecialErfcxBackward0(Node):
+    """``special_erfcx(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return ((2.0 * self * result - 1.1283791670955126) * grad,)
+
+
+class SpecialNdtriBackward0(Node):
+    """``special_ndtri(Tensor self) -> Tensor``"""
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        result = node.result_.unpack(node)
+        return (grad * 2.5066282746310002 * (result.square() / 2).exp(),)
+
+
+class SpecialLogNdtrBackward0(Node):
+    """``special_log_ndtr(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (grad / 2.5066282746310002 * (result + self.pow(2) / 2).neg().exp(),)
+
+
 class RsqrtBackward0(Node):
     """``rsqrt(Tensor self) -> Tensor``"""
     __slots__ = ('result_',)
@@ -3283,7 +3336,46 @@ class DigammaBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad * trigamma(self),)
+        return (grad * polygamma(1, self),)
+
+
+class PolygammaBackward0(Node):
+    """``polygamma(int n, Tensor self) -> Tensor``"""
+    __slots__ = ('n_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_n': ('n_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        n = node.n_
+        self = node.self_.unpack(node)
+        return (grad * polygamma(n + 1, self),)
+
+
+class PolygammaBackward1(Node):
+    """``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)``"""
+    __slots__ = ('self_', 'n_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_n': ('n_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        n = node.n_
+        return (grad * polygamma(n + 1, self),)
+
+
+class MvlgammaBackward0(Node):
+    """``mvlgamma(Tensor self, int p) -> Tensor``"""
+    __slots__ = ('self_', 'p_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_p': ('p_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        p = node.p_
+        return (mvlgamma_backward(grad, self, p),)
 
 
 class ErfinvBackward0(Node):
@@ -3553,6 +3645,96 @@ class XlogyBackward2(Node):
         self = node.self_.unpack(node)
         other = node.other_
         return (grad.xlogy(other) if other > 0. else grad.xlogy(other).masked_fill(self == 0., 0.),)
+
+
+class SpecialXlog1PyBackward0(Node):
+    """``special_xlog1py(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = grad * self / (other + 1)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = special_xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)
+        return grad_self, grad_other
+
+
+class SpecialXlog1PyBackward1(Node):
+    """``special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('other_',)
+    _exposed = {'_saved_self': ('self_', False), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_
+        other = node.other_.unpack(node)
+        return (grad * self / (other + 1),)
+
+
+class SpecialXlog1PyBackward2(Node):
+    """``special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        other = node.other_
+        return (special_xlog1py(grad, other) if other > -1. else special_xlog1py(grad, other).masked_fill(self == 0., 0.),)
+
+
+class SpecialZetaBackward0(Node):
+    """``special_zeta(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_other = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            other = node.other_.unpack(node)
+            grad_other = grad * -self * special_zeta(self + 1., other)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = not_implemented("zeta", grad)
+        return grad_self, grad_other
+
+
+class SpecialZetaBackward1(Node):
+    """``special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('other_',)
+    _exposed = {'_saved_self': ('self_', False), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_
+        other = node.other_.unpack(node)
+        return (grad * -self * special_zeta(self + 1., other),)
+
+
+class SpecialZetaBackward2(Node):
+    """``special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (not_implemented("zeta", grad),)
 
 
 class LogaddexpBackward0(Node):

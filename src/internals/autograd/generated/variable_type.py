@@ -121,6 +121,7 @@ from .functions import (
     EqBackward0,
     EqBackward1,
     ErfBackward0,
+    ErfcBackward0,
     ErfinvBackward0,
     EuclideanDistBackward0,
     Exp2Backward0,
@@ -253,6 +254,7 @@ from .functions import (
     MultilabelMarginLossBackward0,
     MultilabelMarginLossBackwardBackward0,
     MvBackward0,
+    MvlgammaBackward0,
     NanToNumBackward0,
     NanmedianBackward0,
     NanmedianBackward1,
@@ -287,6 +289,8 @@ from .functions import (
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
     PolarBackward0,
+    PolygammaBackward0,
+    PolygammaBackward1,
     PowBackward0,
     PowBackward1,
     PowBackward2,
@@ -358,9 +362,18 @@ from .functions import (
     SortBackward1,
     SparseCooTensorWithDimsAndTensorsBackward0,
     SparseMaskBackward0,
+    SpecialErfcxBackward0,
     SpecialI0EBackward0,
     SpecialI1Backward0,
     SpecialI1EBackward0,
+    SpecialLogNdtrBackward0,
+    SpecialNdtriBackward0,
+    SpecialXlog1PyBackward0,
+    SpecialXlog1PyBackward1,
+    SpecialXlog1PyBackward2,
+    SpecialZetaBackward0,
+    SpecialZetaBackward1,
+    SpecialZetaBackward2,
     SplitBackward0,
     SplitWithSizesBackward0,
     SqrtBackward0,
@@ -776,6 +789,15 @@ OPS = {
     'erf': dispatcher.find('erf'),
     'erf.out': dispatcher.find('erf.out'),
     'erf_': dispatcher.find('erf_'),
+    'erfc': dispatcher.find('erfc'),
+    'erfc.out': dispatcher.find('erfc.out'),
+    'erfc_': dispatcher.find('erfc_'),
+    'special_erfcx': dispatcher.find('special_erfcx'),
+    'special_erfcx.out': dispatcher.find('special_erfcx.out'),
+    'special_ndtri': dispatcher.find('special_ndtri'),
+    'special_ndtri.out': dispatcher.find('special_ndtri.out'),
+    'special_log_ndtr': dispatcher.find('special_log_ndtr'),
+    'special_log_ndtr.out': dispatcher.find('special_log_ndtr.out'),
     'rsqrt': dispatcher.find('rsqrt'),
     'rsqrt.out': dispatcher.find('rsqrt.out'),
     'rsqrt_': dispatcher.find('rsqrt_'),
@@ -794,6 +816,12 @@ OPS = {
     'digamma': dispatcher.find('digamma'),
     'digamma.out': dispatcher.find('digamma.out'),
     'digamma_': dispatcher.find('digamma_'),
+    'polygamma.out': dispatcher.find('polygamma.out'),
+    'polygamma': dispatcher.find('polygamma'),
+    'polygamma_': dispatcher.find('polygamma_'),
+    'mvlgamma.out': dispatcher.find('mvlgamma.out'),
+    'mvlgamma': dispatcher.find('mvlgamma'),
+    'mvlgamma_': dispatcher.find('mvlgamma_'),
     'erfinv': dispatcher.find('erfinv'),
     'erfinv.out': dispatcher.find('erfinv.out'),
     'erfinv_': dispatcher.find('erfinv_'),
@@ -842,6 +870,18 @@ OPS = {
     'xlogy.Scalar_Other': dispatcher.find('xlogy.Scalar_Other'),
     'xlogy_.Scalar_Other': dispatcher.find('xlogy_.Scalar_Other'),
     'xlogy.OutScalar_Other': dispatcher.find('xlogy.OutScalar_Other'),
+    'special_xlog1py': dispatcher.find('special_xlog1py'),
+    'special_xlog1py.out': dispatcher.find('special_xlog1py.out'),
+    'special_xlog1py.self_scalar': dispatcher.find('special_xlog1py.self_scalar'),
+    'special_xlog1py.self_scalar_out': dispatcher.find('special_xlog1py.self_scalar_out'),
+    'special_xlog1py.other_scalar': dispatcher.find('special_xlog1py.other_scalar'),
+    'special_xlog1py.other_scalar_out': dispatcher.find('special_xlog1py.other_scalar_out'),
+    'special_zeta': dispatcher.find('special_zeta'),
+    'special_zeta.out': dispatcher.find('special_zeta.out'),
+    'special_zeta.self_scalar': dispatcher.find('special_zeta.self_scalar'),
+    'special_zeta.self_scalar_out': dispatcher.find('special_zeta.self_scalar_out'),
+    'special_zeta.other_scalar': dispatcher.find('special_zeta.other_scalar'),
+    'special_zeta.other_scalar_out': dispatcher.find('special_zeta.other_scalar_out'),
     'logaddexp': dispatcher.find('logaddexp'),
     'logaddexp.out': dispatcher.find('logaddexp.out'),
     'logaddexp2': dispatcher.find('logaddexp2'),
@@ -5964,6 +6004,113 @@ def erf_(ks, self):
     return result
 
 
+def erfc(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ErfcBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['erfc'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erfc_out(ks, self, **kwargs):
+    check_out_no_requires_grad('erfc', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['erfc.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def erfc_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ErfcBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['erfc_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def special_erfcx(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialErfcxBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_erfcx'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def special_erfcx_out(ks, self, **kwargs):
+    check_out_no_requires_grad('special_erfcx', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_erfcx.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def special_ndtri(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialNdtriBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_ndtri'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def special_ndtri_out(ks, self, **kwargs):
+    check_out_no_requires_grad('special_ndtri', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_ndtri.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def special_log_ndtr(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialLogNdtrBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_log_ndtr'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def special_log_ndtr_out(ks, self, **kwargs):
+    check_out_no_requires_grad('special_log_ndtr', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_log_ndtr.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def rsqrt(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -6191,6 +6338,88 @@ def digamma_(ks, self):
     excluded = enter_below_autograd()
     try:
         result = OPS['digamma_'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def polygamma_out(ks, n, self, **kwargs):
+    check_out_no_requires_grad('polygamma', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['polygamma.out'].redispatch(after_autograd(ks), n, self, **kwargs)
+
+
+def polygamma(ks, n, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PolygammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.n_ = as_int(n)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['polygamma'].redispatch(after_autograd(ks), n, self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def polygamma_(ks, self, n):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = PolygammaBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.n_ = as_int(n)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['polygamma_'].redispatch(after_autograd(ks), self, n)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def mvlgamma_out(ks, self, p, **kwargs):
+    check_out_no_requires_grad('mvlgamma', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mvlgamma.out'].redispatch(after_autograd(ks), self, p, **kwargs)
+
+
+def mvlgamma(ks, self, p):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MvlgammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = as_int(p)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['mvlgamma'].redispatch(after_autograd(ks), self, p)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mvlgamma_(ks, self, p):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = MvlgammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.p_ = as_int(p)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['mvlgamma_'].redispatch(after_autograd(ks), self, p)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -6822,6 +7051,144 @@ def xlogy_OutScalar_Other(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', self, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutScalar_Other'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def special_xlog1py(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = SpecialXlog1PyBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_xlog1py'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def special_xlog1py_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('special_xlog1py', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_xlog1py.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def special_xlog1py_self_scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and other._requires_grad:
+        grad_fn = SpecialXlog1PyBackward1()
+        grad_fn._next_edges = collect_next_edges(other)
+        grad_fn.self_ = self
+        grad_fn.other_ = SavedVariable(other, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_xlog1py.self_scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def special_xlog1py_self_scalar_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('special_xlog1py', other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_xlog1py.self_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def special_xlog1py_other_scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialXlog1PyBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = other
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_xlog1py.other_scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def special_xlog1py_other_scalar_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('special_xlog1py', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_xlog1py.other_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def special_zeta(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = SpecialZetaBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_zeta'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def special_zeta_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('special_zeta', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_zeta.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def special_zeta_self_scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and other._requires_grad:
+        grad_fn = SpecialZetaBackward1()
+        grad_fn._next_edges = collect_next_edges(other)
+        grad_fn.self_ = self
+        grad_fn.other_ = SavedVariable(other, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_zeta.self_scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def special_zeta_self_scalar_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('special_zeta', other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_zeta.self_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def special_zeta_other_scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SpecialZetaBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['special_zeta.other_scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def special_zeta_other_scalar_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('special_zeta', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['special_zeta.other_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def logaddexp(ks, self, other):
@@ -12535,6 +12902,15 @@ KERNELS = {
     'erf': erf,
     'erf.out': erf_out,
     'erf_': erf_,
+    'erfc': erfc,
+    'erfc.out': erfc_out,
+    'erfc_': erfc_,
+    'special_erfcx': special_erfcx,
+    'special_erfcx.out': special_erfcx_out,
+    'special_ndtri': special_ndtri,
+    'special_ndtri.out': special_ndtri_out,
+    'special_log_ndtr': special_log_ndtr,
+    'special_log_ndtr.out': special_log_ndtr_out,
     'rsqrt': rsqrt,
     'rsqrt.out': rsqrt_out,
     'rsqrt_': rsqrt_,
@@ -12553,6 +12929,12 @@ KERNELS = {
     'digamma': digamma,
     'digamma.out': digamma_out,
     'digamma_': digamma_,
+    'polygamma.out': polygamma_out,
+    'polygamma': polygamma,
+    'polygamma_': polygamma_,
+    'mvlgamma.out': mvlgamma_out,
+    'mvlgamma': mvlgamma,
+    'mvlgamma_': mvlgamma_,
     'erfinv': erfinv,
     'erfinv.out': erfinv_out,
     'erfinv_': erfinv_,
@@ -12601,6 +12983,18 @@ KERNELS = {
     'xlogy.Scalar_Other': xlogy_Scalar_Other,
     'xlogy_.Scalar_Other': xlogy__Scalar_Other,
     'xlogy.OutScalar_Other': xlogy_OutScalar_Other,
+    'special_xlog1py': special_xlog1py,
+    'special_xlog1py.out': special_xlog1py_out,
+    'special_xlog1py.self_scalar': special_xlog1py_self_scalar,
+    'special_xlog1py.self_scalar_out': special_xlog1py_self_scalar_out,
+    'special_xlog1py.other_scalar': special_xlog1py_other_scalar,
+    'special_xlog1py.other_scalar_out': special_xlog1py_other_scalar_out,
+    'special_zeta': special_zeta,
+    'special_zeta.out': special_zeta_out,
+    'special_zeta.self_scalar': special_zeta_self_scalar,
+    'special_zeta.self_scalar_out': special_zeta_self_scalar_out,
+    'special_zeta.other_scalar': special_zeta_other_scalar,
+    'special_zeta.other_scalar_out': special_zeta_other_scalar_out,
     'logaddexp': logaddexp,
     'logaddexp.out': logaddexp_out,
     'logaddexp2': logaddexp2,
