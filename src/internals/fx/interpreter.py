@@ -13,7 +13,7 @@ import inspect
 from ..utils._pytree import tree_map
 from ._symbolic_trace import Tracer
 from .graph import Graph, Node
-from .graph_module import GraphModule
+from .graph_module import GraphModule, _last_uses
 from .proxy import Proxy
 
 __all__ = ["Interpreter", "Transformer"]
@@ -123,15 +123,6 @@ class Interpreter:
         return tree_map(load, args)
 
 
-def _last_uses(graph):
-    """{node: the nodes whose last reader it is}, found walking the graph backward."""
-    seen, last = set(), {}
-    for node in reversed(graph.nodes):
-        for used in dict.fromkeys(node.all_input_nodes()):
-            if used not in seen:
-                seen.add(used)
-                last.setdefault(node, []).append(used)
-    return last
 
 
 def _add_node_to_message(error, node):
