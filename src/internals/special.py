@@ -15,6 +15,9 @@ functions of the second kind, ...) are not in internals.
 >>> internals.special.expit(internals.tensor([0.0]))
 tensor([0.5000])
 """
+import functools
+
+from ._python_arg_parser import PythonArgParser
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 
@@ -139,21 +142,27 @@ def round(input, *, decimals=0, out=None):  # noqa: A001  torch.special.round
 
 def xlogy(input, other, *, out=None):
     """x * log(y), 0 where x is 0; either operand may be a number (the overload torch's parser picks)."""
-    if not isinstance(input, TensorBase):
-        return _call("xlogy", input, other, overload="self_scalar", out_overload="self_scalar_out", out=out)
-    if not isinstance(other, TensorBase):
-        return _call("xlogy", input, other, overload="other_scalar", out_overload="other_scalar_out", out=out)
-    return _call("xlogy", input, other, out=out)
+    return _binary("xlogy", input, other, out)
 
 
 def _binary(name, input, other, out):
     """``special_<name>`` of two operands, either of which may be a number (the overload torch's
-    parser picks: ``self_scalar``, ``other_scalar``)."""
+    parser picks: ``self_scalar``, ``other_scalar``); two numbers match none of them."""
+    if not isinstance(input, TensorBase) and not isinstance(other, TensorBase):
+        _binary_parser(name).parse((input, other), {} if out is None else {"out": out})   # torch's TypeError
     if not isinstance(input, TensorBase):
         return _call(name, input, other, overload="self_scalar", out_overload="self_scalar_out", out=out)
     if not isinstance(other, TensorBase):
         return _call(name, input, other, overload="other_scalar", out_overload="other_scalar_out", out=out)
     return _call(name, input, other, out=out)
+
+
+@functools.cache
+def _binary_parser(name):
+    """The three signatures torch's parser lists for ``special_<name>``, for its error message."""
+    return PythonArgParser([f"special_{name}(Tensor input, Tensor other, *, Tensor out=None)",
+                            f"special_{name}(Scalar self, Tensor other, *, Tensor out=None)",
+                            f"special_{name}(Tensor input, Scalar other, *, Tensor out=None)"])
 
 
 def xlog1py(input, other, *, out=None):
