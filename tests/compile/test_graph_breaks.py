@@ -278,3 +278,37 @@ def test_code_that_reads_a_size_keeps_its_graphs_to_that_size():
             got, want = ours(x_i), theirs(x_t)
             assert tuple(got.shape) == tuple(want.shape)
             _same(got, want)
+
+
+def _stride_after(x):
+    v = x.sum().item()
+    return x[:2] * v, x.stride(0)
+
+
+def test_a_stride_read_after_a_read_is_the_arguments():
+    """A strided view and a contiguous tensor of one shape reach different graphs after a read
+    whose code reads a stride: the trace runs on a copy with the argument's strides, and the
+    graphs after the read are the children of the arguments' sizes and strides."""
+    compiled = internals.compile(_stride_after)
+    for n, strided in ((4, False), (5, False), (4, True), (6, True), (4, False)):
+        x = internals.arange(2. * n).reshape(n, 2)[:, 0] if strided else internals.arange(1., n + 1.)
+        got, want = compiled(x), _stride_after(x)
+        assert got[1] == want[1]
+        _same(got[0], want[0].to_torch())
+
+
+def _two_float_reads(x, k):
+    a = (x * k).sum().item()
+    b = x.max().item()
+    return x * a - b + x.numel()
+
+
+def test_a_trace_again_follows_the_values_the_compiled_graphs_read():
+    """The graph before a read computes the value that is read; its sum may differ in the last
+    bit from the eager arithmetic of a trace again. That trace is answered with the values the
+    call read, so it reaches the same child, and every call gives eager's answer."""
+    compiled = internals.compile(_two_float_reads)
+    generator = internals.Generator().manual_seed(0)
+    for n, k in ((5, 1), (3, 2), (5, 2.5), (4, -1), (5, 2), (6, 0.5)):
+        x = internals.randn(n, generator=generator)
+        _same(compiled(x, k), _two_float_reads(x, k).to_torch())

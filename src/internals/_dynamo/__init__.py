@@ -551,7 +551,8 @@ class CompiledFunction:
         codes = _user_codes(self.fn)
         try:
             resumed = self._resumed.setdefault(getattr(self, "_resumed_key", None), ResumeCache())
-            run = Segmented(lambda ts, reads: trace_with_breaks(flat, ts, codes, reads), tensors, self.graphs,
+            run = Segmented(lambda ts, reads, answers=None: trace_with_breaks(flat, ts, codes, reads, answers),
+                            tensors, self.graphs,
                             self._record_break, tensors[0].device.type, dims, resumed)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None

@@ -99,9 +99,13 @@ class BreakingTracer(ProxyTorchDispatchMode):
     value and writes a cut into the graph there (a node whose ``meta['graph_break']`` is a
     ``Break``), instead of refusing it."""
 
-    def __init__(self, graph, user_codes=(), symbolic_reads=()):
+    def __init__(self, graph, user_codes=(), symbolic_reads=(), answers=None):
         super().__init__(graph, None, decomposition_table, fold_constant_reads=False)
         self.user_codes = user_codes
+        # the reads (by order) answered with a value a call already read: a trace again follows
+        # the path the compiled segments took (whose sum may differ from an eager one in its
+        # last bit), not the one its own eager arithmetic would
+        self.answers = answers or {}
         # the reads (by their order in the trace) answered by a backed symbol, not the value
         self.symbolic_reads, self.reads = set(symbolic_reads), 0
         self.shape_env = ShapeEnv() if self.symbolic_reads else None
@@ -138,6 +142,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         node = self.node_of(tensor)
         with _disable_current_modes():
             value = func.redispatch(DispatchKeySet([backend_key_for(tensor.device.type)]), tensor)
+        value = self.answers.get(self.reads, value)
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(func, (node,))
@@ -188,30 +193,33 @@ def _may_be_symbol(value):
     return type(value) in (int, float) and value == value and value not in (0, 1)
 
 
-def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=()):
+def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=None):
     """Run ``flat`` on copies of ``tensors`` under a ``BreakingTracer``; the graph and its
-    constants. The reads ``symbolic_reads`` (by order) are answered by symbols; a trace in which
-    the program decided on one of them (a guard) is refused: its segments would hold for one
-    value only."""
+    constants. The reads ``symbolic_reads`` (by order) are answered by symbols, those in
+    ``answers`` (read number -> value) by the value given; a trace in which the program decided
+    on a symbol (a guard) is refused: its segments would hold for one value only."""
     graph = Graph()
-    tracer = BreakingTracer(graph, user_codes, symbolic_reads)
+    tracer = BreakingTracer(graph, user_codes, symbolic_reads, answers)
     copies = []
     for name, t in zip(_placeholder_names(flat, len(tensors)), tensors, strict=True):
         node = graph.placeholder(name)
-        with no_grad():
-            copy = t.clone()
-        if t.requires_grad:
-            copy.requires_grad_()
+        copy = _copy(t)
         node.meta["val"] = tracer._meta_val(copy)
         tracer.track(copy, node)
         copies.append(copy)
     with tracer, _watching_sizes(tracer):
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
-    graph.size_reads, graph.arg_shapes = tracer.size_reads, tuple(tuple(t.shape) for t in tensors)
+    graph.size_reads, graph.arg_shapes = tracer.size_reads, arg_layouts(tensors)
     # what the program decided on the symbols: the values for which this trace's path holds
     graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
+
+
+def arg_layouts(tensors):
+    """The arguments' sizes, strides and offsets: what a segment whose code read a size (or a
+    stride: ``_watching_sizes`` watches both) holds for, as Dynamo's tensor guards check them."""
+    return tuple((tuple(t.shape), tuple(t.stride()), t.storage_offset()) for t in tensors)
 
 
 @contextlib.contextmanager
@@ -424,8 +432,9 @@ class Segmented:
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
         env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
-        shapes = tuple(tuple(t.shape) for t in tensors)
+        shapes = arg_layouts(tensors)
         step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
+        read = []       # the values this call read, in order
         while True:
             outs = self._run(step, env)
             env.update(zip(step.outputs, outs, strict=True))
@@ -436,11 +445,12 @@ class Segmented:
                 self.record(step.cut)
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
             env[step.cut_name] = value
+            read.append(value)
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env, shapes)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
                     and not self.entries.get(child.path):
-                child = self._trace_child(step, value, before, depth, symbolic, env, shapes)
+                child = self._trace_child(step, value, before, depth, symbolic, env, shapes, read)
             if child.path[-1][0] == "any":
                 symbolic.add(depth)
             step, depth = child, depth + 1
@@ -468,7 +478,7 @@ class Segmented:
         return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
                                              for k in self.resumed.values.get(step.state_path, ()))
 
-    def _trace_child(self, step, value, before, depth, symbolic, env, shapes):
+    def _trace_child(self, step, value, before, depth, symbolic, env, shapes, read):
         """Trace again to reach a value no child of ``step`` has. A second value of an int or
         float read (without gradients to follow) is traced as a symbol: the segments after it
         take it as an input, as torch's resume function takes a changed argument; where that
@@ -476,14 +486,16 @@ class Segmented:
         grads = is_grad_enabled() and any(t.requires_grad for t in before)
         if self._changed_value(step, value) and not grads:
             try:
-                self._graft(self.trace(before, (*symbolic, depth))[0])
+                answers = {i: v for i, v in enumerate(read) if i not in symbolic and i != depth}
+                self._graft(self.trace(before, (*symbolic, depth), answers)[0])
             except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
             child = self._region_child(step, value, env, shapes)
             if child is not None:
                 return child
         if self._exact_child(step, value, shapes) is None:
-            self._graft(self.trace(before, tuple(symbolic))[0])
+            answers = {i: v for i, v in enumerate(read) if i not in symbolic}
+            self._graft(self.trace(before, tuple(symbolic), answers)[0])
         child = self._exact_child(step, value, shapes)
         if child is None:
             raise RuntimeError("a trace again took another path before the same read")
@@ -615,6 +627,13 @@ def _exact(t):
 
 
 def _copy(t):
+    """A copy of ``t`` with its sizes and strides (a strided view keeps its strides, as ``clone``
+    would not), so that a stride the program reads while traced again is the caller's."""
     with no_grad():
-        copy = t.clone()
+        if t.is_contiguous():
+            copy = t.clone()
+        else:       # the elements the view reaches, copied flat, then viewed as ``t`` views them
+            reach = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+            flat = t.as_strided((reach,), (1,), t.storage_offset()).clone()
+            copy = flat.as_strided(t.shape, t.stride(), 0)
     return copy.requires_grad_() if t.requires_grad else copy
