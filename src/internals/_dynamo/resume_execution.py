@@ -40,6 +40,7 @@ import functools
 import inspect
 import os
 import sys
+import threading
 import traceback
 
 from .. import _tensor_indexing
@@ -222,14 +223,43 @@ def arg_layouts(tensors):
     return tuple((tuple(t.shape), tuple(t.stride()), t.storage_offset()) for t in tensors)
 
 
+# The size reads are watched by wrapping the Tensor's size methods, which every thread shares:
+# the wrappers are installed by the first trace that starts and removed by the last that ends
+# (two threads tracing at once would otherwise each restore what the other installed), and a
+# wrapper notes a read for the tracer of its own thread only.
+_watch_lock = threading.Lock()
+_watch = {"traces": 0, "saved": []}
+_tracing = threading.local()
+
+
 @contextlib.contextmanager
 def _watching_sizes(tracer):
     """While the program runs, its reads of a tensor's size (``shape``, ``size()``, ``numel()``, ``stride()``,
     ``len``, iteration, an index's bounds) are noted by ``tracer``."""
+    with _watch_lock:
+        if _watch["traces"] == 0:
+            _watch["saved"] = _install_size_watch()
+        _watch["traces"] += 1
+    outer, _tracing.tracer = getattr(_tracing, "tracer", None), tracer
+    try:
+        yield
+    finally:
+        _tracing.tracer = outer
+        with _watch_lock:
+            _watch["traces"] -= 1
+            if _watch["traces"] == 0:
+                for owner, name, old in _watch["saved"]:
+                    setattr(owner, name, old)
+
+
+def _install_size_watch():
+    """Wrap the size methods; the originals, to put back."""
     def watch(function, by_index=False):
         @functools.wraps(function)
         def read(*args, **kwargs):
-            tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename)
+            tracer = getattr(_tracing, "tracer", None)
+            if tracer is not None:
+                tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename)
             return function(*args, **kwargs)
         return read
     places = [(owner, name) for name in ("shape", "size", "numel", "nelement", "stride", "__len__", "__iter__")
@@ -238,11 +268,7 @@ def _watching_sizes(tracer):
     for owner, name, old in saved:
         setattr(owner, name, property(watch(old.fget)) if isinstance(old, property) else
                 watch(old, by_index=owner is _tensor_indexing))
-    try:
-        yield
-    finally:
-        for owner, name, old in saved:
-            setattr(owner, name, old)
+    return saved
 
 
 @dataclasses.dataclass
