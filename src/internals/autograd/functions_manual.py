@@ -1190,6 +1190,15 @@ def _subclass_like(*tensors):
     return DispatchKey.Python in tls.included or any(DispatchKey.Python in t._impl.key_set for t in tensors)
 
 
+__all__ += ["index"]
+
+
+def index(self, indices):
+    """C++'s ``self.index(indices)`` (``at::Tensor::index``: ``self[indices]`` with tensors), which
+    index_put's formula for ``values`` calls; Python binds no such method, as torch's does not."""
+    return dispatcher.call("index.Tensor", self, indices)
+
+
 def index_backward(sizes, options, indices, grad):
     """The gradient summed into ``new_zeros`` where the index put it (Nones stand for whole dims:
     the operator takes them, as C++ does; the Python binding does not)."""

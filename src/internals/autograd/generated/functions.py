@@ -110,6 +110,7 @@ from ..functions_manual import (  # the helpers the formulas call
     i1_backward,
     i1e_backward,
     im2col,
+    index,
     index_backward,
     index_fill_value_backward,
     index_select_backward,
@@ -2598,7 +2599,7 @@ class IndexPutBackward0(Node):
             grad_self = grad if accumulate else grad.index_put(indices, values_info.zeros(), False)
         grad_values = None
         if edges[1] is not None:
-            grad_values = grad.index(indices)
+            grad_values = index(grad, indices)
         return grad_self, grad_values
 
 
