@@ -2,15 +2,14 @@
 after it is compiled, as torch.compile compiles a graph and a resume function
 (``_dynamo/resume_execution.py``). Compared with torch.compile on a counting backend: graphs
 per call, break reasons, values, the arguments written, gradients."""
-import sys
-import threading
-
 import numpy as np
 import torch
+from helpers import in_threads
 from torch._dynamo.testing import CompileCounter
 
 import internals
 from internals._dynamo import explain
+from internals._tensor import Tensor
 
 
 def branch(x):
@@ -326,29 +325,14 @@ def test_four_threads_tracing_reads_at_once_leave_the_size_methods_as_they_were(
     """A trace watches the program's size reads by wrapping the Tensor's size methods, which
     every thread shares: four threads tracing at once each get eager's answers, and after the
     last trace ends the methods are the originals again."""
-    from internals._tensor import Tensor
     names = ("shape", "size", "stride", "numel", "nelement", "__len__", "__iter__")
     before = {name: Tensor.__dict__.get(name) for name in names}
-    barrier, errors, answers = threading.Barrier(4), [], []
+    answers = []
 
     def work(k):
         compiled = internals.compile(_read_then_size)
-        barrier.wait()
-        try:
-            for n in (3, 4, 5, 3):
-                x = internals.arange(1., n + 1.) * (k + 1)
-                answers.append(bool(internals.equal(compiled(x), _read_then_size(x))))
-        except Exception as e:  # noqa: BLE001 -- reported by the assertion below
-            errors.append(repr(e))
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert errors == [] and answers == [True] * 16
+        for n in (3, 4, 5, 3):
+            x = internals.arange(1., n + 1.) * (k + 1)
+            answers.append(bool(internals.equal(compiled(x), _read_then_size(x))))
+    assert in_threads(work, 4) == [] and answers == [True] * 16
     assert {name: Tensor.__dict__.get(name) for name in names} == before
