@@ -53,6 +53,7 @@ from .._tensor_base import TensorBase
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..c10.sym import is_symbolic
+from ..c10.tensor_impl import required_storage_elements
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
 from ..fx.experimental.sym_node import recorders
 from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
@@ -485,7 +486,7 @@ class Segmented:
         """The segment after ``step`` for the read ``value``: the one for that value, else one
         taking any value of its type whose guards the values read (``env``) pass; one traced
         for the arguments' sizes ``shapes`` only where its code read them."""
-        child = step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
+        child = self._exact_child(step, value, shapes)
         return self._region_child(step, value, env, shapes) if child is None else child
 
     def _region_child(self, step, value, env, shapes):
@@ -659,7 +660,7 @@ def _copy(t):
         if t.is_contiguous():
             copy = t.clone()
         else:       # the elements the view reaches, copied flat, then viewed as ``t`` views them
-            reach = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+            reach = required_storage_elements(tuple(t.shape), t.stride(), 0)
             flat = t.as_strided((reach,), (1,), t.storage_offset()).clone()
             copy = flat.as_strided(t.shape, t.stride(), 0)
     return copy.requires_grad_() if t.requires_grad else copy
