@@ -82,7 +82,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     check_sizes_and_strides(size, stride)   # no negative size or stride, nothing int64 cannot hold
     out = empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
-    if _context.deterministic_algorithms and _context.deterministic_fill_uninitialized_memory:
+    if _context.fills_uninitialized_memory():
         # torch fills in ``empty_cpu``/``empty_strided_cpu``; the kernels here that call this function
         # directly (torch's ``at::detail``) get filled outputs too, which they then write in full
         fill_empty_deterministic_(out)
