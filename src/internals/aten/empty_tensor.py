@@ -113,6 +113,17 @@ def _as_int(n):
     return n if is_symbolic(n) else int(n)
 
 
+def empty_planned(size, stride, dtype, device, nbytes):
+    """``empty_strided_generic`` for sizes and strides it allocated for before, ``nbytes`` being
+    what it found then (a remembered TensorIterator plan's output): a CPU tensor of a plain
+    dtype needs none of its checks again."""
+    if device.type != "cpu" or dtype is st.complex32 or (_meta_blocks[0] and _meta.active):
+        return empty_strided_generic(size, stride, dtype, device)
+    storage = UntypedStorage._fresh_cpu(nbytes)
+    storage._typed[dtype] = storage._data.view(dtype.numpy_type)
+    return TensorBase._from_impl(TensorImpl._fresh(storage, size, stride, dtype))
+
+
 def empty_strided_generic(size, stride, dtype, device):
     """``empty_strided_generic``: fresh storage just large enough for the view. ``size`` and
     ``stride`` are tuples of non-negative ints of one length; TensorIterator calls this directly

@@ -20,6 +20,9 @@ Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands wi
    loop (torch's ``cast_outputs``).
 7. ``coalesce_dimensions``: merge neighbouring dims that every operand walks as one.
 
+A binary operator's build is remembered as a plan (``BinaryOpConfig.build``): the same operand
+layouts, met again, skip steps 2-7, as their outcome is known.
+
 ``for_each(loop)`` then hands the loop the operands' buffers, the sizes and the strides.
 A CUDA loop first asks ``can_use_32bit_indexing`` and, if not, runs ``with_32bit_indexing``'s
 pieces one by one (torch's ``SplitUntil32Bit``), so its kernels index with 32-bit integers.
@@ -35,7 +38,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense, strided
 from . import dispatcher
-from .empty_tensor import _meta, _meta_blocks, empty_strided_generic
+from .empty_tensor import _meta, _meta_blocks, empty_planned, empty_strided_generic
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry",
@@ -160,6 +163,36 @@ class BinaryOpConfig(TensorIteratorConfig):
         self.outputs, self.output_dtypes, self.inputs = [out], [out_dtype], [a, b]
         self.given_outputs = [] if out is None else [out]
 
+    def build(self):
+        """``TensorIterator(self).build()``, or what an earlier build with operands of the same
+        layouts left (its plan, see ``TensorIterator.plan``).
+
+        Everything ``build()`` decides but the overlap check depends only on the operands' sizes,
+        strides, offsets, dtypes, devices and layouts, and on the config's rules: the same facts
+        give the same shape, dtypes, output layout and loop geometry. torch recomputes them in
+        C++ on every call; in Python the seven steps cost more than a one-element loop, so the
+        answer is looked up instead, and only a new tensor is allocated. A config whose rules a
+        setter changed (an instance attribute beside the four operand lists) is built afresh.
+        """
+        if len(self.__dict__) != 4:
+            return TensorIterator(self).build()
+        given, key = self.given_outputs, None
+        if given and self.check_mem_overlap_:
+            compute_mem_overlaps(self)      # the one step that reads the storages themselves
+        try:
+            key = ("plan", self.output_dtypes[0], st._default_dtype,
+                   *map(_layout_facts, given + self.inputs if given else self.inputs))
+            return TensorIterator.following(self, _layouts[key])
+        except (KeyError, TypeError, RuntimeError):
+            # KeyError: a new layout; TypeError: a traced size, which has no hash; RuntimeError:
+            # a sparse operand, which has no strides (``build`` refuses it with torch's message)
+            pass
+        it = TensorIterator(self).build()
+        plan = it.plan()
+        if plan is not None and key is not None:
+            _layouts.put(key, plan)
+        return it
+
 
 class ReduceOpConfig(TensorIteratorConfig):
     """The config of ``TensorIterator.reduce_op`` (``out`` and ``a``, a reduction over ``dims``
@@ -281,9 +314,39 @@ class TensorIterator:
         self.coalesce_dimensions()
         return self
 
+    # ------------------------------------------------------------------ plans
+    def plan(self):
+        """What ``build()`` decided, to be followed by a later build over operands of the same
+        layouts (``BinaryOpConfig.build``), or None when the build did more than decide: cast an
+        input, resize a given output, or compute into a temporary."""
+        config = self.config
+        if self.will_resize or self.geometry is None or self.result is not self.outputs[0]:
+            return None
+        for k, x in enumerate(self.inputs):
+            if x is not config.inputs[k]:
+                return None
+        fresh = None if config.given_outputs else self.result._impl.dtype
+        decided = {name: getattr(self, name, None) for name in _DECIDED}
+        return decided, fresh, self.result._impl.storage.nbytes()
+
+    @classmethod
+    def following(cls, config, plan):
+        """The iterator ``config`` builds, from a remembered ``plan`` of the same operand layouts:
+        its decisions taken as they are, only a new output allocated. (No ``__init__``: the
+        layouts it checks are part of the plan's key.)"""
+        decided, fresh, nbytes = plan
+        self = object.__new__(cls)
+        self.__dict__.update(decided)       # one call in C for the nine attributes
+        self.config, self.inputs = config, list(config.inputs)
+        if fresh is None:
+            self.outputs = list(config.outputs)
+        else:
+            self.outputs = [empty_planned(self.shape, self.output_strides, fresh, self.device, nbytes)]
+        self.result = self.outputs[0]
+        return self
+
     def compute_mem_overlaps(self):
-        for out in self.config.given_outputs:
-            check_no_overlap(out._impl, list(map(_impl_of, self.inputs)))
+        compute_mem_overlaps(self.config)
 
     def compute_shape(self):
         if self.config.static_shape is not None:
@@ -545,6 +608,17 @@ class TensorIterator:
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
         _copy_kernels().same_device_copy(self.result, self.outputs[0])
+
+
+# what ``build()`` decides and a plan keeps (``operand_strides`` only where it runs ``compute_strides``)
+_DECIDED = ("shape", "perm", "output_strides", "operand_strides", "fast", "common_dtype", "compute_dtype",
+            "device", "geometry")
+
+
+def compute_mem_overlaps(config):
+    """``compute_mem_overlaps``: no given output overlaps itself, or an input partially."""
+    for out in config.given_outputs:
+        check_no_overlap(out._impl, list(map(_impl_of, config.inputs)))
 
 
 def _common_dtype(inputs):
@@ -839,6 +913,10 @@ _sizes = operator.attrgetter("_impl.sizes")
 _impl_of = operator.attrgetter("_impl")
 _promotion_facts = operator.attrgetter("_impl.dtype", "_impl.is_wrapped_number", "_impl.sizes")
 _sizes_and_strides = operator.attrgetter("_impl.sizes", "_impl.strides")
+# every fact of an operand that ``build()`` reads (its storage aside): a plan's key
+_layout_facts = operator.attrgetter("_impl.sizes", "_impl.strides", "_impl.storage_offset", "_impl.dtype",
+                                    "_impl.device.type", "_impl.device.index", "_impl.layout",
+                                    "_impl.is_wrapped_number")
 
 
 def flat_geometry(numel, offsets):

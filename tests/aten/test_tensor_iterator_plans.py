@@ -1,0 +1,142 @@
+"""TensorIterator's remembered plans (``BinaryOpConfig.build`` in aten/tensor_iterator.py).
+
+A binary operator's second call over operands of the same layouts takes the first build's
+decisions instead of running the build steps again. Each test makes the plan with one call and
+then checks that a call which must decide otherwise (another offset, an overlap, another device,
+a sparse operand) still does what torch does.
+"""
+import pytest
+import torch
+from helpers import assert_same, assert_same_error, in_threads
+
+import internals
+from internals.aten import tensor_iterator
+from internals.aten.tensor_iterator import BinaryOpConfig, TensorIterator
+
+
+def _both(program):
+    return program(internals), program(torch)
+
+
+def _planned(a, b):
+    """Whether ``a + b``'s layouts have a remembered plan (after one call made it)."""
+    it = BinaryOpConfig(None, a, b).build()
+    key = ("plan", None, internals.get_default_dtype(),
+           *map(tensor_iterator._layout_facts, [a, b]))
+    return key in tensor_iterator._layouts and it.result is not None
+
+
+def test_a_second_call_follows_the_plan_and_allocates_a_new_output():
+    a, b = internals.arange(6.).view(2, 3).t(), internals.ones(3, 2)
+    first = a + b
+    assert _planned(a, b)
+    second = a + b
+    assert second._impl.storage is not first._impl.storage
+    assert_same(second, torch.arange(6.).view(2, 3).t() + torch.ones(3, 2))
+
+
+def test_a_followed_plan_sets_what_the_build_steps_set():
+    a, b = internals.ones(4, 1), internals.ones(3)       # broadcast: no fast set-up
+    built = TensorIterator(BinaryOpConfig(None, a, b)).build()
+    BinaryOpConfig(None, a, b).build()
+    followed = BinaryOpConfig(None, a, b).build()
+    for name in ("shape", "perm", "output_strides", "operand_strides", "fast", "common_dtype",
+                 "compute_dtype", "device"):
+        assert getattr(followed, name) == getattr(built, name), name
+    assert followed.geometry.shape.tolist() == built.geometry.shape.tolist()
+    assert followed.result.stride() == built.result.stride()
+
+
+@pytest.mark.parametrize("starts", [(1, 0), (0, 1), (2, 2)])
+def test_views_at_other_offsets_get_their_own_plans(starts):
+    def program(lib):
+        base = lib.arange(8.)
+        first = base[0:3] + base[4:7]           # the plan of offsets 0 and 4
+        i, j = starts
+        return first, base[i:i + 3] + base[j:j + 3]
+    (ours_first, ours), (theirs_first, theirs) = _both(program)
+    assert_same(ours_first, theirs_first)
+    assert_same(ours, theirs)
+
+
+def test_an_overlapping_in_place_call_is_refused_after_a_plan_of_its_layout():
+    def program(lib):
+        x, y = lib.arange(5.), lib.arange(5.)
+        x[1:].add_(y[:-1])                       # same layouts, separate storages: allowed
+        x[1:].add_(x[:-1])                       # the same storage, partly shared: torch refuses
+    assert_same_error(lambda: program(internals), lambda: program(torch))
+
+
+def test_an_out_argument_of_the_planned_layout_is_written():
+    def program(lib):
+        a, b = lib.arange(4.), lib.ones(4)
+        lib.add(a, b, out=lib.empty(4))
+        out = lib.zeros(4)
+        result = lib.add(a, b, out=out)
+        return result, out
+    (ours, ours_out), (theirs, theirs_out) = _both(program)
+    assert ours is ours_out
+    assert_same(ours_out, theirs_out)
+
+
+def test_dtype_checks_of_a_given_output_are_not_skipped():
+    def program(lib):
+        a = lib.ones(3)
+        a.add_(lib.ones(3))
+        lib.ones(3, dtype=lib.int64).add_(lib.ones(3))     # float result into int64: refused
+    assert_same_error(lambda: program(internals), lambda: program(torch))
+
+
+def test_mixed_dtypes_are_cast_on_every_call():
+    def program(lib):
+        a, b = lib.tensor([1.5, 2.5]), lib.tensor([1, 2])
+        return [a + b for _ in range(3)][-1], [b * b for _ in range(3)][-1]
+    (ours_sum, ours_prod), (theirs_sum, theirs_prod) = _both(program)
+    assert_same(ours_sum, theirs_sum)
+    assert_same(ours_prod, theirs_prod)
+
+
+def test_a_sparse_operand_is_refused_as_torch_refuses_it():
+    def program(lib):
+        dense = lib.ones(2, 2)
+        lib.atan2(dense, dense)
+        lib.atan2(dense, lib.eye(2).to_sparse_csr())     # "unsupported tensor layout: SparseCsr"
+    with pytest.warns(UserWarning):     # torch's: CSR support is in beta
+        assert_same_error(lambda: program(internals), lambda: program(torch))
+
+
+def test_a_plan_made_on_the_cpu_is_not_followed_for_a_cuda_operand():
+    a = internals.ones(3)
+    a + a
+    c = internals.ones(3, device="cuda")
+    result = c + c
+    assert result.device == internals.device("cuda", 0)
+    assert result.cpu().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_fake_tensors_of_a_planned_layout_stay_fake():
+    from internals._subclasses.fake_tensor import FakeTensorMode
+    a = internals.ones(2, 3)
+    a + a
+    with FakeTensorMode() as mode:
+        fa = mode.from_tensor(a)
+        out = fa + fa
+    assert type(out).__name__ == "FakeTensor" and out.shape == (2, 3) and out.stride() == (3, 1)
+
+
+def test_threads_building_many_layouts_at_once_get_torchs_results():
+    shapes = [(3,), (2, 3), (2, 1), (1, 3), (4, 2, 3)]
+
+    def operands(lib, k, n):
+        x = lib.arange(float(k + n), float(k + n) + 6).view(2, 3)
+        if n % 2:
+            return x.t(), lib.ones(3, 1).expand(3, 2)
+        return x, lib.ones(shapes[n % len(shapes)])
+
+    def work(k):
+        for n in range(40):
+            ours, theirs = operands(internals, k, n), operands(torch, k, n)
+            ours, theirs = ours[0] + ours[1], theirs[0] + theirs[1]
+            assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()
+
+    assert in_threads(work) == []
