@@ -120,6 +120,33 @@ def test_a_read_value_the_program_decides_on_is_an_input_guarded_by_the_decision
     assert ours == theirs == [2, 3, 4, 4, 4]
 
 
+def _int_of_item(x):
+    y = x * 2
+    return y + int(y.sum().item())
+
+
+def _int_of_tensor(x):
+    y = x * 2
+    n = int(y.sum())
+    return y * n
+
+
+def _ones_of_int(x):
+    n = int((x * 2).sum())
+    return x.new_ones(n)
+
+
+def test_int_of_a_read_value_is_an_input_once_it_changed():
+    """``int(v)`` of a value read, or ``int(t)`` of a tensor, keeps the value a symbol (Dynamo
+    traces the builtin as ``torch.sym_int``), so a changed value makes it an input of one more
+    graph that serves every later value, a size too (torch: 2, 3, 3 graphs)."""
+    for fn in (_int_of_item, _int_of_tensor):
+        theirs, ours, compiled = _counts(fn, [1, -1, 2, 5, -3])
+        assert ours == theirs == [2, 3, 3, 3, 3]
+    theirs, ours, _ = _counts(_ones_of_int, [1, 2, 3, 5])
+    assert ours == theirs == [2, 3, 3, 3]
+
+
 def test_an_argument_written_on_both_sides_of_a_break_is_written_as_in_eager():
     def write(x, limit):
         x.add_(1)

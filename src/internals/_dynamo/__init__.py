@@ -61,7 +61,8 @@ from .._subclasses.fake_tensor import (
 )
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
-from ..c10.sym import is_symbolic, sym_sqrt
+from ..c10.scalar_type import int64
+from ..c10.sym import is_symbolic, sym_int, sym_sqrt
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -724,7 +725,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
             for name, (plain, _) in maths.items():
-                fn.__globals__[name] = plain
+                if plain is _BUILTIN:
+                    del fn.__globals__[name]
+                else:
+                    fn.__globals__[name] = plain
             if reads is not None:
                 walker = GuardWalker()
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
@@ -741,14 +745,43 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
 # reach the symbol's own ``__round__``, ``__floor__``, ``__ceil__``.)
 _SYMBOLIC_MATH = types.SimpleNamespace(**{**vars(math), "sqrt": sym_sqrt})
 
+_BUILTIN = object()     # a name found among the builtins, not the globals: removed again after the trace
+
+
+class _IntType(type):
+    """The type of ``_SymbolicInt``: every int is an instance, as of ``int`` itself."""
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, int)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, int)
+
+
+class _SymbolicInt(int, metaclass=_IntType):
+    """``int`` as the traced function sees it: ``int(v)`` of a symbol keeps it a symbol, as
+    Dynamo traces the builtin as ``torch.sym_int``; ``int(t)`` of a tensor reads it (a graph
+    break) and truncates the value read. Any other call is Python's ``int``."""
+
+    def __new__(cls, value=0, *args, **kwargs):
+        if args or kwargs:
+            return int(value, *args, **kwargs)
+        if isinstance(value, Tensor):
+            value = value._real_item(int64)     # as Tensor.__int__ reads it
+        return sym_int(value) if is_symbolic(value) else int(value)
+
 
 def _math_globals(fn):
     """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
-    module or ``math.sqrt``: while it is traced they are the symbolic ones."""
+    module or ``math.sqrt``, and the builtin ``int`` (``_BUILTIN`` for its value: a name the
+    trace adds): while it is traced they are the symbolic ones."""
     if not isinstance(fn, types.FunctionType):
         return {}
     found = {}
     for name in _names(fn.__code__):
+        if name == "int" and name not in fn.__globals__:
+            found[name] = (_BUILTIN, _SymbolicInt)
+            continue
         value = fn.__globals__.get(name)
         if value is math:
             found[name] = (value, _SYMBOLIC_MATH)

@@ -72,7 +72,8 @@ def _lazy_name(target):
     return str(target).split(".", 1)[1].replace(".", "_")
 
 # The functions a symbol's unary operations are recorded as (the others: Python's operators).
-_SYM_FUNCTIONS = {"sqrt": sym_sqrt, "floor": math.floor, "ceil": math.ceil, "round": builtins.round}
+_SYM_FUNCTIONS = {"sqrt": sym_sqrt, "floor": math.floor, "ceil": math.ceil, "round": builtins.round,
+                  "trunc": math.trunc}
 
 # torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
 _REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "
