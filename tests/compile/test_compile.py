@@ -154,3 +154,40 @@ def test_softmax_rows_with_nan_and_inf_match_torch(dtype):
     np.testing.assert_allclose(got.numpy(), torch.softmax(rows, -1).numpy(), rtol=1e-6, equal_nan=True)
     text = str(compiled.kernels[0])
     assert ("exp_f32(" in text) == (dtype == "float32") and ("math.exp(" in text) == (dtype == "float64")
+
+
+_SEEN = []
+
+
+def _keep_doubled(x):
+    _SEEN.append(x * 2)
+    return x + 1
+
+
+def _counting_module(T):
+    class Counting(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def forward(self, x):
+            self.calls += 1
+            return x.sin()
+    return Counting()
+
+
+def test_a_write_to_python_state_is_made_on_every_call_with_real_values():
+    """A list append of a tensor and a module's attribute count, in a function without a break:
+    torch.compile makes them once per call with the real tensors. The trace's writes (a fake
+    tensor appended, a count one too high) are undone and the function runs eagerly."""
+    results = []
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        _SEEN.clear()
+        module = _counting_module(T)
+        keep, count = T.compile(_keep_doubled, backend="eager"), T.compile(module, backend="eager")
+        for v in (1.0, 2.0, 2.0):
+            keep(T.full((2,), v))
+            count(T.full((2,), v))
+        results.append(([t.tolist() for t in _SEEN], module.calls))
+    assert results[0] == results[1] == ([[2.0, 2.0], [4.0, 4.0], [4.0, 4.0]], 3)

@@ -363,3 +363,66 @@ def test_four_threads_tracing_reads_at_once_leave_the_size_methods_as_they_were(
             answers.append(bool(internals.equal(compiled(x), _read_then_size(x))))
     assert in_threads(work, 4) == [] and answers == [True] * 16
     assert {name: Tensor.__dict__.get(name) for name in names} == before
+
+
+class _Box:
+    pass
+
+
+_LOG = []
+_BOX = _Box()
+_SCALE = 0.0
+
+
+def _append_before(x):
+    _LOG.append(len(_LOG))
+    return x + x.sum().item()
+
+
+def _attribute_before(x):
+    _BOX.calls += 1
+    return x + x.sum().item()
+
+
+def _attribute_after(x):
+    y = x * 2
+    _BOX.value = y.sum().item()
+    return y + _BOX.value
+
+
+def _global_after(x):
+    global _SCALE
+    y = x + 1
+    _SCALE = y.sum().item() * 2
+    return y * _SCALE
+
+
+def _append_on_one_side(x):
+    y = x * 3
+    if y.sum() > 0:
+        _LOG.append(y.sum().item())
+    return y + len(_LOG)
+
+
+def _state():
+    return list(_LOG), _BOX.calls, _BOX.value, _SCALE
+
+
+def test_writes_to_python_state_around_a_break_are_made_once_per_call_with_real_values():
+    """A list append, an attribute write and a global write before or after a read, as torch
+    applies them: once per call, with the values read (never a symbol or a fake tensor of the
+    trace, never twice). The trace's writes are undone and the function runs eagerly."""
+    global _SCALE
+    for fn in (_append_before, _attribute_before, _attribute_after, _global_after, _append_on_one_side):
+        states = []
+        torch._dynamo.reset()
+        for ours, compiled in ((False, torch.compile(fn, backend=CompileCounter())), (True, internals.compile(fn))):
+            _LOG.clear()
+            _BOX.calls, _BOX.value, _SCALE = 0, None, 0.0
+            seen = []
+            for v in (1, -1, 2, 5, 1, 2, 2):
+                out = compiled(_pair([v] * 2)[0 if ours else 1])
+                seen.append((out.tolist(), _state()))
+            states.append(seen)
+        assert states[0] == states[1], fn.__name__
+    assert type(_SCALE) is float

@@ -72,7 +72,8 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
-from .resume_execution import ResumeCache, Segmented, trace_with_breaks
+from .resume_execution import PythonWrites, ResumeCache, Segmented, trace_with_breaks
+from .side_effects import PythonState
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -81,6 +82,10 @@ __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "exp
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
                  GuardOnDataDependentSymNode)
+
+# Why an entry runs eagerly when its trace wrote Python state (``side_effects.py``).
+_PYTHON_WRITES = ("a write to Python state (a global, an attribute, a list) while traced: the graphs would not "
+                  "make it again, so the function runs eagerly")
 
 # torch's reason for the graph break at ``.item()`` (and ``float(x)``, ``if x > 0``, which call it).
 _ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -509,6 +514,17 @@ class CompiledFunction:
             self.break_reasons.append(reason)
 
     def _compile(self, args, kwargs, seen_tensors, dims=None, ints=None):
+        """The entry's run: a graph, the graphs around reads, or the function itself, where a
+        trace wrote Python state (the write undone: eager execution makes it, once per call)."""
+        self._writes, start = [], len(self.graphs)
+        run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
+        if self._writes and not isinstance(run, (_Eager, _FailedTrace)):
+            del self.graphs[start:]
+            self._record(_PYTHON_WRITES)
+            return _Eager(self.fn, _PYTHON_WRITES)
+        return run
+
+    def _compile_once(self, args, kwargs, seen_tensors, dims=None, ints=None):
         self.recompiles += 1
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
@@ -548,16 +564,17 @@ class CompiledFunction:
         if is_grad_enabled() and any(t.requires_grad for t in _module_tensors(self.fn).values()):
             return None
         tensors, reads = _tensors((args, kwargs)), {}
-        flat = _flat(self.fn, args, kwargs, reads=reads)
+        writes = self._writes       # the first trace's; a trace again's make the entry eager
+        flat = _flat(self.fn, args, kwargs, reads=reads, writes=writes)
         codes = _user_codes(self.fn)
         try:
             resumed = self._resumed.setdefault(getattr(self, "_resumed_key", None), ResumeCache())
             run = Segmented(lambda ts, reads, answers=None: trace_with_breaks(flat, ts, codes, reads, answers),
                             tensors, self.graphs,
-                            self._record_break, tensors[0].device.type, dims, resumed)
+                            self._record_break, tensors[0].device.type, dims, resumed, writes)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None
-        run.dict_reads = reads
+        run.dict_reads, run.eager = reads, self.fn
         self._shape_env = run.shape_env      # the first graph's guards are the entry's
         return run
 
@@ -575,8 +592,8 @@ class CompiledFunction:
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
-            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads), decomposition_table, tracing_mode="fake",
-                         _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
+            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads, self._writes), decomposition_table,
+                         tracing_mode="fake", _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
         placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
         self._shape_env = gm.shape_env
@@ -609,7 +626,7 @@ class CompiledFunction:
         tensors, lifted, ints = _tensors((args, kwargs)), _module_tensors(self.fn), dict(ints or {})
         values = _int_values(ints, args, kwargs)
         reads = {}
-        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads), self.fn, list(lifted),
+        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes), self.fn, list(lifted),
                        len(tensors) + len(values))
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
@@ -693,12 +710,15 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs, ints=None, reads=None):
+def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
     """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
     place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
     back in place, baked into the trace and guarded by the cache key. A dict argument is handed
     over as a ``_ReadDict`` that writes the keys read into ``reads`` ({name: [keys] or None}).
-    Placeholders keep the parameter names (``x_1``) as make_fx writes them."""
+    Placeholders keep the parameter names (``x_1``) as make_fx writes them. A write the trace
+    makes to Python state the function reaches (a global, an outside object's attribute, a list
+    it was given) is undone afterwards and noted in ``writes`` (``side_effects.py``): the
+    compiled graphs would not make it again."""
     ints = ints or {}
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
@@ -707,6 +727,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
     maths = _math_globals(fn)
 
     def flat(*leaves):
+        state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         for place, value in zip(ints.values(), values, strict=True):
@@ -733,6 +754,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
                 walker = GuardWalker()
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
                               for name, log in logs.items()})
+            if state.written():
+                state.restore()
+                if writes is not None:
+                    writes.append(True)
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
               for n in [*_tensor_names(fn, args, kwargs), *ints]]

@@ -65,7 +65,8 @@ from ..utils._pytree import tree_flatten, tree_map
 from .guards import TensorGuards
 from .pgo import FrameState
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "ResumeCache", "Segmented", "trace_with_breaks"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "ResumeCache", "Segmented",
+           "trace_with_breaks"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -81,6 +82,10 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
+
+
+class PythonWrites(Exception):  # noqa: N818 -- a signal, not a failure
+    """A trace again wrote Python state (``side_effects.py``): the entry runs eagerly from now on."""
 
 
 @dataclasses.dataclass
@@ -432,8 +437,11 @@ class Segmented:
     (``shape_env``) are the entry's guards. The later segments' graphs live in ``entries``,
     compiled as the sizes and values remembered in ``resumed`` say."""
 
-    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None):
+    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None, writes=None):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
+        # the log a trace notes its writes to Python state in (undone): one in a trace again
+        # makes the entry eager (``eager``: the function, set by the compiler)
+        self.python_writes, self.eager, self.fallen_back = writes if writes is not None else [], None, False
         self.resumed = ResumeCache() if resumed is None else resumed
         # per later segment (by its ``path``), its graphs: (guards, compiled graph, pinned numbers)
         self.entries = {}
@@ -456,8 +464,21 @@ class Segmented:
             self.shape_env = getattr(traced, "shape_env", None)
 
     def __call__(self, args, kwargs):
+        if self.fallen_back:
+            return self.eager(*args, **kwargs)
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
+        try:
+            return self._run_segments(args, kwargs, tensors, before)
+        except PythonWrites:
+            self.fallen_back = True
+            with no_grad():         # the segments run so far may have written the arguments
+                for t, b in zip(tensors, before, strict=True):
+                    if t is not b:
+                        t.copy_(b)
+            return self.eager(*args, **kwargs)
+
+    def _run_segments(self, args, kwargs, tensors, before):
         env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
         shapes = arg_layouts(tensors)
         step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
@@ -514,7 +535,9 @@ class Segmented:
         if self._changed_value(step, value) and not grads:
             try:
                 answers = {i: v for i, v in enumerate(read) if i not in symbolic and i != depth}
-                self._graft(self.trace(before, (*symbolic, depth), answers)[0])
+                self._graft(self._traced(before, (*symbolic, depth), answers))
+            except PythonWrites:
+                raise
             except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
             child = self._region_child(step, value, env, shapes)
@@ -522,11 +545,18 @@ class Segmented:
                 return child
         if self._exact_child(step, value, shapes) is None:
             answers = {i: v for i, v in enumerate(read) if i not in symbolic}
-            self._graft(self.trace(before, tuple(symbolic), answers)[0])
+            self._graft(self._traced(before, tuple(symbolic), answers))
         child = self._exact_child(step, value, shapes)
         if child is None:
             raise RuntimeError("a trace again took another path before the same read")
         return child
+
+    def _traced(self, tensors, symbolic, answers):
+        """A trace again's graph; PythonWrites where it wrote Python state."""
+        graph = self.trace(tensors, symbolic, answers)[0]
+        if self.python_writes:
+            raise PythonWrites()
+        return graph
 
     def _graft(self, graph):
         """Add the chain of a new trace to the tree where it leaves it."""
