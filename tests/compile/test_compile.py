@@ -191,3 +191,21 @@ def test_a_write_to_python_state_is_made_on_every_call_with_real_values():
             count(T.full((2,), v))
         results.append(([t.tolist() for t in _SEEN], module.calls))
     assert results[0] == results[1] == ([[2.0, 2.0], [4.0, 4.0], [4.0, 4.0]], 3)
+
+
+def _say(x):
+    y = x * 2
+    print("step", y.shape[0])
+    return y + 1
+
+
+def test_print_prints_on_every_call(capsys):
+    """torch.compile breaks the graph at ``print`` and prints on each call; here the trace
+    prints nothing and the function runs eagerly, printing once per call too."""
+    outputs = []
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        compiled = T.compile(_say, backend="eager")
+        values = [compiled(T.full((n,), 1.0)).tolist() for n in (2, 3, 3)]
+        outputs.append((values, capsys.readouterr().out))
+    assert outputs[0] == outputs[1] == ([[3.0] * 2, [3.0] * 3, [3.0] * 3], "step 2\nstep 3\nstep 3\n")

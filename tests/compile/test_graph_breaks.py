@@ -131,16 +131,20 @@ def _int_of_tensor(x):
     return y * n
 
 
+def _float_of_tensor(x):
+    return x * float(x.sum())
+
+
 def _ones_of_int(x):
     n = int((x * 2).sum())
     return x.new_ones(n)
 
 
 def test_int_of_a_read_value_is_an_input_once_it_changed():
-    """``int(v)`` of a value read, or ``int(t)`` of a tensor, keeps the value a symbol (Dynamo
-    traces the builtin as ``torch.sym_int``), so a changed value makes it an input of one more
+    """``int(v)`` of a value read, ``int(t)`` or ``float(t)`` of a tensor, keeps the value a symbol
+    (Dynamo traces the builtin as ``torch.sym_int``), so a changed value makes it an input of one more
     graph that serves every later value, a size too (torch: 2, 3, 3 graphs)."""
-    for fn in (_int_of_item, _int_of_tensor):
+    for fn in (_int_of_item, _int_of_tensor, _float_of_tensor):
         theirs, ours, compiled = _counts(fn, [1, -1, 2, 5, -3])
         assert ours == theirs == [2, 3, 3, 3, 3]
     theirs, ours, _ = _counts(_ones_of_int, [1, 2, 3, 5])

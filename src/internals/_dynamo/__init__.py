@@ -61,8 +61,8 @@ from .._subclasses.fake_tensor import (
 )
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
-from ..c10.scalar_type import int64
-from ..c10.sym import is_symbolic, sym_int, sym_sqrt
+from ..c10.scalar_type import float64, int64
+from ..c10.sym import SymFloat, is_symbolic, sym_int, sym_sqrt
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -86,6 +86,8 @@ _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, Unsu
 # Why an entry runs eagerly when its trace wrote Python state (``side_effects.py``).
 _PYTHON_WRITES = ("a write to Python state (a global, an attribute, a list) while traced: the graphs would not "
                   "make it again, so the function runs eagerly")
+
+_PRINTS = "print() while traced: the graphs would not print, so the function runs eagerly"
 
 # torch's reason for the graph break at ``.item()`` (and ``float(x)``, ``if x > 0``, which call it).
 _ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -520,8 +522,10 @@ class CompiledFunction:
         run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
         if self._writes and not isinstance(run, (_Eager, _FailedTrace)):
             del self.graphs[start:]
-            self._record(_PYTHON_WRITES)
-            return _Eager(self.fn, _PYTHON_WRITES)
+            self._shape_env, self._int_symbols = None, {}     # no graph: the entry's guards are exact
+            reason = _PRINTS if "print" in self._writes else _PYTHON_WRITES
+            self._record(reason)
+            return _Eager(self.fn, reason)
         return run
 
     def _compile_once(self, args, kwargs, seen_tensors, dims=None, ints=None):
@@ -724,7 +728,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
     logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
-    maths = _math_globals(fn)
+    maths = _math_globals(fn, writes)
 
     def flat(*leaves):
         state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
@@ -757,7 +761,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
             if state.written():
                 state.restore()
                 if writes is not None:
-                    writes.append(True)
+                    writes.append("state")
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
@@ -783,6 +787,16 @@ class _IntType(type):
         return issubclass(sub, int)
 
 
+class _FloatType(type):
+    """The type of ``_SymbolicFloat``: every float is an instance, as of ``float`` itself."""
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, float)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, float)
+
+
 class _SymbolicInt(int, metaclass=_IntType):
     """``int`` as the traced function sees it: ``int(v)`` of a symbol keeps it a symbol, as
     Dynamo traces the builtin as ``torch.sym_int``; ``int(t)`` of a tensor reads it (a graph
@@ -796,16 +810,32 @@ class _SymbolicInt(int, metaclass=_IntType):
         return sym_int(value) if is_symbolic(value) else int(value)
 
 
-def _math_globals(fn):
+class _SymbolicFloat(float, metaclass=_FloatType):
+    """``float`` as the traced function sees it: ``float(t)`` of a tensor reads it (a graph
+    break) and keeps a value made a symbol one, as Dynamo keeps the SymFloat; ``float(v)`` of a
+    SymFloat is ``v``. Any other call is Python's ``float``."""
+
+    def __new__(cls, value=0.0):
+        if isinstance(value, Tensor):
+            value = value._real_item(float64)     # as Tensor.__float__ reads it
+        return value if isinstance(value, SymFloat) else float(value)
+
+
+def _math_globals(fn, writes=None):
     """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
-    module or ``math.sqrt``, and the builtin ``int`` (``_BUILTIN`` for its value: a name the
-    trace adds): while it is traced they are the symbolic ones."""
+    module or ``math.sqrt``, and the builtins ``int`` and ``float`` (``_BUILTIN`` for their
+    value: names the trace adds): while it is traced they are the symbolic ones. ``print``
+    prints nothing while traced and notes a write in ``writes``: the function then runs
+    eagerly, printing once per call, as torch.compile breaks the graph to print on each call."""
     if not isinstance(fn, types.FunctionType):
         return {}
     found = {}
+    builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
+    if writes is not None:
+        builtins["print"] = lambda *args, **kwargs: writes.append("print")
     for name in _names(fn.__code__):
-        if name == "int" and name not in fn.__globals__:
-            found[name] = (_BUILTIN, _SymbolicInt)
+        if name in builtins and name not in fn.__globals__:
+            found[name] = (_BUILTIN, builtins[name])
             continue
         value = fn.__globals__.get(name)
         if value is math:
