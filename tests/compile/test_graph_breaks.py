@@ -3,6 +3,7 @@ after it is compiled, as torch.compile compiles a graph and a resume function
 (``_dynamo/resume_execution.py``). Compared with torch.compile on a counting backend: graphs
 per call, break reasons, values, the arguments written, gradients."""
 import numpy as np
+import pytest
 import torch
 from helpers import in_threads
 from torch._dynamo.testing import CompileCounter
@@ -103,8 +104,8 @@ def test_a_read_value_is_a_constant_then_an_input_once_it_changed():
     serves every later value (torch: 2, 3, 3 graphs)."""
     theirs, ours, compiled = _counts(_scale, [1, -1, 2, 5])
     assert ours == theirs == [2, 3, 3, 3]
-    assert "add.Tensor(y_1, 6.0)" in compiled.graphs[1].code
-    assert "add.Tensor(y_1, stack0_1)" in compiled.graphs[2].code
+    assert "add.Tensor(stack0_1, 6.0)" in compiled.graphs[1].code
+    assert "add.Tensor(stack0_1, stack1_1)" in compiled.graphs[2].code
 
 
 def test_two_reads_that_change_become_inputs_of_the_graphs_after_them():
@@ -149,6 +150,54 @@ def test_int_of_a_read_value_is_an_input_once_it_changed():
         assert ours == theirs == [2, 3, 3, 3, 3]
     theirs, ours, _ = _counts(_ones_of_int, [1, 2, 3, 5])
     assert ours == theirs == [2, 3, 3, 3]
+
+
+def _stored(x):
+    y = x * 2
+    v = y.sum().item()
+    return y * v
+
+
+def _unnamed(x):
+    return (x * 2) + x.sum().item()
+
+
+def _called(x):
+    y = x * 2
+    return internals.add(y, y.sum().item()) if isinstance(x, Tensor) else torch.add(y, y.sum().item())
+
+
+def _stack_and_variable(x):
+    y = x * 2
+    z = x + 1
+    return y * z.sum().item() + z
+
+
+def _choice(x):
+    y = x * 2
+    return y * (2 if y.sum() > 0 else 3)
+
+
+def _placeholder_names(graphs, prefix, suffix):
+    return [[n.name.removeprefix(prefix).removesuffix(suffix) for n in g.graph.nodes if n.op == "placeholder"]
+            for g in graphs]
+
+
+@pytest.mark.parametrize("fn", [branch, _scale, _stored, _unnamed, _called, _stack_and_variable, _choice,
+                                _int_of_item])
+def test_the_graphs_after_a_read_name_their_inputs_by_dynamos_stack_slots(fn):
+    """Dynamo's resume function takes the values left on the stack at the break as ``stack0``,
+    ``stack1``... (a NULL pushed for a call not counted), the read's result the next slot, and
+    its graph names a tensor it received there ``L_stack0_``, one it reads from a variable
+    ``L_y_``. The graphs here name them alike (``stack0_1``, ``y_1``, as make_fx names inputs)."""
+    torch._dynamo.reset()
+    graphs = []
+    theirs = torch.compile(fn, backend=lambda gm, _: graphs.append(gm) or gm.forward)
+    ours = internals.compile(fn)
+    for v in (1, 2, 3):
+        x_i, x_t = _pair([v] * 3)
+        _same(ours(x_i), theirs(x_t))
+    assert _placeholder_names(ours.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_")
 
 
 def test_an_argument_written_on_both_sides_of_a_break_is_written_as_in_eager():

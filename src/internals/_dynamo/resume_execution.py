@@ -62,6 +62,7 @@ from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
+from .bytecode_analysis import NULL, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
 
@@ -99,6 +100,10 @@ class Break:
     user_stack: list
     symbolic: bool = False      # the value is an input of the segments after the cut
     locals: dict = dataclasses.field(default_factory=dict)     # node -> the user's variable holding it
+    # node -> the stack slot Dynamo's resume function receives it in (``stack0``), and the value
+    # read's own slot (None where no call leaves it on the stack: an ``if`` consumes it)
+    stack: dict = dataclasses.field(default_factory=dict)
+    value_slot: str | None = None
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -155,8 +160,10 @@ class BreakingTracer(ProxyTorchDispatchMode):
         cut = self.graph.call_function(func, (node,))
         symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
         self.reads += 1
+        held = self._locals()
+        stack, value_slot = self._stack(live, held)
         cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic,
-                                        self._locals())
+                                        held, stack, value_slot)
         if not symbolic:
             return value
         source = f"L['___stack{self.reads - 1}']"
@@ -177,16 +184,48 @@ class BreakingTracer(ProxyTorchDispatchMode):
             frame = frame.f_back
         return ITEM_BREAK
 
-    def _locals(self):
-        """{node: name} of the tensors the innermost frame of the compiled function's code holds
-        in its variables: the names Dynamo gives a resume function's inputs (``L_y_``)."""
+    def _user_frame(self):
+        """The innermost frame of the compiled function's code, or None."""
         frame, codes = sys._getframe(), set(self.user_codes)
         while frame is not None and frame.f_code not in codes:
             frame = frame.f_back
+        return frame
+
+    def _locals(self):
+        """{node: name} of the tensors (and the symbols of earlier reads) the innermost frame of
+        the compiled function's code holds in its variables: the names Dynamo gives a resume
+        function's inputs (``L_y_``)."""
+        frame = self._user_frame()
         if frame is None:
             return {}
         held = {id(v._impl): name for name, v in frame.f_locals.items() if isinstance(v, Tensor)}
-        return {node: held[key] for key, (_, node) in self._nodes.items() if key in held}
+        found = {node: held[key] for key, (_, node) in self._nodes.items() if key in held}
+        for name, v in frame.f_locals.items():
+            if is_symbolic(v) and id(v.node) in self._symbols:
+                found.setdefault(self._symbols[id(v.node)][1], name)
+        return found
+
+    def _stack(self, live, held):
+        """({node: ``stackN``}, the value read's slot): the slots of Dynamo's resume function
+        (``bytecode_analysis``) that hold the tensors alive at the read -- a variable's tensor
+        loaded before the read, or, in order, the results computed before it -- and the slot
+        the read's result takes. Empty where the frame's stack cannot be read."""
+        frame = self._user_frame()
+        found = stack_below(frame.f_code, frame.f_lasti, frame.f_globals) if frame is not None else None
+        if found is None:
+            return {}, None
+        below, leaves_result = found
+        slots = [label for label in below if label != NULL]
+        by_name = {name: node for node, name in held.items()}
+        unnamed = [n for n in live if n not in held]
+        results = [i for i, label in enumerate(slots) if label == ("value",)]
+        names = {}
+        for i, label in enumerate(slots):
+            if label[0] == "local" and label[1] in by_name:
+                names.setdefault(by_name[label[1]], f"stack{i}")
+        if len(results) == len(unnamed):        # the results on the stack are the unnamed tensors alive
+            names.update({node: f"stack{i}" for node, i in zip(unnamed, results, strict=True)})
+        return names, f"stack{len(slots)}" if leaves_result else None
 
     def _user_stack(self):
         """The frames of the compiled function's code on the stack, outermost first."""
@@ -383,20 +422,30 @@ def _read_through_writes(nodes):
     return written
 
 
+def _input_name(a, before):
+    """A segment input's name as Dynamo's: an argument's own; after the read ``before``, its
+    stack slot (the value read, a tensor loaded before it), else the variable holding it;
+    None for a value named by the next free stack slot."""
+    if a.op == "placeholder":
+        return a.name.removesuffix("_1")
+    if before is None:
+        return None
+    if a.meta.get("graph_break") is before and before.value_slot is not None:
+        return before.value_slot
+    return before.stack.get(a) or before.locals.get(a)
+
+
 def _segment_module(group, outputs, constants, before=None, arguments=()):
     """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs. Its
-    placeholders are named as Dynamo names its graph's inputs: an argument by its name, a
-    tensor a variable held at the read ``before`` by the variable's (``y``), any other value
-    as a value of the stack (``stack0``)."""
+    placeholders are named as Dynamo names its graph's inputs (``_input_name``)."""
     inside = set(group)
     inputs = list(dict.fromkeys([*arguments, *(a for n in group for a in n.all_input_nodes()
                                                 if a not in inside and a.op != "get_attr")]))
-    graph, env, stack = Graph(), {}, 0
-    for a in inputs:
-        name = a.name.removesuffix("_1") if a.op == "placeholder" else before.locals.get(a) if before else None
-        if name is None:
-            name, stack = f"stack{stack}", stack + 1
-        env[a] = graph.placeholder(name)
+    graph, env = Graph(), {}
+    names = [_input_name(a, before) for a in inputs]
+    free = (f"stack{i}" for i in range(len(inputs) + len(names)) if f"stack{i}" not in names)
+    for a, name in zip(inputs, names, strict=True):
+        env[a] = graph.placeholder(name or next(free))
         env[a].meta = dict(a.meta)
 
     def copy(a):
