@@ -108,6 +108,18 @@ def test_a_read_value_is_a_constant_then_an_input_once_it_changed():
     assert "add.Tensor(stack0_1, stack1_1)" in compiled.graphs[2].code
 
 
+def _int_read(x):
+    return x * x.long().sum().item()
+
+
+def test_a_read_value_of_zero_is_an_input_too():
+    """torch leaves a resume function's number argument unspecialized at 0 and 1 (sizes are
+    specialized, values read are not): the graph made for a read of 0 serves every later value."""
+    for fn, values in ((_scale, [1, 0, 2, 5]), (_int_read, [2, 0, 3, 5])):
+        theirs, ours, _ = _counts(fn, values)
+        assert ours == theirs == [2, 3, 3, 3]
+
+
 def test_two_reads_that_change_become_inputs_of_the_graphs_after_them():
     theirs, ours, _ = _counts(_two_reads, [1, -1, 2, 3])
     assert ours == theirs == [3, 5, 6, 6]
@@ -184,7 +196,7 @@ def _placeholder_names(graphs, prefix, suffix):
 
 
 @pytest.mark.parametrize("fn", [branch, _scale, _stored, _unnamed, _called, _stack_and_variable, _choice,
-                                _int_of_item])
+                                _int_of_item, _int_of_tensor])
 def test_the_graphs_after_a_read_name_their_inputs_by_dynamos_stack_slots(fn):
     """Dynamo's resume function takes the values left on the stack at the break as ``stack0``,
     ``stack1``... (a NULL pushed for a call not counted), the read's result the next slot, and
@@ -479,3 +491,25 @@ def test_writes_to_python_state_around_a_break_are_made_once_per_call_with_real_
             states.append(seen)
         assert states[0] == states[1], fn.__name__
     assert type(_SCALE) is float
+
+
+def _index_by_read(x):
+    i = int(x.abs().argmax())
+    return x[i] * 2
+
+
+def test_an_index_read_from_the_tensor_is_an_input_of_the_graph_after_it():
+    """``x[i]`` with ``i`` read (``int(t)``) and made an input: the index selects as a symbol,
+    its bounds guards of the graph, so one graph serves every later index (torch: 2, 3, 3
+    graphs), and that graph takes ``x`` first, then the value read (``L_x_``, ``L_stack0_``)."""
+    torch._dynamo.reset()
+    graphs = []
+    theirs = torch.compile(_index_by_read, backend=lambda gm, _: graphs.append(gm) or gm.forward)
+    ours = internals.compile(_index_by_read)
+    counts = []
+    for values in ([1, 5, 2, 3], [1, 2, 7, 3], [9, 2, 7, 3], [1, 2, 3, 8]):
+        x_i, x_t = _pair(values)
+        _same(ours(x_i), theirs(x_t))
+        counts.append((len(graphs), len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [2, 3, 3, 3]
+    assert _placeholder_names(ours.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_")

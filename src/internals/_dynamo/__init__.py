@@ -72,7 +72,7 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
-from .resume_execution import PythonWrites, ResumeCache, Segmented, trace_with_breaks
+from .resume_execution import PythonWrites, ResumeCache, Segmented, reading_as, trace_with_breaks
 from .side_effects import PythonState
 from .user_code import UserCalls
 
@@ -806,7 +806,8 @@ class _SymbolicInt(int, metaclass=_IntType):
         if args or kwargs:
             return int(value, *args, **kwargs)
         if isinstance(value, Tensor):
-            value = value._real_item(int64)     # as Tensor.__int__ reads it
+            with reading_as(int):
+                value = value._real_item(int64)     # as Tensor.__int__ reads it
         return sym_int(value) if is_symbolic(value) else int(value)
 
 

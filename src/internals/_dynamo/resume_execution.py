@@ -47,6 +47,7 @@ from .. import _tensor_indexing
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
+from .._ops import OpOverload
 from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
@@ -67,7 +68,7 @@ from .guards import TensorGuards
 from .pgo import FrameState
 
 __all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "ResumeCache", "Segmented",
-           "trace_with_breaks"]
+           "reading_as", "trace_with_breaks"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -104,6 +105,7 @@ class Break:
     # read's own slot (None where no call leaves it on the stack: an ``if`` consumes it)
     stack: dict = dataclasses.field(default_factory=dict)
     value_slot: str | None = None
+    convert: object = None      # ``int`` for ``int(t)``: the call's result, not the tensor's value, is read
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -154,7 +156,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         node = self.node_of(tensor)
         with _disable_current_modes():
             value = func.redispatch(DispatchKeySet([backend_key_for(tensor.device.type)]), tensor)
-        value = self.answers.get(self.reads, value)
+        convert = getattr(_converting, "to", None)
+        value = self.answers.get(self.reads, convert(value) if convert is not None else value)
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(func, (node,))
@@ -163,12 +166,12 @@ class BreakingTracer(ProxyTorchDispatchMode):
         held = self._locals()
         stack, value_slot = self._stack(live, held)
         cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic,
-                                        held, stack, value_slot)
+                                        held, stack, value_slot, convert)
         if not symbolic:
             return value
         source = f"L['___stack{self.reads - 1}']"
         symbol = self.shape_env.create_symbolic_float(value, source) if type(value) is float else \
-            self.shape_env.create_symbolic_size(value, source, positive=None)
+            self.shape_env.create_symbolic_size(value, source, positive=None, specialize_zero_one=False)
         cut.meta["val"] = symbol
         self._symbols[id(symbol.node)] = (symbol.node, cut)
         self.read_symbols[symbol.node._expr] = cut.name
@@ -235,8 +238,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
 
 def _may_be_symbol(value):
     """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
-    automatic dynamic makes an int or float input dynamic; 0 and 1 stay numbers."""
-    return type(value) in (int, float) and value == value and value not in (0, 1)
+    automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too."""
+    return type(value) in (int, float) and value == value
 
 
 def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=None):
@@ -275,6 +278,19 @@ def arg_layouts(tensors):
 _watch_lock = threading.Lock()
 _watch = {"traces": 0, "saved": []}
 _tracing = threading.local()
+_converting = threading.local()
+
+
+@contextlib.contextmanager
+def reading_as(convert):
+    """A read of a tensor made inside is read as ``convert`` (``int``) of its value: ``int(t)``
+    breaks the graph at the call of ``int``, and the value after it is the int, as Dynamo's
+    resume function receives it (an int symbol, no truncation in the graph)."""
+    outer, _converting.to = getattr(_converting, "to", None), convert
+    try:
+        yield
+    finally:
+        _converting.to = outer
 
 
 @contextlib.contextmanager
@@ -439,7 +455,11 @@ def _segment_module(group, outputs, constants, before=None, arguments=()):
     """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs. Its
     placeholders are named as Dynamo names its graph's inputs (``_input_name``)."""
     inside = set(group)
-    inputs = list(dict.fromkeys([*arguments, *(a for n in group for a in n.all_input_nodes()
+    # in the order the computation uses them, as Dynamo makes an input when the code first uses
+    # it: a decision on a symbol (``i < 4``, an index's bounds) is a guard, no use, and comes last
+    decisions = [n for n in group if not n.users and n not in outputs and not isinstance(n.target, OpOverload)]
+    order = [n for n in group if n not in decisions] + decisions
+    inputs = list(dict.fromkeys([*arguments, *(a for n in order for a in n.all_input_nodes()
                                                 if a not in inside and a.op != "get_attr")]))
     graph, env = Graph(), {}
     names = [_input_name(a, before) for a in inputs]
@@ -541,6 +561,8 @@ class Segmented:
                 step.reported = True
                 self.record(step.cut)
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
+            if step.cut.convert is not None:
+                value = step.cut.convert(value)
             env[step.cut_name] = value
             read.append(value)
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
@@ -644,8 +666,8 @@ class Segmented:
     def _resume(self, step, inputs):
         """The compiled graph of a later segment whose guards ``inputs`` pass, compiled now if
         none does: a dim of an input whose size changed since the segment's first compile is a
-        symbol, and so is a number input (a value read that changed), guarded as the graph
-        needs; a number the trace kept a constant (0 or 1) is guarded by its value."""
+        symbol, and so is a number input (a value read that changed, 0 and 1 too), guarded as
+        the graph needs; a number a guard pinned is guarded by its value."""
         entries = self.entries.setdefault(step.path, [])
         labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
         tensors = [t for t in inputs if isinstance(t, Tensor)]
@@ -694,7 +716,7 @@ class Segmented:
         gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
             return gm, None
-        dims = [(f"L['{name}']", "int") if type(v) in (int, float) and numbers_symbolic else d
+        dims = [(f"L['{name}']", "number") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
 
         def compiler(g):
