@@ -208,6 +208,23 @@ class ShapeEnv:
             "guard_or_false, guard_or_true and statically_known_true.")
 
 
+    def _refined(self, guard):
+        """``guard`` as torch's value ranges leave it: a size is at least 2, so a size's ``s``
+        or ``s // k`` that must not equal its least value must exceed it, a bound on ``s``
+        itself (``(s // 2) != 1`` is ``4 <= s``), as torch's ``_maybe_guard_rel`` refines it."""
+        import sympy  # a heavy module, imported when a trace reads data
+        if not isinstance(guard, sympy.Ne) or not guard.rhs.is_Integer:
+            return guard
+        e, least = guard.lhs, int(guard.rhs)
+        symbol, k = (e, 1) if e.is_Symbol else (None, None)
+        if isinstance(e, sympy.floor):
+            num, den = sympy.fraction(sympy.together(e.args[0]))
+            if num.is_Symbol and den.is_Integer and den > 0:
+                symbol, k = num, int(den)
+        if symbol is None or not symbol.is_positive or symbol not in self.hints or least != 2 // k:
+            return guard
+        return sympy.Le(k * (least + 1), symbol)
+
     def _guard(self, expr, value):
         """Keep ``expr`` evaluating to ``value`` as a guard; a guard that holds for one value of a
         symbol only makes that value its replacement (torch's ``_maybe_guard_rel``)."""
@@ -216,6 +233,7 @@ class ShapeEnv:
             guard = expr if bool(value) else sympy.Not(expr)
         else:                           # an int the trace needed (a loop count, an index)
             guard = sympy.Eq(expr, value)
+        guard = self._refined(guard)
         if guard in (sympy.true, sympy.false) or guard in self._guard_set:
             return
         self.guards.append(guard)
