@@ -148,6 +148,10 @@ def _float_of_tensor(x):
     return x * float(x.sum())
 
 
+def _float_of_long(x):
+    return x * float(x.long().sum())
+
+
 def _ones_of_int(x):
     n = int((x * 2).sum())
     return x.new_ones(n)
@@ -157,7 +161,7 @@ def test_int_of_a_read_value_is_an_input_once_it_changed():
     """``int(v)`` of a value read, ``int(t)`` or ``float(t)`` of a tensor, keeps the value a symbol
     (Dynamo traces the builtin as ``torch.sym_int``), so a changed value makes it an input of one more
     graph that serves every later value, a size too (torch: 2, 3, 3 graphs)."""
-    for fn in (_int_of_item, _int_of_tensor, _float_of_tensor):
+    for fn in (_int_of_item, _int_of_tensor, _float_of_tensor, _float_of_long):
         theirs, ours, compiled = _counts(fn, [1, -1, 2, 5, -3])
         assert ours == theirs == [2, 3, 3, 3, 3]
     theirs, ours, _ = _counts(_ones_of_int, [1, 2, 3, 5])
@@ -469,8 +473,17 @@ def _append_on_one_side(x):
     return y + len(_LOG)
 
 
+class _Recorder:
+    def step(self, x):
+        self.last = x.sum().item()
+        return x * self.last
+
+
+_RECORDER = _Recorder()
+
+
 def _state():
-    return list(_LOG), _BOX.calls, _BOX.value, _SCALE
+    return list(_LOG), _BOX.calls, _BOX.value, _SCALE, getattr(_RECORDER, "last", None)
 
 
 def test_writes_to_python_state_around_a_break_are_made_once_per_call_with_real_values():
@@ -478,12 +491,13 @@ def test_writes_to_python_state_around_a_break_are_made_once_per_call_with_real_
     applies them: once per call, with the values read (never a symbol or a fake tensor of the
     trace, never twice). The trace's writes are undone and the function runs eagerly."""
     global _SCALE
-    for fn in (_append_before, _attribute_before, _attribute_after, _global_after, _append_on_one_side):
+    for fn in (_append_before, _attribute_before, _attribute_after, _global_after, _append_on_one_side,
+               _RECORDER.step):
         states = []
         torch._dynamo.reset()
         for ours, compiled in ((False, torch.compile(fn, backend=CompileCounter())), (True, internals.compile(fn))):
             _LOG.clear()
-            _BOX.calls, _BOX.value, _SCALE = 0, None, 0.0
+            _BOX.calls, _BOX.value, _SCALE, _RECORDER.last = 0, None, 0.0, None
             seen = []
             for v in (1, -1, 2, 5, 1, 2, 2):
                 out = compiled(_pair([v] * 2)[0 if ours else 1])

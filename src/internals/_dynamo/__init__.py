@@ -818,7 +818,8 @@ class _SymbolicFloat(float, metaclass=_FloatType):
 
     def __new__(cls, value=0.0):
         if isinstance(value, Tensor):
-            value = value._real_item(float64)     # as Tensor.__float__ reads it
+            with reading_as(float):     # an int tensor's value read as a float, as Dynamo's float(t)
+                value = value._real_item(float64)     # as Tensor.__float__ reads it
         return value if isinstance(value, SymFloat) else float(value)
 
 

@@ -35,7 +35,9 @@ class PythonState:
         self.cells = [c for c in getattr(fn, "__closure__", None) or () if _filled(c)]
         self.cell_values = [c.cell_contents for c in self.cells]
         roots = [*self.globals.values(), *self.cell_values, *values]
-        if not isinstance(fn, types.FunctionType):
+        if isinstance(fn, types.MethodType):
+            roots.append(fn.__self__)   # a method's object: its attributes (``self.last = v``)
+        elif not isinstance(fn, types.FunctionType):
             roots.append(fn)        # a module: its attributes (``self.count += 1``)
         seen, self.contents = set(), []
         for root in roots:
