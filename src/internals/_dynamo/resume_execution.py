@@ -22,7 +22,10 @@ value as an input, and one graph serves every later value, as torch's automatic 
 the changed argument of a resume function an input. Where the program decides on the value in
 Python (``if v > 0``), the decision is a guard of that child (a region of the values read): a
 value that decides otherwise traces another region, as torch recompiles a resume function
-whose guard failed. ``int(v)`` pins the value (torch's Dynamo traces it as ``sym_int``).
+whose guard failed. ``int(v)`` keeps the symbol (the compiler's ``int`` calls ``sym_int``, as
+Dynamo traces the builtin), and ``int(t)`` reads the int itself, as Dynamo's resume function
+receives it. The segments' inputs are named by the stack slots of that resume function
+(``bytecode_analysis.py``): ``stack0``... for what the stack held, a variable's name otherwise.
 
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
