@@ -29,7 +29,9 @@ and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.com
 
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
-lost), an operator the tracer or the backend cannot handle, more recompiles than
+lost), a write to Python state or a ``print`` while traced (``side_effects.py``: the graphs
+would not make it again; Dynamo replays it), an operator the tracer or the backend cannot
+handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
 
