@@ -20,7 +20,7 @@ from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import tensor
 from .c10 import scalar_type as st
-from .c10.sym import is_symbolic
+from .c10.sym import SymInt, is_symbolic
 
 __all__ = ["getitem", "setitem"]
 
@@ -115,6 +115,8 @@ def apply_slicing(x, index, disable_slice_optimization=False):
         elif isinstance(i, slice):
             result = _apply_slice(result, d, i, disable_slice_optimization)
             d += 1
+        elif isinstance(i, SymInt):     # a symbol (a value read, made an input) selects as it is
+            result = _apply_select(result, d, i, position)
         elif _is_int(i) or _is_0dim(i, None):
             result = _apply_select(result, d, i.item() if _is_0dim(i, None) else _unpack_long(i), position)
         elif _is_sequence(i):

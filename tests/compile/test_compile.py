@@ -154,3 +154,58 @@ def test_softmax_rows_with_nan_and_inf_match_torch(dtype):
     np.testing.assert_allclose(got.numpy(), torch.softmax(rows, -1).numpy(), rtol=1e-6, equal_nan=True)
     text = str(compiled.kernels[0])
     assert ("exp_f32(" in text) == (dtype == "float32") and ("math.exp(" in text) == (dtype == "float64")
+
+
+_SEEN = []
+
+
+def _keep_doubled(x):
+    _SEEN.append(x * 2)
+    return x + 1
+
+
+def _counting_module(T):
+    class Counting(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def forward(self, x):
+            self.calls += 1
+            return x.sin()
+    return Counting()
+
+
+def test_a_write_to_python_state_is_made_on_every_call_with_real_values():
+    """A list append of a tensor and a module's attribute count, in a function without a break:
+    torch.compile makes them once per call with the real tensors. The trace's writes (a fake
+    tensor appended, a count one too high) are undone and the function runs eagerly."""
+    results = []
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        _SEEN.clear()
+        module = _counting_module(T)
+        keep, count = T.compile(_keep_doubled, backend="eager"), T.compile(module, backend="eager")
+        for v in (1.0, 2.0, 2.0):
+            keep(T.full((2,), v))
+            count(T.full((2,), v))
+        results.append(([t.tolist() for t in _SEEN], module.calls))
+    assert results[0] == results[1] == ([[2.0, 2.0], [4.0, 4.0], [4.0, 4.0]], 3)
+
+
+def _say(x):
+    y = x * 2
+    print("step", y.shape[0])
+    return y + 1
+
+
+def test_print_prints_on_every_call(capsys):
+    """torch.compile breaks the graph at ``print`` and prints on each call; here the trace
+    prints nothing and the function runs eagerly, printing once per call too."""
+    outputs = []
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        compiled = T.compile(_say, backend="eager")
+        values = [compiled(T.full((n,), 1.0)).tolist() for n in (2, 3, 3)]
+        outputs.append((values, capsys.readouterr().out))
+    assert outputs[0] == outputs[1] == ([[3.0] * 2, [3.0] * 3, [3.0] * 3], "step 2\nstep 3\nstep 3\n")

@@ -3,6 +3,7 @@ after it is compiled, as torch.compile compiles a graph and a resume function
 (``_dynamo/resume_execution.py``). Compared with torch.compile on a counting backend: graphs
 per call, break reasons, values, the arguments written, gradients."""
 import numpy as np
+import pytest
 import torch
 from helpers import in_threads
 from torch._dynamo.testing import CompileCounter
@@ -103,8 +104,20 @@ def test_a_read_value_is_a_constant_then_an_input_once_it_changed():
     serves every later value (torch: 2, 3, 3 graphs)."""
     theirs, ours, compiled = _counts(_scale, [1, -1, 2, 5])
     assert ours == theirs == [2, 3, 3, 3]
-    assert "add.Tensor(y_1, 6.0)" in compiled.graphs[1].code
-    assert "add.Tensor(y_1, stack0_1)" in compiled.graphs[2].code
+    assert "add.Tensor(stack0_1, 6.0)" in compiled.graphs[1].code
+    assert "add.Tensor(stack0_1, stack1_1)" in compiled.graphs[2].code
+
+
+def _int_read(x):
+    return x * x.long().sum().item()
+
+
+def test_a_read_value_of_zero_is_an_input_too():
+    """torch leaves a resume function's number argument unspecialized at 0 and 1 (sizes are
+    specialized, values read are not): the graph made for a read of 0 serves every later value."""
+    for fn, values in ((_scale, [1, 0, 2, 5]), (_int_read, [2, 0, 3, 5])):
+        theirs, ours, _ = _counts(fn, values)
+        assert ours == theirs == [2, 3, 3, 3]
 
 
 def test_two_reads_that_change_become_inputs_of_the_graphs_after_them():
@@ -118,6 +131,89 @@ def test_a_read_value_the_program_decides_on_is_an_input_guarded_by_the_decision
     ``v > 0``; the other side compiles one more graph, and then every value reuses one."""
     theirs, ours, _ = _counts(_sign, [1, -1, 2, 3, -4])
     assert ours == theirs == [2, 3, 4, 4, 4]
+
+
+def _int_of_item(x):
+    y = x * 2
+    return y + int(y.sum().item())
+
+
+def _int_of_tensor(x):
+    y = x * 2
+    n = int(y.sum())
+    return y * n
+
+
+def _float_of_tensor(x):
+    return x * float(x.sum())
+
+
+def _float_of_long(x):
+    return x * float(x.long().sum())
+
+
+def _ones_of_int(x):
+    n = int((x * 2).sum())
+    return x.new_ones(n)
+
+
+def test_int_of_a_read_value_is_an_input_once_it_changed():
+    """``int(v)`` of a value read, ``int(t)`` or ``float(t)`` of a tensor, keeps the value a symbol
+    (Dynamo traces the builtin as ``torch.sym_int``), so a changed value makes it an input of one more
+    graph that serves every later value, a size too (torch: 2, 3, 3 graphs)."""
+    for fn in (_int_of_item, _int_of_tensor, _float_of_tensor, _float_of_long):
+        theirs, ours, compiled = _counts(fn, [1, -1, 2, 5, -3])
+        assert ours == theirs == [2, 3, 3, 3, 3]
+    theirs, ours, _ = _counts(_ones_of_int, [1, 2, 3, 5])
+    assert ours == theirs == [2, 3, 3, 3]
+
+
+def _stored(x):
+    y = x * 2
+    v = y.sum().item()
+    return y * v
+
+
+def _unnamed(x):
+    return (x * 2) + x.sum().item()
+
+
+def _called(x):
+    y = x * 2
+    return internals.add(y, y.sum().item()) if isinstance(x, Tensor) else torch.add(y, y.sum().item())
+
+
+def _stack_and_variable(x):
+    y = x * 2
+    z = x + 1
+    return y * z.sum().item() + z
+
+
+def _choice(x):
+    y = x * 2
+    return y * (2 if y.sum() > 0 else 3)
+
+
+def _placeholder_names(graphs, prefix, suffix):
+    return [[n.name.removeprefix(prefix).removesuffix(suffix) for n in g.graph.nodes if n.op == "placeholder"]
+            for g in graphs]
+
+
+@pytest.mark.parametrize("fn", [branch, _scale, _stored, _unnamed, _called, _stack_and_variable, _choice,
+                                _int_of_item, _int_of_tensor])
+def test_the_graphs_after_a_read_name_their_inputs_by_dynamos_stack_slots(fn):
+    """Dynamo's resume function takes the values left on the stack at the break as ``stack0``,
+    ``stack1``... (a NULL pushed for a call not counted), the read's result the next slot, and
+    its graph names a tensor it received there ``L_stack0_``, one it reads from a variable
+    ``L_y_``. The graphs here name them alike (``stack0_1``, ``y_1``, as make_fx names inputs)."""
+    torch._dynamo.reset()
+    graphs = []
+    theirs = torch.compile(fn, backend=lambda gm, _: graphs.append(gm) or gm.forward)
+    ours = internals.compile(fn)
+    for v in (1, 2, 3):
+        x_i, x_t = _pair([v] * 3)
+        _same(ours(x_i), theirs(x_t))
+    assert _placeholder_names(ours.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_")
 
 
 def test_an_argument_written_on_both_sides_of_a_break_is_written_as_in_eager():
@@ -336,3 +432,98 @@ def test_four_threads_tracing_reads_at_once_leave_the_size_methods_as_they_were(
             answers.append(bool(internals.equal(compiled(x), _read_then_size(x))))
     assert in_threads(work, 4) == [] and answers == [True] * 16
     assert {name: Tensor.__dict__.get(name) for name in names} == before
+
+
+class _Box:
+    pass
+
+
+_LOG = []
+_BOX = _Box()
+_SCALE = 0.0
+
+
+def _append_before(x):
+    _LOG.append(len(_LOG))
+    return x + x.sum().item()
+
+
+def _attribute_before(x):
+    _BOX.calls += 1
+    return x + x.sum().item()
+
+
+def _attribute_after(x):
+    y = x * 2
+    _BOX.value = y.sum().item()
+    return y + _BOX.value
+
+
+def _global_after(x):
+    global _SCALE
+    y = x + 1
+    _SCALE = y.sum().item() * 2
+    return y * _SCALE
+
+
+def _append_on_one_side(x):
+    y = x * 3
+    if y.sum() > 0:
+        _LOG.append(y.sum().item())
+    return y + len(_LOG)
+
+
+class _Recorder:
+    def step(self, x):
+        self.last = x.sum().item()
+        return x * self.last
+
+
+_RECORDER = _Recorder()
+
+
+def _state():
+    return list(_LOG), _BOX.calls, _BOX.value, _SCALE, getattr(_RECORDER, "last", None)
+
+
+def test_writes_to_python_state_around_a_break_are_made_once_per_call_with_real_values():
+    """A list append, an attribute write and a global write before or after a read, as torch
+    applies them: once per call, with the values read (never a symbol or a fake tensor of the
+    trace, never twice). The trace's writes are undone and the function runs eagerly."""
+    global _SCALE
+    for fn in (_append_before, _attribute_before, _attribute_after, _global_after, _append_on_one_side,
+               _RECORDER.step):
+        states = []
+        torch._dynamo.reset()
+        for ours, compiled in ((False, torch.compile(fn, backend=CompileCounter())), (True, internals.compile(fn))):
+            _LOG.clear()
+            _BOX.calls, _BOX.value, _SCALE, _RECORDER.last = 0, None, 0.0, None
+            seen = []
+            for v in (1, -1, 2, 1, 2):
+                out = compiled(_pair([v] * 2)[0 if ours else 1])
+                seen.append((out.tolist(), _state()))
+            states.append(seen)
+        assert states[0] == states[1], fn.__name__
+    assert type(_SCALE) is float
+
+
+def _index_by_read(x):
+    i = int(x.abs().argmax())
+    return x[i] * 2
+
+
+def test_an_index_read_from_the_tensor_is_an_input_of_the_graph_after_it():
+    """``x[i]`` with ``i`` read (``int(t)``) and made an input: the index selects as a symbol,
+    its bounds guards of the graph, so one graph serves every later index (torch: 2, 3, 3
+    graphs), and that graph takes ``x`` first, then the value read (``L_x_``, ``L_stack0_``)."""
+    torch._dynamo.reset()
+    graphs = []
+    theirs = torch.compile(_index_by_read, backend=lambda gm, _: graphs.append(gm) or gm.forward)
+    ours = internals.compile(_index_by_read)
+    counts = []
+    for values in ([1, 5, 2, 3], [1, 2, 7, 3], [9, 2, 7, 3], [1, 2, 3, 8]):
+        x_i, x_t = _pair(values)
+        _same(ours(x_i), theirs(x_t))
+        counts.append((len(graphs), len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [2, 3, 3, 3]
+    assert _placeholder_names(ours.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_")

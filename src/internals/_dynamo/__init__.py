@@ -29,7 +29,9 @@ and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.com
 
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
-lost), an operator the tracer or the backend cannot handle, more recompiles than
+lost), a write to Python state or a ``print`` while traced (``side_effects.py``: the graphs
+would not make it again; Dynamo replays it), an operator the tracer or the backend cannot
+handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
 
@@ -61,7 +63,8 @@ from .._subclasses.fake_tensor import (
 )
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
-from ..c10.sym import is_symbolic, sym_sqrt
+from ..c10.scalar_type import float64, int64
+from ..c10.sym import SymFloat, is_symbolic, sym_int, sym_sqrt
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -71,7 +74,8 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
-from .resume_execution import ResumeCache, Segmented, trace_with_breaks
+from .resume_execution import PythonWrites, ResumeCache, Segmented, reading_as, trace_with_breaks
+from .side_effects import PythonState
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -80,6 +84,12 @@ __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "exp
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
                  GuardOnDataDependentSymNode)
+
+# Why an entry runs eagerly when its trace wrote Python state (``side_effects.py``).
+_PYTHON_WRITES = ("a write to Python state (a global, an attribute, a list) while traced: the graphs would not "
+                  "make it again, so the function runs eagerly")
+
+_PRINTS = "print() while traced: the graphs would not print, so the function runs eagerly"
 
 # torch's reason for the graph break at ``.item()`` (and ``float(x)``, ``if x > 0``, which call it).
 _ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -508,6 +518,19 @@ class CompiledFunction:
             self.break_reasons.append(reason)
 
     def _compile(self, args, kwargs, seen_tensors, dims=None, ints=None):
+        """The entry's run: a graph, the graphs around reads, or the function itself, where a
+        trace wrote Python state (the write undone: eager execution makes it, once per call)."""
+        self._writes, start = [], len(self.graphs)
+        run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
+        if self._writes and not isinstance(run, (_Eager, _FailedTrace)):
+            del self.graphs[start:]
+            self._shape_env, self._int_symbols = None, {}     # no graph: the entry's guards are exact
+            reason = _PRINTS if "print" in self._writes else _PYTHON_WRITES
+            self._record(reason)
+            return _Eager(self.fn, reason)
+        return run
+
+    def _compile_once(self, args, kwargs, seen_tensors, dims=None, ints=None):
         self.recompiles += 1
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
@@ -547,16 +570,17 @@ class CompiledFunction:
         if is_grad_enabled() and any(t.requires_grad for t in _module_tensors(self.fn).values()):
             return None
         tensors, reads = _tensors((args, kwargs)), {}
-        flat = _flat(self.fn, args, kwargs, reads=reads)
+        writes = self._writes       # the first trace's; a trace again's make the entry eager
+        flat = _flat(self.fn, args, kwargs, reads=reads, writes=writes)
         codes = _user_codes(self.fn)
         try:
             resumed = self._resumed.setdefault(getattr(self, "_resumed_key", None), ResumeCache())
             run = Segmented(lambda ts, reads, answers=None: trace_with_breaks(flat, ts, codes, reads, answers),
                             tensors, self.graphs,
-                            self._record_break, tensors[0].device.type, dims, resumed)
+                            self._record_break, tensors[0].device.type, dims, resumed, writes)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None
-        run.dict_reads = reads
+        run.dict_reads, run.eager = reads, self.fn
         self._shape_env = run.shape_env      # the first graph's guards are the entry's
         return run
 
@@ -574,8 +598,8 @@ class CompiledFunction:
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
-            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads), decomposition_table, tracing_mode="fake",
-                         _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
+            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads, self._writes), decomposition_table,
+                         tracing_mode="fake", _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
         placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
         self._shape_env = gm.shape_env
@@ -608,7 +632,7 @@ class CompiledFunction:
         tensors, lifted, ints = _tensors((args, kwargs)), _module_tensors(self.fn), dict(ints or {})
         values = _int_values(ints, args, kwargs)
         reads = {}
-        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads), self.fn, list(lifted),
+        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes), self.fn, list(lifted),
                        len(tensors) + len(values))
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
@@ -692,20 +716,24 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs, ints=None, reads=None):
+def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
     """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
     place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
     back in place, baked into the trace and guarded by the cache key. A dict argument is handed
     over as a ``_ReadDict`` that writes the keys read into ``reads`` ({name: [keys] or None}).
-    Placeholders keep the parameter names (``x_1``) as make_fx writes them."""
+    Placeholders keep the parameter names (``x_1``) as make_fx writes them. A write the trace
+    makes to Python state the function reaches (a global, an outside object's attribute, a list
+    it was given) is undone afterwards and noted in ``writes`` (``side_effects.py``): the
+    compiled graphs would not make it again."""
     ints = ints or {}
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
     logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
-    maths = _math_globals(fn)
+    maths = _math_globals(fn, writes)
 
     def flat(*leaves):
+        state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         for place, value in zip(ints.values(), values, strict=True):
@@ -724,11 +752,18 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
             for name, (plain, _) in maths.items():
-                fn.__globals__[name] = plain
+                if plain is _BUILTIN:
+                    del fn.__globals__[name]
+                else:
+                    fn.__globals__[name] = plain
             if reads is not None:
                 walker = GuardWalker()
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
                               for name, log in logs.items()})
+            if state.written():
+                state.restore()
+                if writes is not None:
+                    writes.append("state")
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
@@ -741,14 +776,71 @@ def _flat(fn, args, kwargs, ints=None, reads=None):
 # reach the symbol's own ``__round__``, ``__floor__``, ``__ceil__``.)
 _SYMBOLIC_MATH = types.SimpleNamespace(**{**vars(math), "sqrt": sym_sqrt})
 
+_BUILTIN = object()     # a name found among the builtins, not the globals: removed again after the trace
 
-def _math_globals(fn):
+
+class _IntType(type):
+    """The type of ``_SymbolicInt``: every int is an instance, as of ``int`` itself."""
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, int)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, int)
+
+
+class _FloatType(type):
+    """The type of ``_SymbolicFloat``: every float is an instance, as of ``float`` itself."""
+
+    def __instancecheck__(cls, value):
+        return isinstance(value, float)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, float)
+
+
+class _SymbolicInt(int, metaclass=_IntType):
+    """``int`` as the traced function sees it: ``int(v)`` of a symbol keeps it a symbol, as
+    Dynamo traces the builtin as ``torch.sym_int``; ``int(t)`` of a tensor reads it (a graph
+    break) and truncates the value read. Any other call is Python's ``int``."""
+
+    def __new__(cls, value=0, *args, **kwargs):
+        if args or kwargs:
+            return int(value, *args, **kwargs)
+        if isinstance(value, Tensor):
+            with reading_as(int):
+                value = value._real_item(int64)     # as Tensor.__int__ reads it
+        return sym_int(value) if is_symbolic(value) else int(value)
+
+
+class _SymbolicFloat(float, metaclass=_FloatType):
+    """``float`` as the traced function sees it: ``float(t)`` of a tensor reads it (a graph
+    break) and keeps a value made a symbol one, as Dynamo keeps the SymFloat; ``float(v)`` of a
+    SymFloat is ``v``. Any other call is Python's ``float``."""
+
+    def __new__(cls, value=0.0):
+        if isinstance(value, Tensor):
+            with reading_as(float):     # an int tensor's value read as a float, as Dynamo's float(t)
+                value = value._real_item(float64)     # as Tensor.__float__ reads it
+        return value if isinstance(value, SymFloat) else float(value)
+
+
+def _math_globals(fn, writes=None):
     """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
-    module or ``math.sqrt``: while it is traced they are the symbolic ones."""
+    module or ``math.sqrt``, and the builtins ``int`` and ``float`` (``_BUILTIN`` for their
+    value: names the trace adds): while it is traced they are the symbolic ones. ``print``
+    prints nothing while traced and notes a write in ``writes``: the function then runs
+    eagerly, printing once per call, as torch.compile breaks the graph to print on each call."""
     if not isinstance(fn, types.FunctionType):
         return {}
     found = {}
+    builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
+    if writes is not None:
+        builtins["print"] = lambda *args, **kwargs: writes.append("print")
     for name in _names(fn.__code__):
+        if name in builtins and name not in fn.__globals__:
+            found[name] = (_BUILTIN, builtins[name])
+            continue
         value = fn.__globals__.get(name)
         if value is math:
             found[name] = (value, _SYMBOLIC_MATH)

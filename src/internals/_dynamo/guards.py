@@ -191,8 +191,44 @@ def _guard_text(guard, shape_env):
              if s in shape_env.sources}
     guard = guard.xreplace(names)
     if guard.is_Relational:
-        return f"{sym_str(guard.lhs)} {guard.rel_op} {sym_str(guard.rhs)}"
+        return _guard_printer().doprint(guard)
     return sym_str(guard)
+
+
+_PRINTER = []
+
+
+def _guard_printer():
+    """sympy's printer as torch's guard printer (``torch/utils/_sympy/printers.py``) writes a
+    guard: a floor division ``(a // b)``, a negative coefficient ``(-1)*b`` (so ``a + (-1)*b``,
+    not ``a - b``), and a side of ``==`` or ``!=`` that is a sum in parentheses, as sympy ranks
+    those relations with products: ``(a + (-1)*b) != 1``, ``a + (-1)*b >= 2``."""
+    if not _PRINTER:
+        import sympy  # a heavy module: only a graph with symbols has guards to print
+        from sympy.printing.precedence import PRECEDENCE, precedence  # sympy's, as above
+        from sympy.printing.str import StrPrinter  # sympy's, as above
+
+        class GuardPrinter(StrPrinter):
+            def _print_floor(self, e):
+                num, den = sympy.fraction(sympy.together(e.args[0]))
+                if den == 1:
+                    return super()._print_Function(e)
+                return f"({self.parenthesize(num, PRECEDENCE['Mul'])} // {self._print(den)})"
+
+            def _print_Mul(self, e):
+                coefficient, rest = e.as_coeff_Mul()
+                if coefficient < 0:
+                    return f"({self._print(coefficient)})*{self.parenthesize(rest, PRECEDENCE['Mul'])}"
+                return super()._print_Mul(e)
+
+            def _print_Float(self, e):
+                return repr(float(e))
+
+            def _print_Relational(self, e):
+                rank = precedence(e)
+                return f"{self.parenthesize(e.lhs, rank)} {e.rel_op} {self.parenthesize(e.rhs, rank)}"
+        _PRINTER.append(GuardPrinter())
+    return _PRINTER[0]
 
 
 class TensorGuards:

@@ -22,7 +22,10 @@ value as an input, and one graph serves every later value, as torch's automatic 
 the changed argument of a resume function an input. Where the program decides on the value in
 Python (``if v > 0``), the decision is a guard of that child (a region of the values read): a
 value that decides otherwise traces another region, as torch recompiles a resume function
-whose guard failed. ``int(v)`` pins the value (torch's Dynamo traces it as ``sym_int``).
+whose guard failed. ``int(v)`` keeps the symbol (the compiler's ``int`` calls ``sym_int``, as
+Dynamo traces the builtin), and ``int(t)`` reads the int itself, as Dynamo's resume function
+receives it. The segments' inputs are named by the stack slots of that resume function
+(``bytecode_analysis.py``): ``stack0``... for what the stack held, a variable's name otherwise.
 
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
@@ -47,6 +50,7 @@ from .. import _tensor_indexing
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
+from .._ops import OpOverload
 from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
@@ -62,10 +66,12 @@ from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
+from .bytecode_analysis import NULL, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "ResumeCache", "Segmented", "trace_with_breaks"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "ResumeCache", "Segmented",
+           "reading_as", "trace_with_breaks"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -83,6 +89,10 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _TRACER_REFS = 3
 
 
+class PythonWrites(Exception):  # noqa: N818 -- a signal, not a failure
+    """A trace again wrote Python state (``side_effects.py``): the entry runs eagerly from now on."""
+
+
 @dataclasses.dataclass
 class Break:
     """A read the trace cut at: the value read, torch's reason, the nodes alive at the cut and
@@ -94,6 +104,11 @@ class Break:
     user_stack: list
     symbolic: bool = False      # the value is an input of the segments after the cut
     locals: dict = dataclasses.field(default_factory=dict)     # node -> the user's variable holding it
+    # node -> the stack slot Dynamo's resume function receives it in (``stack0``), and the value
+    # read's own slot (None where no call leaves it on the stack: an ``if`` consumes it)
+    stack: dict = dataclasses.field(default_factory=dict)
+    value_slot: str | None = None
+    convert: object = None      # ``int`` for ``int(t)``: the call's result, not the tensor's value, is read
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -144,19 +159,22 @@ class BreakingTracer(ProxyTorchDispatchMode):
         node = self.node_of(tensor)
         with _disable_current_modes():
             value = func.redispatch(DispatchKeySet([backend_key_for(tensor.device.type)]), tensor)
-        value = self.answers.get(self.reads, value)
+        convert = getattr(_converting, "to", None)
+        value = self.answers.get(self.reads, convert(value) if convert is not None else value)
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(func, (node,))
         symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
         self.reads += 1
+        held = self._locals()
+        stack, value_slot = self._stack(live, held)
         cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic,
-                                        self._locals())
+                                        held, stack, value_slot, convert)
         if not symbolic:
             return value
         source = f"L['___stack{self.reads - 1}']"
         symbol = self.shape_env.create_symbolic_float(value, source) if type(value) is float else \
-            self.shape_env.create_symbolic_size(value, source, positive=None)
+            self.shape_env.create_symbolic_size(value, source, positive=None, specialize_zero_one=False)
         cut.meta["val"] = symbol
         self._symbols[id(symbol.node)] = (symbol.node, cut)
         self.read_symbols[symbol.node._expr] = cut.name
@@ -172,16 +190,48 @@ class BreakingTracer(ProxyTorchDispatchMode):
             frame = frame.f_back
         return ITEM_BREAK
 
-    def _locals(self):
-        """{node: name} of the tensors the innermost frame of the compiled function's code holds
-        in its variables: the names Dynamo gives a resume function's inputs (``L_y_``)."""
+    def _user_frame(self):
+        """The innermost frame of the compiled function's code, or None."""
         frame, codes = sys._getframe(), set(self.user_codes)
         while frame is not None and frame.f_code not in codes:
             frame = frame.f_back
+        return frame
+
+    def _locals(self):
+        """{node: name} of the tensors (and the symbols of earlier reads) the innermost frame of
+        the compiled function's code holds in its variables: the names Dynamo gives a resume
+        function's inputs (``L_y_``)."""
+        frame = self._user_frame()
         if frame is None:
             return {}
         held = {id(v._impl): name for name, v in frame.f_locals.items() if isinstance(v, Tensor)}
-        return {node: held[key] for key, (_, node) in self._nodes.items() if key in held}
+        found = {node: held[key] for key, (_, node) in self._nodes.items() if key in held}
+        for name, v in frame.f_locals.items():
+            if is_symbolic(v) and id(v.node) in self._symbols:
+                found.setdefault(self._symbols[id(v.node)][1], name)
+        return found
+
+    def _stack(self, live, held):
+        """({node: ``stackN``}, the value read's slot): the slots of Dynamo's resume function
+        (``bytecode_analysis``) that hold the tensors alive at the read -- a variable's tensor
+        loaded before the read, or, in order, the results computed before it -- and the slot
+        the read's result takes. Empty where the frame's stack cannot be read."""
+        frame = self._user_frame()
+        found = stack_below(frame.f_code, frame.f_lasti, frame.f_globals) if frame is not None else None
+        if found is None:
+            return {}, None
+        below, leaves_result = found
+        slots = [label for label in below if label != NULL]
+        by_name = {name: node for node, name in held.items()}
+        unnamed = [n for n in live if n not in held]
+        results = [i for i, label in enumerate(slots) if label == ("value",)]
+        names = {}
+        for i, label in enumerate(slots):
+            if label[0] == "local" and label[1] in by_name:
+                names.setdefault(by_name[label[1]], f"stack{i}")
+        if len(results) == len(unnamed):        # the results on the stack are the unnamed tensors alive
+            names.update({node: f"stack{i}" for node, i in zip(unnamed, results, strict=True)})
+        return names, f"stack{len(slots)}" if leaves_result else None
 
     def _user_stack(self):
         """The frames of the compiled function's code on the stack, outermost first."""
@@ -191,8 +241,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
 
 def _may_be_symbol(value):
     """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
-    automatic dynamic makes an int or float input dynamic; 0 and 1 stay numbers."""
-    return type(value) in (int, float) and value == value and value not in (0, 1)
+    automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too."""
+    return type(value) in (int, float) and value == value
 
 
 def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=None):
@@ -231,6 +281,19 @@ def arg_layouts(tensors):
 _watch_lock = threading.Lock()
 _watch = {"traces": 0, "saved": []}
 _tracing = threading.local()
+_converting = threading.local()
+
+
+@contextlib.contextmanager
+def reading_as(convert):
+    """A read of a tensor made inside is read as ``convert`` (``int``) of its value: ``int(t)``
+    breaks the graph at the call of ``int``, and the value after it is the int, as Dynamo's
+    resume function receives it (an int symbol, no truncation in the graph)."""
+    outer, _converting.to = getattr(_converting, "to", None), convert
+    try:
+        yield
+    finally:
+        _converting.to = outer
 
 
 @contextlib.contextmanager
@@ -378,20 +441,34 @@ def _read_through_writes(nodes):
     return written
 
 
+def _input_name(a, before):
+    """A segment input's name as Dynamo's: an argument's own; after the read ``before``, its
+    stack slot (the value read, a tensor loaded before it), else the variable holding it;
+    None for a value named by the next free stack slot."""
+    if a.op == "placeholder":
+        return a.name.removesuffix("_1")
+    if before is None:
+        return None
+    if a.meta.get("graph_break") is before and before.value_slot is not None:
+        return before.value_slot
+    return before.stack.get(a) or before.locals.get(a)
+
+
 def _segment_module(group, outputs, constants, before=None, arguments=()):
     """A GraphModule of the nodes ``group`` returning ``outputs``; the names of its inputs. Its
-    placeholders are named as Dynamo names its graph's inputs: an argument by its name, a
-    tensor a variable held at the read ``before`` by the variable's (``y``), any other value
-    as a value of the stack (``stack0``)."""
+    placeholders are named as Dynamo names its graph's inputs (``_input_name``)."""
     inside = set(group)
-    inputs = list(dict.fromkeys([*arguments, *(a for n in group for a in n.all_input_nodes()
+    # in the order the computation uses them, as Dynamo makes an input when the code first uses
+    # it: a decision on a symbol (``i < 4``, an index's bounds) is a guard, no use, and comes last
+    decisions = [n for n in group if not n.users and n not in outputs and not isinstance(n.target, OpOverload)]
+    order = [n for n in group if n not in decisions] + decisions
+    inputs = list(dict.fromkeys([*arguments, *(a for n in order for a in n.all_input_nodes()
                                                 if a not in inside and a.op != "get_attr")]))
-    graph, env, stack = Graph(), {}, 0
-    for a in inputs:
-        name = a.name.removesuffix("_1") if a.op == "placeholder" else before.locals.get(a) if before else None
-        if name is None:
-            name, stack = f"stack{stack}", stack + 1
-        env[a] = graph.placeholder(name)
+    graph, env = Graph(), {}
+    names = [_input_name(a, before) for a in inputs]
+    free = (f"stack{i}" for i in range(len(inputs) + len(names)) if f"stack{i}" not in names)
+    for a, name in zip(inputs, names, strict=True):
+        env[a] = graph.placeholder(name or next(free))
         env[a].meta = dict(a.meta)
 
     def copy(a):
@@ -432,8 +509,11 @@ class Segmented:
     (``shape_env``) are the entry's guards. The later segments' graphs live in ``entries``,
     compiled as the sizes and values remembered in ``resumed`` say."""
 
-    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None):
+    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None, writes=None):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
+        # the log a trace notes its writes to Python state in (undone): one in a trace again
+        # makes the entry eager (``eager``: the function, set by the compiler)
+        self.python_writes, self.eager, self.fallen_back = writes if writes is not None else [], None, False
         self.resumed = ResumeCache() if resumed is None else resumed
         # per later segment (by its ``path``), its graphs: (guards, compiled graph, pinned numbers)
         self.entries = {}
@@ -456,8 +536,21 @@ class Segmented:
             self.shape_env = getattr(traced, "shape_env", None)
 
     def __call__(self, args, kwargs):
+        if self.fallen_back:
+            return self.eager(*args, **kwargs)
         tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
+        try:
+            return self._run_segments(args, kwargs, tensors, before)
+        except PythonWrites:
+            self.fallen_back = True
+            with no_grad():         # the segments run so far may have written the arguments
+                for t, b in zip(tensors, before, strict=True):
+                    if t is not b:
+                        t.copy_(b)
+            return self.eager(*args, **kwargs)
+
+    def _run_segments(self, args, kwargs, tensors, before):
         env = dict(zip(self.names, tensors, strict=True)) | dict(self.constants)
         shapes = arg_layouts(tensors)
         step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
@@ -471,6 +564,8 @@ class Segmented:
                 step.reported = True
                 self.record(step.cut)
             value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
+            if step.cut.convert is not None:
+                value = step.cut.convert(value)
             env[step.cut_name] = value
             read.append(value)
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
@@ -514,7 +609,9 @@ class Segmented:
         if self._changed_value(step, value) and not grads:
             try:
                 answers = {i: v for i, v in enumerate(read) if i not in symbolic and i != depth}
-                self._graft(self.trace(before, (*symbolic, depth), answers)[0])
+                self._graft(self._traced(before, (*symbolic, depth), answers))
+            except PythonWrites:
+                raise
             except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
             child = self._region_child(step, value, env, shapes)
@@ -522,11 +619,18 @@ class Segmented:
                 return child
         if self._exact_child(step, value, shapes) is None:
             answers = {i: v for i, v in enumerate(read) if i not in symbolic}
-            self._graft(self.trace(before, tuple(symbolic), answers)[0])
+            self._graft(self._traced(before, tuple(symbolic), answers))
         child = self._exact_child(step, value, shapes)
         if child is None:
             raise RuntimeError("a trace again took another path before the same read")
         return child
+
+    def _traced(self, tensors, symbolic, answers):
+        """A trace again's graph; PythonWrites where it wrote Python state."""
+        graph = self.trace(tensors, symbolic, answers)[0]
+        if self.python_writes:
+            raise PythonWrites()
+        return graph
 
     def _graft(self, graph):
         """Add the chain of a new trace to the tree where it leaves it."""
@@ -565,8 +669,8 @@ class Segmented:
     def _resume(self, step, inputs):
         """The compiled graph of a later segment whose guards ``inputs`` pass, compiled now if
         none does: a dim of an input whose size changed since the segment's first compile is a
-        symbol, and so is a number input (a value read that changed), guarded as the graph
-        needs; a number the trace kept a constant (0 or 1) is guarded by its value."""
+        symbol, and so is a number input (a value read that changed, 0 and 1 too), guarded as
+        the graph needs; a number a guard pinned is guarded by its value."""
         entries = self.entries.setdefault(step.path, [])
         labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
         tensors = [t for t in inputs if isinstance(t, Tensor)]
@@ -615,7 +719,7 @@ class Segmented:
         gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
             return gm, None
-        dims = [(f"L['{name}']", "int") if type(v) in (int, float) and numbers_symbolic else d
+        dims = [(f"L['{name}']", "number") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
 
         def compiler(g):

@@ -70,8 +70,9 @@ def _t(value):
 
 # sympy's names of the functions a symbol may go through (``math.sqrt(s)``, ``round(s)``) ->
 # what the kernel calls: an argument kept symbolic by ``sym_sqrt`` and its kin.
-_KERNEL_NAMES = {"sqrt": "math.sqrt(", "ceiling": "math.ceil(", "floor": "math.floor(", "RoundToInt": "round("}
-_KERNEL_FUNCTIONS = re.compile(r"\b(sqrt|ceiling|floor|RoundToInt)\(")
+_KERNEL_NAMES = {"sqrt": "math.sqrt(", "ceiling": "math.ceil(", "floor": "math.floor(", "RoundToInt": "round(",
+                 "TruncToInt": "int("}
+_KERNEL_FUNCTIONS = re.compile(r"\b(sqrt|ceiling|floor|RoundToInt|TruncToInt)\(")
 
 
 def symbols_of(values):

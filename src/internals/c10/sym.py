@@ -13,7 +13,7 @@ import math
 import threading
 
 __all__ = ["SymBool", "SymFloat", "SymInt", "in_operator", "in_size_oblivious", "inside_operator", "is_symbolic",
-           "size_oblivious", "sym_sqrt"]
+           "size_oblivious", "sym_int", "sym_sqrt"]
 
 _oblivious = threading.local()
 
@@ -100,6 +100,9 @@ class _SymNumber:
     def __ceil__(self):
         return wrap_node(self.node.unary("ceil")) if type(self) is SymFloat else self
 
+    def __trunc__(self):        # ``math.trunc``: an int toward zero, still a symbol
+        return wrap_node(self.node.unary("trunc")) if type(self) is SymFloat else self
+
     def __abs__(self):           # a decision on the sign, then the value or its negation
         return self if self >= 0 else -self
 
@@ -152,6 +155,14 @@ def wrap_node(node):
 def sym_sqrt(a):
     """``math.sqrt`` that keeps a symbol a symbol (``torch.sym_sqrt``)."""
     return wrap_node(a.node.unary("sqrt")) if isinstance(a, (SymInt, SymFloat)) else math.sqrt(a)
+
+
+def sym_int(a):
+    """``int(a)`` that keeps a symbol a symbol (``torch.sym_int``): a SymFloat truncated toward
+    zero, a SymInt as it is; Python's ``int`` of a symbol asks for its value, a guard that pins it."""
+    if isinstance(a, SymFloat):
+        return math.trunc(a)
+    return a if isinstance(a, SymInt) else int(a)
 
 
 def is_symbolic(value):

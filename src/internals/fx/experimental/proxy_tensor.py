@@ -72,7 +72,8 @@ def _lazy_name(target):
     return str(target).split(".", 1)[1].replace(".", "_")
 
 # The functions a symbol's unary operations are recorded as (the others: Python's operators).
-_SYM_FUNCTIONS = {"sqrt": sym_sqrt, "floor": math.floor, "ceil": math.ceil, "round": builtins.round}
+_SYM_FUNCTIONS = {"sqrt": sym_sqrt, "floor": math.floor, "ceil": math.ceil, "round": builtins.round,
+                  "trunc": math.trunc}
 
 # torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
 _REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "
@@ -290,7 +291,9 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                 # the sizes, its source named after the tensors before it (torch's ``input1``),
                 # or the compiler's (``L['n']``: an int automatic dynamic shapes made a symbol)
                 source = _dynamic_dims[i][0] if dynamic and _dynamic_dims[i] is not None else f"input{tensors}"
-                a = shape_env.create_symbolic_size(a, source, positive=None)
+                # (``"number"``: a value read before a break, a symbol at 0 and 1 too)
+                number = dynamic and _dynamic_dims[i] is not None and _dynamic_dims[i][1] == "number"
+                a = shape_env.create_symbolic_size(a, source, positive=None, specialize_zero_one=not number)
                 if is_symbolic(a):
                     node.meta["val"] = a
                     proxy_mode._symbols[id(a.node)] = (a.node, node)

@@ -4,6 +4,7 @@ A node holds a sympy expression over the shape environment's symbols and the Pyt
 stands for. Arithmetic makes new nodes; a decision (``bool``, ``int``, ``float``) goes to the
 shape environment, which answers only what holds for every value the symbols may take.
 """
+import math
 import operator
 
 from ...c10.sym import SymBool, SymFloat, SymInt, in_operator
@@ -62,11 +63,12 @@ class SymNode:
         return _recorded(SymNode(expr, self.shape_env, pytype, origin))
 
     def unary(self, op):
-        """``math.sqrt`` (a float), ``math.floor``, ``math.ceil`` or ``round`` (an int) of this
+        """``math.sqrt`` (a float), ``math.floor``, ``math.ceil``, ``round`` or ``math.trunc`` (an int) of this
         node, kept symbolic as torch's ``sym_sqrt``, ``sym_floor``... keep it: a new value of the
         argument is no new graph."""
         import sympy  # a heavy module, imported when a trace has symbols
-        functions = {"sqrt": sympy.sqrt, "floor": sympy.floor, "ceil": sympy.ceiling, "round": _round_to_int()}
+        functions = {"sqrt": sympy.sqrt, "floor": sympy.floor, "ceil": sympy.ceiling, "round": _round_to_int(),
+                     "trunc": _trunc_to_int()}
         origin = None if in_operator() else (op, self)
         pytype = float if op == "sqrt" else int
         return _recorded(SymNode(functions[op](self.expr), self.shape_env, pytype, origin))
@@ -147,6 +149,27 @@ def _round_to_int():
                 return None
         _ROUND.append(RoundToInt)
     return _ROUND[0]
+
+
+_TRUNC = []
+
+
+def _trunc_to_int():
+    """sympy's function for ``math.trunc`` of a float (toward zero), as torch's ``TruncToInt``:
+    a number when its argument is one, else kept as written."""
+    if not _TRUNC:
+        import sympy  # a heavy module, imported when a trace has symbols
+
+        class TruncToInt(sympy.Function):
+            is_integer = True
+
+            @classmethod
+            def eval(cls, x):
+                if x.is_Number:
+                    return sympy.Integer(math.trunc(float(x)))
+                return None
+        _TRUNC.append(TruncToInt)
+    return _TRUNC[0]
 
 
 def _recorded(node):

@@ -86,18 +86,20 @@ class ShapeEnv:
         self.sources = {}           # backed symbol -> the sources of its value, first one first
         self._guard_set = set()
 
-    def create_symbolic_size(self, value, source_name, positive=True):
+    def create_symbolic_size(self, value, source_name, positive=True, specialize_zero_one=True):
         """The size ``value`` of a traced input as a *backed* symbol (``tracing_mode="symbolic"``):
         ``s`` and a number torch draws from the hash of the size's source (``input0.size()[1]``),
         the next free number on a clash. 0 and 1 stay numbers (torch specializes them: so much
         code decides on them), and equal sizes share one symbol, as torch's duck shaping does.
         A decision on it is answered from its example value and kept as a guard. An int argument
         of the traced function is made a symbol here too, with ``positive=None`` (it may be
-        negative), as torch's ``create_symbol``."""
+        negative), as torch's ``create_symbol``; a value read from a tensor that a graph after a
+        break takes (``specialize_zero_one=False``) is a symbol at 0 and 1 too, as torch leaves a
+        resume function's number argument unspecialized."""
         import sympy  # a heavy module: only a symbolic trace pays for importing it
-        if value in (0, 1):
+        if value in (0, 1) and specialize_zero_one:
             return value
-        symbol = self._duck.get(value)
+        symbol = self._duck.get(value) if value not in (0, 1) else None
         if symbol is not None:
             self.sources[symbol].append(source_name)
         else:
@@ -105,7 +107,9 @@ class ShapeEnv:
             while number in self._ids:
                 number += 1
             self._ids.add(number)
-            symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=positive)
+            symbol = sympy.Symbol(f"s{number}", integer=True, positive=positive)
+            if value not in (0, 1):
+                self._duck[value] = symbol
             self.hints[symbol] = sympy.Integer(value)
             self.sources[symbol] = [source_name]
         return SymInt(SymNode(symbol, self, int))
@@ -204,6 +208,23 @@ class ShapeEnv:
             "guard_or_false, guard_or_true and statically_known_true.")
 
 
+    def _refined(self, guard):
+        """``guard`` as torch's value ranges leave it: a size is at least 2, so a size's ``s``
+        or ``s // k`` that must not equal its least value must exceed it, a bound on ``s``
+        itself (``(s // 2) != 1`` is ``4 <= s``), as torch's ``_maybe_guard_rel`` refines it."""
+        import sympy  # a heavy module, imported when a trace reads data
+        if not isinstance(guard, sympy.Ne) or not guard.rhs.is_Integer:
+            return guard
+        e, least = guard.lhs, int(guard.rhs)
+        symbol, k = (e, 1) if e.is_Symbol else (None, None)
+        if isinstance(e, sympy.floor):
+            num, den = sympy.fraction(sympy.together(e.args[0]))
+            if num.is_Symbol and den.is_Integer and den > 0:
+                symbol, k = num, int(den)
+        if symbol is None or not symbol.is_positive or symbol not in self.hints or least != 2 // k:
+            return guard
+        return sympy.Le(k * (least + 1), symbol)
+
     def _guard(self, expr, value):
         """Keep ``expr`` evaluating to ``value`` as a guard; a guard that holds for one value of a
         symbol only makes that value its replacement (torch's ``_maybe_guard_rel``)."""
@@ -212,6 +233,7 @@ class ShapeEnv:
             guard = expr if bool(value) else sympy.Not(expr)
         else:                           # an int the trace needed (a loop count, an index)
             guard = sympy.Eq(expr, value)
+        guard = self._refined(guard)
         if guard in (sympy.true, sympy.false) or guard in self._guard_set:
             return
         self.guards.append(guard)
