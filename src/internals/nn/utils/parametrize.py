@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 
 from ..._tensor import Tensor
+from ..._tensor_base import torch_size_text
 from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
@@ -117,8 +118,8 @@ class ParametrizationList(ModuleList):
             if Z.shape != original_shape:
                 raise ValueError("Registering a parametrization may not change the shape of the tensor, "
                                  "unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized shape: {original_shape}\n"
-                                 f"parametrized shape: {Z.shape}")
+                                 f"unparametrized shape: {torch_size_text(original_shape)}\n"
+                                 f"parametrized shape: {torch_size_text(Z.shape)}")
 
     def right_inverse(self, value):
         """What ``module.weight = value`` runs: every ``right_inverse``, last registered first,
@@ -231,8 +232,8 @@ def _check_consistent(module, tensor_name, parametrization):
     if X.shape != Y.shape:
         raise ValueError("Registering a parametrization may not change the shape of the tensor, "
                          "unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.shape: {Y.shape}\n"
-                         f"parametrization(module.{tensor_name}).shape: {X.shape}")
+                         f"module.{tensor_name}.shape: {torch_size_text(Y.shape)}\n"
+                         f"parametrization(module.{tensor_name}).shape: {torch_size_text(X.shape)}")
     if not hasattr(parametrization, "right_inverse"):
         return
     try:
@@ -249,8 +250,8 @@ def _check_consistent(module, tensor_name, parametrization):
     if Z.shape != Y.shape:
         raise ValueError("The tensor returned by parametrization.right_inverse must have the same shape "
                          f"as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.shape: {Y.shape}\n"
-                         f"returned shape: {Z.shape}")
+                         f"module.{tensor_name}.shape: {torch_size_text(Y.shape)}\n"
+                         f"returned shape: {torch_size_text(Z.shape)}")
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
