@@ -483,11 +483,16 @@ SIZE_MESSAGES = {
                                                                      per_sample_weights=L.ones(2, 2),
                                                                      mode="sum"),
     "muon": lambda L: L.optim.Muon([L.ones(3, requires_grad=True)]),
+    "batch_norm of one value": lambda L: L.nn.BatchNorm1d(3)(L.ones(1, 3)),
+    "rnn dtype": lambda L: L.nn.RNN(2, 3)(L.ones(1, 1, 2, dtype=L.float64)),
+    "module to an integer dtype": lambda L: L.nn.Linear(2, 2).to(L.int64),
+    "parametrization dtype": lambda L: L.nn.utils.parametrize.register_parametrization(
+        L.nn.Linear(2, 2), "weight", type("Doubled", (L.nn.Module,), {"forward": lambda self, x: x.double()})()),
 }
 
 
 @pytest.mark.parametrize("program", SIZE_MESSAGES.values(), ids=SIZE_MESSAGES.keys())
-def test_messages_print_sizes_as_torch_size(program):
-    """A size in a message or warning reads ``torch.Size([...])``, as torch's do (the package's own
-    Size prints as ``internals.Size``)."""
+def test_messages_print_sizes_and_dtypes_as_torchs(program):
+    """A size or dtype in a message or warning reads ``torch.Size([...])`` or ``torch.float64``, as
+    torch's do (the package's own Size and dtypes print as ``internals.Size``, ``internals.float64``)."""
     assert _message(internals, program) == _message(torch, program)

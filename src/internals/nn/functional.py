@@ -453,7 +453,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 def _verify_batch_size(size):
     if size[0] * math.prod(size[2:]) == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{torch_size_text(size)}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

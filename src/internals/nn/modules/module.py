@@ -447,7 +447,7 @@ class Module:
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                                f"dtype={dtype}")
+                                f"dtype=torch.{dtype.name}")
             if dtype.is_complex:
                 warnings.warn("Complex modules are a new feature under active development whose design may change, "
                               "and some modules might not work as expected when using complex tensors as parameters "
