@@ -207,6 +207,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     adjoint of the plain one, see :func:`_transposed_convolution`."""
     if transposed:
         return _transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
+    if bias is not None and bias.dtype is not input.dtype:      # _convolution checks the bias before the weight
+        raise RuntimeError(f"Input type ({st.type_meta_name(input.dtype)}) and bias type "
+                           f"({st.type_meta_name(bias.dtype)}) should be the same")
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
     if g is None:
