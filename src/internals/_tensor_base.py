@@ -259,3 +259,9 @@ class Size(tuple):
     __rmul__ = __mul__
 
 
+
+
+def torch_size_text(shape):
+    """``shape`` as torch's error messages and warnings print it, ``torch.Size([2, 3])``: they
+    print torch's own Size, whose repr names ``torch`` where this package's names ``internals``."""
+    return f"torch.Size({list(shape)})"

@@ -59,6 +59,33 @@ def test_values_gradients_and_nodes_match_torch(spatial, stride, padding, dilati
         assert_same(o, t, exact_layout=False, rtol=1e-12, atol=1e-12)
 
 
+BIAS_DTYPES = [(torch.float64, torch.float32), (torch.float32, torch.float64), (torch.float32, torch.int64),
+               (torch.float16, torch.float32), (torch.int64, torch.float32), (torch.float32, torch.complex64)]
+
+
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+@pytest.mark.parametrize("dtype, bias_dtype", BIAS_DTYPES, ids=str)
+def test_a_bias_of_another_dtype_is_added_as_torchs_kernels_add_it(spatial, dtype, bias_dtype):
+    """torch's 1-d and 2-d transposed kernel adds the bias with ``add_``: a bias of another dtype is
+    promoted and the sum cast to the output's dtype, or refused as ``add_`` refuses it; its 3-d
+    kernel refuses any bias of a dtype other than the input's. The gradients keep each input's dtype."""
+    def run(lib):
+        x = lib.arange(1.0, 5.0).reshape(1, 1, *[2] * (spatial - 1), -1).to(getattr(lib, str(dtype)[6:]))
+        w = lib.ones(1, 2, *[1] * spatial, dtype=x.dtype) / 2
+        b = lib.tensor([0.3, -1.7], dtype=getattr(lib, str(bias_dtype)[6:]))
+        grads = x.dtype is lib.float64 and b.is_floating_point()
+        for t in (x, w, b) if grads else ():
+            t.requires_grad_()
+        out = getattr(lib.nn.functional, f"conv_transpose{spatial}d")(x, w, b, stride=2)
+        return [out] + (list(lib.autograd.grad(out, (x, w, b), lib.ones_like(out))) if grads else [])
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        return assert_same_error(lambda: run(internals), lambda: run(torch))
+    for o, t in zip(run(internals), theirs, strict=True):
+        assert_same(o, t, rtol=0, atol=0)
+
+
 def test_unbatched_float32_and_empty_batch():
     torch.manual_seed(0)
     for x, w in ((torch.randn(4, 5, 5), torch.randn(4, 2, 3, 3)), (torch.randn(0, 4, 5, 5), torch.randn(4, 2, 3, 3)),

@@ -19,6 +19,7 @@ from helpers import (
     check_opinfo_samples,
     logging_modes,
     opinfo_cases,
+    same_error,
 )
 from hypothesis import given
 from hypothesis import strategies as hs
@@ -475,3 +476,18 @@ def test_batch_norm_output_layout_follows_torchs_suggested_format(shape, order, 
                                               internals.ones(channels), training=training)
     assert ours.stride() == theirs.stride()
     torch.testing.assert_close(ours.to_torch(), theirs)
+
+
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "float32"), ("float64", "float32", "float64"),
+                                    ("float32", "float32", "int64"), ("int8", "int8", "float32"),
+                                    ("float32", "float32", "complex128")], ids="-".join)
+def test_convolution_checks_the_bias_dtype_before_the_weight_dtype_as_torch(spatial, dtypes):
+    """A bias of a dtype other than the input's is named in C++'s words ("Input type (double) and
+    bias type (float) should be the same") before a weight of another dtype is."""
+    def program(lib):
+        x, w, b = (getattr(lib, name) for name in dtypes)
+        conv = getattr(lib.nn.functional, f"conv{spatial}d")
+        return conv(lib.ones(1, 1, *[2] * spatial, dtype=x), lib.ones(1, 1, *[1] * spatial, dtype=w),
+                    lib.ones(1, dtype=b))
+    same_error(program)

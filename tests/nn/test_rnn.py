@@ -188,7 +188,7 @@ def test_bad_input_raises_torchs_error(kind, bad):
             return call
         ours, theirs = adapt(internals, wrap_o), adapt(torch, wrap_t)
     err_o, err_t = assert_same_error(lambda: bad(internals, ours), lambda: bad(torch, theirs))
-    assert str(err_o) == str(err_t).replace("torch.", "internals.")
+    assert str(err_o) == str(err_t)
 
 
 @pytest.mark.parametrize("build", [

@@ -124,6 +124,32 @@ def test_load_state_dict_resumes_the_trajectory():
         assert_same(o, t, **TOL)
 
 
+def _load_into_a_second_optimizer(lib, first_names, second_names, tensor_lr):
+    """A state dict of one SGD loaded into another, whose group has a scheduler's ``initial_lr``
+    and differs in names; a scheduler then steps the second one's (tensor) lr in place."""
+    def params(named):
+        p = lib.ones(2, requires_grad=True)
+        return [("w", p)] if named else [p]
+    lr = lib.tensor(0.1) if tensor_lr else 0.1
+    first = lib.optim.SGD(params(first_names), lr=lr, momentum=0.9)
+    second = lib.optim.SGD(params(second_names), lr=lib.tensor(0.5) if tensor_lr else 0.5)
+    lib.optim.lr_scheduler.StepLR(second, 1)
+    second.load_state_dict(first.state_dict())
+    keys = list(second.param_groups[0])
+    lib.optim.lr_scheduler.StepLR(second, 1, gamma=0.5).step()
+    return keys, [float(o.param_groups[0]["lr"]) for o in (first, second)], list(second.state_dict()["param_groups"][0])
+
+
+@pytest.mark.parametrize("first_names, second_names, tensor_lr",
+                         [(False, False, True), (True, False, False), (False, True, False), (True, True, True)])
+def test_load_state_dict_replaces_each_group_by_a_copy_of_the_saved_one(first_names, second_names, tensor_lr):
+    """The loaded groups are deep copies of the saved ones, keys in the saved order: a key the
+    checkpoint lacks (``initial_lr``) goes, names stay when the checkpoint has none, and a tensor
+    lr stepped in place by a scheduler leaves the saving optimizer's lr alone."""
+    ours = _load_into_a_second_optimizer(internals, first_names, second_names, tensor_lr)
+    assert ours == _load_into_a_second_optimizer(torch, first_names, second_names, tensor_lr)
+
+
 def test_zero_grad():
     for set_to_none in (True, False):
         ours, theirs = twin_params()

@@ -30,6 +30,7 @@ from .._functional import minimum as _minimum
 from .._functional import pairwise_distance as _pairwise_distance
 from .._python_arg_parser import PythonArgParser
 from .._tensor import Tensor
+from .._tensor_base import torch_size_text
 from ..amp.autocast_mode import is_autocast_enabled, lower_precision_call
 from ..aten import dispatcher
 from ..aten.native.attention import SDPBackend, _fused_sdp_choice_cpp
@@ -117,7 +118,8 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 
 def _check_target_size(input, target):
     if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+        warnings.warn(f"Using a target size ({torch_size_text(target.shape)}) that is different to the input size "
+                      f"({torch_size_text(input.shape)}). "
                       "This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=3)
 
@@ -279,7 +281,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if target.shape != input.shape:
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+        raise ValueError(f"Using a target size ({torch_size_text(target.shape)}) that is different to the input size "
+                         f"({torch_size_text(input.shape)}) "
                          "is deprecated. Please ensure they have the same size.")
     if weight is not None:
         weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
@@ -295,7 +298,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if target.shape != input.shape:
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+        raise ValueError(f"Target size ({torch_size_text(target.shape)}) must be the same as input size "
+                         f"({torch_size_text(input.shape)})")
     return dispatcher.call("binary_cross_entropy_with_logits", input, target, weight, pos_weight,
                            _REDUCTIONS.index(reduction))
 
@@ -449,7 +453,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 def _verify_batch_size(size):
     if size[0] * math.prod(size[2:]) == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{torch_size_text(size)}")
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -819,8 +824,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 def _torch_size(t):
-    """A size as torch's message prints it."""
-    return f"torch.Size({list(t.shape)})"
+    """A tensor's size as torch's message prints it."""
+    return torch_size_text(t.shape)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
@@ -1088,7 +1093,8 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
                                  f"{attn_mask.dim()}-D tensor instead")
         expected = (num_heads, query.shape[0], key.shape[0])
         if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
-            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{torch_size_text(attn_mask.shape)}")
     return batched
 
 
@@ -1117,12 +1123,12 @@ def _check_attn_mask(attn_mask, tgt_len, src_len, bsz, num_heads):
     """The float mask as (1 or N·heads, L, S)."""
     if attn_mask.dim() == 2:
         if tuple(attn_mask.shape) != (tgt_len, src_len):
-            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+            raise RuntimeError(f"The shape of the 2D attn_mask is {torch_size_text(attn_mask.shape)}, but should be "
                                f"{(tgt_len, src_len)}.")
         return attn_mask.unsqueeze(0)
     if attn_mask.dim() == 3:
         if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+            raise RuntimeError(f"The shape of the 3D attn_mask is {torch_size_text(attn_mask.shape)}, but should be "
                                f"{(bsz * num_heads, tgt_len, src_len)}.")
         return attn_mask
     raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
@@ -1217,7 +1223,8 @@ def _project_in(query, key, value, in_proj_weight, in_proj_bias, separate, w_q, 
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
         return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
     if key.shape != value.shape:
-        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        raise AssertionError(f"key shape {torch_size_text(key.shape)} does not match value shape "
+                             f"{torch_size_text(value.shape)}")
     if in_proj_weight is None:
         raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
     return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
@@ -1439,8 +1446,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                       stacklevel=2)
         weight, input = input, weight
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
-        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
-                         f"must have the same shape as the input ({input.shape})")
+        raise ValueError(f"embedding_bag: If per_sample_weights ({torch_size_text(per_sample_weights.shape)}) is not "
+                         f"None, then it must have the same shape as the input ({torch_size_text(input.shape)})")
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     input, offsets, per_sample_weights, include_last_offset = _bags_of(input, offsets, per_sample_weights,

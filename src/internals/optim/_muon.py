@@ -12,6 +12,7 @@ import math
 
 from .._functional import addmm, zeros_like
 from .._tensor import Tensor
+from .._tensor_base import torch_size_text
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
 from .optimizer import Optimizer, to_scalar
@@ -79,7 +80,7 @@ class Muon(Optimizer):
             for p in group["params"]:
                 if p.ndim != 2:
                     raise ValueError(f"Muon only supports 2D parameters whereas we found a parameter with size: "
-                                     f"{p.size()}")
+                                     f"{torch_size_text(p.size())}")
 
     def _init_group(self, group):
         """The parameters that have a gradient (complex ones and sparse gradients refused when the

@@ -9,6 +9,7 @@ step runs with grad enabled instead, and the updated tensors carry the step's gr
 """
 import functools
 from collections import defaultdict
+from copy import deepcopy
 
 from .._functional import view_as_real
 from .._tensor import Tensor
@@ -71,6 +72,20 @@ def _split_names(params):
     if len(names) != len(params):
         raise ValueError("all optimizer params should be with/without names. Some param names are missing")
     return {"params": [p[1] for p in params], "param_names": names}
+
+
+def _take_saved_group(group, saved_group):
+    """``group`` becomes a copy of the checkpoint's group holding this optimizer's parameters, as
+    torch's ``load_state_dict`` replaces each group by its deep-copied saved one: the keys in the
+    checkpoint's order, none the checkpoint lacks (a scheduler's ``initial_lr`` added since), and
+    no tensor hyper-parameter (a tensor ``lr``) shared with the optimizer that saved it, which a
+    scheduler's in-place update would otherwise change as well. The group's names stay when the
+    checkpoint has none."""
+    loaded = dict(saved_group, params=group["params"])
+    if "param_names" in group and "param_names" not in loaded:
+        loaded["param_names"] = group["param_names"]
+    group.clear()
+    group.update(loaded)
 
 
 def _cast_like(value, param):
@@ -326,9 +341,12 @@ class Optimizer:
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         by_index = {}
-        for group, saved_group in zip(self.param_groups, saved):
+        for group, saved_group in zip(self.param_groups, deepcopy(saved)):
             by_index.update(zip(saved_group["params"], group["params"]))
-            group.update({k: v for k, v in saved_group.items() if k != "params"})
+            _take_saved_group(group, saved_group)
+        for group in self.param_groups:           # a checkpoint older than an option
+            for name, default in self.defaults.items():
+                group.setdefault(name, default)
         self.state = defaultdict(dict)
         # torch loads through ``__setstate__``, which gives the defaults a ``differentiable`` entry
         # (False) when the optimizer has none (Adafactor, LBFGS): groups added later carry it

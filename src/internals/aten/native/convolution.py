@@ -207,6 +207,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     adjoint of the plain one, see :func:`_transposed_convolution`."""
     if transposed:
         return _transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
+    if bias is not None and bias.dtype is not input.dtype:      # _convolution checks the bias before the weight
+        raise RuntimeError(f"Input type ({st.type_meta_name(input.dtype)}) and bias type "
+                           f"({st.type_meta_name(bias.dtype)}) should be the same")
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
     if g is None:
@@ -411,8 +414,11 @@ def _pad_to(t, g):
 
 
 def _transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups):
-    """``weightᵀ @ input`` per group, folded onto the output image by ``col2im``; then the bias."""
-    _check_types(input, weight, bias)
+    """``weightᵀ @ input`` per group, folded onto the output image by ``col2im``; then the bias.
+    torch's 2-d kernel (``slow_conv_transpose2d``) adds the bias with ``add_``, so a bias of
+    another floating dtype is taken (promoted, the sum cast to the output's dtype); its 3-d kernel
+    reads the bias in the input's dtype and refuses any other."""
+    _check_types(input, weight, bias if weight.dim() == 5 else None)
     stride, padding, dilation, output_padding = _transposed_params(weight, stride, padding, dilation, output_padding)
     _check_transposed(input, weight, bias, output_padding, stride, dilation, groups)
     if weight.dim() == 3:
@@ -438,7 +444,8 @@ def _transposed_convolution(input, weight, bias, stride, padding, dilation, outp
     columns = call("matmul", call("transpose.int", w, 1, 2), x)
     out = col2vol(columns, g) if isinstance(g, Geometry3d) else col2im(columns, g)
     if bias is not None:
-        out = call("add_.Tensor", out, call("reshape", to(bias, compute), [g.C] + [1] * len(spatial)), alpha=1)
+        added = bias if bias.dtype is not input.dtype else to(bias, compute)
+        out = call("add_.Tensor", out, call("reshape", added, [g.C] + [1] * len(spatial)), alpha=1)
     if isinstance(g, Geometry3d):
         return _layout3d(to(out, input.dtype), input, weight)
     return keep_channels_last(to(out, input.dtype), input, weight)

@@ -3,6 +3,7 @@ convolutions, run by ``F.conv1d``, ``F.conv2d``, ``F.conv3d`` and ``F.conv_trans
 import math
 
 from ..._functional import empty
+from ..._tensor_base import torch_size_text
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
@@ -211,7 +212,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
         no_batch = self._n + 1
         if input.dim() not in (no_batch, no_batch + 1):
             raise RuntimeError(f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) input to "
-                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+                               f"{self.__class__.__name__}, but got input of size: {torch_size_text(input.shape)}")
         return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
 
     def _uninitialized(self, out_channels, bias, device, dtype):

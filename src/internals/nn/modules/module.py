@@ -11,6 +11,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
+from ..._tensor_base import torch_size_text
 from ...autograd.grad_mode import no_grad
 from ...c10 import scalar_type as st
 from ...utils.hooks import BackwardHook, RemovableHandle
@@ -446,7 +447,7 @@ class Module:
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                                f"dtype={dtype}")
+                                f"dtype=torch.{dtype.name}")
             if dtype.is_complex:
                 warnings.warn("Complex modules are a new feature under active development whose design may change, "
                               "and some modules might not work as expected when using complex tensors as parameters "
@@ -644,8 +645,8 @@ class Module:
                 errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")
             elif value.shape != own.shape:
-                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
-                              f"the shape in current model is {own.shape}.")
+                errors.append(f"size mismatch for {key}: copying a param with shape {torch_size_text(value.shape)} "
+                              f"from checkpoint, the shape in current model is {torch_size_text(own.shape)}.")
             elif assign:
                 self._assign_loaded(name, own, value)
             else:

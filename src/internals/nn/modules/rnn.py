@@ -222,8 +222,9 @@ class RNNBase(Module):
         """The dtype, the rank (2 for a packed sequence's data, else 3) and the feature size."""
         weight = self._flat_weights[0]
         if input.dtype != weight.dtype:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
-                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
+            have, want = f"torch.{input.dtype.name}", f"torch.{weight.dtype.name}"    # torch's dtype names
+            raise ValueError(f"RNN input dtype ({have}) does not match weight dtype ({want}). "
+                             f"Convert input: input.to({want}), or convert model: model.to({have})")
         rank = 2 if batch_sizes is not None else 3
         if input.dim() != rank:
             raise RuntimeError(f"input must have {rank} dimensions, got {input.dim()}")

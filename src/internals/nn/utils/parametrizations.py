@@ -9,6 +9,7 @@ import enum
 from ... import _functional as _F
 from ... import linalg
 from ..._tensor import Tensor
+from ..._tensor_base import torch_size_text
 from ..._type_info import finfo
 from ...autograd.grad_mode import no_grad
 from ...c10.memory_format import contiguous_format
@@ -89,8 +90,8 @@ class _Orthogonal(Module):
     @no_grad()
     def right_inverse(self, Q):
         if Q.shape != self.shape:
-            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
-                             f"Got a tensor of shape {Q.shape}.")
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {torch_size_text(self.shape)}. "
+                             f"Got a tensor of shape {torch_size_text(Q.shape)}.")
         Q_init = Q
         n, k = Q.size(-2), Q.size(-1)
         transpose = n < k

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 
 from ..._tensor import Tensor
+from ..._tensor_base import torch_size_text
 from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
@@ -84,8 +85,8 @@ class ParametrizationList(ModuleList):
         if self.is_tensor:
             if original.dtype != new.dtype:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
-                                 f"original.dtype: {original.dtype}\n"
-                                 f"right_inverse(original).dtype: {new.dtype}")
+                                 f"original.dtype: torch.{original.dtype.name}\n"
+                                 f"right_inverse(original).dtype: torch.{new.dtype.name}")
             if original.device != new.device:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change the device.\n"
                                  f"original.device: {original.device}\n"
@@ -112,13 +113,13 @@ class ParametrizationList(ModuleList):
             if Z.dtype != original_dtype:
                 raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
                                  "unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized dtype: {original_dtype}\n"
-                                 f"parametrized dtype: {Z.dtype}")
+                                 f"unparametrized dtype: torch.{original_dtype.name}\n"
+                                 f"parametrized dtype: torch.{Z.dtype.name}")
             if Z.shape != original_shape:
                 raise ValueError("Registering a parametrization may not change the shape of the tensor, "
                                  "unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized shape: {original_shape}\n"
-                                 f"parametrized shape: {Z.shape}")
+                                 f"unparametrized shape: {torch_size_text(original_shape)}\n"
+                                 f"parametrized shape: {torch_size_text(Z.shape)}")
 
     def right_inverse(self, value):
         """What ``module.weight = value`` runs: every ``right_inverse``, last registered first,
@@ -133,8 +134,8 @@ class ParametrizationList(ModuleList):
                 if not isinstance(value, Tensor):
                     raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
                 if value.dtype != self.original.dtype:
-                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} "
-                                     f"while `original` has dtype {self.original.dtype}")
+                    raise ValueError(f"The tensor returned by `right_inverse` has dtype torch.{value.dtype.name} "
+                                     f"while `original` has dtype torch.{self.original.dtype.name}")
                 _maybe_set(self.original, value)
                 return
             if not isinstance(value, collections.abc.Sequence):
@@ -149,8 +150,8 @@ class ParametrizationList(ModuleList):
                                      "or reference-type opaques. Got element "
                                      f"{i} of type {type(tensor).__name__}.")
                 if original_i.dtype != tensor.dtype:
-                    raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {tensor.dtype} "
-                                     f"while `original{i}` has dtype {original_i.dtype}")
+                    raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype torch.{tensor.dtype.name} "
+                                     f"while `original{i}` has dtype torch.{original_i.dtype.name}")
                 _maybe_set(original_i, tensor)
 
     def forward(self):
@@ -226,13 +227,13 @@ def _check_consistent(module, tensor_name, parametrization):
     if X.dtype != Y.dtype:
         raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
                          "unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.dtype: {Y.dtype}\n"
-                         f"parametrization(module.{tensor_name}).dtype: {X.dtype}")
+                         f"module.{tensor_name}.dtype: torch.{Y.dtype.name}\n"
+                         f"parametrization(module.{tensor_name}).dtype: torch.{X.dtype.name}")
     if X.shape != Y.shape:
         raise ValueError("Registering a parametrization may not change the shape of the tensor, "
                          "unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.shape: {Y.shape}\n"
-                         f"parametrization(module.{tensor_name}).shape: {X.shape}")
+                         f"module.{tensor_name}.shape: {torch_size_text(Y.shape)}\n"
+                         f"parametrization(module.{tensor_name}).shape: {torch_size_text(X.shape)}")
     if not hasattr(parametrization, "right_inverse"):
         return
     try:
@@ -244,13 +245,13 @@ def _check_consistent(module, tensor_name, parametrization):
     if Z.dtype != Y.dtype:
         raise ValueError("The tensor returned by parametrization.right_inverse must have the same dtype "
                          f"as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.dtype: {Y.dtype}\n"
-                         f"returned dtype: {Z.dtype}")
+                         f"module.{tensor_name}.dtype: torch.{Y.dtype.name}\n"
+                         f"returned dtype: torch.{Z.dtype.name}")
     if Z.shape != Y.shape:
         raise ValueError("The tensor returned by parametrization.right_inverse must have the same shape "
                          f"as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.shape: {Y.shape}\n"
-                         f"returned shape: {Z.shape}")
+                         f"module.{tensor_name}.shape: {torch_size_text(Y.shape)}\n"
+                         f"returned shape: {torch_size_text(Z.shape)}")
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
