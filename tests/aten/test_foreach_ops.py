@@ -57,7 +57,8 @@ def test_lists_of_mixed_dtypes_and_numbers_as_torch():
         outs = (lib._foreach_add([ints, floats], 1), lib._foreach_add([ints, floats], 1.5),
                 lib._foreach_div([ints, floats], [2, 4]), lib._foreach_pow(2, [ints, floats]),
                 lib._foreach_norm([floats, floats.double()], 1, dtype=lib.float64),
-                lib._foreach_add([floats], [lib.tensor(2.0)]), lib._foreach_add((floats, ints), (floats, ints), alpha=2))
+                lib._foreach_add([floats], [lib.tensor(2.0)]),
+                lib._foreach_add((floats, ints), (floats, ints), alpha=2))
         return [t for out in outs for t in out]
     for o, t in zip(program(internals), program(torch), strict=True):
         assert_same(o, t)
