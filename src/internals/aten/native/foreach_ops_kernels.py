@@ -41,8 +41,14 @@ def check_foreach_api_restrictions(schema, args):
     return n
 
 
+_DEFAULTS = {"1": 1, "2": 2, "None": None, "False": False}
+
+
 def per_element_calls(schema, args):
-    """For each element ``i``: the positional arguments of its per-element call."""
+    """For each element ``i``: the positional arguments of its per-element call (the schema's
+    defaults for those not given: addcmul's ``value=1``)."""
+    positional = schema.arguments.flat_positional
+    args = tuple(args) + tuple(_DEFAULTS[a.default] for a in positional[len(args):])
     n = check_foreach_api_restrictions(schema, args)
     if schema.name.overload_name == "Tensor" and schema.name.name.base.rstrip("_") in _ONE_NUMBER:
         _check_scalar_tensor(args[1])
@@ -186,7 +192,7 @@ for _name in ("addcmul", "addcdiv"):
 
 def _norm(call, kwargs):
     """One tensor's vector norm, over all its elements."""
-    t, ord, dtype = list(call) + [2, None][len(call) - 1:]     # the defaults of arguments not given
+    t, ord, dtype = call
     return dispatcher.call("linalg_vector_norm", t, ord, None, False, dtype=dtype)
 
 
