@@ -733,12 +733,19 @@ class RoundedSqrt(TorchDispatchMode):
     """torch's CPU ``sqrt`` is MKL's ``vsSqrt`` (``ATen/cpu/vml.h``), which on this machine is
     not correctly rounded: about one float32 result in six (one float64 in 500) is an ulp off.
     internals' sqrt is correctly rounded (as NumPy's). So that every other operator of the
-    optimizers can be compared bit for bit, torch's steps take NumPy's sqrt."""
+    optimizers can be compared bit for bit, torch's steps take NumPy's sqrt (its multi-tensor
+    steps' ``_foreach_sqrt`` too)."""
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func in (torch.ops.aten.sqrt.default, torch.ops.aten.sqrt_.default):
             rounded = torch.from_numpy(np.sqrt(args[0].numpy()))
             return args[0].copy_(rounded) if func is torch.ops.aten.sqrt_.default else rounded
+        if func in (torch.ops.aten._foreach_sqrt.default, torch.ops.aten._foreach_sqrt_.default):
+            # the multi-tensor steps' sqrt: the same, for each tensor of the list
+            rounded = [torch.from_numpy(np.sqrt(t.numpy())) for t in args[0]]
+            if func is torch.ops.aten._foreach_sqrt_.default:
+                return [t.copy_(r) for t, r in zip(args[0], rounded)] and None
+            return rounded
         return func(*args, **(kwargs or {}))
 
 

@@ -144,6 +144,8 @@ _CHECKS = {
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
     "Generator": lambda p, obj: isinstance(obj, Generator),
     "TensorList": lambda p, obj: _is_tensor_list(p, obj, allow_none=False),
+    # ``Scalar[]`` (the foreach operators' scalar lists): numbers, or 0-dim tensors, in a list or tuple
+    "ScalarList": lambda p, obj: isinstance(obj, (tuple, list)) and all(_is_scalar_like(o) for o in obj),
     # ``Tensor?[] indices`` (index_put_): the binding takes tensors only, as torch's does; the
     # Nones of ``x[:, i] = v`` reach the operator from the indexing code, not through here
     "c10::List<::std::optional<Tensor>>": lambda p, obj: _is_tensor_list(p, obj, allow_none=False),
@@ -173,6 +175,7 @@ _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "double": "float", "int64
                "IntArrayRef": "tuple of ints", "SymIntArrayRef": "tuple of ints", "bool": "bool",
                "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
                "Device": "torch.device", "Generator": "torch.Generator", "TensorList": "tuple of Tensors",
+               "ScalarList": "tuple of Scalars",
                "c10::string_view": "str", "c10::List<::std::optional<Tensor>>": "tuple of Tensors",
                "Storage": "torch.Storage", "PyObject*": "object"}
 
@@ -534,6 +537,11 @@ class PythonArgs:
                 raise TypeError(f"{sig.name}(): argument '{sig.params[i].name}' failed to unpack the object at "
                                 f"pos {pos + 1} with error \"{error}") from None
         return out
+
+    def scalarlist(self, i):
+        """``scalarlist``: each number as ``scalar`` reads one."""
+        return [v.item() if isinstance(v, (TensorBase, np.number, np.bool_)) else st.unpack_int_scalar(v)
+                for v in self.values[i]]
 
     def scalartype(self, i):
         v = self._get(i)

@@ -19,7 +19,9 @@ and accepts any name):
 
 Saving writes references to torch's globals without importing torch: the pickler below writes
 the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' own rebuild
-functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
+functions, and refuses any other global (as ``torch.load(weights_only=True)`` does), unless
+``weights_only=False`` is asked for: then the pickle's other globals are imported, as Python's
+unpickler imports them (a whole module, as ``fx``'s ``to_folder`` saves one).
 
 A sparse COO tensor pickles as ``torch._utils._rebuild_sparse_tensor(layout, (indices, values,
 size, coalesced))``, a compressed one (CSR, CSC, BSR, BSC) as the same call with ``(compressed
@@ -314,6 +316,8 @@ def _rebuild_sparse_tensor(layout, data):
 class _Unpickler(pickle.Unpickler):
     """Reads torch's pickles: its rebuild functions and storage types map to internals'."""
 
+    trusted = False         # weights_only=False: other globals are imported (see ``_load_archive``)
+
     def __init__(self, file, archive, prefix, map_location, swap):
         super().__init__(file)
         self._archive, self._prefix, self._map_location = archive, prefix, map_location
@@ -347,6 +351,8 @@ class _Unpickler(pickle.Unpickler):
             return device
         if (module, name) in _SAFE_BUILTINS:
             return _SAFE_BUILTINS[(module, name)]
+        if self.trusted:
+            return super().find_class(module, name)
         raise _Refused(module, name)
 
     def persistent_load(self, pid):
@@ -528,20 +534,24 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     """Read what :func:`save` (or ``torch.save``) wrote. ``map_location``: a device for every
     storage, a dict from saved location to new one, or a function (torch's three forms). Only
     tensors, parameters, plain containers and the few safe globals load (``weights_only``; None is
-    torch's default, True). ``mmap`` (map the file instead of reading it) needs a path, as in
+    torch's default, True); with ``weights_only=False`` any object does, its classes imported as
+    the pickle names them. ``mmap`` (map the file instead of reading it) needs a path, as in
     torch; the storages are read into memory either way."""
-    if weights_only is False:
-        raise NotImplementedError("internals.load reads tensors and containers only (weights_only=True)")
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     with open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as opened:
-        return _load_archive(opened, map_location)
+        return _load_archive(opened, map_location, trusted=weights_only is False)
 
 
-def _load_archive(f, map_location):
+def _load_archive(f, map_location, trusted=False):
+    """``trusted`` (``weights_only=False``): any global the pickle names is imported and called,
+    as Python's own unpickler does (a whole module saved by ``fx``'s ``to_folder``); only for
+    files one trusts. The legacy format is read weights-only either way."""
     head = f.read(4)
     f.seek(-len(head), io.SEEK_CUR)
     if head != b"PK\x03\x04":
+        if trusted:
+            raise NotImplementedError("internals.load reads the legacy format with weights_only=True only")
         _check_legacy_head(head)
         return _unpickle(_LegacyReader(f, map_location))
     with _open_zip(f) as archive:
@@ -552,8 +562,10 @@ def _load_archive(f, map_location):
             pickled = _read_unchecked(archive, prefix + "data.pkl")
         except KeyError:
             raise reader_error("failed locating file data.pkl: file not found") from None
-        _refuse_unsupported_opcodes(pickled)
+        if not trusted:
+            _refuse_unsupported_opcodes(pickled)
         unpickler = _Unpickler(io.BytesIO(pickled), archive, prefix, map_location, swap)
+        unpickler.trusted = trusted
         return _unpickle(unpickler)
 
 

@@ -65,14 +65,17 @@ DTYPES = ["float32", "float64", "float16", "bfloat16", "complex64", "int64", "in
 
 
 def uninitialized(lib, dtype):
-    """What each allocating operator hands out. (torch fills what a growing ``resize_`` adds as well;
-    the package's ``resize_`` does not yet.)"""
+    """What each allocating operator hands out, and what a growing ``resize_`` adds to a storage:
+    only the elements past the storage's old end are filled, the view's own old ones kept."""
     lib.use_deterministic_algorithms(True)
     d = getattr(lib, dtype)
     base = lib.ones(2, dtype=d)
     within = lib.ones(6, dtype=d)[:2].resize_(4)         # the storage holds 6 already: nothing new
+    grown = lib.ones(2, dtype=d).resize_(5)
+    past_view = lib.ones(6, dtype=d)[2:4].resize_(6)     # grows the storage from 6 to 8 elements
+    restrided = lib.ones(2, 2, dtype=d).t().resize_(3, 3)
     made = (lib.empty(2, 3, dtype=d), lib.empty_strided((2, 2), (1, 2), dtype=d), lib.empty_like(base),
-            base.new_empty(3), lib.empty(0, dtype=d), within)
+            base.new_empty(3), lib.empty(0, dtype=d), within, grown, past_view, restrided)
     return [(str(t.tolist()), t.dtype is d) for t in made]
 
 

@@ -907,6 +907,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     manual |= {"_embedding_bag_per_sample_weights_backward"}
     # the fused attention's backward operator: no formula in torch either, torch's refusing node
     manual |= {"_scaled_dot_product_flash_attention_for_cpu_backward"}
+    # the multi-tensor operators: one node over the per-element operators' (autograd/foreach_autograd.py)
+    manual |= {n.split("::")[1] for n in dispatcher.operators if n.startswith("aten::_foreach_")}
     not_differentiable |= {"copy"}      # functionalization's copy: torch's has no formula
     # torch's composites over the decompositions, quantiles, EmbeddingBag and packing kernels
     math |= {"linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_cholesky", "linalg_solve", "linalg_solve_ex",

@@ -124,8 +124,9 @@ def test_signature_strings_round_trip():
                 sig = FunctionSignature(o.signature.signature_str(symint=True), 0)
                 assert sig.name == name
                 args = o.signature.arguments()
+                # ``self`` is ``input`` in Python, but where it is a number or a list (``_foreach_*``)
                 assert [p.name for p in sig.params] == [a.name if a.name != "self" or str(a.type) == "Scalar"
-                                                        else "input" for a in args]
+                                                        or str(a.type).endswith("[]") else "input" for a in args]
                 # keyword-only: the schema's, requires_grad (a factory's Python-only argument), and
                 # the outputs of the name's out= overload as it names them (``out``, ``grad_input``)
                 kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad", "out"}

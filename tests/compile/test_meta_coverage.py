@@ -381,7 +381,26 @@ def _direct_cases():
         # pdist's backward: its OpInfo samples record the forward only
         ("aten::_pdist_backward", (internals.ones(3), x, 2.0, internals.ones(3)), {})] \
         + _embedding_bag_cases() + _flash_attention_cases() \
-        + _ctc_loss_cases()
+        + _ctc_loss_cases() + _foreach_cases()
+
+
+def _foreach_cases():
+    """Every multi-tensor operator (torch's recording of them is not in OpInfo's first samples):
+    lists of two tensors of different layouts, a 0-dim tensor for a Tensor number (a 1-d one of
+    two for addcmul's and addcdiv's packed scalars), two numbers for a scalar list."""
+    def lists():
+        return [internals.arange(1.0, 13.0).reshape(3, 4).t(), internals.arange(1.0, 4.0)]
+
+    def argument(a, name):
+        kind = str(a.type).replace("(a!)", "")
+        if kind == "Tensor[]":
+            return lists()
+        if kind == "Tensor":
+            return internals.tensor([0.5, 2.0]) if name.startswith(("_foreach_addc",)) else internals.tensor(0.5)
+        return [0.5, 2.0] if kind == "Scalar[]" else 0.5
+    return [(name, tuple(argument(a, name.split("::")[1]) for a in op.schema.arguments.flat_positional
+                         if a.default is None), {})
+            for name, op in dispatcher.operators.items() if name.startswith("aten::_foreach_") and op.schema]
 
 
 def _flash_attention_cases():

@@ -1,5 +1,6 @@
 """``GraphModule.to_folder`` against torch.fx's: the package written imports, rebuilds the module
-with the same children, parameters and buffers, and computes what the traced module computes."""
+with the same children (written as their repr, or pickled), parameters and buffers, and computes
+what the traced module computes."""
 import importlib
 import sys
 
@@ -44,10 +45,44 @@ def test_to_folder_writes_an_importable_package(tmp_path, monkeypatch):
     assert logs[0][2] == pytest.approx(logs[1][2], rel=1e-6)
 
 
-def test_to_folder_refuses_a_child_it_cannot_write(tmp_path):
-    """torch pickles such a child whole; ``internals.load`` reads tensors only, so it is refused
-    before anything is written."""
-    gm = internals.fx.symbolic_trace(internals.nn.Sequential(internals.nn.ReLU()))
-    with pytest.raises(NotImplementedError, match="ReLU"):
-        gm.to_folder(tmp_path / "never_written")
-    assert not (tmp_path / "never_written").exists()
+class Halved(internals.nn.Module):
+    """A child of the test's own class: to_folder pickles it (its class found again by name)."""
+
+    def forward(self, x):
+        return x / 2
+
+
+class TorchHalved(torch.nn.Module):
+    def forward(self, x):
+        return x / 2
+
+
+def _with_pickled_children(L, halved):
+    L.manual_seed(0)
+    model = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.LayerNorm(4), L.nn.ReLU(),
+                            L.nn.Sequential(L.nn.Linear(4, 2), L.nn.Tanh()), halved())
+    return L.fx.symbolic_trace(model)
+
+
+def test_to_folder_pickles_the_children_a_repr_cannot_rebuild(tmp_path, monkeypatch):
+    """torch's rule: Linear, Conv and BatchNorm are written as their repr; any other child
+    (LayerNorm, ReLU, a Sequential, a class of one's own) is saved whole to ``<name>.pt`` and
+    loaded back in the module's ``__init__``, with a warning naming them."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    logs = []
+    for L, halved in ((internals, Halved), (torch, TorchHalved)):
+        gm = _with_pickled_children(L, halved)
+        folder = tmp_path / f"pickled_{L.__name__}"
+        with pytest.warns(UserWarning) as caught:
+            gm.to_folder(folder, "Saved")
+        saved = importlib.import_module(folder.name).Saved()
+        x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+        files = sorted(p.name for p in folder.iterdir() if p.suffix == ".pt")
+        logs.append(([str(w.message) for w in caught], files, [type(m).__name__ for m in saved.children()],
+                     saved(x).flatten().tolist(), gm(x).flatten().tolist()))
+        sys.modules.pop(folder.name, None)
+        sys.modules.pop(f"{folder.name}.module", None)
+    assert logs[0][:2] == logs[1][:2]           # the same children pickled, the same warning
+    assert logs[0][2] == [n.replace("TorchHalved", "Halved") for n in logs[1][2]]
+    assert logs[0][3] == logs[0][4]             # the package computes what the traced module does
+    assert logs[0][3] == pytest.approx(logs[1][3], rel=1e-5)

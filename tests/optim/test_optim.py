@@ -3,7 +3,8 @@
 Both optimizers get the same starting parameters and, at every step, the same gradients (drawn
 from a seeded torch generator and copied in with ``from_torch``); after each step the
 parameters and the optimizer state must equal torch's, bit for bit. torch runs its single-tensor
-loop (``foreach=False``), the one internals mirrors, operator for operator.
+loop (``foreach=False``), the one internals mirrors, operator for operator; with ``foreach=True``
+on both sides, SGD, Adam and AdamW take their multi-tensor steps.
 """
 import pytest
 import torch
@@ -69,6 +70,55 @@ def test_adamw_trajectory(config):
     for o, t in zip(ours.state.values(), theirs.state.values()):
         for key in t:
             assert_same(o[key], t[key], **TOL)
+
+
+FOREACH_CASES = {
+    "sgd": ("SGD", dict(lr=0.1)),
+    "sgd_momentum_dampening": ("SGD", dict(lr=0.05, momentum=0.5, dampening=0.3, weight_decay=0.01)),
+    "sgd_nesterov_maximize": ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1, maximize=True)),
+    "sgd_nesterov": ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True)),
+    "adam_amsgrad_maximize": ("Adam", dict(lr=0.01, maximize=True, amsgrad=True, weight_decay=0.05)),
+    "adamw_amsgrad_maximize": ("AdamW", dict(lr=0.01, weight_decay=0.1, amsgrad=True, maximize=True)),
+}
+
+
+@pytest.mark.parametrize("name, config", FOREACH_CASES.values(), ids=FOREACH_CASES)
+def test_foreach_trajectory_is_torchs_foreach_trajectory(name, config):
+    """``foreach=True`` on both sides: the multi-tensor steps, over the ``_foreach_*`` operators.
+    On the CPU those loop over the per-tensor operators, so the bits are torch's (TOL: exact):
+    the parameters, the state, and the gradients (SGD's Nesterov line adds into them in place)."""
+    ours, theirs = run_trajectory(lambda p: getattr(internals.optim, name)(p, foreach=True, **config),
+                                  lambda p: getattr(torch.optim, name)(p, foreach=True, **config), steps=5)
+    for o, t in zip(ours.state.values(), theirs.state.values(), strict=True):
+        assert list(o) == list(t)
+        for key in t:
+            assert_same(o[key], t[key], **TOL)
+    for o, t in zip(ours.param_groups[0]["params"], theirs.param_groups[0]["params"], strict=True):
+        assert_same(o.grad, t.grad, **TOL)
+
+
+def test_foreach_steps_call_the_foreach_operators():
+    """The step a dispatch mode sees is made of ``_foreach_*`` calls, as torch's is."""
+    from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+
+    from internals.utils._python_dispatch import TorchDispatchMode
+
+    def seen(lib, mode_class):
+        params = [lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))]
+        for p in params:
+            p.grad = lib.ones(p.shape)
+        opt = lib.optim.SGD(params, lr=0.1, momentum=0.9, foreach=True)
+        opt.step()
+        names = []
+
+        class Log(mode_class):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                names.append(str(func))
+                return func(*args, **(kwargs or {}))
+        with Log():
+            opt.step()
+        return names
+    assert seen(internals, TorchDispatchMode) == seen(torch, TorchMode)
 
 
 def test_adam_on_cuda_matches_torch_cpu():

@@ -132,6 +132,1449 @@ def THPVariable__euclidean_dist(*args, **kwargs):
     return _ops['_euclidean_dist'](_r.tensor(0), _r.tensor(1))
 
 
+__foreach_abs_parser = PythonArgParser([
+    '_foreach_abs(TensorList self)',
+])
+
+
+def THPVariable__foreach_abs(*args, **kwargs):
+    _r = __foreach_abs_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_abs(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_abs'](_r.value(0))
+
+
+__foreach_abs__parser = PythonArgParser([
+    '_foreach_abs_(TensorList self)',
+])
+
+
+def THPVariable__foreach_abs_(*args, **kwargs):
+    _r = __foreach_abs__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_abs_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_abs_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_acos_parser = PythonArgParser([
+    '_foreach_acos(TensorList self)',
+])
+
+
+def THPVariable__foreach_acos(*args, **kwargs):
+    _r = __foreach_acos_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_acos(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_acos'](_r.value(0))
+
+
+__foreach_acos__parser = PythonArgParser([
+    '_foreach_acos_(TensorList self)',
+])
+
+
+def THPVariable__foreach_acos_(*args, **kwargs):
+    _r = __foreach_acos__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_acos_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_acos_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_add_parser = PythonArgParser([
+    '_foreach_add(TensorList self, Scalar scalar)',
+    '_foreach_add(TensorList self, ScalarList scalars)',
+    '_foreach_add(TensorList self, Tensor other, *, Scalar alpha=1)',
+    '_foreach_add(TensorList self, TensorList other, *, Scalar alpha=1)',
+])
+
+
+def THPVariable__foreach_add(*args, **kwargs):
+    _r = __foreach_add_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_add.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+        return _ops['_foreach_add.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::_foreach_add.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_add.ScalarList'](_r.value(0), _r.scalarlist(1))
+    if _r.idx == 2:
+        # aten::_foreach_add.Tensor(Tensor[] self, Tensor other, *, Scalar alpha=1) -> Tensor[]
+        if not kwargs:
+            return _ops['_foreach_add.Tensor'](_r.value(0), _r.tensor(1))
+        return _ops['_foreach_add.Tensor'](_r.value(0), _r.tensor(1), alpha=_r.scalar(2))
+    # aten::_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]
+    if not kwargs:
+        return _ops['_foreach_add.List'](_r.value(0), _r.value(1))
+    return _ops['_foreach_add.List'](_r.value(0), _r.value(1), alpha=_r.scalar(2))
+
+
+__foreach_add__parser = PythonArgParser([
+    '_foreach_add_(TensorList self, Scalar scalar)',
+    '_foreach_add_(TensorList self, ScalarList scalars)',
+    '_foreach_add_(TensorList self, Tensor other, *, Scalar alpha=1)',
+    '_foreach_add_(TensorList self, TensorList other, *, Scalar alpha=1)',
+])
+
+
+def THPVariable__foreach_add_(*args, **kwargs):
+    _r = __foreach_add__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+        _ops['_foreach_add_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_add_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_add_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    if _r.idx == 2:
+        # aten::_foreach_add_.Tensor(Tensor(a!)[] self, Tensor other, *, Scalar alpha=1) -> ()
+        _ops['_foreach_add_.Tensor'](_r.value(0), _r.tensor(1), alpha=_r.scalar(2))
+        return _r.tensorlist(0)
+    # aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()
+    _ops['_foreach_add_.List'](_r.value(0), _r.value(1), alpha=_r.scalar(2))
+    return _r.tensorlist(0)
+
+
+__foreach_addcdiv_parser = PythonArgParser([
+    '_foreach_addcdiv(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars)',
+    '_foreach_addcdiv(TensorList self, TensorList tensor1, TensorList tensor2, Tensor scalars)',
+    '_foreach_addcdiv(TensorList self, TensorList tensor1, TensorList tensor2, Scalar value=1)',
+])
+
+
+def THPVariable__foreach_addcdiv(*args, **kwargs):
+    _r = __foreach_addcdiv_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_addcdiv.ScalarList(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_addcdiv.ScalarList'](_r.value(0), _r.value(1), _r.value(2), _r.scalarlist(3))
+    if _r.idx == 1:
+        # aten::_foreach_addcdiv.Tensor(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> Tensor[]
+        return _ops['_foreach_addcdiv.Tensor'](_r.value(0), _r.value(1), _r.value(2), _r.tensor(3))
+    # aten::_foreach_addcdiv.Scalar(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> Tensor[]
+    return _ops['_foreach_addcdiv.Scalar'](_r.value(0), _r.value(1), _r.value(2), _r.scalar(3))
+
+
+__foreach_addcdiv__parser = PythonArgParser([
+    '_foreach_addcdiv_(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars)',
+    '_foreach_addcdiv_(TensorList self, TensorList tensor1, TensorList tensor2, Tensor scalars)',
+    '_foreach_addcdiv_(TensorList self, TensorList tensor1, TensorList tensor2, Scalar value=1)',
+])
+
+
+def THPVariable__foreach_addcdiv_(*args, **kwargs):
+    _r = __foreach_addcdiv__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_addcdiv_.ScalarList(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> ()
+        _ops['_foreach_addcdiv_.ScalarList'](_r.value(0), _r.value(1), _r.value(2), _r.scalarlist(3))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_addcdiv_.Tensor(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> ()
+        _ops['_foreach_addcdiv_.Tensor'](_r.value(0), _r.value(1), _r.value(2), _r.tensor(3))
+        return _r.tensorlist(0)
+    # aten::_foreach_addcdiv_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()
+    _ops['_foreach_addcdiv_.Scalar'](_r.value(0), _r.value(1), _r.value(2), _r.scalar(3))
+    return _r.tensorlist(0)
+
+
+__foreach_addcmul_parser = PythonArgParser([
+    '_foreach_addcmul(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars)',
+    '_foreach_addcmul(TensorList self, TensorList tensor1, TensorList tensor2, Tensor scalars)',
+    '_foreach_addcmul(TensorList self, TensorList tensor1, TensorList tensor2, Scalar value=1)',
+])
+
+
+def THPVariable__foreach_addcmul(*args, **kwargs):
+    _r = __foreach_addcmul_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_addcmul.ScalarList(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_addcmul.ScalarList'](_r.value(0), _r.value(1), _r.value(2), _r.scalarlist(3))
+    if _r.idx == 1:
+        # aten::_foreach_addcmul.Tensor(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> Tensor[]
+        return _ops['_foreach_addcmul.Tensor'](_r.value(0), _r.value(1), _r.value(2), _r.tensor(3))
+    # aten::_foreach_addcmul.Scalar(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> Tensor[]
+    return _ops['_foreach_addcmul.Scalar'](_r.value(0), _r.value(1), _r.value(2), _r.scalar(3))
+
+
+__foreach_addcmul__parser = PythonArgParser([
+    '_foreach_addcmul_(TensorList self, TensorList tensor1, TensorList tensor2, ScalarList scalars)',
+    '_foreach_addcmul_(TensorList self, TensorList tensor1, TensorList tensor2, Tensor scalars)',
+    '_foreach_addcmul_(TensorList self, TensorList tensor1, TensorList tensor2, Scalar value=1)',
+])
+
+
+def THPVariable__foreach_addcmul_(*args, **kwargs):
+    _r = __foreach_addcmul__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_addcmul_.ScalarList(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> ()
+        _ops['_foreach_addcmul_.ScalarList'](_r.value(0), _r.value(1), _r.value(2), _r.scalarlist(3))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_addcmul_.Tensor(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Tensor scalars) -> ()
+        _ops['_foreach_addcmul_.Tensor'](_r.value(0), _r.value(1), _r.value(2), _r.tensor(3))
+        return _r.tensorlist(0)
+    # aten::_foreach_addcmul_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()
+    _ops['_foreach_addcmul_.Scalar'](_r.value(0), _r.value(1), _r.value(2), _r.scalar(3))
+    return _r.tensorlist(0)
+
+
+__foreach_asin_parser = PythonArgParser([
+    '_foreach_asin(TensorList self)',
+])
+
+
+def THPVariable__foreach_asin(*args, **kwargs):
+    _r = __foreach_asin_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_asin(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_asin'](_r.value(0))
+
+
+__foreach_asin__parser = PythonArgParser([
+    '_foreach_asin_(TensorList self)',
+])
+
+
+def THPVariable__foreach_asin_(*args, **kwargs):
+    _r = __foreach_asin__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_asin_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_asin_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_atan_parser = PythonArgParser([
+    '_foreach_atan(TensorList self)',
+])
+
+
+def THPVariable__foreach_atan(*args, **kwargs):
+    _r = __foreach_atan_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_atan(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_atan'](_r.value(0))
+
+
+__foreach_atan__parser = PythonArgParser([
+    '_foreach_atan_(TensorList self)',
+])
+
+
+def THPVariable__foreach_atan_(*args, **kwargs):
+    _r = __foreach_atan__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_atan_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_atan_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_ceil_parser = PythonArgParser([
+    '_foreach_ceil(TensorList self)',
+])
+
+
+def THPVariable__foreach_ceil(*args, **kwargs):
+    _r = __foreach_ceil_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_ceil(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_ceil'](_r.value(0))
+
+
+__foreach_ceil__parser = PythonArgParser([
+    '_foreach_ceil_(TensorList self)',
+])
+
+
+def THPVariable__foreach_ceil_(*args, **kwargs):
+    _r = __foreach_ceil__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_ceil_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_ceil_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_clamp_max_parser = PythonArgParser([
+    '_foreach_clamp_max(TensorList self, Scalar scalar)',
+    '_foreach_clamp_max(TensorList self, ScalarList scalars)',
+    '_foreach_clamp_max(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_clamp_max(*args, **kwargs):
+    _r = __foreach_clamp_max_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_clamp_max.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+        return _ops['_foreach_clamp_max.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::_foreach_clamp_max.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_clamp_max.ScalarList'](_r.value(0), _r.scalarlist(1))
+    # aten::_foreach_clamp_max.List(Tensor[] self, Tensor[] other) -> Tensor[]
+    return _ops['_foreach_clamp_max.List'](_r.value(0), _r.value(1))
+
+
+__foreach_clamp_max__parser = PythonArgParser([
+    '_foreach_clamp_max_(TensorList self, Scalar scalar)',
+    '_foreach_clamp_max_(TensorList self, ScalarList scalars)',
+    '_foreach_clamp_max_(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_clamp_max_(*args, **kwargs):
+    _r = __foreach_clamp_max__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_clamp_max_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+        _ops['_foreach_clamp_max_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_clamp_max_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_clamp_max_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_clamp_max_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+    _ops['_foreach_clamp_max_.List'](_r.value(0), _r.value(1))
+    return _r.tensorlist(0)
+
+
+__foreach_clamp_min_parser = PythonArgParser([
+    '_foreach_clamp_min(TensorList self, Scalar scalar)',
+    '_foreach_clamp_min(TensorList self, ScalarList scalars)',
+    '_foreach_clamp_min(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_clamp_min(*args, **kwargs):
+    _r = __foreach_clamp_min_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_clamp_min.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+        return _ops['_foreach_clamp_min.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::_foreach_clamp_min.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_clamp_min.ScalarList'](_r.value(0), _r.scalarlist(1))
+    # aten::_foreach_clamp_min.List(Tensor[] self, Tensor[] other) -> Tensor[]
+    return _ops['_foreach_clamp_min.List'](_r.value(0), _r.value(1))
+
+
+__foreach_clamp_min__parser = PythonArgParser([
+    '_foreach_clamp_min_(TensorList self, Scalar scalar)',
+    '_foreach_clamp_min_(TensorList self, ScalarList scalars)',
+    '_foreach_clamp_min_(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_clamp_min_(*args, **kwargs):
+    _r = __foreach_clamp_min__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_clamp_min_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+        _ops['_foreach_clamp_min_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_clamp_min_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_clamp_min_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_clamp_min_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+    _ops['_foreach_clamp_min_.List'](_r.value(0), _r.value(1))
+    return _r.tensorlist(0)
+
+
+__foreach_clone_parser = PythonArgParser([
+    '_foreach_clone(TensorList self, *, MemoryFormat? memory_format=None)',
+])
+
+
+def THPVariable__foreach_clone(*args, **kwargs):
+    _r = __foreach_clone_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_clone(Tensor[] self, *, MemoryFormat? memory_format=None) -> Tensor[]
+    if not kwargs:
+        return _ops['_foreach_clone'](_r.value(0))
+    return _ops['_foreach_clone'](_r.value(0), memory_format=_r.value(1))
+
+
+__foreach_copy__parser = PythonArgParser([
+    '_foreach_copy_(TensorList self, TensorList src, bool non_blocking=False)',
+])
+
+
+def THPVariable__foreach_copy_(*args, **kwargs):
+    _r = __foreach_copy__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> ()
+    _ops['_foreach_copy_'](_r.value(0), _r.value(1), _r.to_bool(2))
+    return _r.tensorlist(0)
+
+
+__foreach_cos_parser = PythonArgParser([
+    '_foreach_cos(TensorList self)',
+])
+
+
+def THPVariable__foreach_cos(*args, **kwargs):
+    _r = __foreach_cos_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_cos(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_cos'](_r.value(0))
+
+
+__foreach_cos__parser = PythonArgParser([
+    '_foreach_cos_(TensorList self)',
+])
+
+
+def THPVariable__foreach_cos_(*args, **kwargs):
+    _r = __foreach_cos__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_cos_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_cos_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_cosh_parser = PythonArgParser([
+    '_foreach_cosh(TensorList self)',
+])
+
+
+def THPVariable__foreach_cosh(*args, **kwargs):
+    _r = __foreach_cosh_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_cosh(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_cosh'](_r.value(0))
+
+
+__foreach_cosh__parser = PythonArgParser([
+    '_foreach_cosh_(TensorList self)',
+])
+
+
+def THPVariable__foreach_cosh_(*args, **kwargs):
+    _r = __foreach_cosh__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_cosh_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_cosh_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_div_parser = PythonArgParser([
+    '_foreach_div(TensorList self, ScalarList scalars)',
+    '_foreach_div(TensorList self, Tensor other)',
+    '_foreach_div(TensorList self, TensorList other)',
+    '_foreach_div(TensorList self, Scalar scalar)',
+])
+
+
+def THPVariable__foreach_div(*args, **kwargs):
+    _r = __foreach_div_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_div.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_div.ScalarList'](_r.value(0), _r.scalarlist(1))
+    if _r.idx == 1:
+        # aten::_foreach_div.Tensor(Tensor[] self, Tensor other) -> Tensor[]
+        return _ops['_foreach_div.Tensor'](_r.value(0), _r.tensor(1))
+    if _r.idx == 2:
+        # aten::_foreach_div.List(Tensor[] self, Tensor[] other) -> Tensor[]
+        return _ops['_foreach_div.List'](_r.value(0), _r.value(1))
+    # aten::_foreach_div.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+    return _ops['_foreach_div.Scalar'](_r.value(0), _r.scalar(1))
+
+
+__foreach_div__parser = PythonArgParser([
+    '_foreach_div_(TensorList self, ScalarList scalars)',
+    '_foreach_div_(TensorList self, Tensor other)',
+    '_foreach_div_(TensorList self, TensorList other)',
+    '_foreach_div_(TensorList self, Scalar scalar)',
+])
+
+
+def THPVariable__foreach_div_(*args, **kwargs):
+    _r = __foreach_div__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_div_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_div_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_div_.Tensor(Tensor(a!)[] self, Tensor other) -> ()
+        _ops['_foreach_div_.Tensor'](_r.value(0), _r.tensor(1))
+        return _r.tensorlist(0)
+    if _r.idx == 2:
+        # aten::_foreach_div_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+        _ops['_foreach_div_.List'](_r.value(0), _r.value(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_div_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+    _ops['_foreach_div_.Scalar'](_r.value(0), _r.scalar(1))
+    return _r.tensorlist(0)
+
+
+__foreach_erf_parser = PythonArgParser([
+    '_foreach_erf(TensorList self)',
+])
+
+
+def THPVariable__foreach_erf(*args, **kwargs):
+    _r = __foreach_erf_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_erf(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_erf'](_r.value(0))
+
+
+__foreach_erf__parser = PythonArgParser([
+    '_foreach_erf_(TensorList self)',
+])
+
+
+def THPVariable__foreach_erf_(*args, **kwargs):
+    _r = __foreach_erf__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_erf_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_erf_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_erfc_parser = PythonArgParser([
+    '_foreach_erfc(TensorList self)',
+])
+
+
+def THPVariable__foreach_erfc(*args, **kwargs):
+    _r = __foreach_erfc_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_erfc(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_erfc'](_r.value(0))
+
+
+__foreach_erfc__parser = PythonArgParser([
+    '_foreach_erfc_(TensorList self)',
+])
+
+
+def THPVariable__foreach_erfc_(*args, **kwargs):
+    _r = __foreach_erfc__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_erfc_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_erfc_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_exp_parser = PythonArgParser([
+    '_foreach_exp(TensorList self)',
+])
+
+
+def THPVariable__foreach_exp(*args, **kwargs):
+    _r = __foreach_exp_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_exp(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_exp'](_r.value(0))
+
+
+__foreach_exp__parser = PythonArgParser([
+    '_foreach_exp_(TensorList self)',
+])
+
+
+def THPVariable__foreach_exp_(*args, **kwargs):
+    _r = __foreach_exp__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_exp_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_exp_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_expm1_parser = PythonArgParser([
+    '_foreach_expm1(TensorList self)',
+])
+
+
+def THPVariable__foreach_expm1(*args, **kwargs):
+    _r = __foreach_expm1_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_expm1(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_expm1'](_r.value(0))
+
+
+__foreach_expm1__parser = PythonArgParser([
+    '_foreach_expm1_(TensorList self)',
+])
+
+
+def THPVariable__foreach_expm1_(*args, **kwargs):
+    _r = __foreach_expm1__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_expm1_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_expm1_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_floor_parser = PythonArgParser([
+    '_foreach_floor(TensorList self)',
+])
+
+
+def THPVariable__foreach_floor(*args, **kwargs):
+    _r = __foreach_floor_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_floor(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_floor'](_r.value(0))
+
+
+__foreach_floor__parser = PythonArgParser([
+    '_foreach_floor_(TensorList self)',
+])
+
+
+def THPVariable__foreach_floor_(*args, **kwargs):
+    _r = __foreach_floor__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_floor_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_floor_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_frac_parser = PythonArgParser([
+    '_foreach_frac(TensorList self)',
+])
+
+
+def THPVariable__foreach_frac(*args, **kwargs):
+    _r = __foreach_frac_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_frac(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_frac'](_r.value(0))
+
+
+__foreach_frac__parser = PythonArgParser([
+    '_foreach_frac_(TensorList self)',
+])
+
+
+def THPVariable__foreach_frac_(*args, **kwargs):
+    _r = __foreach_frac__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_frac_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_frac_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_lerp_parser = PythonArgParser([
+    '_foreach_lerp(TensorList self, TensorList tensors1, Scalar weight)',
+    '_foreach_lerp(TensorList self, TensorList tensors1, ScalarList weight)',
+    '_foreach_lerp(TensorList self, TensorList tensors1, TensorList weights)',
+])
+
+
+def THPVariable__foreach_lerp(*args, **kwargs):
+    _r = __foreach_lerp_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_lerp.Scalar(Tensor[] self, Tensor[] tensors1, Scalar weight) -> Tensor[]
+        return _ops['_foreach_lerp.Scalar'](_r.value(0), _r.value(1), _r.scalar(2))
+    if _r.idx == 1:
+        # aten::_foreach_lerp.ScalarList(Tensor[] self, Tensor[] tensors1, Scalar[] weight) -> Tensor[]
+        return _ops['_foreach_lerp.ScalarList'](_r.value(0), _r.value(1), _r.scalarlist(2))
+    # aten::_foreach_lerp.List(Tensor[] self, Tensor[] tensors1, Tensor[] weights) -> Tensor[]
+    return _ops['_foreach_lerp.List'](_r.value(0), _r.value(1), _r.value(2))
+
+
+__foreach_lerp__parser = PythonArgParser([
+    '_foreach_lerp_(TensorList self, TensorList tensors1, Scalar weight)',
+    '_foreach_lerp_(TensorList self, TensorList tensors1, ScalarList weight)',
+    '_foreach_lerp_(TensorList self, TensorList tensors1, TensorList weights)',
+])
+
+
+def THPVariable__foreach_lerp_(*args, **kwargs):
+    _r = __foreach_lerp__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_lerp_.Scalar(Tensor(a!)[] self, Tensor[] tensors1, Scalar weight) -> ()
+        _ops['_foreach_lerp_.Scalar'](_r.value(0), _r.value(1), _r.scalar(2))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_lerp_.ScalarList(Tensor(a!)[] self, Tensor[] tensors1, Scalar[] weight) -> ()
+        _ops['_foreach_lerp_.ScalarList'](_r.value(0), _r.value(1), _r.scalarlist(2))
+        return _r.tensorlist(0)
+    # aten::_foreach_lerp_.List(Tensor(a!)[] self, Tensor[] tensors1, Tensor[] weights) -> ()
+    _ops['_foreach_lerp_.List'](_r.value(0), _r.value(1), _r.value(2))
+    return _r.tensorlist(0)
+
+
+__foreach_lgamma_parser = PythonArgParser([
+    '_foreach_lgamma(TensorList self)',
+])
+
+
+def THPVariable__foreach_lgamma(*args, **kwargs):
+    _r = __foreach_lgamma_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_lgamma(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_lgamma'](_r.value(0))
+
+
+__foreach_lgamma__parser = PythonArgParser([
+    '_foreach_lgamma_(TensorList self)',
+])
+
+
+def THPVariable__foreach_lgamma_(*args, **kwargs):
+    _r = __foreach_lgamma__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_lgamma_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_lgamma_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_log_parser = PythonArgParser([
+    '_foreach_log(TensorList self)',
+])
+
+
+def THPVariable__foreach_log(*args, **kwargs):
+    _r = __foreach_log_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_log'](_r.value(0))
+
+
+__foreach_log10_parser = PythonArgParser([
+    '_foreach_log10(TensorList self)',
+])
+
+
+def THPVariable__foreach_log10(*args, **kwargs):
+    _r = __foreach_log10_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log10(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_log10'](_r.value(0))
+
+
+__foreach_log10__parser = PythonArgParser([
+    '_foreach_log10_(TensorList self)',
+])
+
+
+def THPVariable__foreach_log10_(*args, **kwargs):
+    _r = __foreach_log10__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log10_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_log10_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_log1p_parser = PythonArgParser([
+    '_foreach_log1p(TensorList self)',
+])
+
+
+def THPVariable__foreach_log1p(*args, **kwargs):
+    _r = __foreach_log1p_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log1p(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_log1p'](_r.value(0))
+
+
+__foreach_log1p__parser = PythonArgParser([
+    '_foreach_log1p_(TensorList self)',
+])
+
+
+def THPVariable__foreach_log1p_(*args, **kwargs):
+    _r = __foreach_log1p__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log1p_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_log1p_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_log2_parser = PythonArgParser([
+    '_foreach_log2(TensorList self)',
+])
+
+
+def THPVariable__foreach_log2(*args, **kwargs):
+    _r = __foreach_log2_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log2(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_log2'](_r.value(0))
+
+
+__foreach_log2__parser = PythonArgParser([
+    '_foreach_log2_(TensorList self)',
+])
+
+
+def THPVariable__foreach_log2_(*args, **kwargs):
+    _r = __foreach_log2__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log2_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_log2_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_log__parser = PythonArgParser([
+    '_foreach_log_(TensorList self)',
+])
+
+
+def THPVariable__foreach_log_(*args, **kwargs):
+    _r = __foreach_log__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_log_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_log_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_maximum_parser = PythonArgParser([
+    '_foreach_maximum(TensorList self, Scalar scalar)',
+    '_foreach_maximum(TensorList self, ScalarList scalars)',
+    '_foreach_maximum(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_maximum(*args, **kwargs):
+    _r = __foreach_maximum_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_maximum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+        return _ops['_foreach_maximum.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::_foreach_maximum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_maximum.ScalarList'](_r.value(0), _r.scalarlist(1))
+    # aten::_foreach_maximum.List(Tensor[] self, Tensor[] other) -> Tensor[]
+    return _ops['_foreach_maximum.List'](_r.value(0), _r.value(1))
+
+
+__foreach_maximum__parser = PythonArgParser([
+    '_foreach_maximum_(TensorList self, Scalar scalar)',
+    '_foreach_maximum_(TensorList self, ScalarList scalars)',
+    '_foreach_maximum_(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_maximum_(*args, **kwargs):
+    _r = __foreach_maximum__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_maximum_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+        _ops['_foreach_maximum_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_maximum_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_maximum_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_maximum_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+    _ops['_foreach_maximum_.List'](_r.value(0), _r.value(1))
+    return _r.tensorlist(0)
+
+
+__foreach_minimum_parser = PythonArgParser([
+    '_foreach_minimum(TensorList self, Scalar scalar)',
+    '_foreach_minimum(TensorList self, ScalarList scalars)',
+    '_foreach_minimum(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_minimum(*args, **kwargs):
+    _r = __foreach_minimum_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_minimum.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+        return _ops['_foreach_minimum.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::_foreach_minimum.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_minimum.ScalarList'](_r.value(0), _r.scalarlist(1))
+    # aten::_foreach_minimum.List(Tensor[] self, Tensor[] other) -> Tensor[]
+    return _ops['_foreach_minimum.List'](_r.value(0), _r.value(1))
+
+
+__foreach_minimum__parser = PythonArgParser([
+    '_foreach_minimum_(TensorList self, Scalar scalar)',
+    '_foreach_minimum_(TensorList self, ScalarList scalars)',
+    '_foreach_minimum_(TensorList self, TensorList other)',
+])
+
+
+def THPVariable__foreach_minimum_(*args, **kwargs):
+    _r = __foreach_minimum__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_minimum_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+        _ops['_foreach_minimum_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_minimum_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_minimum_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_minimum_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+    _ops['_foreach_minimum_.List'](_r.value(0), _r.value(1))
+    return _r.tensorlist(0)
+
+
+__foreach_mul_parser = PythonArgParser([
+    '_foreach_mul(TensorList self, ScalarList scalars)',
+    '_foreach_mul(TensorList self, Tensor other)',
+    '_foreach_mul(TensorList self, TensorList other)',
+    '_foreach_mul(TensorList self, Scalar scalar)',
+])
+
+
+def THPVariable__foreach_mul(*args, **kwargs):
+    _r = __foreach_mul_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_mul.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_mul.ScalarList'](_r.value(0), _r.scalarlist(1))
+    if _r.idx == 1:
+        # aten::_foreach_mul.Tensor(Tensor[] self, Tensor other) -> Tensor[]
+        return _ops['_foreach_mul.Tensor'](_r.value(0), _r.tensor(1))
+    if _r.idx == 2:
+        # aten::_foreach_mul.List(Tensor[] self, Tensor[] other) -> Tensor[]
+        return _ops['_foreach_mul.List'](_r.value(0), _r.value(1))
+    # aten::_foreach_mul.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+    return _ops['_foreach_mul.Scalar'](_r.value(0), _r.scalar(1))
+
+
+__foreach_mul__parser = PythonArgParser([
+    '_foreach_mul_(TensorList self, ScalarList scalars)',
+    '_foreach_mul_(TensorList self, Tensor other)',
+    '_foreach_mul_(TensorList self, TensorList other)',
+    '_foreach_mul_(TensorList self, Scalar scalar)',
+])
+
+
+def THPVariable__foreach_mul_(*args, **kwargs):
+    _r = __foreach_mul__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_mul_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_mul_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_mul_.Tensor(Tensor(a!)[] self, Tensor other) -> ()
+        _ops['_foreach_mul_.Tensor'](_r.value(0), _r.tensor(1))
+        return _r.tensorlist(0)
+    if _r.idx == 2:
+        # aten::_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+        _ops['_foreach_mul_.List'](_r.value(0), _r.value(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_mul_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+    _ops['_foreach_mul_.Scalar'](_r.value(0), _r.scalar(1))
+    return _r.tensorlist(0)
+
+
+__foreach_neg_parser = PythonArgParser([
+    '_foreach_neg(TensorList self)',
+])
+
+
+def THPVariable__foreach_neg(*args, **kwargs):
+    _r = __foreach_neg_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_neg(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_neg'](_r.value(0))
+
+
+__foreach_neg__parser = PythonArgParser([
+    '_foreach_neg_(TensorList self)',
+])
+
+
+def THPVariable__foreach_neg_(*args, **kwargs):
+    _r = __foreach_neg__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_neg_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_neg_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_norm_parser = PythonArgParser([
+    '_foreach_norm(TensorList self, Scalar ord=2, ScalarType? dtype=None)',
+])
+
+
+def THPVariable__foreach_norm(*args, **kwargs):
+    _r = __foreach_norm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]
+    return _ops['_foreach_norm.Scalar'](_r.value(0), _r.scalar(1), _r.scalartype(2))
+
+
+__foreach_pow_parser = PythonArgParser([
+    '_foreach_pow(Scalar self, TensorList exponent)',
+    '_foreach_pow(TensorList self, Scalar exponent)',
+    '_foreach_pow(TensorList self, ScalarList exponent)',
+    '_foreach_pow(TensorList self, TensorList exponent)',
+])
+
+
+def THPVariable__foreach_pow(*args, **kwargs):
+    _r = __foreach_pow_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_pow.ScalarAndTensor(Scalar self, Tensor[] exponent) -> Tensor[]
+        return _ops['_foreach_pow.ScalarAndTensor'](_r.scalar(0), _r.value(1))
+    if _r.idx == 1:
+        # aten::_foreach_pow.Scalar(Tensor[] self, Scalar exponent) -> Tensor[]
+        return _ops['_foreach_pow.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 2:
+        # aten::_foreach_pow.ScalarList(Tensor[] self, Scalar[] exponent) -> Tensor[]
+        return _ops['_foreach_pow.ScalarList'](_r.value(0), _r.scalarlist(1))
+    # aten::_foreach_pow.List(Tensor[] self, Tensor[] exponent) -> Tensor[]
+    return _ops['_foreach_pow.List'](_r.value(0), _r.value(1))
+
+
+__foreach_pow__parser = PythonArgParser([
+    '_foreach_pow_(TensorList self, Scalar exponent)',
+    '_foreach_pow_(TensorList self, ScalarList exponent)',
+    '_foreach_pow_(TensorList self, TensorList exponent)',
+])
+
+
+def THPVariable__foreach_pow_(*args, **kwargs):
+    _r = __foreach_pow__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_pow_.Scalar(Tensor(a!)[] self, Scalar exponent) -> ()
+        _ops['_foreach_pow_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_pow_.ScalarList(Tensor(a!)[] self, Scalar[] exponent) -> ()
+        _ops['_foreach_pow_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_pow_.List(Tensor(a!)[] self, Tensor[] exponent) -> ()
+    _ops['_foreach_pow_.List'](_r.value(0), _r.value(1))
+    return _r.tensorlist(0)
+
+
+__foreach_reciprocal_parser = PythonArgParser([
+    '_foreach_reciprocal(TensorList self)',
+])
+
+
+def THPVariable__foreach_reciprocal(*args, **kwargs):
+    _r = __foreach_reciprocal_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_reciprocal(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_reciprocal'](_r.value(0))
+
+
+__foreach_reciprocal__parser = PythonArgParser([
+    '_foreach_reciprocal_(TensorList self)',
+])
+
+
+def THPVariable__foreach_reciprocal_(*args, **kwargs):
+    _r = __foreach_reciprocal__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_reciprocal_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_reciprocal_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_round_parser = PythonArgParser([
+    '_foreach_round(TensorList self)',
+])
+
+
+def THPVariable__foreach_round(*args, **kwargs):
+    _r = __foreach_round_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_round(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_round'](_r.value(0))
+
+
+__foreach_round__parser = PythonArgParser([
+    '_foreach_round_(TensorList self)',
+])
+
+
+def THPVariable__foreach_round_(*args, **kwargs):
+    _r = __foreach_round__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_round_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_round_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_rsqrt_parser = PythonArgParser([
+    '_foreach_rsqrt(TensorList self)',
+])
+
+
+def THPVariable__foreach_rsqrt(*args, **kwargs):
+    _r = __foreach_rsqrt_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_rsqrt(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_rsqrt'](_r.value(0))
+
+
+__foreach_rsqrt__parser = PythonArgParser([
+    '_foreach_rsqrt_(TensorList self)',
+])
+
+
+def THPVariable__foreach_rsqrt_(*args, **kwargs):
+    _r = __foreach_rsqrt__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_rsqrt_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_rsqrt_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_sigmoid_parser = PythonArgParser([
+    '_foreach_sigmoid(TensorList self)',
+])
+
+
+def THPVariable__foreach_sigmoid(*args, **kwargs):
+    _r = __foreach_sigmoid_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sigmoid(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_sigmoid'](_r.value(0))
+
+
+__foreach_sigmoid__parser = PythonArgParser([
+    '_foreach_sigmoid_(TensorList self)',
+])
+
+
+def THPVariable__foreach_sigmoid_(*args, **kwargs):
+    _r = __foreach_sigmoid__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sigmoid_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_sigmoid_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_sign_parser = PythonArgParser([
+    '_foreach_sign(TensorList self)',
+])
+
+
+def THPVariable__foreach_sign(*args, **kwargs):
+    _r = __foreach_sign_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sign(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_sign'](_r.value(0))
+
+
+__foreach_sign__parser = PythonArgParser([
+    '_foreach_sign_(TensorList self)',
+])
+
+
+def THPVariable__foreach_sign_(*args, **kwargs):
+    _r = __foreach_sign__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sign_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_sign_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_sin_parser = PythonArgParser([
+    '_foreach_sin(TensorList self)',
+])
+
+
+def THPVariable__foreach_sin(*args, **kwargs):
+    _r = __foreach_sin_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sin(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_sin'](_r.value(0))
+
+
+__foreach_sin__parser = PythonArgParser([
+    '_foreach_sin_(TensorList self)',
+])
+
+
+def THPVariable__foreach_sin_(*args, **kwargs):
+    _r = __foreach_sin__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sin_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_sin_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_sinh_parser = PythonArgParser([
+    '_foreach_sinh(TensorList self)',
+])
+
+
+def THPVariable__foreach_sinh(*args, **kwargs):
+    _r = __foreach_sinh_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sinh(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_sinh'](_r.value(0))
+
+
+__foreach_sinh__parser = PythonArgParser([
+    '_foreach_sinh_(TensorList self)',
+])
+
+
+def THPVariable__foreach_sinh_(*args, **kwargs):
+    _r = __foreach_sinh__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sinh_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_sinh_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_sqrt_parser = PythonArgParser([
+    '_foreach_sqrt(TensorList self)',
+])
+
+
+def THPVariable__foreach_sqrt(*args, **kwargs):
+    _r = __foreach_sqrt_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sqrt(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_sqrt'](_r.value(0))
+
+
+__foreach_sqrt__parser = PythonArgParser([
+    '_foreach_sqrt_(TensorList self)',
+])
+
+
+def THPVariable__foreach_sqrt_(*args, **kwargs):
+    _r = __foreach_sqrt__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_sqrt_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_sqrt_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_sub_parser = PythonArgParser([
+    '_foreach_sub(TensorList self, Scalar scalar)',
+    '_foreach_sub(TensorList self, ScalarList scalars)',
+    '_foreach_sub(TensorList self, TensorList other, *, Scalar alpha=1)',
+])
+
+
+def THPVariable__foreach_sub(*args, **kwargs):
+    _r = __foreach_sub_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_sub.Scalar(Tensor[] self, Scalar scalar) -> Tensor[]
+        return _ops['_foreach_sub.Scalar'](_r.value(0), _r.scalar(1))
+    if _r.idx == 1:
+        # aten::_foreach_sub.ScalarList(Tensor[] self, Scalar[] scalars) -> Tensor[]
+        return _ops['_foreach_sub.ScalarList'](_r.value(0), _r.scalarlist(1))
+    # aten::_foreach_sub.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]
+    if not kwargs:
+        return _ops['_foreach_sub.List'](_r.value(0), _r.value(1))
+    return _ops['_foreach_sub.List'](_r.value(0), _r.value(1), alpha=_r.scalar(2))
+
+
+__foreach_sub__parser = PythonArgParser([
+    '_foreach_sub_(TensorList self, Scalar scalar)',
+    '_foreach_sub_(TensorList self, ScalarList scalars)',
+    '_foreach_sub_(TensorList self, TensorList other, *, Scalar alpha=1)',
+])
+
+
+def THPVariable__foreach_sub_(*args, **kwargs):
+    _r = __foreach_sub__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_foreach_sub_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+        _ops['_foreach_sub_.Scalar'](_r.value(0), _r.scalar(1))
+        return _r.tensorlist(0)
+    if _r.idx == 1:
+        # aten::_foreach_sub_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()
+        _ops['_foreach_sub_.ScalarList'](_r.value(0), _r.scalarlist(1))
+        return _r.tensorlist(0)
+    # aten::_foreach_sub_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()
+    _ops['_foreach_sub_.List'](_r.value(0), _r.value(1), alpha=_r.scalar(2))
+    return _r.tensorlist(0)
+
+
+__foreach_tan_parser = PythonArgParser([
+    '_foreach_tan(TensorList self)',
+])
+
+
+def THPVariable__foreach_tan(*args, **kwargs):
+    _r = __foreach_tan_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_tan(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_tan'](_r.value(0))
+
+
+__foreach_tan__parser = PythonArgParser([
+    '_foreach_tan_(TensorList self)',
+])
+
+
+def THPVariable__foreach_tan_(*args, **kwargs):
+    _r = __foreach_tan__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_tan_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_tan_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_tanh_parser = PythonArgParser([
+    '_foreach_tanh(TensorList self)',
+])
+
+
+def THPVariable__foreach_tanh(*args, **kwargs):
+    _r = __foreach_tanh_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_tanh(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_tanh'](_r.value(0))
+
+
+__foreach_tanh__parser = PythonArgParser([
+    '_foreach_tanh_(TensorList self)',
+])
+
+
+def THPVariable__foreach_tanh_(*args, **kwargs):
+    _r = __foreach_tanh__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_tanh_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_tanh_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_trunc_parser = PythonArgParser([
+    '_foreach_trunc(TensorList self)',
+])
+
+
+def THPVariable__foreach_trunc(*args, **kwargs):
+    _r = __foreach_trunc_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_trunc(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_trunc'](_r.value(0))
+
+
+__foreach_trunc__parser = PythonArgParser([
+    '_foreach_trunc_(TensorList self)',
+])
+
+
+def THPVariable__foreach_trunc_(*args, **kwargs):
+    _r = __foreach_trunc__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_trunc_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_trunc_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
+__foreach_zero__parser = PythonArgParser([
+    '_foreach_zero_(TensorList self)',
+])
+
+
+def THPVariable__foreach_zero_(*args, **kwargs):
+    _r = __foreach_zero__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_zero_(Tensor(a!)[] self) -> ()
+    _ops['_foreach_zero_'](_r.value(0))
+    return _r.tensorlist(0)
+
+
 __fused_rms_norm_parser = PythonArgParser([
     '_fused_rms_norm(Tensor input, IntArrayRef normalized_shape, Tensor? weight, double? eps)',
 ])
@@ -7341,6 +8784,94 @@ FUNCTIONS = named({
     '_embedding_bag': THPVariable__embedding_bag,
     '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
+    '_foreach_abs': THPVariable__foreach_abs,
+    '_foreach_abs_': THPVariable__foreach_abs_,
+    '_foreach_acos': THPVariable__foreach_acos,
+    '_foreach_acos_': THPVariable__foreach_acos_,
+    '_foreach_add': THPVariable__foreach_add,
+    '_foreach_add_': THPVariable__foreach_add_,
+    '_foreach_addcdiv': THPVariable__foreach_addcdiv,
+    '_foreach_addcdiv_': THPVariable__foreach_addcdiv_,
+    '_foreach_addcmul': THPVariable__foreach_addcmul,
+    '_foreach_addcmul_': THPVariable__foreach_addcmul_,
+    '_foreach_asin': THPVariable__foreach_asin,
+    '_foreach_asin_': THPVariable__foreach_asin_,
+    '_foreach_atan': THPVariable__foreach_atan,
+    '_foreach_atan_': THPVariable__foreach_atan_,
+    '_foreach_ceil': THPVariable__foreach_ceil,
+    '_foreach_ceil_': THPVariable__foreach_ceil_,
+    '_foreach_clamp_max': THPVariable__foreach_clamp_max,
+    '_foreach_clamp_max_': THPVariable__foreach_clamp_max_,
+    '_foreach_clamp_min': THPVariable__foreach_clamp_min,
+    '_foreach_clamp_min_': THPVariable__foreach_clamp_min_,
+    '_foreach_clone': THPVariable__foreach_clone,
+    '_foreach_copy_': THPVariable__foreach_copy_,
+    '_foreach_cos': THPVariable__foreach_cos,
+    '_foreach_cos_': THPVariable__foreach_cos_,
+    '_foreach_cosh': THPVariable__foreach_cosh,
+    '_foreach_cosh_': THPVariable__foreach_cosh_,
+    '_foreach_div': THPVariable__foreach_div,
+    '_foreach_div_': THPVariable__foreach_div_,
+    '_foreach_erf': THPVariable__foreach_erf,
+    '_foreach_erf_': THPVariable__foreach_erf_,
+    '_foreach_erfc': THPVariable__foreach_erfc,
+    '_foreach_erfc_': THPVariable__foreach_erfc_,
+    '_foreach_exp': THPVariable__foreach_exp,
+    '_foreach_exp_': THPVariable__foreach_exp_,
+    '_foreach_expm1': THPVariable__foreach_expm1,
+    '_foreach_expm1_': THPVariable__foreach_expm1_,
+    '_foreach_floor': THPVariable__foreach_floor,
+    '_foreach_floor_': THPVariable__foreach_floor_,
+    '_foreach_frac': THPVariable__foreach_frac,
+    '_foreach_frac_': THPVariable__foreach_frac_,
+    '_foreach_lerp': THPVariable__foreach_lerp,
+    '_foreach_lerp_': THPVariable__foreach_lerp_,
+    '_foreach_lgamma': THPVariable__foreach_lgamma,
+    '_foreach_lgamma_': THPVariable__foreach_lgamma_,
+    '_foreach_log': THPVariable__foreach_log,
+    '_foreach_log10': THPVariable__foreach_log10,
+    '_foreach_log10_': THPVariable__foreach_log10_,
+    '_foreach_log1p': THPVariable__foreach_log1p,
+    '_foreach_log1p_': THPVariable__foreach_log1p_,
+    '_foreach_log2': THPVariable__foreach_log2,
+    '_foreach_log2_': THPVariable__foreach_log2_,
+    '_foreach_log_': THPVariable__foreach_log_,
+    '_foreach_maximum': THPVariable__foreach_maximum,
+    '_foreach_maximum_': THPVariable__foreach_maximum_,
+    '_foreach_minimum': THPVariable__foreach_minimum,
+    '_foreach_minimum_': THPVariable__foreach_minimum_,
+    '_foreach_mul': THPVariable__foreach_mul,
+    '_foreach_mul_': THPVariable__foreach_mul_,
+    '_foreach_neg': THPVariable__foreach_neg,
+    '_foreach_neg_': THPVariable__foreach_neg_,
+    '_foreach_norm': THPVariable__foreach_norm,
+    '_foreach_pow': THPVariable__foreach_pow,
+    '_foreach_pow_': THPVariable__foreach_pow_,
+    '_foreach_reciprocal': THPVariable__foreach_reciprocal,
+    '_foreach_reciprocal_': THPVariable__foreach_reciprocal_,
+    '_foreach_round': THPVariable__foreach_round,
+    '_foreach_round_': THPVariable__foreach_round_,
+    '_foreach_rsqrt': THPVariable__foreach_rsqrt,
+    '_foreach_rsqrt_': THPVariable__foreach_rsqrt_,
+    '_foreach_sigmoid': THPVariable__foreach_sigmoid,
+    '_foreach_sigmoid_': THPVariable__foreach_sigmoid_,
+    '_foreach_sign': THPVariable__foreach_sign,
+    '_foreach_sign_': THPVariable__foreach_sign_,
+    '_foreach_sin': THPVariable__foreach_sin,
+    '_foreach_sin_': THPVariable__foreach_sin_,
+    '_foreach_sinh': THPVariable__foreach_sinh,
+    '_foreach_sinh_': THPVariable__foreach_sinh_,
+    '_foreach_sqrt': THPVariable__foreach_sqrt,
+    '_foreach_sqrt_': THPVariable__foreach_sqrt_,
+    '_foreach_sub': THPVariable__foreach_sub,
+    '_foreach_sub_': THPVariable__foreach_sub_,
+    '_foreach_tan': THPVariable__foreach_tan,
+    '_foreach_tan_': THPVariable__foreach_tan_,
+    '_foreach_tanh': THPVariable__foreach_tanh,
+    '_foreach_tanh_': THPVariable__foreach_tanh_,
+    '_foreach_trunc': THPVariable__foreach_trunc,
+    '_foreach_trunc_': THPVariable__foreach_trunc_,
+    '_foreach_zero_': THPVariable__foreach_zero_,
     '_fused_rms_norm': THPVariable__fused_rms_norm,
     '_linalg_det': THPVariable__linalg_det,
     '_linalg_eigh': THPVariable__linalg_eigh,

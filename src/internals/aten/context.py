@@ -3,11 +3,10 @@
 ``use_deterministic_algorithms(True)`` sets ``deterministic_algorithms``: an operator that has
 only a nondeterministic implementation then calls :func:`alert_not_deterministic`, which raises
 (or, with ``warn_only``, warns). With ``deterministic_fill_uninitialized_memory`` on too (the
-default), the memory ``empty`` and ``empty_strided`` hand out is filled with
-a known value (NaN, or the largest integer), so a program that reads it before writing it gives
-the same answer each run. (torch fills the elements a growing ``resize_`` adds too; the package's
-``resize_`` does not yet.) Like torch's ``at::globalContext()``, the settings are shared by all
-threads.
+default), the memory ``empty`` and ``empty_strided`` hand out, and the elements a growing
+``resize_`` adds to a storage, are filled with a known value (NaN, or the largest integer), so a
+program that reads it before writing it gives the same answer each run. Like torch's
+``at::globalContext()``, the settings are shared by all threads.
 """
 import warnings
 
@@ -26,7 +25,7 @@ class Context:
         self.deterministic_algorithms, self.deterministic_algorithms_warn_only = mode, warn_only
 
     def fills_uninitialized_memory(self):
-        """Whether ``empty`` and its kin must fill what they allocate."""
+        """Whether ``empty`` and its kin (and a growing ``resize_``) must fill what they allocate."""
         return self.deterministic_algorithms and self.deterministic_fill_uninitialized_memory
 
 

@@ -275,8 +275,10 @@ SET_OVERLOADS = ("set_", "set_.source_Storage", "set_.source_Storage_storage_off
 
 def register_manual_kernels():
     global _COPY, _RESIZE
+    from .foreach_autograd import register_foreach_autograd_kernels  # it imports this module: a cycle
     from .generated.variable_type import register_autograd_kernels  # the generated kernels import it: a cycle
     register_autograd_kernels()
+    register_foreach_autograd_kernels()
     _COPY, _RESIZE = dispatcher.find("copy_"), dispatcher.find("resize_")
     dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))
     dispatcher.impl("resize_", "Autograd", dispatcher.KernelFunction(resize_, with_keyset=True))

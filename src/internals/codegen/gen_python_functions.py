@@ -100,9 +100,10 @@ class Overload:
 # YAML (``autogen``), which binds no name; ``unique_dim`` is bound but kept out of the ``torch``
 # namespace (``PRIVATE_OPS`` in ``torch/__init__.py``): ``torch.unique(x, dim=...)`` calls it.
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
-                        "mul.Scalar", "div.Scalar", "div_.Scalar", "sym_size.int", "sym_numel",
-                        "sym_stride.int", "sym_storage_offset", "_sparse_coo_tensor_unsafe",
-                        "_sparse_coo_tensor_with_dims_and_tensors", "_reshape_alias", "_unsafe_view", "copy",
+                        "mul.Scalar", "div.Scalar", "div_.Scalar", "add_.Scalar", "sub_.Scalar", "mul_.Scalar",
+                        "sym_size.int", "sym_numel", "sym_stride.int", "sym_storage_offset",
+                        "_sparse_coo_tensor_unsafe", "_sparse_coo_tensor_with_dims_and_tensors", "_reshape_alias",
+                        "_unsafe_view", "copy",
                         "index.Tensor", "index.Tensor_out", "zero", "unique_dim"}
 PYTHON_MODULES = ("nn", "linalg", "special")
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
@@ -176,6 +177,8 @@ def accessor(type_str):
         return "to_symint"
     if base.startswith(("int[", "SymInt[")):
         return "intlist"
+    if base == "Scalar[]":
+        return "scalarlist"
     if base == "bool":
         return "to_bool"
     if base == "ScalarType":
@@ -247,6 +250,10 @@ def returns(overload, method, indent, signature=None):
     schema's (``test_codegen`` checks every kernel's). This is also how torch shows a call to
     Python (``__torch_dispatch__``): keyword arguments left at their defaults are left out."""
     call = dispatch_call(overload, method, signature)
+    if str(overload.schema.name).startswith("_foreach_") and overload.schema.kind() == SchemaKind.inplace:
+        # an in-place foreach operator returns nothing; its binding returns the list it was given
+        # (torch's gen_python_functions.py does so for these alone)
+        return [f"{indent}{call}", f"{indent}return _r.tensorlist(0)"]
     short = dispatch_call(overload, method, signature, keywords=False)
     if short == call:
         return [f"{indent}return {call}"]

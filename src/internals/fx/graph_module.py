@@ -10,6 +10,7 @@ import operator
 import pathlib
 import re
 import textwrap
+import warnings
 
 import internals
 
@@ -83,21 +84,36 @@ _SCOPE_IMPORTS = ("import internals", "import operator", "from math import inf",
                   "from internals import device")
 
 
+def _child_repr(child):
+    """The repr that rebuilds ``child`` (the library's own Linear, Conv or BatchNorm), or None."""
+    if type(child).__name__ in _SAFE_REPRS and type(child) is getattr(internals.nn, type(child).__name__, None):
+        return repr(child)
+    return None
+
+
 def to_folder(gm, folder, module_name="FxModule"):
     """Write ``gm`` out as a package: ``module.py`` with a class ``module_name`` whose ``__init__``
-    rebuilds the children and loads ``state_dict.pt``, and whose ``forward`` is ``gm.code``."""
-    for name, child in gm.named_children():
-        if type(child).__name__ not in _SAFE_REPRS or type(child).__module__.split(".")[0] != "internals":
-            # fx pickles such a child whole; internals.load reads tensors only, so it could not come back
-            raise NotImplementedError(f"to_folder writes the library's Linear, Conv and BatchNorm children only, "
-                                      f"not {name} ({type(child).__name__})")
+    rebuilds the children and loads ``state_dict.pt``, and whose ``forward`` is ``gm.code``. A
+    child whose repr does not rebuild it is saved whole, pickled, to ``<name>.pt`` and loaded back
+    from there (``weights_only=False``: its class is imported by name), with fx's warning naming
+    those children."""
     folder = pathlib.Path(folder)
     folder.mkdir(exist_ok=True)
     internals.save(gm.state_dict(), folder / "state_dict.pt")
     tab = " " * 4
     lines = ["", *_SCOPE_IMPORTS, "", "from internals.nn import *",
              f"class {module_name}(internals.nn.Module):", f"{tab}def __init__(self):", f"{tab * 2}super().__init__()"]
-    lines += [f"{tab * 2}setattr(self, '{name}', {child!r})" for name, child in gm.named_children()]
+    pickled = []
+    for name, child in gm.named_children():
+        text = _child_repr(child)
+        if text is None:
+            internals.save(child, folder / f"{name}.pt")
+            pickled.append(name)
+            shown = repr(child).replace("\r", " ").replace("\n", " ")
+            load = f"internals.load(r'{folder / f'{name}.pt'}', weights_only=False)"
+            lines.append(f"{tab * 2}setattr(self, '{name}', {load}) # {shown}")
+        else:
+            lines.append(f"{tab * 2}setattr(self, '{name}', {text})")
     for name, buffer in gm._buffers.items():
         if buffer is not None:
             lines.append(f"{tab * 2}self.register_buffer('{name}', internals.empty({list(buffer.shape)}, "
@@ -109,6 +125,9 @@ def to_folder(gm, folder, module_name="FxModule"):
     lines.append(f"{tab * 2}self.load_state_dict(internals.load(r'{folder}/state_dict.pt'))")
     (folder / "module.py").write_text("\n".join(lines) + "\n" + textwrap.indent(gm.code, tab) + "\n")
     (folder / "__init__.py").write_text("from .module import *")
+    if pickled:
+        warnings.warn("Was not able to save the following children modules as reprs -"
+                      f"saved as pickled files instead: {pickled}", stacklevel=1)
 
 
 def _copy_attr(source, dest, target):

@@ -7,10 +7,14 @@ Per parameter, in torch's order and with torch's in-place operators, t being the
     v̂ = max(v̂, v) with amsgrad                        ``torch.maximum(v̂, v, out=v̂)``
     denom = sqrt(v or v̂) / sqrt(1 − β2^t) + eps
     p = p − lr/(1 − β1^t) · m / denom                 ``param.addcdiv_(exp_avg, denom, value=-step_size)``
-The same operators, rounded the same way, so the parameters are torch's to the bit.
+The same operators, rounded the same way, so the parameters are torch's to the bit. With
+``foreach=True`` the step is torch's ``_multi_tensor_adam``: the same lines as ``_foreach_*`` calls
+over all parameters of a device and dtype, which on the CPU loop over the same per-tensor
+operators, so that trajectory is bit for bit torch's ``foreach=True`` one (and its single-tensor one).
 
 ``AdamW`` (``torch/optim/adamw.py``) is Adam with ``decoupled_weight_decay=True``.
 """
+from .. import _functional as F
 from .._functional import maximum, square, zeros_like
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import tensor
@@ -21,6 +25,7 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    group_tensors_by_device_and_dtype,
     view_as_real_if_complex,
 )
 
@@ -89,7 +94,8 @@ class Adam(Optimizer):
             params = self._init_group(group)
             check_capturable(group, params)
             check_foreach_differentiable(group, params)
-            _single_tensor_adam(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_adam if group["foreach"] else _single_tensor_adam
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -135,6 +141,50 @@ def _single_tensor_adam(params, states, group):
             second = exp_avg_sq
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _multi_tensor_adam(params, states, group):
+    """``_multi_tensor_adam`` (not capturable, so every number is a Python float): per device and
+    dtype, the step counts moved on, then the moments, the denominators and the parameters, each
+    line one ``_foreach_*`` call; complex parameters go through real views, as in torch."""
+    if not params:
+        return
+    lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
+    beta1, beta2 = group["betas"]
+    lists = [params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
+             [s.get("max_exp_avg_sq") for s in states], [s["step"] for s in states]]
+    for (device_params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps), _ in \
+            group_tensors_by_device_and_dtype(lists).values():
+        if device_params[0].dtype.is_complex:
+            views = [view_as_real_if_complex(*ts) for ts in zip(device_params, grads, exp_avgs, exp_avg_sqs,
+                                                                 max_exp_avg_sqs)]
+            device_params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs = (list(v) for v in zip(*views))
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                F._foreach_mul_(device_params, 1 - lr * weight_decay)
+            elif group["maximize"]:
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        F._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        F._foreach_mul_(exp_avg_sqs, beta2)
+        F._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+        # the bias corrections are Python floats (float64), one per parameter
+        bias_correction1 = [1 - beta1 ** step.item() for step in steps]
+        bias_correction2 = [1 - beta2 ** step.item() for step in steps]
+        step_size = [(lr / bc) * -1 for bc in bias_correction1]
+        bias_correction2_sqrt = [bc ** 0.5 for bc in bias_correction2]
+        if amsgrad:
+            F._foreach_maximum_(max_exp_avg_sqs, exp_avg_sqs)
+            exp_avg_sq_sqrt = F._foreach_sqrt(max_exp_avg_sqs)
+        else:
+            exp_avg_sq_sqrt = F._foreach_sqrt(exp_avg_sqs)
+        F._foreach_div_(exp_avg_sq_sqrt, bias_correction2_sqrt)
+        F._foreach_add_(exp_avg_sq_sqrt, eps)
+        F._foreach_addcdiv_(device_params, exp_avgs, exp_avg_sq_sqrt, step_size)
 
 
 def _differentiable_adam_update(param, state, exp_avg, exp_avg_sq, max_exp_avg_sq, group):

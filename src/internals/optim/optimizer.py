@@ -112,6 +112,19 @@ def view_as_real_if_complex(param, *tensors):
     return tuple(None if t is None else view_as_real(t) for t in (param, *tensors))
 
 
+def group_tensors_by_device_and_dtype(tensorlists):
+    """``Optimizer._group_tensors_by_device_and_dtype`` (torch's C++ ``_group_tensors_by_device_and_dtype``):
+    the lists cut into groups by the device and dtype of the first list's tensors, in the order
+    each pair first appears; {(device, dtype): (the lists' parts, their indices)}."""
+    groups = {}
+    for i, t in enumerate(tensorlists[0]):
+        lists, indices = groups.setdefault((t.device, t.dtype), ([[] for _ in tensorlists], []))
+        for part, whole in zip(lists, tensorlists):
+            part.append(whole[i])
+        indices.append(i)
+    return groups
+
+
 def check_lr(lr):
     """A tensor learning rate holds one number; a negative one is refused."""
     if isinstance(lr, Tensor) and lr.numel() != 1:
@@ -159,8 +172,10 @@ class Optimizer:
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change how fast torch's step runs, not its algorithm (some multi-tensor loops, as
-    # NAdam's, order a few operations differently: the last bit may move): they are accepted and run
-    # the single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
+    # NAdam's, order a few operations differently: the last bit may move). SGD, Adam and AdamW
+    # take their multi-tensor step with foreach=True, over the ``_foreach_*`` operators as
+    # torch's; the others accept foreach and run the single-tensor loop. fused runs the
+    # single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
     # here and its multi-tensor steps refuse when they run (check_foreach_differentiable).
     # capturable is refused at step time, as torch refuses it (check_capturable).
 

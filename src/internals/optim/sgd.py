@@ -1,11 +1,15 @@
-"""Stochastic gradient descent with momentum (``torch/optim/sgd.py``, the single-tensor loop).
+"""Stochastic gradient descent with momentum (``torch/optim/sgd.py``: ``_single_tensor_sgd``, and
+``_multi_tensor_sgd`` with ``foreach=True``).
 
 Per parameter, in torch's order:  g = grad (+ weight_decay·p);  with momentum,
 buf = g on the first step, else buf = momentum·buf + (1 − dampening)·g; then g = buf, or
-g + momentum·buf with Nesterov;  finally p −= lr·g.
+g + momentum·buf with Nesterov;  finally p −= lr·g. The multi-tensor step computes the same
+with one ``_foreach_*`` call per line over all parameters of a device and dtype; its Nesterov
+line adds into the gradients in place (``p.grad`` changes too, as in torch).
 """
+from .. import _functional as F
 from .._tensor import Tensor
-from .optimizer import Optimizer, _use_grad_for_differentiable, check_lr
+from .optimizer import Optimizer, _use_grad_for_differentiable, check_lr, group_tensors_by_device_and_dtype
 
 __all__ = ["SGD", "sgd_step"]
 
@@ -31,7 +35,8 @@ class SGD(Optimizer):
             # Parameters without a gradient this step (set to None by zero_grad) are left alone.
             params = [p for p in group["params"] if p.grad is not None]
             buffers = [self.state[p].get("momentum_buffer") if group["momentum"] != 0 else None for p in params]
-            sgd_step(params, [p.grad for p in params], buffers, lr=group["lr"],
+            step = _multi_tensor_sgd if group["foreach"] and not group["differentiable"] else sgd_step
+            step(params, [p.grad for p in params], buffers, lr=group["lr"],
                      weight_decay=group["weight_decay"], momentum=group["momentum"],
                      dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
             if group["momentum"] != 0:
@@ -66,3 +71,40 @@ def sgd_step(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dam
             p.addcmul_(grad, lr, value=-1)
         else:
             p.add_(grad, alpha=-lr)
+
+
+def _multi_tensor_sgd(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dampening, nesterov,
+                      maximize):
+    """``_multi_tensor_sgd``: the rule of :func:`sgd_step`, a ``_foreach_*`` call per line over
+    each device-and-dtype group. A group whose buffers all exist updates them with two foreach
+    calls; one with a missing buffer goes one parameter at a time, as torch's does."""
+    if not params:
+        return
+    lr = lr.item() if isinstance(lr, Tensor) else lr
+    groups = group_tensors_by_device_and_dtype([params, grads, momentum_buffers])
+    for (device_params, device_grads, device_bufs), indices in groups.values():
+        if maximize:
+            device_grads = F._foreach_neg(device_grads)
+        if weight_decay != 0:
+            if maximize:        # the negated gradients are copies: add into them
+                F._foreach_add_(device_grads, device_params, alpha=weight_decay)
+            else:
+                device_grads = F._foreach_add(device_grads, device_params, alpha=weight_decay)
+        if momentum != 0:
+            if all(buf is not None for buf in device_bufs):
+                bufs = device_bufs
+                F._foreach_mul_(bufs, momentum)
+                F._foreach_add_(bufs, device_grads, alpha=1 - dampening)
+            else:
+                bufs = []
+                for i, buf in enumerate(device_bufs):
+                    if buf is None:
+                        buf = momentum_buffers[indices[i]] = device_grads[i].detach().clone()
+                    else:
+                        buf.mul_(momentum).add_(device_grads[i], alpha=1 - dampening)
+                    bufs.append(buf)
+            if nesterov:
+                F._foreach_add_(device_grads, bufs, alpha=momentum)
+            else:
+                device_grads = bufs
+        F._foreach_add_(device_params, device_grads, alpha=-lr)

@@ -23,6 +23,7 @@ from . import (
     elementwise,
     embedding,
     embedding_bag,
+    foreach_ops_kernels,
     fractional_max_pooling,
     grid_sampler,
     im2col,
@@ -70,7 +71,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, loss_ctc, average_pool3d, dilated_max_pool3d,
             max_unpooling, adaptive_max_pooling3d, tensor_properties, attention, fractional_max_pooling,
-            channel_shuffle)
+            channel_shuffle, foreach_ops_kernels)
 
 
 def kernel(name):

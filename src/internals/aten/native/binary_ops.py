@@ -234,8 +234,14 @@ pow_tensor_scalar = structured_variant(pow_tensor_scalar_out, inplace=False)
 
 
 def meta_pow_scalar(out, self, exponent):
-    """``pow.Scalar``: a Python number raised to a tensor (``2 ** x``)."""
-    return meta_pow_tensor_tensor(out, wrap_scalar(self), exponent)
+    """``pow.Scalar``: a Python number raised to a tensor (``2 ** x``). torch's meta step makes
+    the output contiguous, whatever the exponent's layout, then the impl runs pow.Tensor_Tensor
+    into it with the number wrapped."""
+    base = wrap_scalar(self)
+    if out is None:
+        out = call("empty.memory_format", list(exponent.shape), dtype=st.result_type(base, exponent),
+                   device=exponent.device)
+    return meta_pow_tensor_tensor(out, base, exponent)
 
 
 def impl_pow_scalar(it, self, exponent):

@@ -145,6 +145,19 @@ def mul_scalar(a, b):
     return dispatcher.call("mul.Tensor", a, wrap_scalar(b))
 
 
+def add_scalar_(a, b, alpha=1):
+    """``add_.Scalar``: the in-place ``add.Scalar``, over ``add_.Tensor`` (the foreach loops call it)."""
+    return dispatcher.call("add_.Tensor", a, wrap_scalar(b), alpha=alpha)
+
+
+def sub_scalar_(a, b, alpha=1):
+    return dispatcher.call("sub_.Tensor", a, wrap_scalar(b), alpha=alpha)
+
+
+def mul_scalar_(a, b):
+    return dispatcher.call("mul_.Tensor", a, wrap_scalar(b))
+
+
 def div_scalar(a, b):
     return dispatcher.call("div.Tensor", a, wrap_scalar(b))
 

@@ -16,6 +16,8 @@ from ...c10.memory_format import channels_last_strides, contiguous_format, prese
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import check_in_bounds, contiguous_strides, required_storage_elements
 from .. import dispatcher
+from ..context import global_context
+from ..empty_tensor import fill_empty_deterministic_
 
 __all__ = ["resize_", "resize_output", "set_", "set_storage_", "set_tensor_", "set__symint", "set_cpu_"]
 
@@ -61,6 +63,7 @@ def resize_(self, size, *, memory_format=None):
     if memory_format is preserve_format:
         raise RuntimeError("Unsupported memory formatPreserve")
     impl, size = self._impl, tuple(size)
+    old_nbytes = impl.storage.nbytes()
     restride = memory_format is not None and memory_format is not contiguous_format
     if restride:
         channels_last_strides(size, memory_format)     # the rank check, before anything changes
@@ -74,7 +77,21 @@ def resize_(self, size, *, memory_format=None):
         # past its end; here the storage grows to fit, as it does for new sizes.
         _maybe_resize_storage(impl.storage, (size, strides), impl.storage_offset, impl.dtype.itemsize)
         impl.strides = strides
+    if global_context().fills_uninitialized_memory():
+        _fill_resize_deterministic_(self, old_nbytes)
     return self
+
+
+def _fill_resize_deterministic_(self, old_nbytes):
+    """``fill_resize_deterministic_`` (Resize.h): the elements the storage gained, and only those,
+    get what deterministic mode gives new memory; they are counted in the storage, from its old
+    end to its new one, whatever part of them the tensor's own view covers."""
+    impl = self._impl
+    itemsize = impl.dtype.itemsize
+    old, new = old_nbytes // itemsize, impl.storage.nbytes() // itemsize
+    if new > old:
+        grown = dispatcher.call("empty.memory_format", [0], dtype=impl.dtype, device=impl.storage.device)
+        fill_empty_deterministic_(set_storage_(grown, impl.storage, old, [new - old], [1]))
 
 
 def resize_as_(self, the_template, *, memory_format=None):

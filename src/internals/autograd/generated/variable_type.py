@@ -523,8 +523,11 @@ OPS = {
     'mul.out': dispatcher.find('mul.out'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
     'add.Scalar': dispatcher.find('add.Scalar'),
+    'add_.Scalar': dispatcher.find('add_.Scalar'),
     'sub.Scalar': dispatcher.find('sub.Scalar'),
+    'sub_.Scalar': dispatcher.find('sub_.Scalar'),
     'mul.Scalar': dispatcher.find('mul.Scalar'),
+    'mul_.Scalar': dispatcher.find('mul_.Scalar'),
     'div.Scalar': dispatcher.find('div.Scalar'),
     'div_.Scalar': dispatcher.find('div_.Scalar'),
     'div.Tensor': dispatcher.find('div.Tensor'),
@@ -1994,6 +1997,23 @@ def add_Scalar(ks, self, other, alpha=1):
     return result
 
 
+def add__Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AddBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['add_.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def sub_Scalar(ks, self, other, alpha=1):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2007,6 +2027,23 @@ def sub_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def sub__Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SubBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['sub_.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -2024,6 +2061,24 @@ def mul_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def mul__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = MulBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['mul_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -12636,8 +12691,11 @@ KERNELS = {
     'mul.out': mul_out,
     'mul_.Tensor': mul__Tensor,
     'add.Scalar': add_Scalar,
+    'add_.Scalar': add__Scalar,
     'sub.Scalar': sub_Scalar,
+    'sub_.Scalar': sub__Scalar,
     'mul.Scalar': mul_Scalar,
+    'mul_.Scalar': mul__Scalar,
     'div.Scalar': div_Scalar,
     'div_.Scalar': div__Scalar,
     'div.Tensor': div_Tensor,
