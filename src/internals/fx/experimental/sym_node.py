@@ -130,46 +130,30 @@ def _make_printer():
     _printer = (Printer(),)
 
 
-_ROUND = []
+_INTEGER_FUNCTIONS = {}
+
+
+def _integer_function(name, of_float):
+    """A sympy function of a float that is an integer, as torch's ``RoundToInt`` (Python's
+    ``round``, halves to even) and ``TruncToInt`` (``math.trunc``, toward zero): a number when its
+    argument is one, else kept as written. Made once per name, when a trace first has symbols."""
+    if name not in _INTEGER_FUNCTIONS:
+        import sympy  # a heavy module, imported when a trace has symbols
+
+        def evaluated(cls, x):
+            return sympy.Integer(of_float(float(x))) if x.is_Number else None
+        # setdefault: two threads' first traces keep one class (sympy tells functions apart by class)
+        _INTEGER_FUNCTIONS.setdefault(name, type(name, (sympy.Function,),
+                                                 {"is_integer": True, "eval": classmethod(evaluated)}))
+    return _INTEGER_FUNCTIONS[name]
 
 
 def _round_to_int():
-    """sympy's function for Python's ``round`` of a float (halves to even), as torch's
-    ``RoundToInt``: a number when its argument is one, else kept as written."""
-    if not _ROUND:
-        import sympy  # a heavy module, imported when a trace has symbols
-
-        class RoundToInt(sympy.Function):
-            is_integer = True
-
-            @classmethod
-            def eval(cls, x):
-                if x.is_Number:
-                    return sympy.Integer(round(float(x)))
-                return None
-        _ROUND.append(RoundToInt)
-    return _ROUND[0]
-
-
-_TRUNC = []
+    return _integer_function("RoundToInt", round)
 
 
 def _trunc_to_int():
-    """sympy's function for ``math.trunc`` of a float (toward zero), as torch's ``TruncToInt``:
-    a number when its argument is one, else kept as written."""
-    if not _TRUNC:
-        import sympy  # a heavy module, imported when a trace has symbols
-
-        class TruncToInt(sympy.Function):
-            is_integer = True
-
-            @classmethod
-            def eval(cls, x):
-                if x.is_Number:
-                    return sympy.Integer(math.trunc(float(x)))
-                return None
-        _TRUNC.append(TruncToInt)
-    return _TRUNC[0]
+    return _integer_function("TruncToInt", math.trunc)
 
 
 def _recorded(node):
