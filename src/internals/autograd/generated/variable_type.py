@@ -195,6 +195,7 @@ from .functions import (
     LinalgEighBackward0,
     LinalgHouseholderProductBackward0,
     LinalgInvExBackward0,
+    LinalgLstsqBackward0,
     LinalgLuBackward0,
     LinalgLuFactorExBackward0,
     LinalgLuSolveBackward0,
@@ -1039,6 +1040,8 @@ OPS = {
     'cholesky': dispatcher.find('cholesky'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
     '_linalg_solve_ex.result': dispatcher.find('_linalg_solve_ex.result'),
+    'linalg_lstsq': dispatcher.find('linalg_lstsq'),
+    'linalg_lstsq.out': dispatcher.find('linalg_lstsq.out'),
     'linalg_solve_triangular.out': dispatcher.find('linalg_solve_triangular.out'),
     'linalg_solve_triangular': dispatcher.find('linalg_solve_triangular'),
     'triangular_solve.X': dispatcher.find('triangular_solve.X'),
@@ -9382,6 +9385,30 @@ def _linalg_solve_ex_result(ks, A, B, **kwargs):
         return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
 
 
+def linalg_lstsq(ks, self, b, rcond=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or b._requires_grad):
+        grad_fn = LinalgLstsqBackward0()
+        grad_fn._next_edges = collect_next_edges(self, b)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.b_ = SavedVariable(b, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['linalg_lstsq'].redispatch(after_autograd(ks), self, b, rcond, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.solution_ = SavedVariable(result[0], True)
+    return result
+
+
+def linalg_lstsq_out(ks, self, b, rcond=None, **kwargs):
+    check_out_no_requires_grad('linalg_lstsq', self, b, kwargs.get('solution'), kwargs.get('residuals'), kwargs.get('rank'), kwargs.get('singular_values'))
+    with below_autograd():
+        return OPS['linalg_lstsq.out'].redispatch(after_autograd(ks), self, b, rcond, **kwargs)
+
+
 def linalg_solve_triangular_out(ks, self, B, **kwargs):
     check_out_no_requires_grad('linalg_solve_triangular', self, B, kwargs.get('out'))
     with below_autograd():
@@ -13152,6 +13179,8 @@ KERNELS = {
     'cholesky': cholesky,
     '_linalg_solve_ex': _linalg_solve_ex,
     '_linalg_solve_ex.result': _linalg_solve_ex_result,
+    'linalg_lstsq': linalg_lstsq,
+    'linalg_lstsq.out': linalg_lstsq_out,
     'linalg_solve_triangular.out': linalg_solve_triangular_out,
     'linalg_solve_triangular': linalg_solve_triangular,
     'triangular_solve.X': triangular_solve_X,
