@@ -299,6 +299,7 @@ from .functions import (
     PreluKernelBackwardBackward0,
     ProdBackward0,
     ProdBackward1,
+    PutBackward0,
     Rad2DegBackward0,
     RandomBackward0,
     RandomBackward1,
@@ -729,6 +730,8 @@ OPS = {
     'masked_scatter': dispatcher.find('masked_scatter'),
     'masked_select': dispatcher.find('masked_select'),
     'take': dispatcher.find('take'),
+    'put_': dispatcher.find('put_'),
+    'put': dispatcher.find('put'),
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
     'normal.Tensor_float': dispatcher.find('normal.Tensor_float'),
@@ -5176,6 +5179,47 @@ def take(ks, self, index):
     excluded = enter_below_ad_inplace_or_view()
     try:
         result = OPS['take'].redispatch(after_autograd(ks), self, index)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def put_(ks, self, index, source, accumulate=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = PutBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.source_info_ = TypeAndSize(source)
+        grad_fn.index_ = SavedVariable(index, False)
+        grad_fn.accumulate_ = accumulate
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['put_'].redispatch(after_autograd(ks), self, index, source, accumulate)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def put(ks, self, index, source, accumulate=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = PutBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.source_info_ = TypeAndSize(source)
+        grad_fn.index_ = SavedVariable(index, False)
+        grad_fn.accumulate_ = accumulate
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['put'].redispatch(after_autograd(ks), self, index, source, accumulate)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -12868,6 +12912,8 @@ KERNELS = {
     'masked_scatter': masked_scatter,
     'masked_select': masked_select,
     'take': take,
+    'put_': put_,
+    'put': put,
     'uniform_': uniform_,
     'normal_': normal_,
     'normal.Tensor_float': normal_Tensor_float,
