@@ -10,7 +10,9 @@ The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``
 (``gesdd``, ``geqrf``/``orgqr``, ``potrf``, ``gesv``, ``syevd``/``heevd``, ``geev``), as torch's
 CPU kernels call it; a CUDA input is copied to the host and its results back, as MAGMA's hybrid
 routines do. Their results have torch's column-major layout. ``linalg_pinv`` is composed of
-them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it.
+them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it. ``linalg_lstsq`` solves
+through NumPy's QR (torch's driver ``gels``) or SVD (``gelsy``, ``gelsd``, ``gelss``), with the
+outputs each of torch's drivers gives.
 
 Each operator torch declares structured is declared so here (``TORCH_META_FUNC`` and
 ``TORCH_IMPL_FUNC`` in ``BatchLinearAlgebra.cpp`` and ``LinearAlgebra.cpp``): a ``meta_`` step
