@@ -362,6 +362,19 @@ def test_polygamma_matches_torch_over_its_range(n, dtype):
     assert_same(internals.polygamma(n, internals.from_torch(theirs_x)), torch.polygamma(n, theirs_x), ulps=LIBM_ULPS)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_polygamma_of_16_bit_floats_equals_torch(n, dtype):
+    """torch's 16-bit polygamma (n >= 2) is not the float32 one rounded once: n + 1 and zeta's
+    sum (taken in float32, CPU's acc_type for them) round to the 16-bit type before the product
+    with the float32 factorial, which rounds last (``polygamma(3, 0.5)`` in float16: 97.375, not
+    the 97.4375 of one rounding). Those roundings absorb the C library's last bits: the same bits."""
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.standard_normal(150) * 4, rng.uniform(0, 300, 50),
+                             [0.0, -1.0, -2.5, 0.5, 1e-3, 1e-6, 6e4, np.inf, -np.inf, np.nan]])
+    theirs_x = torch.tensor(values, dtype=dtype)
+    assert_same(internals.polygamma(n, internals.from_torch(theirs_x)), torch.polygamma(n, theirs_x))
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("p", [1, 3])
 def test_mvlgamma_matches_torch(p, dtype):

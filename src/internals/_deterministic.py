@@ -1,9 +1,10 @@
 """The switches of deterministic algorithms (``use_deterministic_algorithms`` and its kin in
 ``torch/__init__.py``; the flags are ATen's, in ``aten/context.py``).
 
-On the CPU few operators are nondeterministic: torch refuses ``put_`` without ``accumulate``, which
-this package does not have. What the switch changes here is the memory ``empty`` hands out: filled
-with NaN (or the largest integer), so reading it before writing gives the same result every run.
+On the CPU few operators are nondeterministic: torch refuses ``put_`` without ``accumulate`` (a
+repeated index may be written in any order), and so does this package. The switch also changes the
+memory ``empty`` hands out: filled with NaN (or the largest integer), so reading it before writing
+gives the same result every run.
 """
 import builtins
 

@@ -13,7 +13,7 @@ from .return_types import return_type
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
            "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "inv", "inv_ex",
            "matrix_power", "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex",
-           "solve_triangular", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
+           "solve_triangular", "lstsq", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
            "eigvals", "pinv", "LinAlgError"]
 
 
@@ -185,6 +185,13 @@ def solve_triangular(A, B, *, upper=_REQUIRED, left=True, unitriangular=False, o
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
     return _with_out("linalg_solve_triangular", out, A, B, upper=upper, left=left, unitriangular=unitriangular)
 
+
+
+def lstsq(A, B, rcond=None, *, driver=None, out=None):
+    """``linalg_lstsq``: the least-squares solution of ``A X = B``, with the residuals, rank and
+    singular values the driver gives."""
+    return _structured_out("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"), out, A, B, rcond,
+                           driver=driver)
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     return _maybe_out(dispatcher.call("linalg_svd", A, full_matrices, driver=driver), out)

@@ -1,6 +1,7 @@
 """The solvers and the LU factorization torch's linalg has beside ``solve``
 (``linalg.solve_triangular`` and the older ``triangular_solve``, ``linalg.lu`` and
-``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``) against torch's: values, dtypes,
+``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``, the least squares of ``linalg.lstsq``)
+against torch's: values, dtypes,
 output strides (LAPACK's column-major results, an ``out=`` of the right size kept as it lies),
 broadcasting of the batches, both sides and both triangles, torch's errors, and gradients
 (first and second) through torch's formulas.
@@ -13,7 +14,13 @@ import warnings
 
 import pytest
 import torch
-from helpers import PRODUCT_ULPS, assert_fake_matches_real, assert_within_ulps_of_largest, same_outcome
+from helpers import (
+    PRODUCT_ULPS,
+    assert_fake_matches_real,
+    assert_same,
+    assert_within_ulps_of_largest,
+    same_outcome,
+)
 
 import internals
 
@@ -329,10 +336,11 @@ def test_lu_solve_runs_on_fake_tensors():
 
 
 @pytest.mark.parametrize("program", ["lib.triangular_solve(B, A)[0]", "lib.lu_solve(B, LU, pivots)",
-                                     "lib.linalg.solve_triangular(A, B, upper=True)", "lib.lu_unpack(LU, pivots)[1]"])
+                                     "lib.linalg.solve_triangular(A, B, upper=True)", "lib.lu_unpack(LU, pivots)[1]",
+                                     "lib.linalg.lstsq(A, B).solution"])
 def test_autocast_runs_the_older_solvers_in_float32(program):
-    """torch's CPU autocast lists ``triangular_solve`` and ``lu_solve`` as float32 operators; the
-    others are not cast (and LAPACK refuses bfloat16)."""
+    """torch's CPU autocast lists ``triangular_solve``, ``lu_solve`` and ``linalg_lstsq`` as float32
+    operators; the others are not cast (and LAPACK refuses bfloat16)."""
     warnings.simplefilter("ignore")
     LU, pivots = torch.linalg.lu_factor(_triangular(dtype=torch.float32))
     env = {"A": _triangular(dtype=torch.bfloat16), "B": _rhs(3, 2, dtype=torch.bfloat16), "LU": LU.bfloat16(),
@@ -342,3 +350,136 @@ def test_autocast_runs_the_older_solvers_in_float32(program):
         with lib.autocast("cpu", dtype=lib.bfloat16):
             return eval(program, {"lib": lib, **({k: _ours(v) for k, v in env.items()} if lib is internals else env)})
     same_outcome(run, rtol=1e-6, atol=1e-6)
+
+
+# ---- least squares. torch calls MKL's gels, gelsy, gelsd or gelss; internals solves through
+# NumPy's QR or SVD: a different algorithm, so values are compared within 64 ulps of the largest
+# entry (up to 8 are seen), ranks, layouts, dtypes and errors exactly.
+LSTSQ_DRIVERS = [None, "gels", "gelsy", "gelsd", "gelss"]
+LSTSQ_FIELDS = ("solution", "residuals", "rank", "singular_values")
+
+
+def _lstsq_close(ours, theirs):
+    assert type(ours).__name__ == type(theirs).__name__
+    for field in LSTSQ_FIELDS:
+        o, t = getattr(ours, field), getattr(theirs, field)
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+            assert_same(o, t)
+        else:
+            _close(o, t, 4 * PRODUCT_ULPS)
+
+
+@pytest.mark.parametrize("driver", LSTSQ_DRIVERS)
+@pytest.mark.parametrize("A_shape, B_shape", [((2, 5, 3), (2, 5, 2)), ((3, 5), (3,)), ((1, 5, 3), (3, 5, 2)),
+                                              ((2, 5, 3), (2, 5)), ((0, 3), (0, 2)), ((3, 0), (3, 2))])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128])
+def test_lstsq_matches_torch(driver, A_shape, B_shape, dtype):
+    """Tall and wide A, a vector and a batch of vectors for B, broadcast batches, empty matrices:
+    the padded column-major solution, residuals where the driver gives them, the rank per matrix
+    of A, the singular values from gelsd and gelss."""
+    A, B = _matrix(*A_shape, dtype=dtype), _rhs(*B_shape, dtype=dtype)
+    _lstsq_close(*_both(lambda lib, c: lib.linalg.lstsq(c(A), c(B), driver=driver)))
+
+
+@pytest.mark.parametrize("driver, rcond", [("gelsy", None), ("gelsd", None), ("gelss", None), ("gelsd", 0.5),
+                                           ("gelss", -1.0), ("gelsy", -1.0)])
+def test_lstsq_of_a_rank_deficient_matrix(driver, rcond):
+    """Two equal columns: the rank the singular values give (every column kept by gelsy for a
+    negative rcond), the least-norm solution, no residuals from gelsd and gelss. (gelsy's rank
+    for a large rcond is left out: internals estimates it from singular values, gelsy from a
+    pivoted QR, and the two may part there.)"""
+    A = _matrix(2, 5, 3)
+    A[..., 2] = A[..., 1]
+    if rcond == -1.0 and driver == "gelsy":
+        A = _matrix(2, 5, 3)        # gelsy would divide by a rounding error
+    _lstsq_close(*_both(lambda lib, c: lib.linalg.lstsq(c(A), c(_rhs(2, 5, 2)), rcond, driver=driver)))
+
+
+def test_lstsq_out():
+    """Empty out= tensors of the right dtypes are written as the kernel writes its own outputs (the
+    solution keeps the padded storage); others are resized contiguous and copied into, rank
+    accepting any integer or floating dtype."""
+    A, B = _matrix(5, 3), _rhs(5, 2)
+    for dtypes in (("float64", "float64", "int64", "float64"), ("float64", "float64", "int32", "float32")):
+        def program(lib, c, dtypes=dtypes):
+            out = tuple(lib.empty(0, dtype=getattr(lib, d)) for d in dtypes)
+            result = lib.linalg.lstsq(c(A), c(B), driver="gelsd", out=out)
+            assert all(r is o for r, o in zip(result, out, strict=True))
+            return result
+        _lstsq_close(*_both(program))
+    # a solution of the padded shape, column-major, is written and cut to n rows in place; one of
+    # another shape is resized (with torch's warning) and copied into
+    for solution_shape in ((2, 2, 5), (2, 3, 5)):
+        _lstsq_close(*_both(lambda lib, c, shape=solution_shape: lib.linalg.lstsq(
+            c(_matrix(2, 5, 3)), c(_rhs(2, 5, 2)),
+            out=(lib.empty(shape, dtype=lib.float64).mT, lib.empty(0, dtype=lib.float64),
+                 lib.empty(0, dtype=lib.int64), lib.empty(0, dtype=lib.float64)))))
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.lstsq(A[0, 0], B)",
+    "lib.linalg.lstsq(A, B[0, 0, 0])",
+    "lib.linalg.lstsq(A, B.double())",
+    "lib.linalg.lstsq(A[0], B)",
+    "lib.linalg.lstsq(A, B[..., :3, :])",
+    "lib.linalg.lstsq(A, B[0, :3, 0])",
+    "lib.linalg.lstsq(A, B[0])",
+    "lib.linalg.lstsq(A.int(), B.int())",
+    "lib.linalg.lstsq(A.int(), B.int(), 1e-3)",
+    "lib.linalg.lstsq(A.half(), B.half(), 1e-3)",
+    "lib.linalg.lstsq(A, B, driver='svd')",
+    "lib.linalg.lstsq(A, B, driver='GELSD').rank",
+    "lib.linalg.lstsq(A, B, out=(lib.empty(0, dtype=lib.int32), lib.empty(0), lib.empty(0, dtype=lib.int64), "
+    "lib.empty(0)))",
+    "lib.linalg.lstsq(A, B, out=(lib.empty(0), lib.empty(0), lib.empty(0, dtype=lib.int64), lib.empty(0, "
+    "dtype=lib.int32)))",
+    "lib.linalg.lstsq(A.requires_grad_(), B, out=tuple(lib.empty(0) for _ in range(4)))",
+])
+def test_lstsq_refuses_what_torch_refuses(program):
+    A, B = _matrix(2, 4, 3, dtype=torch.float32), _rhs(2, 4, 2, dtype=torch.float32)
+    same_outcome(lambda lib: eval(program, {"lib": lib, "A": _ours(A) if lib is internals else A,
+                                            "B": _ours(B) if lib is internals else B}))
+
+
+@pytest.mark.parametrize("driver, nan_in", [("gelsd", "A"), ("gels", "A"), (None, "B")])
+def test_lstsq_refuses_nan_as_mkl_does(driver, nan_in):
+    """MKL calls a NaN an illegal argument, which torch raises as an internal error (its message
+    names torch's source file; the argument's number is compared)."""
+    A, B = _matrix(4, 3), _rhs(4, 2)
+    (A if nan_in == "A" else B)[0, 0] = float("nan")
+    messages = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        with pytest.raises(RuntimeError) as error:
+            lib.linalg.lstsq(c(A), c(B), driver=driver)
+        messages.append(str(error.value).split("torch.linalg.lstsq: ")[1])
+    assert messages[0] == messages[1]
+
+
+def test_lstsq_gels_refuses_a_rank_deficient_matrix():
+    """gels assumes full rank: a zero on R's diagonal is LAPACK's info, raised as LinAlgError."""
+    A = _matrix(2, 4, 3) * torch.tensor([1.0, 1.0, 0.0], dtype=torch.float64)
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        with pytest.raises(lib.linalg.LinAlgError, match=r"^torch.linalg.lstsq: \(Batch element 0\): The least squares "
+                           r"solution could not be computed because the input matrix does not have full rank "
+                           r"\(error code: 3\).$"):
+            lib.linalg.lstsq(c(A), c(_rhs(2, 4, 2)), driver="gels")
+
+
+@pytest.mark.parametrize("A_shape, B_shape, driver", [((5, 3), (5, 2), "gelsd"), ((2, 5, 3), (2, 5), "gels"),
+                                                      ((3, 5), (3, 2), None)])
+def test_lstsq_gradients_match_torch(A_shape, B_shape, driver):
+    """The solution's gradient through the pseudo-inverse, the residuals' of their own, both
+    differentiated again; rank and singular values have none."""
+    A0, B0 = _matrix(*A_shape), _rhs(*B_shape)
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        A, B = c(A0).requires_grad_(), c(B0).requires_grad_()
+        X, L, rank, S = lib.linalg.lstsq(A, B, driver=driver)
+        assert not rank.requires_grad and not S.requires_grad
+        gA, gB = lib.autograd.grad((X * X).sum() + L.sum(), (A, B), create_graph=True)
+        ggA, ggB = lib.autograd.grad((gA * gA).sum() + (gB * gB).sum(), (A, B))
+        results.append(((X.grad_fn.name(), L.grad_fn.name()), (gA, gB, ggA, ggB)))
+    (names, ours), (their_names, theirs) = results
+    assert names == their_names
+    for o, t in zip(ours, theirs, strict=True):
+        _close(o.detach(), t.detach(), 4 * PRODUCT_ULPS)

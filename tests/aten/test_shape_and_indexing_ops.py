@@ -13,8 +13,10 @@ import torch
 from helpers import (
     TORCH_DTYPES,
     Adapter,
+    assert_fake_matches_real,
     assert_same,
     assert_same_error,
+    assert_second_derivatives_match_torch,
     check_opinfo_samples,
     fn,
     meth,
@@ -59,6 +61,7 @@ ADAPTERS = {
     "nonzero": Adapter(fn("nonzero"), "nonzero", kwargs=("as_tuple",)),
     "argwhere": Adapter(fn("argwhere"), "argwhere"),
     "take": Adapter(fn("take"), "take"),
+    "put": Adapter(fn("put"), "put"),
     # creation
     "new_zeros": Adapter(meth("new_zeros"), "new_zeros", kwargs=("dtype", "device", "requires_grad")),
     "new_ones": Adapter(meth("new_ones"), "new_ones", kwargs=("dtype", "device", "requires_grad")),
@@ -124,6 +127,9 @@ GRAD_CASES = {
     "masked_fill-tensor": ([(3, 4), ()], lambda L, a, v: a.masked_fill(a > 0, v)),
     "masked_select": ([(3, 4)], lambda L, a: a.masked_select(_index(L, [True, False, True, True], "bool"))),
     "take": ([(3, 4)], lambda L, a: L.take(a, _index(L, [[0, -1], [5, 5]]))),
+    "put": ([(3, 4), (3,)], lambda L, a, s: a.put(_index(L, [0, -1, 5]), s)),
+    "put-accumulate": ([(3, 4), (2, 2)], lambda L, a, s: L.put(a, _index(L, [[0, 5], [5, -1]]), s, True)),
+    "put_-transposed": ([(4, 3), (3,)], lambda L, a, s: (a * 1).t().put_(_index(L, [1, 4, 1]), s, accumulate=True)),
 }
 
 
@@ -145,7 +151,7 @@ def test_gradients_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["cat", "stack", "roll", "repeat", "getitem-mixed", "index_put-accumulate",
-                                  "gather", "scatter", "masked_select", "take"])
+                                  "gather", "scatter", "masked_select", "take", "put", "put-accumulate"])
 def test_gradcheck(name):
     shapes, build = GRAD_CASES[name]
     torch.manual_seed(1)
@@ -274,6 +280,14 @@ ERRORS = {
     "scatter-value-reduce-mean": lambda L: _x(L).scatter_(0, _index(L, [[0]]), 2., reduce="mean"),
     "take-out-of-range": lambda L: L.take(_x(L), _index(L, [12])),
     "take-negative": lambda L: L.take(_x(L), _index(L, [-13])),
+    "put-out-of-range": lambda L: _x(L).put_(_index(L, [0, 12]), L.ones(2)),
+    "put-negative": lambda L: _x(L).put(_index(L, [-13]), L.ones(1), True),
+    "put-counts": lambda L: _x(L).put_(_index(L, [1, 2]), L.ones(3)),
+    "put-int32-index": lambda L: _x(L).put_(_index(L, [1], "int32"), L.ones(1)),
+    "put-dtype": lambda L: _x(L).put_(_index(L, [1]), L.ones(1, dtype=L.float64)),
+    "put-empty-self": lambda L: L.ones(0).put_(_index(L, [0]), L.ones(1)),
+    "put-expanded-self": lambda L: L.ones(4).expand(3, 4).put_(_index(L, [1]), L.ones(1)),
+    "put-source-in-self": lambda L: (lambda x: x.put_(_index(L, [0]), x[1, :1]))(_x(L)),
     "masked_fill-float-mask": lambda L: _x(L).masked_fill(L.ones(3, 4), 0.),
     "masked_fill-value-dims": lambda L: _x(L).masked_fill(_x(L) > 1, L.ones(1)),
     "masked_select-float-mask": lambda L: _x(L).masked_select(L.ones(4)),
@@ -320,6 +334,62 @@ def test_negative_indices_wrap():
         x = _x(L)
         assert x[_index(L, [-1, -3])].tolist() == [[8., 9., 10., 11.], [0., 1., 2., 3.]]
         assert L.take(x, _index(L, [-1, -12])).tolist() == [11., 0.]
+
+
+@pytest.mark.parametrize("program", [
+    "x.t().put_(_index(L, [1, -1, 6]), L.tensor([10., 20., 30.]))",
+    "L.put(x, _index(L, [[0, 0], [5, 0]]), L.tensor([[1., 2.], [3., 4.]]), accumulate=True)",
+    "x.half().put(_index(L, [2, 2, 2]), L.tensor([1e-3, 1e-3, 1e-3]).half(), True)",
+    "L.zeros(3, dtype=L.bool).put_(_index(L, [1, 1]), L.tensor([True, True]), True)",
+    "L.zeros(2, dtype=L.int8).put_(_index(L, [1, 1]), L.tensor([100, 100], dtype=L.int8), True)",
+    "L.tensor(5.).put_(_index(L, -1), L.tensor(1.))",
+    "x.put(L.ones(0, 3, dtype=L.int64), L.ones(0))",
+    "x.bfloat16().put_(_index(L, [4]), L.tensor([-2.5]).bfloat16())",
+])
+def test_put_matches_torch(program):
+    """Flat row-major positions whatever self's strides, negatives from the end; accumulate adds
+    each repeat (the 16-bit floats rounding after each add, as torch's CPU kernel does; integers
+    wrapping); an empty index leaves self as it is."""
+    def run(L):
+        return eval(program, {"L": L, "x": _x(L), "_index": _index})
+    assert_same(run(internals), run(torch))
+
+
+def test_put_in_place_returns_self_and_put_copies():
+    for L in (internals, torch):
+        x = _x(L).t()
+        assert x.put_(_index(L, [0]), L.ones(1)) is x
+        y = x.put(_index(L, [1]), L.ones(1))
+        assert y is not x and y.stride() == x.stride() and x[0, 1].item() == 4.0 and y[0, 1].item() == 1.0
+
+
+def test_put_without_accumulate_is_not_deterministic():
+    """With deterministic algorithms on, put_ raises unless it accumulates (repeats may race)."""
+    for L in (internals, torch):
+        L.use_deterministic_algorithms(True)
+        try:
+            with pytest.raises(RuntimeError, match="^put_ does not have a deterministic implementation"):
+                _x(L).put_(_index(L, [1]), L.ones(1))
+            assert _x(L).put_(_index(L, [1, 1]), L.ones(2), accumulate=True)[0, 1].item() == 3.0
+        finally:
+            L.use_deterministic_algorithms(False)
+
+
+def test_put_second_derivatives_match_torch():
+    for accumulate in (False, True):
+        def program(L, accumulate=accumulate):
+            torch.manual_seed(2)
+            x = L.from_torch(torch.randn(3, 4, dtype=torch.float64)) if L is internals else torch.randn(
+                3, 4, dtype=torch.float64)
+            x.requires_grad_()
+            out = x.put(_index(L, [0, 5, 5]), x[0, :3] * x[1, :3], accumulate)
+            return out * out, x
+        assert_second_derivatives_match_torch(program)
+
+
+def test_put_runs_on_fake_tensors():
+    assert_fake_matches_real(lambda L, x, s: x.t().put_(L.tensor([0, 5]), s, accumulate=True),
+                             lambda: (internals.ones(3, 4), internals.ones(2)))
 
 
 def test_index_put_accumulates_repeated_indices():
@@ -493,6 +563,7 @@ CUDA_CASES = {
     "scatter-add-float16": lambda L, x, dev: x.half().scatter(1, L.tensor([[1, 1]], device=dev), 2., reduce="add"),
     "index_select": lambda L, x, dev: x.index_select(1, L.tensor([2, 0], device=dev)),
     "take": lambda L, x, dev: L.take(x, L.tensor([[8, -1]], device=dev)),
+    "put-accumulate": lambda L, x, dev: x.t().put(L.tensor([8, -1, 8], device=dev), x[0, :3], True),
     "masked_fill": lambda L, x, dev: x.masked_fill(x < 3, -1.),
     "masked_select": lambda L, x, dev: x.masked_select(x > 2),
     "nonzero": lambda L, x, dev: L.nonzero(x > 4),

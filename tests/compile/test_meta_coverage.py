@@ -42,7 +42,7 @@ NOT_CHECKED = {
     # the output's shape is the data's: fake tensors refuse them (tested below)
     **dict.fromkeys(("nonzero", "masked_select", "_unique2", "unique_dim", "unique_consecutive", "bincount",
                      "repeat_interleave.Tensor", "argwhere", "_pack_padded_sequence", "_ctc_loss",
-                     "_ctc_loss.Tensor"),
+                     "_ctc_loss.Tensor", "linalg_lstsq", "linalg_lstsq.out"),
                     "output shape depends on values"),
     # a Python value computed from the data
     **dict.fromkeys(("_local_scalar_dense", "equal", "allclose", "is_nonzero"), "returns a value of the data"),
@@ -482,7 +482,8 @@ def test_the_list_of_unchecked_operators_is_not_stale(checked):
 
 @pytest.mark.parametrize("program", [
     lambda lib, x: x.nonzero(), lambda lib, x: x.masked_select(x > 0), lambda lib, x: x[x > 0],
-    lambda lib, x: lib.unique(x), lambda lib, x: x.long().abs().bincount()])
+    lambda lib, x: lib.unique(x), lambda lib, x: x.long().abs().bincount(),
+    lambda lib, x: lib.linalg.lstsq(x.unsqueeze(-1), x, driver="gelsd")])
 def test_values_decide_the_shape_so_fakes_refuse(program):
     x = internals.tensor([1.0, -2.0, 3.0])
     with FakeTensorMode() as mode, pytest.raises(DynamicOutputShapeException):

@@ -6878,6 +6878,19 @@ def THPVariable_prod(*args, **kwargs):
     return _ops['prod.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
+_put_parser = PythonArgParser([
+    'put(Tensor input, Tensor index, Tensor source, bool accumulate=False)',
+])
+
+
+def THPVariable_put(*args, **kwargs):
+    _r = _put_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+    return _ops['put'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3))
+
+
 _qr_parser = PythonArgParser([
     'qr(Tensor input, bool some=True)',
 ])
@@ -9208,6 +9221,7 @@ FUNCTIONS = named({
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
+    'put': THPVariable_put,
     'qr': THPVariable_qr,
     'quantile': THPVariable_quantile,
     'rad2deg': THPVariable_rad2deg,

@@ -3812,6 +3812,32 @@ def THPVariable_prod(self, *args, **kwargs):
     return _ops['prod.dim_int'](self, _r.to_int64(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
+_put_parser = PythonArgParser([
+    'put(Tensor index, Tensor source, bool accumulate=False)',
+])
+
+
+def THPVariable_put(self, *args, **kwargs):
+    _r = _put_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
+    return _ops['put'](self, _r.tensor(0), _r.tensor(1), _r.to_bool(2))
+
+
+_put__parser = PythonArgParser([
+    'put_(Tensor index, Tensor source, bool accumulate=False)',
+])
+
+
+def THPVariable_put_(self, *args, **kwargs):
+    _r = _put__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+    return _ops['put_'](self, _r.tensor(0), _r.tensor(1), _r.to_bool(2))
+
+
 _qr_parser = PythonArgParser([
     'qr(bool some=True)',
 ])
@@ -6107,6 +6133,8 @@ METHODS = named({
     'pow_': THPVariable_pow_,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
+    'put': THPVariable_put,
+    'put_': THPVariable_put_,
     'qr': THPVariable_qr,
     'quantile': THPVariable_quantile,
     'rad2deg': THPVariable_rad2deg,

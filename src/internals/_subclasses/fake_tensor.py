@@ -62,7 +62,8 @@ DYNAMIC_OUTPUT_SHAPE = frozenset(f"aten::{n}" for n in (
     "nonzero", "masked_select", "_unique2", "unique_dim", "unique_consecutive", "bincount", "repeat_interleave.Tensor",
     "argwhere",
     "_pack_padded_sequence", "_pad_packed_sequence",       # the packed length is the sum of the lengths
-    "_ctc_loss", "_ctc_loss.Tensor"))                      # log_alpha is as wide as the longest target
+    "_ctc_loss", "_ctc_loss.Tensor",                       # log_alpha is as wide as the longest target
+    "linalg_lstsq", "linalg_lstsq.out"))                   # residuals only where every matrix has full rank
 # Python values computed from the data (torch's ``data_dependent_output`` tag).
 DATA_DEPENDENT_OUTPUT = frozenset(f"aten::{n}" for n in (
     "_local_scalar_dense", "equal", "allclose", "is_nonzero"))

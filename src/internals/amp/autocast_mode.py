@@ -42,7 +42,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", 
                 "cdist", "smooth_l1_loss", "huber_loss", "kl_div",
                 # the decompositions and quantiles: LAPACK and sorting in float32 at least
                 "cholesky", "linalg_cholesky", "linalg_cholesky_ex", "qr", "linalg_qr", "svd", "linalg_svd",
-                "linalg_svdvals", "linalg_solve", "linalg_eig", "linalg_eigh", "linalg_eigvals", "linalg_eigvalsh",
+                "linalg_svdvals", "linalg_solve", "linalg_lstsq", "linalg_eig", "linalg_eigh", "linalg_eigvals",
+                "linalg_eigvalsh",
                 "pinverse", "quantile", "quantile.scalar", "nanquantile",
                 "nanquantile.scalar", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
                 # the losses torch lists for fp32 that internals declares as operators

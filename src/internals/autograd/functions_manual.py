@@ -1014,6 +1014,41 @@ def pinv_backward(grad, pinvA, A):
             - pinvAhK.matmul(pinvA).matmul(A))
 
 
+
+__all__ += ["linalg_lstsq_backward"]
+
+
+def linalg_lstsq_backward(gX, gL, A, B, X, grad_input_mask):
+    """``linalg_lstsq_backward``: the solution is ``pinv(A) B`` whatever the driver, so its
+    gradient goes through the pseudo-inverse's (``pinv_backward``) for A and is ``pinv(A)^H gX``
+    for B. The residuals L = |A X - B|^2 add ``2 (A X - B) gL X^H`` for A and ``-2 (A X - B) gL``
+    for B (X is a minimum of L, so X's own change adds nothing). Empty residuals give none."""
+    has_gL = gL is not None and gL.numel() > 0
+    if (gX is None and not has_gL) or not any(grad_input_mask):
+        return None, None
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    as_matrix = (lambda t: t.unsqueeze(-1)) if vector else (lambda t: t)
+    as_vector = (lambda t: t.squeeze(-1)) if vector else (lambda t: t)
+    B_ = as_matrix(B)
+    gA = gB = None
+    if gX is not None:
+        gX_ = as_matrix(gX)
+        pinvA = dispatcher.call("linalg_pinv.atol_rtol_tensor", A)
+        if grad_input_mask[0]:
+            gA = pinv_backward(gX_.matmul(B_.mH), pinvA, A)
+        if grad_input_mask[1]:
+            gB = as_vector(pinvA.mH.matmul(gX_))
+    if has_gL:
+        r = A.matmul(as_matrix(X)) - B_
+        gL_ = gL.unsqueeze(-2)
+        if grad_input_mask[0]:
+            gA_L = 2 * (gL_ * r).matmul(as_matrix(X).mH)
+            gA = gA_L if gA is None else gA + gA_L
+        if grad_input_mask[1]:
+            gB_L = as_vector(-2 * gL_ * r)
+            gB = gB_L if gB is None else gB + gB_L
+    return gA, gB
+
 def polar_backward(grad, result):
     """``polar_backward``: with r = abs e^(i angle), the real parts of conj(grad) sgn(r) (for
     abs) and of conj(grad) i r (for angle)."""

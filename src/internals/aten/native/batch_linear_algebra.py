@@ -10,7 +10,9 @@ The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``
 (``gesdd``, ``geqrf``/``orgqr``, ``potrf``, ``gesv``, ``syevd``/``heevd``, ``geev``), as torch's
 CPU kernels call it; a CUDA input is copied to the host and its results back, as MAGMA's hybrid
 routines do. Their results have torch's column-major layout. ``linalg_pinv`` is composed of
-them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it.
+them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it. ``linalg_lstsq`` solves
+through NumPy's QR (torch's driver ``gels``) or SVD (``gelsy``, ``gelsd``, ``gelss``), with the
+outputs each of torch's drivers gives.
 
 Each operator torch declares structured is declared so here (``TORCH_META_FUNC`` and
 ``TORCH_IMPL_FUNC`` in ``BatchLinearAlgebra.cpp`` and ``LinearAlgebra.cpp``): a ``meta_`` step
@@ -1344,3 +1346,282 @@ def lu_solve(b, LU_data, LU_pivots):
                "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
                "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     return dispatcher.call("linalg_lu_solve", LU_data, LU_pivots, b)
+
+
+# ---- least squares (``linalg_lstsq`` in ``BatchLinearAlgebra.cpp``): X minimising |A X - B|, on the host
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+_LSTSQ_SVD_DRIVERS = ("gelsd", "gelss")     # the two that return the singular values
+
+
+def _lstsq_driver(driver, A):
+    """``get_default_lstsq_driver``: the name, lower-cased and checked; 'gelsy' on the CPU when none
+    is named, 'gels' (the only one there) on CUDA."""
+    if driver is None:
+        return "gels" if A.device.type == "cuda" else "gelsy"
+    name = driver.lower()
+    if A.device.type == "cpu" and name not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if A.device.type != "cpu" and name != "gels":
+        raise RuntimeError("torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA")
+    return name
+
+
+def _check_lstsq_inputs(A, B):
+    """``linalg_lstsq_out``'s checks, in its order: A a matrix, B at least a vector, one dtype, B
+    with as many dims as A or one fewer, and as many rows as A. Returns whether B is a vector
+    (or a batch of them) and B as a matrix."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    if A.dtype is not B.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's "
+                           f"dtype {A.dtype.torch_name} and other's dtype {B.dtype.torch_name}")
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    vector_case = _is_vector_rhs(A, B)
+    B2 = dispatcher.call("unsqueeze", B, -1) if vector_case else B
+    if A.shape[-2] != B2.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector_case else -2})")
+    if B.device != A.device:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected other and input to be on the same device, but found other on "
+                           f"{B.device} and input on {A.device} instead.")
+    return vector_case, B2
+
+
+def _lstsq_dtype(A):
+    """The kernel takes float, double and the two complex types; without ``rcond`` the default one
+    is computed first, and its epsilon is known for the floating types only (``_get_epsilon``)."""
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"linalg_lstsq_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+
+
+def _lstsq_default_rcond(A):
+    """``_get_epsilon`` of A's real type times its larger dimension."""
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype.is_reduced_float:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    return float(np.finfo(np.dtype(st.to_real(A.dtype).numpy_type)).eps) * max(A.shape[-2], A.shape[-1])
+
+
+def _lstsq_refuse_nan(a, b, driver):
+    """MKL, torch's LAPACK, reports a NaN in A or B as an illegal argument (an infinity in A too,
+    for the drivers that take an SVD); torch raises that as an internal error. The argument's
+    number is its place in the LAPACK routine's signature (gels has TRANS before M)."""
+    first = 5 if driver == "gels" else 4
+    bad_a = np.isnan(a) if driver == "gels" or driver == "gelsy" else ~np.isfinite(a)
+    for position, bad in ((first, bad_a.any()), (first + 2, np.isnan(b).any())):
+        if bad:
+            raise RuntimeError(f"torch.linalg.lstsq: Argument {position} has illegal value. Most certainly there is a "
+                               "bug in the implementation calling the backend library.")
+
+
+def _lstsq_gels(a, b):
+    """``gels``: A of full rank, through its QR factorization (A^H's when A is wide, for the
+    solution of least norm). Returns X padded to max(m, n) rows, the last m - n holding Q^H B's
+    rows past n (whose squares sum to the residuals), and the 1-based place of the first zero on
+    R's diagonal for each matrix (0 where there is none), LAPACK's ``info``."""
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    x = np.zeros((*b.shape[:-2], max(m, n), k), dtype=b.dtype)
+    info = np.zeros(b.shape[:-2], dtype=np.int64)
+    if min(m, n, k) == 0:           # LAPACK zeroes B and returns
+        return x, info
+    if m >= n:
+        q, r = np.linalg.qr(a, mode="complete")
+        c = np.conj(np.swapaxes(q, -1, -2)) @ b
+        r = r[..., :n, :]
+    else:
+        q, r = np.linalg.qr(np.conj(np.swapaxes(a, -1, -2)), mode="reduced")
+    diagonal = np.diagonal(r, axis1=-2, axis2=-1)
+    zero = diagonal == 0
+    info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0)
+    safe = np.where(zero[..., None, :], np.ones_like(r), r)     # the failed matrices raise afterwards
+    if m >= n:
+        x[..., :n, :] = np.linalg.solve(safe, c[..., :n, :])
+        x[..., n:, :] = c[..., n:, :]
+    else:
+        x[..., :n, :] = q @ np.linalg.solve(np.conj(np.swapaxes(safe, -1, -2)), b)
+    return x, info
+
+
+def _lstsq_svd(a, b, batch, rcond, driver):
+    """``gelsy``, ``gelsd`` and ``gelss``: the least-norm solution over the singular values above
+    ``rcond`` times the largest (machine epsilon for a negative ``rcond``). gelsd and gelss decide
+    the rank so; gelsy from a pivoted QR's condition estimate, which these singular values stand in
+    for (a negative or zero ``rcond`` keeps every column, as gelsy does). Returns X padded to
+    max(m, n) rows, the rank and the singular values of each of A's own matrices."""
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    x = np.zeros((*batch, max(m, n), k), dtype=b.dtype)
+    if min(m, n) == 0:
+        return x, np.zeros(a.shape[:-2], dtype=np.int64), np.zeros((*a.shape[:-2], 0), dtype=a.real.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    if driver == "gelsy":
+        threshold = max(rcond, 0.0) * s[..., :1]
+    else:
+        threshold = (rcond if rcond >= 0 else np.finfo(s.dtype).eps) * s[..., :1]
+    kept = s > threshold
+    rank = kept.sum(-1)
+    inverse = np.where(kept, 1 / np.where(kept, s, 1), 0).astype(s.dtype)
+    if k:
+        uhb = np.conj(np.swapaxes(u, -1, -2)) @ b
+        x[..., :n, :] = np.conj(np.swapaxes(vh, -1, -2)) @ (inverse[..., :, None] * uhb)
+    return x, rank, s
+
+
+def _lstsq_residual_rows(a, b):
+    """Q^H B's rows past n, Q from A's complete QR factorization: their squared moduli sum to
+    the residuals |A X - B|^2 of a full-rank A, without the cancellation of forming A X - B."""
+    n = a.shape[-1]
+    if n == 0:
+        return b
+    q, _ = np.linalg.qr(a, mode="complete")
+    return (np.conj(np.swapaxes(q, -1, -2)) @ b)[..., n:, :]
+
+
+def _lstsq_host(A, B2, batch, rcond, driver):
+    """The solution (padded to max(m, n) rows), the residuals (None where not computed), the
+    ranks and the singular values, as NumPy arrays."""
+    m, n = A.shape[-2:]
+    a_own = _host(A)
+    a = np.broadcast_to(a_own, (*batch, m, n))
+    b = np.broadcast_to(_host(B2), (*batch, m, B2.shape[-1]))
+    _lstsq_refuse_nan(a_own, b, driver)
+    rank = singular_values = None
+    if driver == "gels":
+        x, info = _lstsq_gels(a, b)
+        _raise_first_failure(info.reshape(-1).tolist(), "torch.linalg.lstsq", info.size > 1,
+                             lambda code: "The least squares solution could not be computed because the input matrix "
+                             f"does not have full rank (error code: {code}).")
+    else:
+        if driver in _LSTSQ_SVD_DRIVERS and b.shape[-1] == 0 and min(m, n):
+            # LAPACK's gelsd refuses NRHS = 0 (torch's gelss crashes on it)
+            raise RuntimeError("torch.linalg.lstsq: Argument 4 has illegal value. Most certainly there is a bug in "
+                               "the implementation calling the backend library.")
+        x, rank, singular_values = _lstsq_svd(a_own, b, batch, rcond, driver)
+    residuals = None
+    # residuals only for a tall A, and from gelsd and gelss only when every matrix has full rank
+    if m > n and driver != "gelsy" and (driver == "gels" or (rank == n).all()):
+        rows = x[..., n:, :] if driver == "gels" else _lstsq_residual_rows(a, b)
+        x[..., n:, :] = rows
+        residuals = (np.abs(rows) ** 2).sum(-2)
+    return x, residuals, rank, singular_values
+
+
+def _lstsq_solution(x, n, dtype, device, vector_case):
+    """The solution as torch leaves it: the padded buffer, column-major (a batch of vectors
+    contiguous), with its rows cut to n in place, so that the storage keeps all of them."""
+    full = _from_host(x[..., 0] if vector_case else x, dtype, device, f_contig=not vector_case)
+    dim = full.dim() - (1 if vector_case else 2)
+    # a fresh tensor no one else holds: narrowing its sizes is torch's ``solution = narrow(...)``
+    full._impl.sizes = (*full.shape[:dim], n, *full.shape[dim + 1:])
+    return full
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """``linalg_lstsq``: the least-squares solution X of ``A X = B`` (the least-norm one where A is
+    wide or not of full rank), with what the driver also gives. ``gelsy`` (the CPU's default)
+    gives the rank; ``gelsd`` and ``gelss`` the rank and A's singular values; ``gels`` (which
+    assumes a full rank) neither. The residuals |A X - B|^2 of each column come where A is tall,
+    except from gelsy, and from gelsd and gelss only where every matrix has full rank; the others
+    are empty. B may be a vector (or a batch of them, A's batch less its columns); the batches
+    broadcast, the rank and singular values per matrix of A."""
+    vector_case, B2 = _check_lstsq_inputs(A, B)
+    driver = _lstsq_driver(driver, A)
+    if rcond is None:
+        rcond = _lstsq_default_rcond(A)
+    _lstsq_dtype(A)
+    m, n = A.shape[-2:]
+    if A.device.type == "cuda" and m < n:
+        raise RuntimeError("torch.linalg.lstsq: only overdetermined systems (input.size(-2) >= input.size(-1)) are "
+                           "allowed on CUDA")
+    # torch broadcasts A's batch with as many of B's leading dims (one of them B's rows, when B
+    # has one dim fewer and is not a batch of vectors)
+    batch = infer_size(tuple(A.shape[:-2]), tuple(B2.shape[:A.dim() - 2]))
+    # then copies B into a buffer of the broadcast batch, which B must broadcast to
+    infer_size((*batch, m, B2.shape[-1]), tuple(B2.shape))
+    x, residuals, rank, singular_values = _lstsq_host(A, B2, batch, float(rcond), driver)
+    if m == 0:
+        x[...] = 0
+    real = st.to_real(A.dtype)
+    empty_of = lambda dtype: empty((0,), dtype=dtype, device=A.device)      # noqa: E731
+    return return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))(
+        _lstsq_solution(x, n, A.dtype, A.device, vector_case),
+        empty_of(real) if residuals is None else _from_host(residuals, real, A.device, f_contig=False),
+        empty_of(st.int64) if rank is None else _from_host(np.asarray(rank), st.int64, A.device, f_contig=False),
+        empty_of(real) if driver not in _LSTSQ_SVD_DRIVERS else _from_host(singular_values, real, A.device,
+                                                                          f_contig=False))
+
+
+def _check_lstsq_out_dtypes(A, solution, residuals, rank, singular_values):
+    """``checkLinalgCompatibleDtype`` for each output: each must take its result's dtype without
+    loss of kind (torch names the residuals 'solution' in this message)."""
+    real = st.to_real(A.dtype)
+    for name, out, want in (("solution", solution, A.dtype), ("solution", residuals, real),
+                            ("rank", rank, st.int64), ("singular_values", singular_values, real)):
+        if not st.can_cast(want, out.dtype):
+            raise RuntimeError(f"torch.linalg.lstsq: Expected {name} to be safely castable from {want.torch_name} "
+                               f"dtype, but got {name} with dtype {out.dtype.torch_name}")
+
+
+def _lstsq_out_is_usable(A, B, vector_case, batch, driver, solution, rank, singular_values):
+    """torch's test of whether the kernel may write into the given tensors: the solution empty, or
+    column-major of the padded shape (which for a 2-d B omits B's columns, so a 2-d B's non-empty
+    solution is always written through a copy); rank and singular values of their dtype, and
+    empty or contiguous of their shapes, for the drivers that give them."""
+    m, n = A.shape[-2:]
+    padded = (*batch, max(m, n), *(() if vector_case or B.dim() <= 2 else (B.shape[-1],)))
+    if vector_case:
+        column_major = solution.is_contiguous()
+    else:
+        column_major = solution.dim() >= 2 and dispatcher.call("transpose.int", solution, -2, -1).is_contiguous()
+    if solution.dtype is not A.dtype or (solution.numel() and (not column_major or tuple(solution.shape) != padded)):
+        return False
+    wanted = []
+    if driver != "gels":
+        wanted.append((rank, st.int64, tuple(A.shape[:-2])))
+    if driver in _LSTSQ_SVD_DRIVERS:
+        wanted.append((singular_values, st.to_real(A.dtype), (*A.shape[:-2], min(m, n))))
+    return all(out.dtype is dtype and (not out.numel() or (tuple(out.shape) == shape and out.is_contiguous()))
+               for out, dtype, shape in wanted)
+
+
+def _write_lstsq_solution(solution, value, vector_case):
+    """The kernel's own write: an empty ``solution`` takes the result's storage and layout (the
+    padded buffer, cut to n rows); one of the padded shape receives the values and is cut to n
+    rows in place."""
+    if not solution.numel():
+        dispatcher.call("set_.source_Tensor", solution, value)
+        return
+    dim = -1 if vector_case else -2
+    dispatcher.call("copy_", dispatcher.call("narrow", solution, dim, 0, value.shape[dim]), value)
+    dispatcher.call("as_strided_", solution, list(value.shape), list(solution.stride()), solution.storage_offset())
+
+
+def linalg_lstsq_out(A, B, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
+    """``linalg_lstsq_out``: the functional result written into the given tensors: directly where
+    the kernel could have written them, else through temporaries resized and copied in (each
+    output then contiguous of the result's shape)."""
+    vector_case, B2 = _check_lstsq_inputs(A, B)
+    _check_lstsq_out_dtypes(A, solution, residuals, rank, singular_values)
+    result = linalg_lstsq(A, B, rcond, driver=driver)
+    name = _lstsq_driver(driver, A)
+    batch = tuple(result.solution.shape[:-1 if vector_case else -2])
+    outs = (solution, residuals, rank, singular_values)
+    if not _lstsq_out_is_usable(A, B, vector_case, batch, name, solution, rank, singular_values):
+        for out, value in zip(outs, result, strict=True):
+            resize_output(out, value.shape)
+            dispatcher.call("copy_", out, value)
+        return outs
+    _write_lstsq_solution(solution, result.solution, vector_case)
+    # the others are written only where the driver computed them
+    m, n = A.shape[-2:]
+    full_rank = name == "gels" or bool(dispatcher.call("all", dispatcher.call("eq.Scalar", result.rank, n)))
+    for out, value, written in ((residuals, result.residuals, m > n and name != "gelsy" and full_rank),
+                                (rank, result.rank, name != "gels"),
+                                (singular_values, result.singular_values, name in _LSTSQ_SVD_DRIVERS)):
+        if written:
+            resize_output(out, value.shape)
+            dispatcher.call("copy_", out, value)
+    return outs

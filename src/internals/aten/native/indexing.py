@@ -22,9 +22,10 @@ import numpy as np
 
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
-from ...c10.memory_format import contiguous_format
+from ...c10.memory_format import contiguous_format, preserve_format
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
+from ..context import alert_not_deterministic
 from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import (
     _overlap,
@@ -518,6 +519,52 @@ def take(self, index):
                           "out of range: tried to access index {} on a tensor of {} elements.")
     out = empty_strided(index.shape, contiguous_strides(index.shape), dtype=self.dtype, device=self.device)
     return move(out, walk(out), self, walk(self).reshape(-1)[picks])
+
+
+def _check_put(self, index, source, accumulate):
+    """``put_``'s checks, in its order: the alert for a write that may race (duplicates without
+    ``accumulate``, or CUDA's atomic adds), then dtypes, devices, the counts, an empty ``self``,
+    and no overlap between what is written and what is read."""
+    if not accumulate or self.device.type == "cuda":
+        alert_not_deterministic("put_")
+    if index.dtype is not st.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.torch_name}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{self.dtype.torch_name} and source.dtype = {source.dtype.torch_name}")
+    if not self.device == source.device == index.device:
+        raise RuntimeError(f"put_(): self, index and source expected to be in the same device, but got self.device = "
+                           f"{self.device}, index.device = {index.device}, and source.device = {source.device}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if self.numel() == 0 and index.numel() != 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    assert_no_internal_overlap(self._impl)
+    assert_no_overlap(self._impl, index._impl)
+    assert_no_overlap(self._impl, source._impl)
+
+
+def put_(self, index, source, accumulate=False):
+    """``put_``: ``self`` seen as flat (row-major, whatever its strides) gets ``source``'s elements
+    at ``index`` (negative counts from the end), or has them added with ``accumulate`` (repeated
+    indices add up). Every index is checked on the host before the loop writes anything."""
+    _check_put(self, index, source, accumulate)
+    if index.numel() == 0 or is_meta_execution():
+        return self
+    refuse_complex32("put_cpu" if self.device.type == "cpu" else "put_cuda", self)
+    picks = _wrap_checked(_host_array(index).reshape(-1), self.numel(), 0, IndexError,
+                          "out of range: tried to access index {} on a tensor of {} elements.")
+    dst_at, src_at = walk(self).reshape(-1)[picks], walk(source).reshape(-1)
+    if accumulate and self.dtype.is_reduced_float and self.device.type == "cpu":
+        return _add_each_rounded(self, dst_at, source, src_at)     # the CPU kernel adds in the 16-bit type
+    return move(self, dst_at, source, src_at, "add" if accumulate else None)
+
+
+def put(self, index, source, accumulate=False):
+    """``put``: ``put_`` on a copy of ``self`` that keeps its layout."""
+    copy = dispatcher.call("clone", self, memory_format=preserve_format)
+    return dispatcher.call("put_", copy, index, source, accumulate)
 
 
 # ---------------------------------------------------------------------- gather, scatter

@@ -1890,6 +1890,81 @@ POLYGAMMA = BINARY.register(polygamma)
 
 
 @register_jitable
+def _stored_in_16_bits(v, bits):
+    """A float32 rounded to the nearest 16-bit float of ``bits`` significant bits (11: float16,
+    8: bfloat16), ties to even, float16's subnormals and overflow included, and back: what a
+    ``static_cast`` to ``c10::Half`` or ``c10::BFloat16`` keeps."""
+    if v != v or v == 0 or abs(v) == math.inf:
+        return v
+    nbits = int(bits)
+    e = math.frexp(np.float64(v))[1]
+    k = min(nbits - e, 24) if nbits == 11 else nbits - e      # float16's subnormals: multiples of 2^-24
+    r = np.rint(math.ldexp(np.float64(v), k))
+    r = math.ldexp(r, -k)
+    if nbits == 11 and abs(r) > 65504.0:
+        return np.float32(math.copysign(math.inf, v))
+    return np.float32(r)
+
+
+@register_jitable
+def _zeta_in_float(x, q):
+    """``zeta<Half>`` and ``zeta<BFloat16>`` (Math.h) for x and q held in float32: CPU's acc_type
+    of the 16-bit floats is float, so every power (``powf``), sum and constant is float32."""
+    one = np.float32(1)
+    if x == one:
+        return np.float32(math.inf)
+    if x < one:
+        return np.float32(math.nan)
+    if q <= 0:
+        if _is_whole(q):
+            return np.float32(math.inf)
+        if not _is_whole(x):
+            return np.float32(math.nan)
+    machep = np.float32(_MACHEP)
+    s = np.float32(math.pow(q, -x))
+    a = q
+    b = np.float32(0)
+    i = 0
+    while i < 9 or a <= np.float32(9):
+        i += 1
+        a += one
+        b = np.float32(math.pow(a, -x))
+        s += b
+        if -machep * s < b < machep * s:
+            return s
+    w = a
+    s += b * w / (x - one)
+    s = contracted_fma(np.float32(-0.5), b, s)
+    a = one
+    k = np.float32(0)
+    for j in range(12):
+        a *= x + k
+        b /= w
+        t = a * b / np.float32(_ZETA_A[j])
+        s = s + t
+        if abs(t / s) < machep:
+            return s
+        k += one
+        a *= x + k
+        b /= w
+        k += one
+    return s
+
+
+@register_jitable
+def polygamma_16_bit(x, n, bits):
+    """``calc_polygamma<Half>`` (``<BFloat16>``) as torch's CPU kernel computes it, x in float32
+    and ``bits`` the 16-bit type's significant bits: n + 1 rounds to the 16-bit type, n! is
+    float32 (``exp(lgamma)`` of a float), zeta sums in float32 and rounds to the 16-bit type on
+    return, and the product stays float32 until the loop stores it."""
+    order = _stored_in_16_bits(np.float32(n) + np.float32(1), bits)
+    factorial = np.float32(math.exp(np.float32(math.lgamma(order))))
+    sign = np.float32(1) if int(n) % 2 else np.float32(-1)
+    return sign * factorial * _stored_in_16_bits(_zeta_in_float(order, x), bits)
+POLYGAMMA_16_BIT = BINARY.register(polygamma_16_bit)
+
+
+@register_jitable
 def logaddexp(a, b, alpha):
     """``logaddexp_kernel``: max + log1p(e^-|a - b|); equal infinities are their own sum."""
     if abs(a) == math.inf and a == b:

@@ -456,6 +456,10 @@ def impl_polygamma(it, n, self):
     if n < 2:
         return unary_loop(it, ops.DIGAMMA if n == 0 else ops.TRIGAMMA)
     orders = TensorIterator.binary_float_op(it.result, self, wrap_scalar(n))
+    if it.common_dtype.is_reduced_float:
+        # torch's 16-bit path rounds n + 1 and zeta's result to the 16-bit type, the rest float32
+        bits = 11 if it.common_dtype is st.float16 else 8
+        return binary_loop(orders, ops.POLYGAMMA_16_BIT, st.checked_convert(bits, orders.compute_dtype))
     return binary_loop(orders, ops.POLYGAMMA, st.checked_convert(1, orders.compute_dtype))
 
 

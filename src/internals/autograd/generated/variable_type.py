@@ -195,6 +195,7 @@ from .functions import (
     LinalgEighBackward0,
     LinalgHouseholderProductBackward0,
     LinalgInvExBackward0,
+    LinalgLstsqBackward0,
     LinalgLuBackward0,
     LinalgLuFactorExBackward0,
     LinalgLuSolveBackward0,
@@ -298,6 +299,7 @@ from .functions import (
     PreluKernelBackwardBackward0,
     ProdBackward0,
     ProdBackward1,
+    PutBackward0,
     Rad2DegBackward0,
     RandomBackward0,
     RandomBackward1,
@@ -731,6 +733,8 @@ OPS = {
     'masked_scatter': dispatcher.find('masked_scatter'),
     'masked_select': dispatcher.find('masked_select'),
     'take': dispatcher.find('take'),
+    'put_': dispatcher.find('put_'),
+    'put': dispatcher.find('put'),
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
     'normal.Tensor_float': dispatcher.find('normal.Tensor_float'),
@@ -1042,6 +1046,8 @@ OPS = {
     'cholesky': dispatcher.find('cholesky'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
     '_linalg_solve_ex.result': dispatcher.find('_linalg_solve_ex.result'),
+    'linalg_lstsq': dispatcher.find('linalg_lstsq'),
+    'linalg_lstsq.out': dispatcher.find('linalg_lstsq.out'),
     'linalg_solve_triangular.out': dispatcher.find('linalg_solve_triangular.out'),
     'linalg_solve_triangular': dispatcher.find('linalg_solve_triangular'),
     'triangular_solve.X': dispatcher.find('triangular_solve.X'),
@@ -5228,6 +5234,47 @@ def take(ks, self, index):
     excluded = enter_below_ad_inplace_or_view()
     try:
         result = OPS['take'].redispatch(after_autograd(ks), self, index)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def put_(ks, self, index, source, accumulate=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = PutBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.source_info_ = TypeAndSize(source)
+        grad_fn.index_ = SavedVariable(index, False)
+        grad_fn.accumulate_ = accumulate
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['put_'].redispatch(after_autograd(ks), self, index, source, accumulate)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def put(ks, self, index, source, accumulate=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = PutBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.source_info_ = TypeAndSize(source)
+        grad_fn.index_ = SavedVariable(index, False)
+        grad_fn.accumulate_ = accumulate
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['put'].redispatch(after_autograd(ks), self, index, source, accumulate)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -9437,6 +9484,30 @@ def _linalg_solve_ex_result(ks, A, B, **kwargs):
         return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
 
 
+def linalg_lstsq(ks, self, b, rcond=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or b._requires_grad):
+        grad_fn = LinalgLstsqBackward0()
+        grad_fn._next_edges = collect_next_edges(self, b)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.b_ = SavedVariable(b, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['linalg_lstsq'].redispatch(after_autograd(ks), self, b, rcond, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.solution_ = SavedVariable(result[0], True)
+    return result
+
+
+def linalg_lstsq_out(ks, self, b, rcond=None, **kwargs):
+    check_out_no_requires_grad('linalg_lstsq', self, b, kwargs.get('solution'), kwargs.get('residuals'), kwargs.get('rank'), kwargs.get('singular_values'))
+    with below_autograd():
+        return OPS['linalg_lstsq.out'].redispatch(after_autograd(ks), self, b, rcond, **kwargs)
+
+
 def linalg_solve_triangular_out(ks, self, B, **kwargs):
     check_out_no_requires_grad('linalg_solve_triangular', self, B, kwargs.get('out'))
     with below_autograd():
@@ -12899,6 +12970,8 @@ KERNELS = {
     'masked_scatter': masked_scatter,
     'masked_select': masked_select,
     'take': take,
+    'put_': put_,
+    'put': put,
     'uniform_': uniform_,
     'normal_': normal_,
     'normal.Tensor_float': normal_Tensor_float,
@@ -13210,6 +13283,8 @@ KERNELS = {
     'cholesky': cholesky,
     '_linalg_solve_ex': _linalg_solve_ex,
     '_linalg_solve_ex.result': _linalg_solve_ex_result,
+    'linalg_lstsq': linalg_lstsq,
+    'linalg_lstsq.out': linalg_lstsq_out,
     'linalg_solve_triangular.out': linalg_solve_triangular_out,
     'linalg_solve_triangular': linalg_solve_triangular,
     'triangular_solve.X': triangular_solve_X,
