@@ -476,12 +476,39 @@ def test_as_subclass_refuses_what_is_not_a_tensor_class():
         assert str(ours.value) == str(theirs.value)
 
 
+# A dunder's call on two tensors of the exact Tensor class, with no function mode on, skips the
+# parser (``exact_tensors_call`` in codegen/gen_python_functions.py): nothing to ask then.
+_EXACT_TENSORS = ("type(self) is _parsing._Tensor and type(other) is _parsing._Tensor",
+                  "and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)")
+
+
 def test_every_generated_binding_asks_right_after_parsing():
-    """No binding reaches the dispatcher before checking for ``__torch_function__``."""
+    """No binding reaches the dispatcher before checking for ``__torch_function__``, but for the
+    dunders' shortcut, taken only where there is nothing to ask."""
     for table in (python_variable_methods.METHODS, python_torch_functions.FUNCTIONS):
         for name, fn in table.items():
-            source = inspect.getsource(inspect.unwrap(fn))
-            assert "has_torch_function" in source.split("return _ops", 1)[0], name
+            source = " ".join(inspect.getsource(inspect.unwrap(fn)).split())
+            before = source.split("return _ops", 1)[0]
+            assert "has_torch_function" in before or all(c in before for c in _EXACT_TENSORS), name
+
+
+@pytest.mark.parametrize("dunder", ["__add__", "__mul__", "__matmul__", "__sub__", "__iadd__", "__truediv__"])
+def test_a_dunder_on_exact_tensors_is_seen_by_modes_and_subclasses(dunder):
+    """The shortcut is not taken under a function mode, for a subclass, or while the parser's
+    trace listens: each sees the call as it sees ``x.add(y)``."""
+    def program(lib, ov):
+        log = []
+        a, b = lib.ones(2, 2), lib.full((2, 2), 2.0)
+        getattr(a.clone(), dunder)(b)               # the shortcut, with no one listening
+        with logging_mode(lib, ov, log):
+            getattr(a.clone(), dunder)(b)
+        tagged = b.as_subclass(type("Tagged", (lib.Tensor,), {}))
+        return [name for name, *_ in log], type(getattr(a.clone(), dunder)(tagged)).__name__
+    assert both(program)[0]
+    a, b = internals.ones(2, 2), internals.ones(2, 2)
+    with internals._python_arg_parser.trace() as parsed:
+        getattr(a, dunder)(b)
+    assert len(parsed) == 1
 
 
 @pytest.mark.parametrize("name", ["add", "matmul", "sum", "t", "relu", "view", "cat", "zeros"])

@@ -6,7 +6,9 @@ Regenerate with ``python -m internals.codegen``.
 from .._python_arg_parser import PythonArgParser, handle_torch_function, named, handle_torch_function_method
 from ..aten.dispatcher import aten_ops as _ops
 
+from .. import _python_arg_parser as _parsing   # its Tensor class is set at import, later
 from .._disable_torch_function import check_has_torch_function
+from ..aten import python_torch_function_tls as _tf
 from ..autograd.variable_factories import variable_factory as _factory
 
 ___ilshift___parser = PythonArgParser([
@@ -5290,6 +5292,10 @@ def THPVariable_zero_(self):
 def __add__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add.Tensor'](self, other)
         _r = _add_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5304,6 +5310,10 @@ def __add__(self, other):
 def __radd__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add.Tensor'](self, other)
         _r = _add_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5318,6 +5328,10 @@ def __radd__(self, other):
 def __iadd__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add_.Tensor'](self, other)
         _r = _add__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5332,6 +5346,10 @@ def __iadd__(self, other):
 def __sub__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['sub.Tensor'](self, other)
         _r = _sub_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5346,6 +5364,10 @@ def __sub__(self, other):
 def __isub__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['sub_.Tensor'](self, other)
         _r = _sub__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5360,6 +5382,10 @@ def __isub__(self, other):
 def __mul__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul.Tensor'](self, other)
         _r = _mul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5372,6 +5398,10 @@ def __mul__(self, other):
 def __rmul__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul.Tensor'](self, other)
         _r = _mul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5384,6 +5414,10 @@ def __rmul__(self, other):
 def __imul__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul_.Tensor'](self, other)
         _r = _mul__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5396,6 +5430,10 @@ def __imul__(self, other):
 def __truediv__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['div.Tensor'](self, other)
         _r = _div_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5418,6 +5456,10 @@ def __truediv__(self, other):
 def __itruediv__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['div_.Tensor'](self, other)
         _r = _div__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5440,6 +5482,10 @@ def __itruediv__(self, other):
 def __pow__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['pow.Tensor_Tensor'](self, other)
         _r = _pow_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5455,6 +5501,10 @@ def __pow__(self, other):
 def __matmul__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['matmul'](self, other)
         _r = _matmul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5467,6 +5517,10 @@ def __matmul__(self, other):
 def __eq__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['eq.Tensor'](self, other)
         _r = _eq_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5482,6 +5536,10 @@ def __eq__(self, other):
 def __ne__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['ne.Tensor'](self, other)
         _r = _ne_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5497,6 +5555,10 @@ def __ne__(self, other):
 def __lt__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['lt.Tensor'](self, other)
         _r = _lt_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5512,6 +5574,10 @@ def __lt__(self, other):
 def __le__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['le.Tensor'](self, other)
         _r = _le_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5527,6 +5593,10 @@ def __le__(self, other):
 def __gt__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['gt.Tensor'](self, other)
         _r = _gt_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5542,6 +5612,10 @@ def __gt__(self, other):
 def __ge__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['ge.Tensor'](self, other)
         _r = _ge_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5557,6 +5631,10 @@ def __ge__(self, other):
 def __ipow__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['pow_.Tensor'](self, other)
         _r = _pow__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5572,6 +5650,10 @@ def __ipow__(self, other):
 def __floordiv__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['floor_divide'](self, other)
         _r = _floor_divide_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5587,6 +5669,10 @@ def __floordiv__(self, other):
 def __ifloordiv__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['floor_divide_.Tensor'](self, other)
         _r = _floor_divide__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5602,6 +5688,10 @@ def __ifloordiv__(self, other):
 def __mod__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['remainder.Tensor'](self, other)
         _r = _remainder_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5617,6 +5707,10 @@ def __mod__(self, other):
 def __imod__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['remainder_.Tensor'](self, other)
         _r = _remainder__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5632,6 +5726,10 @@ def __imod__(self, other):
 def __and__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_and.Tensor'](self, other)
         _r = _bitwise_and_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5647,6 +5745,10 @@ def __and__(self, other):
 def __rand__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_and.Tensor'](self, other)
         _r = _bitwise_and_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5662,6 +5764,10 @@ def __rand__(self, other):
 def __iand__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_and_.Tensor'](self, other)
         _r = _bitwise_and__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5677,6 +5783,10 @@ def __iand__(self, other):
 def __or__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_or.Tensor'](self, other)
         _r = _bitwise_or_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5692,6 +5802,10 @@ def __or__(self, other):
 def __ror__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_or.Tensor'](self, other)
         _r = _bitwise_or_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5707,6 +5821,10 @@ def __ror__(self, other):
 def __ior__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_or_.Tensor'](self, other)
         _r = _bitwise_or__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5722,6 +5840,10 @@ def __ior__(self, other):
 def __xor__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_xor.Tensor'](self, other)
         _r = _bitwise_xor_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5737,6 +5859,10 @@ def __xor__(self, other):
 def __rxor__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_xor.Tensor'](self, other)
         _r = _bitwise_xor_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5752,6 +5878,10 @@ def __rxor__(self, other):
 def __ixor__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['bitwise_xor_.Tensor'](self, other)
         _r = _bitwise_xor__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5767,6 +5897,10 @@ def __ixor__(self, other):
 def __lshift__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['__lshift__.Tensor'](self, other)
         _r = ___lshift___parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5782,6 +5916,10 @@ def __lshift__(self, other):
 def __ilshift__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['__ilshift__.Tensor'](self, other)
         _r = ___ilshift___parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5797,6 +5935,10 @@ def __ilshift__(self, other):
 def __rshift__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['__rshift__.Tensor'](self, other)
         _r = ___rshift___parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5812,6 +5954,10 @@ def __rshift__(self, other):
 def __irshift__(self, other):
     args, kwargs = (other,), {}
     try:
+        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['__irshift__.Tensor'](self, other)
         _r = ___irshift___parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')

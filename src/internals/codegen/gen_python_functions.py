@@ -317,9 +317,31 @@ def gen_dunder(dunder, name, overloads):
     return "\n".join([f"def {dunder}(self, other):",
                       "    args, kwargs = (other,), {}",
                       "    try:",
+                      *exact_tensors_call(overloads[0]),
                       *("    " + line for line in body),
                       "    except TypeError:",
                       "        return NotImplemented"])
+
+
+def exact_tensors_call(overload):
+    """A dunder's call for two tensors of the exact Tensor class, made without the parser: its
+    answer is known then (the first signature, which takes a Tensor, no ``__torch_function__`` to
+    ask), unless a function mode is on or the parser's trace listens, which the test checks. The
+    parse is most of what a one-element ``a + b`` costs beyond torch's; torch's C++ parser needs no
+    such shortcut. Empty when the first signature could refuse a tensor, or take more."""
+    signature = overload.signature
+    first, *rest = signature.input_args
+    if (str(first.type) != "Tensor" or signature.tensor_options_args
+            or any(a.default is None for a in (*rest, *signature.input_kwargs))):
+        return []
+    call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "other")
+    if "_r." in call:
+        return []
+    # ``_tf.any_mode_enabled()`` written out, as the parser writes it: a frame less
+    return ["        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor",
+            "                and _parsing._trace_log.entries is None",
+            "                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            f"            return {call}"]
 
 
 # ---------------------------------------------------------------------- the files
@@ -339,7 +361,9 @@ def gen_methods(path=NATIVE_FUNCTIONS):
     head = HEADER.format(what="Tensor methods, one per operator name with the ``method`` variant (torch's generated "
                               "python_variable_methods.cpp).",
                          extra=", handle_torch_function_method")
+    head += "from .. import _python_arg_parser as _parsing   # its Tensor class is set at import, later\n"
     head += "from .._disable_torch_function import check_has_torch_function\n"
+    head += "from ..aten import python_torch_function_tls as _tf\n"
     head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
     body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
     # An operator named as a dunder (``__lshift__``) is bound once, as its dunder
