@@ -4,6 +4,8 @@ The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
 ``torch/functional.py``: what is not an operator in internals.
 """
+import builtins
+import collections.abc
 import functools
 
 import numpy as np
@@ -12,7 +14,7 @@ from . import linalg
 from ._disable_torch_function import check_has_torch_function
 from ._generated.python_torch_functions import FUNCTIONS
 from ._python_arg_parser import append_overloaded_arg, handle_torch_function_no_python_arg_parser, public_function
-from ._tensor_base import Size, TensorBase
+from ._tensor_base import Size, TensorBase, torch_size_text
 from .aten import dispatcher
 from .aten import python_torch_function_tls as _tf
 from .aten.native import tensor_factories
@@ -282,7 +284,28 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def broadcast_shapes(*shapes):
-    return Size(_infer_broadcast(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
+    """As torch/functional.py's (through ``torch._refs._broadcast_shapes``): the shapes (an int
+    is a one-dim shape, None is passed over) broadcast from the right into one common shape,
+    grown as each is read; a mismatch names the shape as given and the common shape so far."""
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for shape in shapes:
+        if not isinstance(shape, collections.abc.Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * builtins.max((len(shape) for shape in shapes), default=0)
+    for index, shape in enumerate(shapes):
+        for dim in range(-1, -1 - len(shape), -1):
+            if shape[dim] == common[dim]:
+                continue
+            if common[dim] == 1:
+                if shape[dim] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[dim] = shape[dim]
+            if shape[dim] != 1 and shape[dim] != common[dim]:
+                given = torch_size_text(shape) if isinstance(shape, Size) else shape
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[dim]} at {dim}! Mismatching "
+                                   f"argument at index {index} had {given}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
 
 
 def is_tensor(obj):

@@ -385,9 +385,7 @@ def test_lstsq_matches_torch(driver, A_shape, B_shape, dtype):
                                            ("gelss", -1.0), ("gelsy", -1.0)])
 def test_lstsq_of_a_rank_deficient_matrix(driver, rcond):
     """Two equal columns: the rank the singular values give (every column kept by gelsy for a
-    negative rcond), the least-norm solution, no residuals from gelsd and gelss. (gelsy's rank
-    for a large rcond is left out: internals estimates it from singular values, gelsy from a
-    pivoted QR, and the two may part there.)"""
+    negative rcond), the least-norm solution, no residuals from gelsd and gelss."""
     A = _matrix(2, 5, 3)
     A[..., 2] = A[..., 1]
     if rcond == -1.0 and driver == "gelsy":
@@ -463,6 +461,50 @@ def test_lstsq_gels_refuses_a_rank_deficient_matrix():
                            r"solution could not be computed because the input matrix does not have full rank "
                            r"\(error code: 3\).$"):
             lib.linalg.lstsq(c(A), c(_rhs(2, 4, 2)), driver="gels")
+
+
+def _graded(*batch, n=4, ratio=0.3):
+    """Square matrices whose rows shrink by ``ratio`` each, so that their singular values fall
+    in steps: the rank a large ``rcond`` leaves is decided by how the estimate is made."""
+    return _matrix(*batch, n, n) * ratio ** torch.arange(n, dtype=torch.float64)[:, None] + torch.eye(n) * 0.1
+
+
+@pytest.mark.parametrize("rcond", [0.02, 0.05, 0.2, 0.6])
+def test_lstsq_gelsy_rank_is_the_qr_condition_estimate(rcond):
+    """gelsy keeps R's columns while LAPACK's incremental estimate of the smallest singular value
+    stays above rcond times the largest's, and solves the truncated system for its least-norm
+    solution. torch hands LAPACK an uninitialised pivot array, reused through the batch, so from
+    the second matrix on R comes from a QR without pivoting; the first matrix is one whose answer
+    does not depend on the pivoting (well conditioned, of full rank)."""
+    A = torch.cat([0.1 * _matrix(1, 4, 4) + 4 * torch.eye(4, dtype=torch.float64), _graded(3, ratio=0.3)])
+    A[2] = A[2].mT.clone()
+    A[3, :, 3] = A[3, :, 1] + 1e-9
+    _lstsq_close(*_both(lambda lib, c: lib.linalg.lstsq(c(A), c(_rhs(4, 4, 2)), rcond, driver="gelsy")))
+
+
+@pytest.mark.parametrize("driver, inf_at, code", [("gels", (0, 0), 2), ("gels", (3, 2), 1), ("gels", "wide", 2),
+                                                  ("gels", "B", None), ("gelsy", (0, 0), None),
+                                                  ("gelsy", (2, 1), None), ("gelsy", "B", None)])
+def test_lstsq_of_an_infinity_as_lapack_scales_it(driver, inf_at, code):
+    """LAPACK scales A (or B) by its largest entry; an infinite one turns the rest to zero and
+    the infinities to NaN. gels then finds the first zero on R's diagonal (torch's LinAlgError)
+    or solves to NaN; gelsy keeps what it can; an infinity in B leaves every entry NaN."""
+    A, B = _matrix(6, 4), _rhs(6, 2)
+    if inf_at == "wide":
+        A, B = A.mT.contiguous(), B[:4]
+        A[0, 0] = float("inf")
+    elif inf_at == "B":
+        B[1, 1] = float("-inf")
+    else:
+        A[inf_at] = float("inf")
+    if code is not None:
+        for lib, c in ((internals, _ours), (torch, lambda t: t)):
+            with pytest.raises(lib.linalg.LinAlgError, match=rf"does not have full rank \(error code: {code}\)\.$"):
+                lib.linalg.lstsq(c(A), c(B), driver=driver)
+        return
+    ours, theirs = _both(lambda lib, c: lib.linalg.lstsq(c(A), c(B), driver=driver))
+    for field in LSTSQ_FIELDS:       # NaN and zeros only: exact
+        assert_same(getattr(ours, field), getattr(theirs, field))
 
 
 @pytest.mark.parametrize("A_shape, B_shape, driver", [((5, 3), (5, 2), "gelsd"), ((2, 5, 3), (2, 5), "gels"),

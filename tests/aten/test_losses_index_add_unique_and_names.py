@@ -23,6 +23,7 @@ from helpers import (
     compare_gradients_and_nodes,  # noqa: F401
     opinfo_cases,
     same_error,
+    same_outcome,
 )
 from helpers import run as _run
 
@@ -179,6 +180,23 @@ def test_bce_of_an_input_outside_zero_one():
     for lib in (torch, internals):
         with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
             lib.nn.functional.binary_cross_entropy(lib.tensor([math.nan]), lib.tensor([0.0]))
+
+
+@pytest.mark.parametrize("weight_shape", [(4,), (2, 2), (3, 2, 3)])
+def test_bce_weight_broadcast_as_torch_broadcast_shapes(weight_shape):
+    """The weight is expanded to torch.broadcast_shapes(target, weight): its message on a
+    mismatch, or the broadcast (and larger) loss."""
+    same_outcome(lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.full((2, 3), 0.25), lib.ones(2, 3), weight=lib.ones(weight_shape), reduction="none"))
+
+
+@pytest.mark.parametrize("shapes", ["(2, 3), (4,)", "(3,), (2, 1, 4)", "(2, 3), (2, 3, 3)", "(5, 1), (3,)",
+                                    "3, None, (2, 1)", "", "(0,), (2,)", "[2, 3], [3]", "(2, -1)", "(1,), (-1,)",
+                                    "5, (3,)", "(2,), 2.5", "torch.Size([2, 3]), lib.Size([4])"])
+def test_broadcast_shapes_as_torch(shapes):
+    """torch.broadcast_shapes: None passed over, an int a one-dim shape; a mismatch names the
+    argument as given (a Size printed torch's way) and the common shape grown so far."""
+    same_outcome(lambda lib: list(eval(f"lib.broadcast_shapes({shapes})", {"lib": lib, "torch": torch})))
 
 
 # ------------------------------------------------------------------------------ everyday namespace functions

@@ -116,6 +116,19 @@ def test_errors_have_torchs_class(name):
     same_outcome(lambda L: ERRORS[name](L.nn.functional, _t(L, (2, 3, 9))), message=False)
 
 
+@pytest.mark.parametrize("call", [
+    "F.max_pool1d(x, 2, padding=2)", "F.max_pool1d(x.requires_grad_(), 2, padding=2)", "F.max_pool1d(x, 0)",
+    "F.max_pool1d(x, 2, stride=0)", "F.max_pool1d(x, 2, padding=-1)", "F.max_pool1d(x, 3, padding=1, dilation=0)",
+    "F.max_pool1d(x, (2, 2))", "F.max_pool1d(x, 2, stride=(1, 1))", "F.max_pool1d(x, 2, padding=(0, 0))",
+    "F.max_pool1d(x, 2, dilation=(1, 1))", "F.max_pool1d(x[..., :1], 3, padding=1, dilation=2)",
+    "F.max_pool1d(x[0, 0], 2)", "F.max_pool1d(x[:, :0], 2)", "F.max_pool1d(x[:0], 2)",
+    "F.max_pool1d(x, 3, padding=1, dilation=4)"])
+def test_max_pool1d_checks_its_arguments_as_torch(call):
+    """max_pool1d (without indices) checks its arguments itself before either of its paths,
+    with messages that name max_pool1d(); torch's messages, word for word."""
+    same_outcome(lambda L: eval(call, {"F": L.nn.functional, "x": _t(L, (2, 3, 9))}))
+
+
 @pytest.mark.parametrize("name", ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d"])
 def test_fake_tensors_get_the_real_layout(name):
     args = {"max_pool1d": ([3], [2]), "max_pool1d_with_indices": ([3], [2]), "avg_pool1d": ([3], [2]),

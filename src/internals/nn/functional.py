@@ -16,6 +16,7 @@ import warnings
 from .._functional import baddbmm, bmm, cat, matmul, ones, rand, scalar_tensor, where, zeros, zeros_like
 from .._functional import batch_norm as _batch_norm
 from .._functional import bilinear as _bilinear
+from .._functional import broadcast_shapes as _broadcast_shapes
 from .._functional import clamp_min as _clamp_min
 from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
@@ -285,7 +286,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({torch_size_text(input.shape)}) "
                          "is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
+        weight = weight.expand(_broadcast_shapes(target.shape, weight.shape))   # torch.broadcast_shapes' message
     return dispatcher.call("binary_cross_entropy", input, target, weight, _REDUCTIONS.index(reduction))
 
 

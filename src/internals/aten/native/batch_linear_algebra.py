@@ -11,8 +11,8 @@ The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``
 CPU kernels call it; a CUDA input is copied to the host and its results back, as MAGMA's hybrid
 routines do. Their results have torch's column-major layout. ``linalg_pinv`` is composed of
 them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it. ``linalg_lstsq`` solves
-through NumPy's QR (torch's driver ``gels``) or SVD (``gelsy``, ``gelsd``, ``gelss``), with the
-outputs each of torch's drivers gives.
+through NumPy's QR (torch's driver ``gels``), a pivoted Householder QR with LAPACK's rank estimate
+(``gelsy``) or an SVD (``gelsd``, ``gelss``), with the outputs each of torch's drivers gives.
 
 Each operator torch declares structured is declared so here (``TORCH_META_FUNC`` and
 ``TORCH_IMPL_FUNC`` in ``BatchLinearAlgebra.cpp`` and ``LinearAlgebra.cpp``): a ``meta_`` step
@@ -1442,25 +1442,219 @@ def _lstsq_gels(a, b):
         x[..., n:, :] = c[..., n:, :]
     else:
         x[..., :n, :] = q @ np.linalg.solve(np.conj(np.swapaxes(safe, -1, -2)), b)
+    for index in np.ndindex(*b.shape[:-2]):
+        if np.isinf(a[index]).any() or np.isinf(b[index]).any():
+            info[index] = _gels_infinite(a[index])
+            x[index] = np.nan
+            if m > n and not np.isinf(a[index]).any():      # the rows past n are left unscaled
+                x[index][n:] = _lstsq_residual_rows(a[index], _scale_infinite(b[index]))
     return x, info
 
 
+def _gels_infinite(a):
+    """``xGELS`` on a matrix with an infinity: scaling by the infinite norm leaves only NaNs
+    where the infinities were, and the factorization (of A^H where A is wide) then reports the
+    first exact zero on R's diagonal, or none (0) where a NaN spread. An infinity in B alone
+    makes the whole solution NaN, and leaves Q^H B's rows past n as they were, where only
+    the columns that held one are NaN."""
+    if not np.isinf(a).any():
+        return 0
+    r = _scale_infinite(a if a.shape[-2] >= a.shape[-1] else np.conj(a.T))
+    _householder_qr(r, np.zeros((r.shape[0], 0), dtype=r.dtype))
+    zero = np.diagonal(r) == 0
+    return int(zero.argmax()) + 1 if zero.any() else 0
+
+
+def _householder(x):
+    """LAPACK's ``xLARFG``: the reflector H = I - tau v v^H (v[0] = 1) taking x to (beta, 0, ...).
+    No reflection (tau = 0) where x's tail is zero, so a NaN alone on the diagonal stays there."""
+    alpha = x[0]
+    tail = np.linalg.norm(x[1:])
+    if tail == 0 and alpha.imag == 0:
+        return 0.0, np.zeros_like(x), alpha
+    beta = -np.copysign(np.hypot(abs(alpha), tail), alpha.real)
+    v = np.empty_like(x)
+    v[0] = 1
+    v[1:] = x[1:] / (alpha - beta)
+    return (beta - alpha) / beta, v, beta
+
+
+def _reflect(tau, v, block):
+    """Applies H^H = I - conj(tau) v v^H to a block's rows in place."""
+    if tau != 0:
+        block -= np.conj(tau) * np.outer(v, np.conj(v) @ block)
+
+
+def _householder_qr(a, b):
+    """``xGEQRF`` with the reflections also applied to b (``xORMQR``): R in a's place, b becomes
+    Q^H b; returns the reflections (tau, v, the row they start at)."""
+    m, n = a.shape
+    reflections = []
+    for j in range(min(m, n)):
+        tau, v, beta = _householder(a[j:, j].copy())
+        _reflect(tau, v, a[j:, j + 1:])
+        _reflect(tau, v, b[j:])
+        a[j, j] = beta
+        a[j + 1:, j] = 0
+        reflections.append((tau, v, j))
+    return reflections
+
+
+def _incremental_estimate(largest, x, sest, w, gamma):
+    """LAPACK's ``xLAIC1``: given x with |R x| = sest for the leading triangle R, the estimate of
+    R's largest (or smallest) singular value once column (w, gamma) is appended, and the sine and
+    cosine that extend x. Real arithmetic on the moduli (the complex routine's branches agree)."""
+    eps = np.finfo(np.float64).eps if x.dtype.itemsize >= 8 and x.dtype != np.complex64 else np.finfo(np.float32).eps
+    alpha = np.vdot(x, w)
+    absalp, absgam, absest = abs(alpha), abs(gamma), abs(sest)
+    sign = lambda z: 1.0 if np.real(z) >= 0 else -1.0  # noqa: E731
+    if largest:
+        if sest == 0:
+            s1 = max(absgam, absalp)
+            if s1 == 0:
+                return 0.0, 0.0, 1.0
+            s, c = alpha / s1, gamma / s1
+            tmp = np.sqrt(abs(s) ** 2 + abs(c) ** 2)
+            return s1 * tmp, s / tmp, c / tmp
+        if absgam <= eps * absest:
+            tmp = max(absest, absalp)
+            return tmp * np.sqrt((absest / tmp) ** 2 + (absalp / tmp) ** 2), 1.0, 0.0
+        if absalp <= eps * absest:
+            return (absest, 1.0, 0.0) if absgam <= absest else (absgam, 0.0, 1.0)
+        if absest <= eps * absalp or absest <= eps * absgam:
+            if absgam <= absalp:
+                tmp = absgam / absalp
+                s = np.sqrt(1 + tmp * tmp)
+                return absalp * s, sign(alpha) / s, (gamma / absalp) / s
+            tmp = absalp / absgam
+            c = np.sqrt(1 + tmp * tmp)
+            return absgam * c, (alpha / absgam) / c, sign(gamma) / c
+        zeta1, zeta2 = absalp / absest, absgam / absest
+        b = (1 - zeta1 * zeta1 - zeta2 * zeta2) * 0.5
+        c = zeta1 * zeta1
+        t = c / (b + np.sqrt(b * b + c)) if b > 0 else np.sqrt(b * b + c) - b
+        sine, cosine = -(alpha / absest) / t, -(gamma / absest) / (1 + t)
+        tmp = np.sqrt(abs(sine) ** 2 + abs(cosine) ** 2)
+        return np.sqrt(t + 1) * absest, sine / tmp, cosine / tmp
+    if sest == 0:
+        sine, cosine = (1.0, 0.0) if max(absgam, absalp) == 0 else (-np.conj(gamma), np.conj(alpha))
+        s1 = max(abs(sine), abs(cosine))
+        s, c = sine / s1, cosine / s1
+        tmp = np.sqrt(abs(s) ** 2 + abs(c) ** 2)
+        return 0.0, s / tmp, c / tmp
+    if absgam <= eps * absest:
+        return absgam, 0.0, 1.0
+    if absalp <= eps * absest:
+        return (absgam, 0.0, 1.0) if absgam <= absest else (absest, 1.0, 0.0)
+    if absest <= eps * absalp or absest <= eps * absgam:
+        if absgam <= absalp:
+            tmp = absgam / absalp
+            c = np.sqrt(1 + tmp * tmp)
+            return absest * (tmp / c), -(np.conj(gamma) / absalp) / c, sign(alpha) / c
+        tmp = absalp / absgam
+        s = np.sqrt(1 + tmp * tmp)
+        return absest / s, -sign(gamma) / s, (np.conj(alpha) / absgam) / s
+    zeta1, zeta2 = absalp / absest, absgam / absest
+    norma = max(1 + zeta1 * zeta1 + zeta1 * zeta2, zeta1 * zeta2 + zeta2 * zeta2)
+    if 1 + 2 * (zeta1 - zeta2) * (zeta1 + zeta2) >= 0:
+        b = (zeta1 * zeta1 + zeta2 * zeta2 + 1) * 0.5
+        c = zeta2 * zeta2
+        t = c / (b + np.sqrt(abs(b * b - c)))
+        sine, cosine = (alpha / absest) / (1 - t), -(gamma / absest) / t
+        estimate = np.sqrt(t + 4 * eps * eps * norma) * absest
+    else:
+        b = (zeta2 * zeta2 + zeta1 * zeta1 - 1) * 0.5
+        c = zeta1 * zeta1
+        t = -c / (b + np.sqrt(b * b + c)) if b >= 0 else b - np.sqrt(b * b + c)
+        sine, cosine = -(alpha / absest) / t, -(gamma / absest) / (1 + t)
+        estimate = np.sqrt(1 + t + 4 * eps * eps * norma) * absest
+    tmp = np.sqrt(abs(sine) ** 2 + abs(cosine) ** 2)
+    return estimate, sine / tmp, cosine / tmp
+
+
+def _gelsy_rank(r, rcond):
+    """``xGELSY``'s rank: columns of R taken while the incremental estimates of its
+    largest and smallest singular values keep ``smax * rcond <= smin``."""
+    if min(r.shape) == 0 or abs(r[0, 0]) == 0:
+        return 0
+    smax = smin = abs(r[0, 0])
+    xmax = np.ones(1, dtype=r.dtype)
+    xmin = np.ones(1, dtype=r.dtype)
+    rank = 1
+    while rank < min(r.shape):
+        w, gamma = r[:rank, rank], r[rank, rank]
+        sminpr, s1, c1 = _incremental_estimate(False, xmin, smin, w, gamma)
+        smaxpr, s2, c2 = _incremental_estimate(True, xmax, smax, w, gamma)
+        if not smaxpr * rcond <= sminpr:
+            break
+        xmin = np.append(s1 * xmin, c1)
+        xmax = np.append(s2 * xmax, c2)
+        smin, smax, rank = sminpr, smaxpr, rank + 1
+    return rank
+
+
+def _scale_infinite(a):
+    """``xLASCL`` from an infinite norm: a multiplied by zero, so only its infinities (now NaN)
+    are left."""
+    return np.where(np.isinf(a), np.nan, 0).astype(a.dtype)
+
+
+def _gelsy_one(a, b, rcond):
+    """One matrix of ``xGELSY``: R from a QR, its rank, then the least-norm solution of R's
+    leading rows (``xTZRZF``'s complete orthogonal factorization, here a QR of their conjugate
+    transpose). torch hands xGELSY its pivot array uninitialised (``at::empty``) and reuses it
+    through the batch; a nonzero entry fixes its column in place, so from the second matrix on
+    (and, with recycled memory, usually for the first) the QR is not pivoted, and neither is
+    this one. An infinity in A leaves only the NaNs it becomes, and one in B makes every entry
+    NaN, as LAPACK's scaling by the norm does."""
+    m, n = a.shape
+    a_inf, b_inf = np.isinf(a).any(), np.isinf(b).any()
+    r = _scale_infinite(a) if a_inf else a.copy()
+    c = _scale_infinite(b) if b_inf else b.copy()
+    _householder_qr(r, c)
+    rank = _gelsy_rank(r, rcond)
+    x = np.zeros((max(m, n), b.shape[-1]), dtype=b.dtype)
+    if rank:
+        lead = np.conj(r[:rank].T).copy()            # M^H = Q2 R2, so M's least-norm solve is Q2 R2^-H c
+        y = np.zeros((n, b.shape[-1]), dtype=b.dtype)
+        reflections = _householder_qr(lead, np.zeros((n, 0), dtype=b.dtype))
+        y[:rank] = np.linalg.solve(np.conj(np.triu(lead[:rank])).T, c[:rank])
+        for tau, v, j in reversed(reflections):      # Q2 = H1 ... Hk applied to y
+            _reflect(np.conj(tau), v, y[j:])
+        x[:n] = y
+    if a_inf:
+        x = x * 0
+    if b_inf:
+        with np.errstate(invalid="ignore"):
+            x = x * np.inf
+    return x, rank
+
+
+def _lstsq_gelsy(a, b, batch, rcond):
+    """``gelsy`` over the broadcast batch: the solutions padded to max(m, n) rows, and the rank of
+    each of A's own matrices."""
+    m, n = a.shape[-2:]
+    x = np.zeros((*batch, max(m, n), b.shape[-1]), dtype=b.dtype)
+    ranks = np.zeros(a.shape[:-2], dtype=np.int64)
+    full_a = np.broadcast_to(a, (*batch, m, n))
+    for index in np.ndindex(*batch):
+        x[index], rank = _gelsy_one(full_a[index], b[index], rcond)
+        own = index[len(batch) - (a.ndim - 2):]
+        ranks[tuple(i if size > 1 else 0 for i, size in zip(own, a.shape[:-2], strict=True))] = rank
+    return x, ranks
+
+
 def _lstsq_svd(a, b, batch, rcond, driver):
-    """``gelsy``, ``gelsd`` and ``gelss``: the least-norm solution over the singular values above
-    ``rcond`` times the largest (machine epsilon for a negative ``rcond``). gelsd and gelss decide
-    the rank so; gelsy from a pivoted QR's condition estimate, which these singular values stand in
-    for (a negative or zero ``rcond`` keeps every column, as gelsy does). Returns X padded to
-    max(m, n) rows, the rank and the singular values of each of A's own matrices."""
+    """``gelsd`` and ``gelss``: the least-norm solution over the singular values above ``rcond``
+    times the largest (machine epsilon for a negative ``rcond``). Returns X padded to max(m, n)
+    rows, the rank and the singular values of each of A's own matrices."""
     m, n = a.shape[-2:]
     k = b.shape[-1]
     x = np.zeros((*batch, max(m, n), k), dtype=b.dtype)
     if min(m, n) == 0:
         return x, np.zeros(a.shape[:-2], dtype=np.int64), np.zeros((*a.shape[:-2], 0), dtype=a.real.dtype)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
-    if driver == "gelsy":
-        threshold = max(rcond, 0.0) * s[..., :1]
-    else:
-        threshold = (rcond if rcond >= 0 else np.finfo(s.dtype).eps) * s[..., :1]
+    threshold = (rcond if rcond >= 0 else np.finfo(s.dtype).eps) * s[..., :1]
     kept = s > threshold
     rank = kept.sum(-1)
     inverse = np.where(kept, 1 / np.where(kept, s, 1), 0).astype(s.dtype)
@@ -1499,7 +1693,10 @@ def _lstsq_host(A, B2, batch, rcond, driver):
             # LAPACK's gelsd refuses NRHS = 0 (torch's gelss crashes on it)
             raise RuntimeError("torch.linalg.lstsq: Argument 4 has illegal value. Most certainly there is a bug in "
                                "the implementation calling the backend library.")
-        x, rank, singular_values = _lstsq_svd(a_own, b, batch, rcond, driver)
+        if driver == "gelsy":
+            x, rank = _lstsq_gelsy(a_own, b, batch, rcond)
+        else:
+            x, rank, singular_values = _lstsq_svd(a_own, b, batch, rcond, driver)
     residuals = None
     # residuals only for a tall A, and from gelsd and gelss only when every matrix has full rank
     if m > n and driver != "gelsy" and (driver == "gels" or (rank == n).all()):

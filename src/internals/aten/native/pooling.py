@@ -578,15 +578,46 @@ def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
     return call("squeeze.dim", out, -2), call("squeeze.dim", indices, -2)
 
 
+def _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    """``max_pool1d``'s own checks (``MaxPooling.cpp`` and ``check_max_pool1d`` in
+    ``MaxPooling.h``), made before either path, each naming max_pool1d()."""
+    shape = self.shape
+    if not ((self.dim() == 2 and shape[1] != 0) or (self.dim() == 3 and shape[1] != 0 and shape[2] != 0)):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(shape)}")
+    kernel_size, stride, padding, dilation = ([v] if isinstance(v, int) else list(v)
+                                              for v in (kernel_size, stride, padding, dilation))
+    for name, values, sizes in (("kernel_size must be an int, list of ints or tuple of ints", kernel_size, (1,)),
+                                ("stride must be None, an int, list of ints, or tuple of ints", stride, (0, 1)),
+                                ("padding must be an int, list of ints, or tuple of ints", padding, (1,)),
+                                ("dilation must be an int, list of ints or tuple of ints", dilation, (1,))):
+        if len(values) not in sizes:
+            raise RuntimeError(f"max_pool1d() {name} of size 1 but got size {len(values)}")
+    (k,), (pad,), (d,) = kernel_size, padding, dilation
+    s = stride[0] if stride else k
+    for name, value, ok in (("kernel_size must be greater than zero", k, k > 0),
+                            ("stride must be greater than zero", s, s > 0),
+                            ("padding must be non-negative", pad, pad >= 0)):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {name}, but got {value}")
+    if pad > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={pad} and "
+                           f"kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    width = _pool_output_size(shape[-1], k, pad, s, d, ceil_mode)
+    if width <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
+
+
 def max_pool1d(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     """CompositeImplicitAutograd (``MaxPooling.cpp``). When a gradient is wanted torch takes the
     values of ``max_pool1d_with_indices``; otherwise its CPU path runs a loop of its own
     (``max_pool1d_impl``) into a fresh contiguous output, which is what the second branch
     reproduces: the same maxima, laid out contiguously whatever the input's strides."""
+    _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode)
     if (GradMode.is_enabled() and self.requires_grad) or self.device.type != "cpu" or _subclass_like(self):
         return max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
-    if self.dim() not in (2, 3):
-        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got {list(self.shape)}")
     out = max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
     return contiguous(out)
 
