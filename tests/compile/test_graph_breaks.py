@@ -527,3 +527,88 @@ def test_an_index_read_from_the_tensor_is_an_input_of_the_graph_after_it():
         counts.append((len(graphs), len(ours.graphs)))
     assert [o for _, o in counts] == [t for t, _ in counts] == [2, 3, 3, 3]
     assert _placeholder_names(ours.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_")
+
+
+def _run_both(fn, inputs, grad=False):
+    """Graphs after each call, torch's and ours, and the graphs torch compiled; the values (and,
+    with ``grad``, the gradients of the arguments) compared."""
+    torch._dynamo.reset()
+    graphs = []
+    theirs = torch.compile(fn, backend=lambda gm, _: graphs.append(gm) or gm.forward)
+    ours = internals.compile(fn)
+    counts = []
+    for values in inputs:
+        x_i, x_t = _pair(values)
+        x_i.requires_grad_(grad), x_t.requires_grad_(grad)
+        out_i, out_t = ours(x_i), theirs(x_t)
+        _same(out_i, out_t)
+        if grad:
+            out_i.sum().backward(), out_t.sum().backward()
+            _same(x_i.grad, x_t.grad)
+        counts.append((len(graphs), len(ours.graphs)))
+    return [t for t, _ in counts], [o for _, o in counts], graphs, ours
+
+
+def _inner(y):
+    z = y * 2
+    if z.sum() > 0:
+        return z + 1
+    return z - 1
+
+
+def _calls_inner(x):
+    return _inner(x.sin()).cos()
+
+
+def _calls_inner_twice(x):
+    a = _inner(x)
+    return a + _inner(a * 5)
+
+
+def _middle(y):
+    return _inner(y.exp()) * 3
+
+
+def _calls_two_deep(x):
+    return _middle(x.sin()).cos()
+
+
+def test_a_break_inside_a_called_function_breaks_the_caller_at_the_call():
+    """Dynamo cannot inline a function that breaks: the caller's graph ends at the call, the
+    callee runs as a frame of its own (a graph before its read, one per branch after it) and the
+    caller goes on in a resume function (torch: 4 graphs where the break is one call deep, 6 two
+    calls deep). A function called twice is one frame: its graphs serve both calls, and the
+    other branch compiles one graph, whichever call takes it."""
+    plus, minus = [1, 2, 3], [-1, -2, -3]
+    for fn, expected in ((_calls_inner, [4, 4, 5]), (_calls_two_deep, [6, 6, 6]), (_calls_inner_twice, [4, 4, 5])):
+        theirs, ours, graphs, compiled = _run_both(fn, [plus, plus, minus])
+        assert ours == theirs == expected, fn.__name__
+    # the callee's graph takes its parameter (L_y_), the caller's resume function the call's result
+    assert _placeholder_names(compiled.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_") == \
+        [["y"], ["z"], ["stack0"], ["stack0", "stack1"], ["z"]]
+
+
+def _item_of_input(x):
+    y = x * 2
+    return y + y.sum().item() * y
+
+
+def test_a_read_value_that_changes_is_an_input_when_the_argument_requires_grad():
+    """The read value becomes an input of the graph after it with gradients to follow too
+    (torch: 2, 3, 3, 3 graphs, where each value compiled one), and the gradients are torch's."""
+    theirs, ours, _, _ = _run_both(_item_of_input, [[v] * 3 for v in (1, -1, 2, 5)], grad=True)
+    assert ours == theirs == [2, 3, 3, 3]
+
+
+def _doubling(x):
+    while x.sum() < 100:
+        x = x * 2
+    return x
+
+
+def test_a_while_loop_on_a_tensor_reuses_the_graph_of_a_turn():
+    """Each turn of ``while x.sum() < 100`` reads the tensor; the code after the test is one
+    resume function however many turns led there (Python repeats the test at the loop's end,
+    and both jump to the same place), so its one graph serves every turn (torch: 2 graphs)."""
+    theirs, ours, _, _ = _run_both(_doubling, [[1, 2, 3], [1, 2, 3], [30, 2, 1], [60, 2, 1]])
+    assert ours == theirs == [2, 2, 2, 2]
