@@ -612,3 +612,87 @@ def test_a_while_loop_on_a_tensor_reuses_the_graph_of_a_turn():
     and both jump to the same place), so its one graph serves every turn (torch: 2 graphs)."""
     theirs, ours, _, _ = _run_both(_doubling, [[1, 2, 3], [1, 2, 3], [30, 2, 1], [60, 2, 1]])
     assert ours == theirs == [2, 2, 2, 2]
+
+
+def _prints(x):
+    y = x * 2
+    print("sum", y.sum(), 3)
+    return y + 1
+
+
+def test_print_breaks_the_graph_and_prints_the_values_of_each_call(capsys):
+    """``print`` is a graph break: the graph before it, the print called eagerly with the call's
+    values (a tensor computed before it too), the graph after it (torch: 2 graphs, compiled
+    once), and the reason is torch's."""
+    printed = []
+    for compile_ in (lambda f: torch.compile(f, backend=CompileCounter()), internals.compile):
+        torch._dynamo.reset()
+        compiled = compile_(_prints)
+        for values in ([1, 2, 3], [3, 2, 1], [4, 4, 4]):
+            compiled(_pair(values)[1 if compile_ is not internals.compile else 0])
+        printed.append(capsys.readouterr().out)
+    assert printed[1] == printed[0] == "sum tensor(12.) 3\nsum tensor(12.) 3\nsum tensor(24.) 3\n"
+    theirs, ours, _, _ = _run_both(_prints, [[1, 2, 3], [3, 2, 1], [4, 4, 4]])
+    assert ours == theirs == [2, 2, 2]
+    assert _first_lines(explain(_prints)(internals.ones(2))) == \
+        _first_lines(torch._dynamo.explain(_prints)(torch.ones(2)))
+
+
+def _to_list(x):
+    y = x * 2
+    return y + y.tolist()[0]
+
+
+def _to_numpy(x):
+    y = x * 2
+    return y + float(y.numpy()[0])
+
+
+def _nonzero(x):
+    y = x * 2
+    return y.nonzero().sum() + y.sum()
+
+
+def _masked(x):
+    y = x * 2
+    return y[y > 2].sum()
+
+
+def test_tolist_numpy_and_operators_of_data_dependent_size_break_the_graph():
+    """``tolist()`` and ``numpy()`` read the tensor, ``nonzero`` and ``x[mask]`` have an output
+    size that depends on the data: each is a break with graphs around it, not an eager function
+    (torch: 2 graphs, one more for a new list, or for a new result size, and a new argument size),
+    with torch's reasons."""
+    for fn, inputs, expected in (
+            (_to_list, [[1, 2, 3], [1, 2, 3], [3, 2, 1]], [2, 2, 3]),
+            (_to_numpy, [[1, 2, 3], [1, 2, 3], [3, 2, 1]], [2, 2, 3]),
+            (_nonzero, [[1, 2, 3], [3, 2, 1], [0, 0, 5], [5, 5, 5, 5]], [2, 2, 3, 5]),
+            (_masked, [[1, 2, 3], [3, 2, 1], [0, 0, 5], [5, 5, 5, 5]], [2, 2, 3, 5])):
+        theirs, ours, _, _ = _run_both(fn, inputs)
+        assert ours == theirs == expected, fn.__name__
+        assert _first_lines(explain(fn)(internals.ones(3))) == _first_lines(torch._dynamo.explain(fn)(torch.ones(3)))
+
+
+def _asks_for_grad(x):
+    y = x.clone()
+    y.requires_grad_()
+    return y * 2
+
+
+def test_requires_grad_of_a_computed_tensor_breaks_the_graph_and_the_output_requires_grad():
+    """``y.requires_grad_()`` inside the function is a break (torch: 2 graphs, its reason): the
+    graph after it takes ``y`` requiring grad, so the output requires grad and has the grad_fn
+    of torch's AOTAutograd backend, where a graph traced through it had dropped the request."""
+    theirs, ours, _, _ = _run_both(_asks_for_grad, [[1, 2, 3], [1, 2, 3], [3, 2, 1]])
+    assert ours == theirs == [2, 2, 2]
+    torch._dynamo.reset()
+    want = torch.compile(_asks_for_grad, backend="aot_eager")(torch.ones(3))
+    got = internals.compile(_asks_for_grad)(internals.ones(3))
+    assert got.requires_grad and want.requires_grad
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert _first_lines(explain(_asks_for_grad)(internals.ones(3))) == \
+        _first_lines(torch._dynamo.explain(_asks_for_grad)(torch.ones(3)))
+
+
+def _first_lines(explained):
+    return [r.reason.splitlines()[0] for r in explained.break_reasons]

@@ -74,7 +74,16 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
-from .resume_execution import PythonWrites, ResumeCache, Segmented, reading_as, trace_with_breaks
+from .resume_execution import (
+    PythonWrites,
+    RequiresGradBreak,
+    ResumeCache,
+    Segmented,
+    reading_as,
+    trace_with_breaks,
+    traced_print,
+    watching_requires_grad,
+)
 from .side_effects import PythonState
 from .user_code import UserCalls
 
@@ -83,7 +92,7 @@ __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "exp
 
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
-                 GuardOnDataDependentSymNode)
+                 GuardOnDataDependentSymNode, RequiresGradBreak)
 
 # Why an entry runs eagerly when its trace wrote Python state (``side_effects.py``).
 _PYTHON_WRITES = ("a write to Python state (a global, an attribute, a list) while traced: the graphs would not "
@@ -522,6 +531,14 @@ class CompiledFunction:
         trace wrote Python state (the write undone: eager execution makes it, once per call)."""
         self._writes, start = [], len(self.graphs)
         run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
+        if set(self._writes) == {"print"} and not isinstance(run, (_Eager, _FailedTrace, Segmented)):
+            # a print alone: the graphs around it, the print called between them (traced again)
+            del self.graphs[start:]
+            self._writes.clear()
+            segmented = self._segmented(args, kwargs, dims)
+            if segmented is not None and not self._writes:
+                return segmented
+            self._writes.append("print")
         if self._writes and not isinstance(run, (_Eager, _FailedTrace)):
             del self.graphs[start:]
             self._shape_env, self._int_symbols = None, {}     # no graph: the entry's guards are exact
@@ -553,7 +570,8 @@ class CompiledFunction:
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
-                if "_local_scalar_dense" in str(e):
+                if "_local_scalar_dense" in str(e) or "has no data to read" in str(e) or \
+                        isinstance(e, (DynamicOutputShapeException, RequiresGradBreak)):
                     run = self._segmented(args, kwargs, dims)
                     if run is not None:
                         return run
@@ -747,7 +765,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
         try:
-            return fn(*a, **k)
+            with watching_requires_grad():
+                return fn(*a, **k)
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
@@ -836,7 +855,7 @@ def _math_globals(fn, writes=None):
     found = {}
     builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
     if writes is not None:
-        builtins["print"] = lambda *args, **kwargs: writes.append("print")
+        builtins["print"] = traced_print(writes)
     for name in _names(fn.__code__):
         if name in builtins and name not in fn.__globals__:
             found[name] = (_BUILTIN, builtins[name])

@@ -46,17 +46,21 @@ import sys
 import threading
 import traceback
 
+import numpy as np
+
 from .. import _tensor_indexing
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
 from .._ops import OpOverload
-from .._subclasses.fake_tensor import FakeTensorMode
+from .._subclasses.fake_tensor import DYNAMIC_OUTPUT_SHAPE, FakeTensorMode
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
-from ..c10.sym import is_symbolic
+from ..c10.scalar_type import bool_, uint8
+from ..c10.sym import SymBool, SymFloat, is_symbolic
+from ..c10.sym import _SymNumber as SymNumber
 from ..c10.tensor_impl import required_storage_elements
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
 from ..fx.experimental.sym_node import recorders
@@ -70,12 +74,15 @@ from .bytecode_analysis import NULL, resume_offset, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "ResumeCache", "Segmented",
-           "reading_as", "trace_with_breaks"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "RequiresGradBreak", "ResumeCache",
+           "Segmented", "reading_as", "trace_with_breaks", "traced_print", "watching_requires_grad"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
 GENERIC_JUMP = "generic_jump TensorVariable()"
+PRINT_BREAK = "Failed to trace builtin operator"        # torch's first line for ``print``
+OPERATOR_BREAK = "Dynamic shape operator"       # ``nonzero``, ``x[mask]``
+REQUIRES_GRAD_BREAK = "requires_grad_() intermediate leaked as output"
 
 # Operators whose results the trace could not reproduce: another run draws other numbers.
 _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
@@ -92,6 +99,11 @@ _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYN
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
+
+
+class RequiresGradBreak(RuntimeError):
+    """The traced program asked a tensor it computed to require grad (``requires_grad_()``):
+    Dynamo breaks the graph there, and so does this compiler (``watching_requires_grad``)."""
 
 
 class PythonWrites(Exception):  # noqa: N818 -- a signal, not a failure
@@ -122,6 +134,66 @@ class Break:
     # caller's graph ends at the call, the callee runs as a frame of its own (compiled, with
     # its own graphs around the read) and the caller goes on in a resume function
     kind: str | None = None
+    method: str = "item"    # how a call reads the tensor: ``item``, or ``tolist``/``numpy`` (a host read)
+
+
+def _dynamic_output_shape(func, args):
+    """Whether ``func``'s output size depends on the values of its input (fake tensors refuse it)."""
+    name = func.name()
+    return name in DYNAMIC_OUTPUT_SHAPE or name == "aten::index.Tensor" and len(args) > 1 and \
+        any(isinstance(i, TensorBase) and i.dtype in (bool_, uint8) for i in args[1] or ())
+
+
+def _requires_grad(tensor):
+    """What the cut at ``requires_grad_()`` runs between two graphs."""
+    return tensor.requires_grad_()
+
+
+_requires_grad_watch = {"traces": 0, "method": None}
+
+
+@contextlib.contextmanager
+def watching_requires_grad():
+    """While a compiled function is traced, its ``requires_grad_()`` of a tensor that does not
+    require grad is a graph break: a cut where the tracer of reads runs, else ``RequiresGradBreak``
+    (a fake trace's graph would not make its output require grad)."""
+    with _watch_lock:
+        if _requires_grad_watch["traces"] == 0:
+            method = _requires_grad_watch["method"] = vars(Tensor)["requires_grad_"]
+
+            @functools.wraps(method)
+            def requires_grad_(self, requires_grad=True):
+                if not (requires_grad and not self.requires_grad and getattr(_tracing, "compiling", 0)) or \
+                        sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+                    return method(self, requires_grad)
+                tracer = getattr(_tracing, "tracer", None)
+                if tracer is None or id(self._impl) not in tracer._nodes:
+                    raise RequiresGradBreak("requires_grad_() of a tensor the compiled function computed")
+                method(self, requires_grad)
+                tracer.cut_requires_grad(self)
+                return self
+            Tensor.requires_grad_ = requires_grad_
+        _requires_grad_watch["traces"] += 1
+    _tracing.compiling = getattr(_tracing, "compiling", 0) + 1
+    try:
+        yield
+    finally:
+        _tracing.compiling -= 1
+        with _watch_lock:
+            _requires_grad_watch["traces"] -= 1
+            if _requires_grad_watch["traces"] == 0:
+                Tensor.requires_grad_ = _requires_grad_watch["method"]
+
+
+def _host_reason(tensor, method):
+    """torch's first line for a break at ``tolist()`` or ``numpy()``."""
+    if method == "numpy":
+        return "Data dependent operator"
+    return "Tensor.tolist() with non-integer tensor" if tensor.is_floating_point() else "Tensor.tolist()"
+
+
+def _host_read(tensor):
+    """The target of a cut at ``tolist()`` or ``numpy()`` (``Break.method``): it computes nothing."""
 
 
 def _call_boundary():
@@ -155,9 +227,48 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self._depth += 1            # an operator's own reads of sizes are not the program's
         try:
-            return super().__torch_dispatch__(func, types, args, kwargs)
+            out = super().__torch_dispatch__(func, types, args, kwargs)
         finally:
             self._depth -= 1
+        if self._depth == 0 and _dynamic_output_shape(func, args):
+            self._cut_operator(out)
+        return out
+
+    def _cut_operator(self, out):
+        """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
+        whose step runs it eagerly, as Dynamo breaks the graph at it
+        (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
+        node = self.node_of(out)
+        named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
+        node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
+                                         site=self._site(), kind="operator")
+
+    def cut_requires_grad(self, tensor):
+        """``tensor.requires_grad_()`` by the program: a cut whose step makes the call's tensor
+        require grad, so that the graphs after it follow its gradient."""
+        node = self.node_of(tensor)
+        cut = self.graph.call_function(_requires_grad, (node,))
+        for call in self._calls:
+            call[2] = True
+        cut.meta["graph_break"] = Break((_requires_grad, ((_Name(node.name),), {})), REQUIRES_GRAD_BREAK, [],
+                                        self._user_stack(), site=self._site(), kind="operator")
+
+    def read_host(self, tensor, method, read):
+        """``tensor.tolist()`` or ``tensor.numpy()`` by the program (``read``: the method itself):
+        a read whose value is the list or array, as Dynamo breaks the graph there."""
+        node = self.node_of(tensor)
+        with _disable_current_modes():
+            value = read(tensor)
+        value = self.answers.get(self.reads, value)
+        live = {n: None for impl, n in self._nodes.values()
+                if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
+        cut = self.graph.call_function(_host_read, (node,))
+        for call in self._calls:
+            call[2] = True
+        self.reads += 1
+        cut.meta["graph_break"] = Break(value, _host_reason(tensor, method), list(live), self._user_stack(),
+                                        locals=self._locals(), site=self._site(), method=method)
+        return value
 
     def note_size_read(self, caller=None):
         """A size read by the program: from its own code (``caller``: the reading frame's file,
@@ -284,6 +395,14 @@ class BreakingTracer(ProxyTorchDispatchMode):
             stack[self._nodes[id(result._impl)][1]] = slot
         after.meta["graph_break"] = Break(None, None, [], [], locals=held, stack=stack, site=site, kind="return")
 
+    def cut_print(self, args, kwargs):
+        """A ``print`` of the program: a cut whose step prints the values it was given (the
+        tensors, the symbols of values read) when a call reaches it, as Dynamo breaks the graph
+        at ``print`` and calls it between two graphs."""
+        cut = self.graph.call_function(print, tree_map(self.node_of, args), tree_map(self.node_of, kwargs))
+        named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (cut.args, cut.kwargs))
+        cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
+
     def _user_frame(self):
         """The innermost frame of the user's code inside the compiled function (the function's
         own, or one it called into), or None."""
@@ -347,6 +466,18 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """The frames of the compiled function's code on the stack, outermost first."""
         codes = {(c.co_filename, c.co_name) for c in self.user_codes}
         return [s for s in traceback.extract_stack() if (s.filename, s.name) in codes]
+
+
+def traced_print(writes):
+    """``print`` as a traced function sees it: a cut where the tracer of reads runs (``cut_print``),
+    else a note in ``writes`` (a fake trace cannot print the values a call will have)."""
+    def print_(*args, **kwargs):
+        tracer = getattr(_tracing, "tracer", None)
+        if tracer is None:
+            writes.append("print")
+        else:
+            tracer.cut_print(args, kwargs)
+    return print_
 
 
 def _may_be_symbol(value):
@@ -442,7 +573,36 @@ def _install_size_watch():
     for owner, name, old in saved:
         setattr(owner, name, property(watch(old.fget)) if isinstance(old, property) else
                 watch(old, by_index=owner is _tensor_indexing))
+    for name in ("tolist", "numpy"):
+        saved.append((Tensor, name, vars(Tensor)[name]))
+        setattr(Tensor, name, _host_reader(name, vars(Tensor)[name]))
+    saved.append((SymNumber, "__format__", SymNumber.__format__))
+    SymNumber.__format__ = _format_value
     return saved
+
+
+def _host_reader(name, method):
+    """``Tensor.tolist`` or ``Tensor.numpy`` noting a call by the traced program (not this
+    package's own) on a tensor it computed as a read (``BreakingTracer.read_host``)."""
+    @functools.wraps(method)
+    def read(self, *args, **kwargs):
+        tracer = getattr(_tracing, "tracer", None)
+        if tracer is None or tracer._depth or args or kwargs or id(self._impl) not in tracer._nodes or \
+                sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+            return method(self, *args, **kwargs)
+        return tracer.read_host(self, name, method)
+    return read
+
+
+def _format_value(value, spec):
+    """A value read made a symbol, formatted by the traced program (``f"{v:.2f}"``, ``print``'s
+    ``str``) in this thread: the text needs the number, a decision that pins the symbol to it,
+    as Dynamo specializes a number it formats. (A symbol's own name, ``zf0``, elsewhere, and
+    where this package formats it.)"""
+    if getattr(_tracing, "tracer", None) is None or sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+        return object.__format__(value, spec)
+    number = float(value) if isinstance(value, SymFloat) else bool(value) if isinstance(value, SymBool) else int(value)
+    return format(number, spec)
 
 
 @dataclasses.dataclass
@@ -471,7 +631,10 @@ class _Step:
 
 
 def _key(value):
-    """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0."""
+    """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0; an array
+    by its bytes (its repr leaves out the middle of a long one)."""
+    if isinstance(value, np.ndarray):
+        return "ndarray", value.dtype.str, value.shape, value.tobytes()
     return type(value).__name__, repr(value)
 
 
@@ -561,7 +724,7 @@ def _segments(graph, constants):
                                      arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
             if cut is None else None
-        read = cuts[i].args[0].name if cut is not None and cuts[i].args else None     # a call's cut reads nothing
+        read = cuts[i].args[0].name if cut is not None and cut.kind is None else None     # a call's cut reads nothing
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
         steps[-1].cut_name = cuts[i].name if cut else None
         if i:
@@ -709,14 +872,24 @@ class Segmented:
             env.update(zip(step.outputs, outs, strict=True))
             if step.cut is None:
                 return tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.result)
-            if step.cut.kind is not None:       # a call's start or end: no read, one way on
+            if step.cut.reason is not None and not step.reported:      # a print, an operator run eagerly
+                step.reported = True
+                self.record(step.cut)
+            if step.cut.kind == "print":
+                args, kwargs = tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.cut.value)
+                print(*args, **kwargs)
+            if step.cut.kind == "operator":
+                target, (args, kwargs) = step.cut.value
+                env[step.cut_name] = target(*tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, args),
+                                            **tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, kwargs))
+            if step.cut.kind is not None:       # a call's start or end, a print: no read, one way on
                 step = next(c for k, c in step.children.items() if k[:2] == ("call", step.cut.kind)
                             and k[2:] in ((), (shapes,)))
                 continue
             if not step.reported:       # Dynamo reports a break when it compiles the frame around it
                 step.reported = True
                 self.record(step.cut)
-            value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
+            value = getattr(env[step.read], step.cut.method)()      # the read, run eagerly as between Dynamo's graphs
             if step.cut.convert is not None:
                 value = step.cut.convert(value)
             env[step.cut_name] = value
