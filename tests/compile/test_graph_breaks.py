@@ -696,3 +696,50 @@ def test_requires_grad_of_a_computed_tensor_breaks_the_graph_and_the_output_requ
 
 def _first_lines(explained):
     return [r.reason.splitlines()[0] for r in explained.break_reasons]
+
+
+def _sum_of_reads(x):
+    total = 0.0
+    for i in range(3):
+        total += x[i].item()
+    return x * total
+
+
+def _unrolled_sum_of_reads(x):
+    total = x[0].item()
+    total += x[1].item()
+    total += x[2].item()
+    return x * total
+
+
+def _if_in_a_for_loop(x):
+    for _ in range(2):
+        if x.sum() > 0:
+            x = x * 2
+    return x
+
+
+def _read_after_a_for_loop(x):
+    y = x * 2
+    for _ in range(2):
+        y = y + 1
+    return y if y.sum() > 0 else -y
+
+
+def test_a_break_inside_a_for_loop_runs_the_function_without_graphs():
+    """Dynamo starts no resume function inside a ``for`` loop's body: a read there makes it run
+    the frame without graphs (torch: 0 graphs), while a read after the loop breaks as anywhere."""
+    plus, minus = [1, 2, 3], [-1, -2, -3]
+    for fn, inputs, expected in ((_sum_of_reads, [plus, plus, [3, 2, 1]], [0, 0, 0]),
+                                 (_if_in_a_for_loop, [plus, plus, minus], [0, 0, 0]),
+                                 (_read_after_a_for_loop, [plus, plus, minus], [1, 1, 2])):
+        theirs, ours, _, _ = _run_both(fn, inputs)
+        assert ours == theirs == expected, fn.__name__
+
+
+def test_a_sum_of_values_read_reaches_the_graphs_after_it():
+    """``total += x[1].item()`` on values made inputs: the sum lives in no tensor, yet a later
+    graph takes it (the segments had lost it: a KeyError on the first changed value); torch's
+    4, 4, 7, 7 graphs."""
+    theirs, ours, _, _ = _run_both(_unrolled_sum_of_reads, [[1, 2, 3], [1, 2, 3], [3, 2, 1], [4, 2, 1]])
+    assert ours == theirs == [4, 4, 7, 7]

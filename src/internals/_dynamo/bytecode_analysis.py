@@ -11,7 +11,7 @@ is the same on every path, so the first path that reaches it is enough.
 import dis
 import types
 
-__all__ = ["NULL", "resume_offset", "stack_below"]
+__all__ = ["NULL", "in_for_loop", "resume_offset", "stack_below"]
 
 NULL = ("null",)
 
@@ -28,6 +28,13 @@ _NOTHING = {"NOP", "RESUME", "PRECALL", "KW_NAMES", "EXTENDED_ARG", "CACHE", "MA
             "JUMP_BACKWARD_NO_INTERRUPT"}
 _BUILD = {"BUILD_TUPLE": 1, "BUILD_LIST": 1, "BUILD_SET": 1, "BUILD_STRING": 1, "BUILD_SLICE": 1, "BUILD_MAP": 2}
 _ENDS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
+
+
+def in_for_loop(code, offset):
+    """Whether the instruction at ``offset`` is inside a ``for`` loop's body (between its
+    ``FOR_ITER`` and the loop's end): Dynamo does not resume there and runs the whole frame
+    without graphs instead."""
+    return any(ins.offset < offset < ins.argval for ins in dis.get_instructions(code) if ins.opname == "FOR_ITER")
 
 
 def resume_offset(code, offset, truth):

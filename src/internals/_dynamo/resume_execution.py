@@ -70,7 +70,7 @@ from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
-from .bytecode_analysis import NULL, resume_offset, stack_below
+from .bytecode_analysis import NULL, in_for_loop, resume_offset, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
 
@@ -108,6 +108,11 @@ class RequiresGradBreak(RuntimeError):
 
 class PythonWrites(Exception):  # noqa: N818 -- a signal, not a failure
     """A trace again wrote Python state (``side_effects.py``): the entry runs eagerly from now on."""
+
+
+class BreakInForLoop(PythonWrites):
+    """A break inside a ``for`` loop's body: Dynamo runs such a frame without graphs (no
+    resume function starts inside a loop over an iterator), and so does this compiler."""
 
 
 @dataclasses.dataclass
@@ -238,6 +243,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
         whose step runs it eagerly, as Dynamo breaks the graph at it
         (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
+        self._refuse_in_for_loop()
         node = self.node_of(out)
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
         node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
@@ -246,6 +252,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def cut_requires_grad(self, tensor):
         """``tensor.requires_grad_()`` by the program: a cut whose step makes the call's tensor
         require grad, so that the graphs after it follow its gradient."""
+        self._refuse_in_for_loop()
         node = self.node_of(tensor)
         cut = self.graph.call_function(_requires_grad, (node,))
         for call in self._calls:
@@ -256,6 +263,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def read_host(self, tensor, method, read):
         """``tensor.tolist()`` or ``tensor.numpy()`` by the program (``read``: the method itself):
         a read whose value is the list or array, as Dynamo breaks the graph there."""
+        self._refuse_in_for_loop()
         node = self.node_of(tensor)
         with _disable_current_modes():
             value = read(tensor)
@@ -287,6 +295,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
             raise GuardOnDataDependentSymNode(f"a read of a traced tensor ({func}) that is no .item()")
+        self._refuse_in_for_loop()
         tensor = args[0]
         node = self.node_of(tensor)
         with _disable_current_modes():
@@ -399,9 +408,20 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """A ``print`` of the program: a cut whose step prints the values it was given (the
         tensors, the symbols of values read) when a call reaches it, as Dynamo breaks the graph
         at ``print`` and calls it between two graphs."""
+        self._refuse_in_for_loop()
         cut = self.graph.call_function(print, tree_map(self.node_of, args), tree_map(self.node_of, kwargs))
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (cut.args, cut.kwargs))
         cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
+
+    def _refuse_in_for_loop(self):
+        """Raise ``BreakInForLoop`` where a frame of the user's is inside a ``for`` loop's body."""
+        frames = [call[0] for call in self._calls]
+        frame = sys._getframe()
+        while frame is not None and frame.f_code not in self.user_codes:
+            frame = frame.f_back
+        for f in [frame, *frames] if frame is not None else frames:
+            if in_for_loop(f.f_code, f.f_lasti):
+                raise BreakInForLoop()
 
     def _user_frame(self):
         """The innermost frame of the user's code inside the compiled function (the function's
@@ -714,7 +734,10 @@ def _segments(graph, constants):
             cut, wanted = cuts[i].meta["graph_break"], [n for n in group if any(u not in inside for u in n.users)]
         elif i < len(cuts):
             cut = cuts[i].meta["graph_break"]
-            wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live)]
+            # the read tensor, the tensors alive at the read, and any other result a later node
+            # uses (a sum of values read, ``total += x[i].item()``, lives in no tensor)
+            wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live),
+                      *(n for n in group if any(u not in inside for u in n.users))]
         else:
             cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
