@@ -726,13 +726,31 @@ def _read_after_a_for_loop(x):
     return y if y.sum() > 0 else -y
 
 
-def test_a_break_inside_a_for_loop_runs_the_function_without_graphs():
-    """Dynamo starts no resume function inside a ``for`` loop's body: a read there makes it run
-    the frame without graphs (torch: 0 graphs), while a read after the loop breaks as anywhere."""
+def _read_in_a_try_block(x):
+    try:
+        return x * 2 if x.sum() > 0 else x
+    finally:
+        pass
+
+
+def _read_after_a_try_block(x):
+    try:
+        y = x * 2
+    except ValueError:
+        return x
+    return y if y.sum() > 0 else -y
+
+
+def test_a_break_inside_a_for_loop_or_a_try_block_runs_the_function_without_graphs():
+    """Dynamo starts no resume function inside a ``for`` loop's body or a ``try`` block: a read
+    there makes it run the frame without graphs (torch: 0 graphs), while a read after the loop
+    or the block breaks as anywhere."""
     plus, minus = [1, 2, 3], [-1, -2, -3]
     for fn, inputs, expected in ((_sum_of_reads, [plus, plus, [3, 2, 1]], [0, 0, 0]),
                                  (_if_in_a_for_loop, [plus, plus, minus], [0, 0, 0]),
-                                 (_read_after_a_for_loop, [plus, plus, minus], [1, 1, 2])):
+                                 (_read_after_a_for_loop, [plus, plus, minus], [1, 1, 2]),
+                                 (_read_in_a_try_block, [plus, minus], [0, 0]),
+                                 (_read_after_a_try_block, [plus, minus], [1, 2])):
         theirs, ours, _, _ = _run_both(fn, inputs)
         assert ours == theirs == expected, fn.__name__
 
@@ -743,3 +761,20 @@ def test_a_sum_of_values_read_reaches_the_graphs_after_it():
     4, 4, 7, 7 graphs."""
     theirs, ours, _, _ = _run_both(_unrolled_sum_of_reads, [[1, 2, 3], [1, 2, 3], [3, 2, 1], [4, 2, 1]])
     assert ours == theirs == [4, 4, 7, 7]
+
+
+def _log(y):
+    print("rows", y.shape[0])
+    return y
+
+
+def _prints_inside_a_call(x):
+    return _log(x * 2) + 1
+
+
+def test_print_inside_a_called_function_prints_on_every_call(capsys):
+    """A function the compiled one calls prints on each call too (it printed once, while traced),
+    and its break cuts the caller at the call (torch: 2 graphs)."""
+    theirs, ours, _, _ = _run_both(_prints_inside_a_call, [[1, 2, 3], [1, 2, 3], [3, 2, 1]])
+    assert ours == theirs == [2, 2, 2]
+    assert capsys.readouterr().out == "rows 3\n" * 6

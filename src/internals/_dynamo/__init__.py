@@ -856,6 +856,9 @@ def _math_globals(fn, writes=None):
     builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
     if writes is not None:
         builtins["print"] = traced_print(writes)
+    if writes is not None and "print" not in fn.__globals__:
+        # a function of the same module that it calls prints through these globals too
+        found["print"] = (_BUILTIN, builtins["print"])
     for name in _names(fn.__code__):
         if name in builtins and name not in fn.__globals__:
             found[name] = (_BUILTIN, builtins[name])

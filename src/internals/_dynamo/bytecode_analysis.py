@@ -11,7 +11,7 @@ is the same on every path, so the first path that reaches it is enough.
 import dis
 import types
 
-__all__ = ["NULL", "in_for_loop", "resume_offset", "stack_below"]
+__all__ = ["NULL", "in_for_loop", "in_try_block", "resume_offset", "stack_below"]
 
 NULL = ("null",)
 
@@ -35,6 +35,21 @@ def in_for_loop(code, offset):
     ``FOR_ITER`` and the loop's end): Dynamo does not resume there and runs the whole frame
     without graphs instead."""
     return any(ins.offset < offset < ins.argval for ins in dis.get_instructions(code) if ins.opname == "FOR_ITER")
+
+
+def in_try_block(code, offset):
+    """Whether the instruction at ``offset`` is inside a ``try`` block (its exception table
+    sends it to a handler that is no ``with`` statement's cleanup): Dynamo resumes no frame
+    there either."""
+    instructions = list(dis.get_instructions(code))
+    after = {a.offset: b for a, b in zip(instructions, instructions[1:])}
+    by_offset = {ins.offset: ins for ins in instructions}
+    for entry in dis.Bytecode(code).exception_entries:
+        handler = by_offset.get(entry.target)
+        if entry.start <= offset < entry.end and handler is not None and handler.opname == "PUSH_EXC_INFO" and \
+                getattr(after.get(handler.offset), "opname", None) != "WITH_EXCEPT_START":
+            return True
+    return False
 
 
 def resume_offset(code, offset, truth):

@@ -70,7 +70,7 @@ from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
-from .bytecode_analysis import NULL, in_for_loop, resume_offset, stack_below
+from .bytecode_analysis import NULL, in_for_loop, in_try_block, resume_offset, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
 
@@ -111,8 +111,9 @@ class PythonWrites(Exception):  # noqa: N818 -- a signal, not a failure
 
 
 class BreakInForLoop(PythonWrites):
-    """A break inside a ``for`` loop's body: Dynamo runs such a frame without graphs (no
-    resume function starts inside a loop over an iterator), and so does this compiler."""
+    """A break inside a ``for`` loop's body or a ``try`` block: Dynamo runs such a frame
+    without graphs (no resume function starts inside a loop over an iterator or a block of
+    handlers), and so does this compiler."""
 
 
 @dataclasses.dataclass
@@ -243,7 +244,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
         whose step runs it eagerly, as Dynamo breaks the graph at it
         (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
-        self._refuse_in_for_loop()
+        self._breaking()
         node = self.node_of(out)
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
         node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
@@ -252,18 +253,16 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def cut_requires_grad(self, tensor):
         """``tensor.requires_grad_()`` by the program: a cut whose step makes the call's tensor
         require grad, so that the graphs after it follow its gradient."""
-        self._refuse_in_for_loop()
+        self._breaking()
         node = self.node_of(tensor)
         cut = self.graph.call_function(_requires_grad, (node,))
-        for call in self._calls:
-            call[2] = True
         cut.meta["graph_break"] = Break((_requires_grad, ((_Name(node.name),), {})), REQUIRES_GRAD_BREAK, [],
                                         self._user_stack(), site=self._site(), kind="operator")
 
     def read_host(self, tensor, method, read):
         """``tensor.tolist()`` or ``tensor.numpy()`` by the program (``read``: the method itself):
         a read whose value is the list or array, as Dynamo breaks the graph there."""
-        self._refuse_in_for_loop()
+        self._breaking()
         node = self.node_of(tensor)
         with _disable_current_modes():
             value = read(tensor)
@@ -271,8 +270,6 @@ class BreakingTracer(ProxyTorchDispatchMode):
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(_host_read, (node,))
-        for call in self._calls:
-            call[2] = True
         self.reads += 1
         cut.meta["graph_break"] = Break(value, _host_reason(tensor, method), list(live), self._user_stack(),
                                         locals=self._locals(), site=self._site(), method=method)
@@ -295,7 +292,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
             raise GuardOnDataDependentSymNode(f"a read of a traced tensor ({func}) that is no .item()")
-        self._refuse_in_for_loop()
+        self._breaking()
         tensor = args[0]
         node = self.node_of(tensor)
         with _disable_current_modes():
@@ -305,8 +302,6 @@ class BreakingTracer(ProxyTorchDispatchMode):
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(func, (node,))
-        for call in self._calls:
-            call[2] = True
         symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
         self.reads += 1
         held = self._locals()
@@ -408,19 +403,22 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """A ``print`` of the program: a cut whose step prints the values it was given (the
         tensors, the symbols of values read) when a call reaches it, as Dynamo breaks the graph
         at ``print`` and calls it between two graphs."""
-        self._refuse_in_for_loop()
+        self._breaking()
         cut = self.graph.call_function(print, tree_map(self.node_of, args), tree_map(self.node_of, kwargs))
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (cut.args, cut.kwargs))
         cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
 
-    def _refuse_in_for_loop(self):
-        """Raise ``BreakInForLoop`` where a frame of the user's is inside a ``for`` loop's body."""
+    def _breaking(self):
+        """A break here: the calls in progress break too (``_cut_call``); ``BreakInForLoop``
+        where a frame of the user's is inside a ``for`` loop's body or a ``try`` block."""
+        for call in self._calls:
+            call[2] = True
         frames = [call[0] for call in self._calls]
         frame = sys._getframe()
         while frame is not None and frame.f_code not in self.user_codes:
             frame = frame.f_back
         for f in [frame, *frames] if frame is not None else frames:
-            if in_for_loop(f.f_code, f.f_lasti):
+            if in_for_loop(f.f_code, f.f_lasti) or in_try_block(f.f_code, f.f_lasti):
                 raise BreakInForLoop()
 
     def _user_frame(self):
