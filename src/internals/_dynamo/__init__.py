@@ -11,6 +11,11 @@ graph break, as in Dynamo: the code before and after it is compiled as separate 
 runs eagerly between them, and each branch taken leads to its own graph after it, as to its own
 resume function (``resume_execution.py``); a number read is a constant of the graph after it
 until a call reads another value, which makes it an input of a graph that serves every value.
+``print``, ``tolist()``, ``numpy()``, an operator whose output size depends on the data
+(``nonzero``, ``x[mask]``) and ``requires_grad_()`` break the graph the same way, each run
+between the graphs; a break inside a function the compiled one calls cuts the caller at the
+call, as Dynamo runs that function as a frame of its own; a break inside a ``for`` loop's body
+or a ``try`` block runs the function without graphs, as Dynamo does.
 
 Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
@@ -29,8 +34,8 @@ and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.com
 
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
-lost), a write to Python state or a ``print`` while traced (``side_effects.py``: the graphs
-would not make it again; Dynamo replays it), an operator the tracer or the backend cannot
+lost), a write to Python state while traced (``side_effects.py``: the graphs would not make it
+again; Dynamo replays it), an operator the tracer or the backend cannot
 handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.

@@ -27,6 +27,16 @@ Dynamo traces the builtin), and ``int(t)`` reads the int itself, as Dynamo's res
 receives it. The segments' inputs are named by the stack slots of that resume function
 (``bytecode_analysis.py``): ``stack0``... for what the stack held, a variable's name otherwise.
 
+A read inside a function of the user's that the compiled one calls also cuts at that call's
+start and end (``BreakingTracer.watching_calls``): Dynamo cannot inline a function that breaks,
+so the caller's graph ends at the call, the callee runs as a frame of its own and the caller
+goes on in a resume function. A segment's compiled graphs are kept by its resume key -- where
+the code goes on, the value taken there, the segment's operations -- not by the path that led
+to it: a ``while`` loop's turns, a function called twice, the caller's code after a call whose
+inside took either branch, share one graph, as they share one resume function in Dynamo.
+``print``, ``tolist()``/``numpy()``, an operator of data-dependent output size and
+``requires_grad_()`` are cuts too, run between the graphs with the call's values.
+
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
 later segment is a resume function with guards of its own: a call whose inputs fail those of
