@@ -679,6 +679,12 @@ def _asks_for_grad(x):
     return y * 2
 
 
+def _sets_requires_grad(x):
+    y = x.clone()
+    y.requires_grad = True
+    return y * 2
+
+
 def test_requires_grad_of_a_computed_tensor_breaks_the_graph_and_the_output_requires_grad():
     """``y.requires_grad_()`` inside the function is a break (torch: 2 graphs, its reason): the
     graph after it takes ``y`` requiring grad, so the output requires grad and has the grad_fn
@@ -690,6 +696,9 @@ def test_requires_grad_of_a_computed_tensor_breaks_the_graph_and_the_output_requ
     got = internals.compile(_asks_for_grad)(internals.ones(3))
     assert got.requires_grad and want.requires_grad
     assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__ == "CompiledFunctionBackward"
+    theirs, ours, _, _ = _run_both(_sets_requires_grad, [[1, 2, 3], [1, 2, 3]])
+    assert ours == theirs == [2, 2]
+    assert internals.compile(_sets_requires_grad)(internals.ones(3)).requires_grad
     assert _first_lines(explain(_asks_for_grad)(internals.ones(3))) == \
         _first_lines(torch._dynamo.explain(_asks_for_grad)(torch.ones(3)))
 

@@ -165,30 +165,42 @@ def _requires_grad(tensor):
     return tensor.requires_grad_()
 
 
-_requires_grad_watch = {"traces": 0, "method": None}
+_requires_grad_watch = {"traces": 0, "method": None, "property": None}
+
+
+def _asks_for_grad(tensor, requires_grad, set_flag):
+    """``tensor.requires_grad_()`` or ``tensor.requires_grad = True`` by the traced program
+    (``set_flag``: the package's own way to set it): a cut where the tracer of reads runs,
+    else ``RequiresGradBreak``. Anything else sets the flag as it would."""
+    if not (requires_grad and not tensor.requires_grad and getattr(_tracing, "compiling", 0)) or \
+            sys._getframe(2).f_code.co_filename.startswith(_PACKAGE):
+        return set_flag(tensor, requires_grad)
+    tracer = getattr(_tracing, "tracer", None)
+    if tracer is None or id(tensor._impl) not in tracer._nodes:
+        raise RequiresGradBreak("requires_grad_() of a tensor the compiled function computed")
+    set_flag(tensor, requires_grad)
+    tracer.cut_requires_grad(tensor)
+    return tensor
 
 
 @contextlib.contextmanager
 def watching_requires_grad():
-    """While a compiled function is traced, its ``requires_grad_()`` of a tensor that does not
-    require grad is a graph break: a cut where the tracer of reads runs, else ``RequiresGradBreak``
-    (a fake trace's graph would not make its output require grad)."""
+    """While a compiled function is traced, its ``requires_grad_()`` (or ``requires_grad =
+    True``) of a tensor that does not require grad is a graph break (``_asks_for_grad``): a
+    fake trace's graph would not make its output require grad."""
     with _watch_lock:
         if _requires_grad_watch["traces"] == 0:
             method = _requires_grad_watch["method"] = vars(Tensor)["requires_grad_"]
+            flag = _requires_grad_watch["property"] = vars(Tensor)["requires_grad"]
 
             @functools.wraps(method)
             def requires_grad_(self, requires_grad=True):
-                if not (requires_grad and not self.requires_grad and getattr(_tracing, "compiling", 0)) or \
-                        sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
-                    return method(self, requires_grad)
-                tracer = getattr(_tracing, "tracer", None)
-                if tracer is None or id(self._impl) not in tracer._nodes:
-                    raise RequiresGradBreak("requires_grad_() of a tensor the compiled function computed")
-                method(self, requires_grad)
-                tracer.cut_requires_grad(self)
-                return self
+                return _asks_for_grad(self, requires_grad, method)
+
+            def set_requires_grad(self, value):
+                _asks_for_grad(self, value, flag.fset)
             Tensor.requires_grad_ = requires_grad_
+            Tensor.requires_grad = property(flag.fget, set_requires_grad, flag.fdel, flag.__doc__)
         _requires_grad_watch["traces"] += 1
     _tracing.compiling = getattr(_tracing, "compiling", 0) + 1
     try:
@@ -199,6 +211,7 @@ def watching_requires_grad():
             _requires_grad_watch["traces"] -= 1
             if _requires_grad_watch["traces"] == 0:
                 Tensor.requires_grad_ = _requires_grad_watch["method"]
+                Tensor.requires_grad = _requires_grad_watch["property"]
 
 
 def _host_reason(tensor, method):
