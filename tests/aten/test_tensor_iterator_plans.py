@@ -5,6 +5,8 @@ decisions instead of running the build steps again. Each test makes the plan wit
 then checks that a call which must decide otherwise (another offset, an overlap, another device,
 a sparse operand) still does what torch does.
 """
+import warnings
+
 import pytest
 import torch
 from helpers import assert_same, assert_same_error, in_threads
@@ -101,8 +103,20 @@ def test_a_sparse_operand_is_refused_as_torch_refuses_it():
         dense = lib.ones(2, 2)
         lib.atan2(dense, dense)
         lib.atan2(dense, lib.eye(2).to_sparse_csr())     # "unsupported tensor layout: SparseCsr"
-    with pytest.warns(UserWarning):     # torch's: CSR support is in beta
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # torch's (once a process): CSR support is in beta
         assert_same_error(lambda: program(internals), lambda: program(torch))
+
+
+def test_an_in_place_call_on_a_sparse_tensor_is_refused_after_a_plan():
+    def program(lib):
+        dense = lib.ones(2, 2)
+        dense.clone().sub_(dense)
+        lib.eye(2).to_sparse_csr().sub_(dense)      # "unsupported tensor layout: SparseCsr"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = assert_same_error(lambda: program(internals), lambda: program(torch))
+    assert str(ours) == str(theirs)
 
 
 def test_a_plan_made_on_the_cpu_is_not_followed_for_a_cuda_operand():

@@ -200,8 +200,8 @@ def _say(x):
 
 
 def test_print_prints_on_every_call(capsys):
-    """torch.compile breaks the graph at ``print`` and prints on each call; here the trace
-    prints nothing and the function runs eagerly, printing once per call too."""
+    """torch.compile breaks the graph at ``print`` and prints on each call, with the values of
+    that call (a size that changed too), and so do the graphs compiled around it here."""
     outputs = []
     for T in (torch, internals):
         torch._dynamo.reset()

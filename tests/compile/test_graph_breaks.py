@@ -527,3 +527,263 @@ def test_an_index_read_from_the_tensor_is_an_input_of_the_graph_after_it():
         counts.append((len(graphs), len(ours.graphs)))
     assert [o for _, o in counts] == [t for t, _ in counts] == [2, 3, 3, 3]
     assert _placeholder_names(ours.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_")
+
+
+def _run_both(fn, inputs, grad=False):
+    """Graphs after each call, torch's and ours, and the graphs torch compiled; the values (and,
+    with ``grad``, the gradients of the arguments) compared."""
+    torch._dynamo.reset()
+    graphs = []
+    theirs = torch.compile(fn, backend=lambda gm, _: graphs.append(gm) or gm.forward)
+    ours = internals.compile(fn)
+    counts = []
+    for values in inputs:
+        x_i, x_t = _pair(values)
+        x_i.requires_grad_(grad), x_t.requires_grad_(grad)
+        out_i, out_t = ours(x_i), theirs(x_t)
+        _same(out_i, out_t)
+        if grad:
+            out_i.sum().backward(), out_t.sum().backward()
+            _same(x_i.grad, x_t.grad)
+        counts.append((len(graphs), len(ours.graphs)))
+    return [t for t, _ in counts], [o for _, o in counts], graphs, ours
+
+
+def _inner(y):
+    z = y * 2
+    if z.sum() > 0:
+        return z + 1
+    return z - 1
+
+
+def _calls_inner(x):
+    return _inner(x.sin()).cos()
+
+
+def _calls_inner_twice(x):
+    a = _inner(x)
+    return a + _inner(a * 5)
+
+
+def _middle(y):
+    return _inner(y.exp()) * 3
+
+
+def _calls_two_deep(x):
+    return _middle(x.sin()).cos()
+
+
+def test_a_break_inside_a_called_function_breaks_the_caller_at_the_call():
+    """Dynamo cannot inline a function that breaks: the caller's graph ends at the call, the
+    callee runs as a frame of its own (a graph before its read, one per branch after it) and the
+    caller goes on in a resume function (torch: 4 graphs where the break is one call deep, 6 two
+    calls deep). A function called twice is one frame: its graphs serve both calls, and the
+    other branch compiles one graph, whichever call takes it."""
+    plus, minus = [1, 2, 3], [-1, -2, -3]
+    for fn, expected in ((_calls_inner, [4, 4, 5]), (_calls_two_deep, [6, 6, 6]), (_calls_inner_twice, [4, 4, 5])):
+        theirs, ours, graphs, compiled = _run_both(fn, [plus, plus, minus])
+        assert ours == theirs == expected, fn.__name__
+    # the callee's graph takes its parameter (L_y_), the caller's resume function the call's result
+    assert _placeholder_names(compiled.graphs, "", "_1") == _placeholder_names(graphs, "l_", "_") == \
+        [["y"], ["z"], ["stack0"], ["stack0", "stack1"], ["z"]]
+
+
+def _item_of_input(x):
+    y = x * 2
+    return y + y.sum().item() * y
+
+
+def test_a_read_value_that_changes_is_an_input_when_the_argument_requires_grad():
+    """The read value becomes an input of the graph after it with gradients to follow too
+    (torch: 2, 3, 3, 3 graphs, where each value compiled one), and the gradients are torch's."""
+    theirs, ours, _, _ = _run_both(_item_of_input, [[v] * 3 for v in (1, -1, 2, 5)], grad=True)
+    assert ours == theirs == [2, 3, 3, 3]
+
+
+def _doubling(x):
+    while x.sum() < 100:
+        x = x * 2
+    return x
+
+
+def test_a_while_loop_on_a_tensor_reuses_the_graph_of_a_turn():
+    """Each turn of ``while x.sum() < 100`` reads the tensor; the code after the test is one
+    resume function however many turns led there (Python repeats the test at the loop's end,
+    and both jump to the same place), so its one graph serves every turn (torch: 2 graphs)."""
+    theirs, ours, _, _ = _run_both(_doubling, [[1, 2, 3], [1, 2, 3], [30, 2, 1], [60, 2, 1]])
+    assert ours == theirs == [2, 2, 2, 2]
+
+
+def _prints(x):
+    y = x * 2
+    print("sum", y.sum(), 3)
+    return y + 1
+
+
+def test_print_breaks_the_graph_and_prints_the_values_of_each_call(capsys):
+    """``print`` is a graph break: the graph before it, the print called eagerly with the call's
+    values (a tensor computed before it too), the graph after it (torch: 2 graphs, compiled
+    once), and the reason is torch's."""
+    printed = []
+    for compile_ in (lambda f: torch.compile(f, backend=CompileCounter()), internals.compile):
+        torch._dynamo.reset()
+        compiled = compile_(_prints)
+        for values in ([1, 2, 3], [3, 2, 1], [4, 4, 4]):
+            compiled(_pair(values)[1 if compile_ is not internals.compile else 0])
+        printed.append(capsys.readouterr().out)
+    assert printed[1] == printed[0] == "sum tensor(12.) 3\nsum tensor(12.) 3\nsum tensor(24.) 3\n"
+    theirs, ours, _, _ = _run_both(_prints, [[1, 2, 3], [3, 2, 1], [4, 4, 4]])
+    assert ours == theirs == [2, 2, 2]
+    assert _first_lines(explain(_prints)(internals.ones(2))) == \
+        _first_lines(torch._dynamo.explain(_prints)(torch.ones(2)))
+
+
+def _to_list(x):
+    y = x * 2
+    return y + y.tolist()[0]
+
+
+def _to_numpy(x):
+    y = x * 2
+    return y + float(y.numpy()[0])
+
+
+def _nonzero(x):
+    y = x * 2
+    return y.nonzero().sum() + y.sum()
+
+
+def _masked(x):
+    y = x * 2
+    return y[y > 2].sum()
+
+
+def test_tolist_numpy_and_operators_of_data_dependent_size_break_the_graph():
+    """``tolist()`` and ``numpy()`` read the tensor, ``nonzero`` and ``x[mask]`` have an output
+    size that depends on the data: each is a break with graphs around it, not an eager function
+    (torch: 2 graphs, one more for a new list, or for a new result size, and a new argument size),
+    with torch's reasons."""
+    for fn, inputs, expected in (
+            (_to_list, [[1, 2, 3], [1, 2, 3], [3, 2, 1]], [2, 2, 3]),
+            (_to_numpy, [[1, 2, 3], [1, 2, 3], [3, 2, 1]], [2, 2, 3]),
+            (_nonzero, [[1, 2, 3], [3, 2, 1], [0, 0, 5], [5, 5, 5, 5]], [2, 2, 3, 5]),
+            (_masked, [[1, 2, 3], [3, 2, 1], [0, 0, 5], [5, 5, 5, 5]], [2, 2, 3, 5])):
+        theirs, ours, _, _ = _run_both(fn, inputs)
+        assert ours == theirs == expected, fn.__name__
+        assert _first_lines(explain(fn)(internals.ones(3))) == _first_lines(torch._dynamo.explain(fn)(torch.ones(3)))
+
+
+def _asks_for_grad(x):
+    y = x.clone()
+    y.requires_grad_()
+    return y * 2
+
+
+def _sets_requires_grad(x):
+    y = x.clone()
+    y.requires_grad = True
+    return y * 2
+
+
+def test_requires_grad_of_a_computed_tensor_breaks_the_graph_and_the_output_requires_grad():
+    """``y.requires_grad_()`` inside the function is a break (torch: 2 graphs, its reason): the
+    graph after it takes ``y`` requiring grad, so the output requires grad and has the grad_fn
+    of torch's AOTAutograd backend, where a graph traced through it had dropped the request."""
+    theirs, ours, _, _ = _run_both(_asks_for_grad, [[1, 2, 3], [1, 2, 3], [3, 2, 1]])
+    assert ours == theirs == [2, 2, 2]
+    torch._dynamo.reset()
+    want = torch.compile(_asks_for_grad, backend="aot_eager")(torch.ones(3))
+    got = internals.compile(_asks_for_grad)(internals.ones(3))
+    assert got.requires_grad and want.requires_grad
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__ == "CompiledFunctionBackward"
+    theirs, ours, _, _ = _run_both(_sets_requires_grad, [[1, 2, 3], [1, 2, 3]])
+    assert ours == theirs == [2, 2]
+    assert internals.compile(_sets_requires_grad)(internals.ones(3)).requires_grad
+    assert _first_lines(explain(_asks_for_grad)(internals.ones(3))) == \
+        _first_lines(torch._dynamo.explain(_asks_for_grad)(torch.ones(3)))
+
+
+def _first_lines(explained):
+    return [r.reason.splitlines()[0] for r in explained.break_reasons]
+
+
+def _sum_of_reads(x):
+    total = 0.0
+    for i in range(3):
+        total += x[i].item()
+    return x * total
+
+
+def _unrolled_sum_of_reads(x):
+    total = x[0].item()
+    total += x[1].item()
+    total += x[2].item()
+    return x * total
+
+
+def _if_in_a_for_loop(x):
+    for _ in range(2):
+        if x.sum() > 0:
+            x = x * 2
+    return x
+
+
+def _read_after_a_for_loop(x):
+    y = x * 2
+    for _ in range(2):
+        y = y + 1
+    return y if y.sum() > 0 else -y
+
+
+def _read_in_a_try_block(x):
+    try:
+        return x * 2 if x.sum() > 0 else x
+    finally:
+        pass
+
+
+def _read_after_a_try_block(x):
+    try:
+        y = x * 2
+    except ValueError:
+        return x
+    return y if y.sum() > 0 else -y
+
+
+def test_a_break_inside_a_for_loop_or_a_try_block_runs_the_function_without_graphs():
+    """Dynamo starts no resume function inside a ``for`` loop's body or a ``try`` block: a read
+    there makes it run the frame without graphs (torch: 0 graphs), while a read after the loop
+    or the block breaks as anywhere."""
+    plus, minus = [1, 2, 3], [-1, -2, -3]
+    for fn, inputs, expected in ((_sum_of_reads, [plus, plus, [3, 2, 1]], [0, 0, 0]),
+                                 (_if_in_a_for_loop, [plus, plus, minus], [0, 0, 0]),
+                                 (_read_after_a_for_loop, [plus, plus, minus], [1, 1, 2]),
+                                 (_read_in_a_try_block, [plus, minus], [0, 0]),
+                                 (_read_after_a_try_block, [plus, minus], [1, 2])):
+        theirs, ours, _, _ = _run_both(fn, inputs)
+        assert ours == theirs == expected, fn.__name__
+
+
+def test_a_sum_of_values_read_reaches_the_graphs_after_it():
+    """``total += x[1].item()`` on values made inputs: the sum lives in no tensor, yet a later
+    graph takes it (the segments had lost it: a KeyError on the first changed value); torch's
+    4, 4, 7, 7 graphs."""
+    theirs, ours, _, _ = _run_both(_unrolled_sum_of_reads, [[1, 2, 3], [1, 2, 3], [3, 2, 1], [4, 2, 1]])
+    assert ours == theirs == [4, 4, 7, 7]
+
+
+def _log(y):
+    print("rows", y.shape[0])
+    return y
+
+
+def _prints_inside_a_call(x):
+    return _log(x * 2) + 1
+
+
+def test_print_inside_a_called_function_prints_on_every_call(capsys):
+    """A function the compiled one calls prints on each call too (it printed once, while traced),
+    and its break cuts the caller at the call (torch: 2 graphs)."""
+    theirs, ours, _, _ = _run_both(_prints_inside_a_call, [[1, 2, 3], [1, 2, 3], [3, 2, 1]])
+    assert ours == theirs == [2, 2, 2]
+    assert capsys.readouterr().out == "rows 3\n" * 6

@@ -11,6 +11,11 @@ graph break, as in Dynamo: the code before and after it is compiled as separate 
 runs eagerly between them, and each branch taken leads to its own graph after it, as to its own
 resume function (``resume_execution.py``); a number read is a constant of the graph after it
 until a call reads another value, which makes it an input of a graph that serves every value.
+``print``, ``tolist()``, ``numpy()``, an operator whose output size depends on the data
+(``nonzero``, ``x[mask]``) and ``requires_grad_()`` break the graph the same way, each run
+between the graphs; a break inside a function the compiled one calls cuts the caller at the
+call, as Dynamo runs that function as a frame of its own; a break inside a ``for`` loop's body
+or a ``try`` block runs the function without graphs, as Dynamo does.
 
 Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
@@ -29,8 +34,8 @@ and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.com
 
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
-lost), a write to Python state or a ``print`` while traced (``side_effects.py``: the graphs
-would not make it again; Dynamo replays it), an operator the tracer or the backend cannot
+lost), a write to Python state while traced (``side_effects.py``: the graphs would not make it
+again; Dynamo replays it), an operator the tracer or the backend cannot
 handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
@@ -74,7 +79,16 @@ from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
 from .pgo import FrameState
-from .resume_execution import PythonWrites, ResumeCache, Segmented, reading_as, trace_with_breaks
+from .resume_execution import (
+    PythonWrites,
+    RequiresGradBreak,
+    ResumeCache,
+    Segmented,
+    reading_as,
+    trace_with_breaks,
+    traced_print,
+    watching_requires_grad,
+)
 from .side_effects import PythonState
 from .user_code import UserCalls
 
@@ -83,7 +97,7 @@ __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "exp
 
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
-                 GuardOnDataDependentSymNode)
+                 GuardOnDataDependentSymNode, RequiresGradBreak)
 
 # Why an entry runs eagerly when its trace wrote Python state (``side_effects.py``).
 _PYTHON_WRITES = ("a write to Python state (a global, an attribute, a list) while traced: the graphs would not "
@@ -522,6 +536,14 @@ class CompiledFunction:
         trace wrote Python state (the write undone: eager execution makes it, once per call)."""
         self._writes, start = [], len(self.graphs)
         run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
+        if set(self._writes) == {"print"} and not isinstance(run, (_Eager, _FailedTrace, Segmented)):
+            # a print alone: the graphs around it, the print called between them (traced again)
+            del self.graphs[start:]
+            self._writes.clear()
+            segmented = self._segmented(args, kwargs, dims)
+            if segmented is not None and not self._writes:
+                return segmented
+            self._writes.append("print")
         if self._writes and not isinstance(run, (_Eager, _FailedTrace)):
             del self.graphs[start:]
             self._shape_env, self._int_symbols = None, {}     # no graph: the entry's guards are exact
@@ -553,7 +575,8 @@ class CompiledFunction:
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
-                if "_local_scalar_dense" in str(e):
+                if "_local_scalar_dense" in str(e) or "has no data to read" in str(e) or \
+                        isinstance(e, (DynamicOutputShapeException, RequiresGradBreak)):
                     run = self._segmented(args, kwargs, dims)
                     if run is not None:
                         return run
@@ -747,7 +770,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
         try:
-            return fn(*a, **k)
+            with watching_requires_grad():
+                return fn(*a, **k)
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
@@ -836,7 +860,10 @@ def _math_globals(fn, writes=None):
     found = {}
     builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
     if writes is not None:
-        builtins["print"] = lambda *args, **kwargs: writes.append("print")
+        builtins["print"] = traced_print(writes)
+    if writes is not None and "print" not in fn.__globals__:
+        # a function of the same module that it calls prints through these globals too
+        found["print"] = (_BUILTIN, builtins["print"])
     for name in _names(fn.__code__):
         if name in builtins and name not in fn.__globals__:
             found[name] = (_BUILTIN, builtins[name])

@@ -11,7 +11,7 @@ is the same on every path, so the first path that reaches it is enough.
 import dis
 import types
 
-__all__ = ["NULL", "stack_below"]
+__all__ = ["NULL", "in_for_loop", "in_try_block", "resume_offset", "stack_below"]
 
 NULL = ("null",)
 
@@ -28,6 +28,41 @@ _NOTHING = {"NOP", "RESUME", "PRECALL", "KW_NAMES", "EXTENDED_ARG", "CACHE", "MA
             "JUMP_BACKWARD_NO_INTERRUPT"}
 _BUILD = {"BUILD_TUPLE": 1, "BUILD_LIST": 1, "BUILD_SET": 1, "BUILD_STRING": 1, "BUILD_SLICE": 1, "BUILD_MAP": 2}
 _ENDS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
+
+
+def in_for_loop(code, offset):
+    """Whether the instruction at ``offset`` is inside a ``for`` loop's body (between its
+    ``FOR_ITER`` and the loop's end): Dynamo does not resume there and runs the whole frame
+    without graphs instead."""
+    return any(ins.offset < offset < ins.argval for ins in dis.get_instructions(code) if ins.opname == "FOR_ITER")
+
+
+def in_try_block(code, offset):
+    """Whether the instruction at ``offset`` is inside a ``try`` block (its exception table
+    sends it to a handler that is no ``with`` statement's cleanup): Dynamo resumes no frame
+    there either."""
+    instructions = list(dis.get_instructions(code))
+    after = {a.offset: b for a, b in zip(instructions, instructions[1:])}
+    by_offset = {ins.offset: ins for ins in instructions}
+    for entry in dis.Bytecode(code).exception_entries:
+        handler = by_offset.get(entry.target)
+        if entry.start <= offset < entry.end and handler is not None and handler.opname == "PUSH_EXC_INFO" and \
+                getattr(after.get(handler.offset), "opname", None) != "WITH_EXCEPT_START":
+            return True
+    return False
+
+
+def resume_offset(code, offset, truth):
+    """Where the code goes on after a jump on a condition at ``offset`` (a frame's ``f_lasti``)
+    that found the condition ``truth``: the offset Dynamo's resume function starts at. Python
+    3.11 repeats a ``while`` loop's test at the loop's end, so the test read at the start and at
+    the end of a turn leads to one resume function. ``offset`` itself for another instruction."""
+    instructions = list(dis.get_instructions(code))
+    found = max((ins for ins in instructions if ins.offset <= offset), key=lambda ins: ins.offset, default=None)
+    if found is None or "_IF_" not in found.opname:
+        return offset
+    jumps = found.opname.endswith("_IF_TRUE") == truth      # POP_JUMP_FORWARD_IF_FALSE and kin
+    return found.argval if jumps else found.offset + 2
 
 
 def stack_below(code, offset, f_globals):

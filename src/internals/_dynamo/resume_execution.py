@@ -27,6 +27,16 @@ Dynamo traces the builtin), and ``int(t)`` reads the int itself, as Dynamo's res
 receives it. The segments' inputs are named by the stack slots of that resume function
 (``bytecode_analysis.py``): ``stack0``... for what the stack held, a variable's name otherwise.
 
+A read inside a function of the user's that the compiled one calls also cuts at that call's
+start and end (``BreakingTracer.watching_calls``): Dynamo cannot inline a function that breaks,
+so the caller's graph ends at the call, the callee runs as a frame of its own and the caller
+goes on in a resume function. A segment's compiled graphs are kept by its resume key -- where
+the code goes on, the value taken there, the segment's operations -- not by the path that led
+to it: a ``while`` loop's turns, a function called twice, the caller's code after a call whose
+inside took either branch, share one graph, as they share one resume function in Dynamo.
+``print``, ``tolist()``/``numpy()``, an operator of data-dependent output size and
+``requires_grad_()`` are cuts too, run between the graphs with the call's values.
+
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
 later segment is a resume function with guards of its own: a call whose inputs fail those of
@@ -46,17 +56,21 @@ import sys
 import threading
 import traceback
 
+import numpy as np
+
 from .. import _tensor_indexing
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
 from .._ops import OpOverload
-from .._subclasses.fake_tensor import FakeTensorMode
+from .._subclasses.fake_tensor import DYNAMIC_OUTPUT_SHAPE, FakeTensorMode
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
 from ..autograd import is_grad_enabled, no_grad
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
-from ..c10.sym import is_symbolic
+from ..c10.scalar_type import bool_, uint8
+from ..c10.sym import SymBool, SymFloat, is_symbolic
+from ..c10.sym import _SymNumber as SymNumber
 from ..c10.tensor_impl import required_storage_elements
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _placeholder_names, make_fx
 from ..fx.experimental.sym_node import recorders
@@ -66,16 +80,19 @@ from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_flatten, tree_map
-from .bytecode_analysis import NULL, stack_below
+from .bytecode_analysis import NULL, in_for_loop, in_try_block, resume_offset, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
 
-__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "ResumeCache", "Segmented",
-           "reading_as", "trace_with_breaks"]
+__all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "RequiresGradBreak", "ResumeCache",
+           "Segmented", "reading_as", "trace_with_breaks", "traced_print", "watching_requires_grad"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
 GENERIC_JUMP = "generic_jump TensorVariable()"
+PRINT_BREAK = "Failed to trace builtin operator"        # torch's first line for ``print``
+OPERATOR_BREAK = "Dynamic shape operator"       # ``nonzero``, ``x[mask]``
+REQUIRES_GRAD_BREAK = "requires_grad_() intermediate leaked as output"
 
 # Operators whose results the trace could not reproduce: another run draws other numbers.
 _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial", "poisson", "dropout",
@@ -84,13 +101,29 @@ _RANDOM = ("rand", "bernoulli", "normal", "uniform", "exponential", "multinomial
 # The package's own files: a size they read is no decision of the program's.
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
+# Where the standard library and installed packages live: their functions are not the user's.
+_LIBRARIES = tuple({f(p) + os.sep for p in (os.path.dirname(os.__file__), *(p for p in sys.path if "-packages" in p))
+                   for f in (os.path.abspath, os.path.realpath)})
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
 
 
+class RequiresGradBreak(RuntimeError):
+    """The traced program asked a tensor it computed to require grad (``requires_grad_()``):
+    Dynamo breaks the graph there, and so does this compiler (``watching_requires_grad``)."""
+
+
 class PythonWrites(Exception):  # noqa: N818 -- a signal, not a failure
     """A trace again wrote Python state (``side_effects.py``): the entry runs eagerly from now on."""
+
+
+class BreakInForLoop(PythonWrites):
+    """A break inside a ``for`` loop's body or a ``try`` block: Dynamo runs such a frame
+    without graphs (no resume function starts inside a loop over an iterator or a block of
+    handlers), and so does this compiler."""
 
 
 @dataclasses.dataclass
@@ -109,6 +142,91 @@ class Break:
     stack: dict = dataclasses.field(default_factory=dict)
     value_slot: str | None = None
     convert: object = None      # ``int`` for ``int(t)``: the call's result, not the tensor's value, is read
+    # where the code goes on after it: (code, instruction offset) of the innermost frame of the
+    # user's, as Dynamo makes a resume function for an instruction, whatever path led there
+    site: tuple = ()
+    # a cut at no read: ``"enter"`` before a call of the user's function inside which the program
+    # read a tensor, ``"return"`` after it. Dynamo cannot inline a function that breaks: the
+    # caller's graph ends at the call, the callee runs as a frame of its own (compiled, with
+    # its own graphs around the read) and the caller goes on in a resume function
+    kind: str | None = None
+    method: str = "item"    # how a call reads the tensor: ``item``, or ``tolist``/``numpy`` (a host read)
+
+
+def _dynamic_output_shape(func, args):
+    """Whether ``func``'s output size depends on the values of its input (fake tensors refuse it)."""
+    name = func.name()
+    return name in DYNAMIC_OUTPUT_SHAPE or name == "aten::index.Tensor" and len(args) > 1 and \
+        any(isinstance(i, TensorBase) and i.dtype in (bool_, uint8) for i in args[1] or ())
+
+
+def _requires_grad(tensor):
+    """What the cut at ``requires_grad_()`` runs between two graphs."""
+    return tensor.requires_grad_()
+
+
+_requires_grad_watch = {"traces": 0, "method": None, "property": None}
+
+
+def _asks_for_grad(tensor, requires_grad, set_flag):
+    """``tensor.requires_grad_()`` or ``tensor.requires_grad = True`` by the traced program
+    (``set_flag``: the package's own way to set it): a cut where the tracer of reads runs,
+    else ``RequiresGradBreak``. Anything else sets the flag as it would."""
+    if not (requires_grad and not tensor.requires_grad and getattr(_tracing, "compiling", 0)) or \
+            sys._getframe(2).f_code.co_filename.startswith(_PACKAGE):
+        return set_flag(tensor, requires_grad)
+    tracer = getattr(_tracing, "tracer", None)
+    if tracer is None or id(tensor._impl) not in tracer._nodes:
+        raise RequiresGradBreak("requires_grad_() of a tensor the compiled function computed")
+    set_flag(tensor, requires_grad)
+    tracer.cut_requires_grad(tensor)
+    return tensor
+
+
+@contextlib.contextmanager
+def watching_requires_grad():
+    """While a compiled function is traced, its ``requires_grad_()`` (or ``requires_grad =
+    True``) of a tensor that does not require grad is a graph break (``_asks_for_grad``): a
+    fake trace's graph would not make its output require grad."""
+    with _watch_lock:
+        if _requires_grad_watch["traces"] == 0:
+            method = _requires_grad_watch["method"] = vars(Tensor)["requires_grad_"]
+            flag = _requires_grad_watch["property"] = vars(Tensor)["requires_grad"]
+
+            @functools.wraps(method)
+            def requires_grad_(self, requires_grad=True):
+                return _asks_for_grad(self, requires_grad, method)
+
+            def set_requires_grad(self, value):
+                _asks_for_grad(self, value, flag.fset)
+            Tensor.requires_grad_ = requires_grad_
+            Tensor.requires_grad = property(flag.fget, set_requires_grad, flag.fdel, flag.__doc__)
+        _requires_grad_watch["traces"] += 1
+    _tracing.compiling = getattr(_tracing, "compiling", 0) + 1
+    try:
+        yield
+    finally:
+        _tracing.compiling -= 1
+        with _watch_lock:
+            _requires_grad_watch["traces"] -= 1
+            if _requires_grad_watch["traces"] == 0:
+                Tensor.requires_grad_ = _requires_grad_watch["method"]
+                Tensor.requires_grad = _requires_grad_watch["property"]
+
+
+def _host_reason(tensor, method):
+    """torch's first line for a break at ``tolist()`` or ``numpy()``."""
+    if method == "numpy":
+        return "Data dependent operator"
+    return "Tensor.tolist() with non-integer tensor" if tensor.is_floating_point() else "Tensor.tolist()"
+
+
+def _host_read(tensor):
+    """The target of a cut at ``tolist()`` or ``numpy()`` (``Break.method``): it computes nothing."""
+
+
+def _call_boundary():
+    """The target of a cut at a call's start or end (``Break.kind``): it computes nothing."""
 
 
 class BreakingTracer(ProxyTorchDispatchMode):
@@ -130,13 +248,55 @@ class BreakingTracer(ProxyTorchDispatchMode):
         # the segments (by the number of reads before them) whose Python read a tensor's size:
         # the trace holds for the sizes it ran with only (``x.shape[0] * y``, ``x[:4]``)
         self.size_reads, self._depth = set(), 0
+        # the calls of the user's functions in progress inside the compiled function, innermost
+        # last: [frame, the number of nodes at its start, whether a read happened inside, the
+        # tensors its parameters hold]
+        self._calls, self._top, self._user_files = [], 0, {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self._depth += 1            # an operator's own reads of sizes are not the program's
         try:
-            return super().__torch_dispatch__(func, types, args, kwargs)
+            out = super().__torch_dispatch__(func, types, args, kwargs)
         finally:
             self._depth -= 1
+        if self._depth == 0 and _dynamic_output_shape(func, args):
+            self._cut_operator(out)
+        return out
+
+    def _cut_operator(self, out):
+        """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
+        whose step runs it eagerly, as Dynamo breaks the graph at it
+        (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
+        self._breaking()
+        node = self.node_of(out)
+        named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
+        node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
+                                         site=self._site(), kind="operator")
+
+    def cut_requires_grad(self, tensor):
+        """``tensor.requires_grad_()`` by the program: a cut whose step makes the call's tensor
+        require grad, so that the graphs after it follow its gradient."""
+        self._breaking()
+        node = self.node_of(tensor)
+        cut = self.graph.call_function(_requires_grad, (node,))
+        cut.meta["graph_break"] = Break((_requires_grad, ((_Name(node.name),), {})), REQUIRES_GRAD_BREAK, [],
+                                        self._user_stack(), site=self._site(), kind="operator")
+
+    def read_host(self, tensor, method, read):
+        """``tensor.tolist()`` or ``tensor.numpy()`` by the program (``read``: the method itself):
+        a read whose value is the list or array, as Dynamo breaks the graph there."""
+        self._breaking()
+        node = self.node_of(tensor)
+        with _disable_current_modes():
+            value = read(tensor)
+        value = self.answers.get(self.reads, value)
+        live = {n: None for impl, n in self._nodes.values()
+                if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
+        cut = self.graph.call_function(_host_read, (node,))
+        self.reads += 1
+        cut.meta["graph_break"] = Break(value, _host_reason(tensor, method), list(live), self._user_stack(),
+                                        locals=self._locals(), site=self._site(), method=method)
+        return value
 
     def note_size_read(self, caller=None):
         """A size read by the program: from its own code (``caller``: the reading frame's file,
@@ -155,6 +315,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
             raise GuardOnDataDependentSymNode(f"a read of a traced tensor ({func}) that is no .item()")
+        self._breaking()
         tensor = args[0]
         node = self.node_of(tensor)
         with _disable_current_modes():
@@ -168,8 +329,10 @@ class BreakingTracer(ProxyTorchDispatchMode):
         self.reads += 1
         held = self._locals()
         stack, value_slot = self._stack(live, held)
-        cut.meta["graph_break"] = Break(value, self._reason(), list(live), self._user_stack(), symbolic,
-                                        held, stack, value_slot, convert)
+        reason = self._reason()
+        site = self._site(bool(value) if reason == GENERIC_JUMP else None)
+        cut.meta["graph_break"] = Break(value, reason, list(live), self._user_stack(), symbolic,
+                                        held, stack, value_slot, convert, site)
         if not symbolic:
             return value
         source = f"L['___stack{self.reads - 1}']"
@@ -190,18 +353,125 @@ class BreakingTracer(ProxyTorchDispatchMode):
             frame = frame.f_back
         return ITEM_BREAK
 
+    @contextlib.contextmanager
+    def watching_calls(self):
+        """While the program runs, note the calls of the user's functions it makes (a profile
+        function, chained to one already set): a call inside which it reads a tensor is cut at
+        its start and its end (``Break.kind``)."""
+        outer = sys.getprofile()
+
+        def profile(frame, event, arg):
+            if outer is not None:
+                outer(frame, event, arg)
+            if event == "call":
+                self._called(frame)
+            elif event == "return":
+                self._returned(frame, arg)
+        sys.setprofile(profile)
+        try:
+            yield
+        finally:
+            sys.setprofile(outer)
+
+    def _is_user_code(self, code):
+        """A function of the user's that Dynamo would inline: not this package's, the standard
+        library's or an installed package's, no generator."""
+        found = self._user_files.get(code)
+        if found is None:
+            name = code.co_filename
+            found = not (name.startswith((_PACKAGE, *_LIBRARIES)) or name.startswith("<frozen")
+                         or code.co_flags & _GENERATOR_FLAGS)
+            self._user_files[code] = found
+        return found
+
+    def _called(self, frame):
+        code = frame.f_code
+        if code in self.user_codes:
+            self._top += 1
+        elif self._top and self._is_user_code(code):
+            self._calls.append([frame, len(self.graph.nodes), False, self._held(frame)])
+
+    def _returned(self, frame, result):
+        if self._calls and self._calls[-1][0] is frame:
+            _, start, read_inside, parameters = self._calls.pop()
+            if read_inside:
+                self._cut_call(frame, start, parameters, result)
+        elif frame.f_code in self.user_codes:
+            self._top -= 1
+
+    def _cut_call(self, frame, start, parameters, result):
+        """Cut the graph before the call of ``frame`` (at node ``start``) and after it (which
+        returned ``result``): the segment after the start is the callee's frame (its inputs
+        named by its parameters), the one after the end the caller's resume function (named by
+        the caller's stack, the call's result in the slot it takes)."""
+        nodes = self.graph.nodes
+        with self.graph.inserting_before(nodes[start]) if start < len(nodes) else contextlib.nullcontext():
+            enter = self.graph.call_function(_call_boundary, ())
+        enter.meta["graph_break"] = Break(None, None, [], [], locals=parameters, site=((frame.f_code, 0),),
+                                          kind="enter")
+        caller = frame.f_back
+        while caller is not None and not (caller.f_code in self.user_codes or self._is_user_code(caller.f_code)):
+            caller = caller.f_back
+        after = self.graph.call_function(_call_boundary, ())
+        site = ((caller.f_code, caller.f_lasti),) if caller is not None else ()
+        live = {n: None for impl, n in self._nodes.values()
+                if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
+        held = self._held(caller)
+        stack, slot = self._stack(live, held)
+        if slot is not None and isinstance(result, Tensor) and id(result._impl) in self._nodes:
+            stack[self._nodes[id(result._impl)][1]] = slot
+        after.meta["graph_break"] = Break(None, None, [], [], locals=held, stack=stack, site=site, kind="return")
+
+    def cut_print(self, args, kwargs):
+        """A ``print`` of the program: a cut whose step prints the values it was given (the
+        tensors, the symbols of values read) when a call reaches it, as Dynamo breaks the graph
+        at ``print`` and calls it between two graphs."""
+        self._breaking()
+        cut = self.graph.call_function(print, tree_map(self.node_of, args), tree_map(self.node_of, kwargs))
+        named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (cut.args, cut.kwargs))
+        cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
+
+    def _breaking(self):
+        """A break here: the calls in progress break too (``_cut_call``); ``BreakInForLoop``
+        where a frame of the user's is inside a ``for`` loop's body or a ``try`` block."""
+        for call in self._calls:
+            call[2] = True
+        frames = [call[0] for call in self._calls]
+        frame = sys._getframe()
+        while frame is not None and frame.f_code not in self.user_codes:
+            frame = frame.f_back
+        for f in [frame, *frames] if frame is not None else frames:
+            if in_for_loop(f.f_code, f.f_lasti) or in_try_block(f.f_code, f.f_lasti):
+                raise BreakInForLoop()
+
     def _user_frame(self):
-        """The innermost frame of the compiled function's code, or None."""
+        """The innermost frame of the user's code inside the compiled function (the function's
+        own, or one it called into), or None."""
+        if self._calls:
+            return self._calls[-1][0]
         frame, codes = sys._getframe(), set(self.user_codes)
         while frame is not None and frame.f_code not in codes:
             frame = frame.f_back
         return frame
 
+    def _site(self, truth=None):
+        """Where the code goes on after the read: (code, instruction offset) of the innermost
+        frame of the user's, one element; for an ``if`` on the value (its ``truth``), the
+        offset the jump goes on at."""
+        frame = self._user_frame()
+        if frame is None:
+            return ()
+        offset = frame.f_lasti if truth is None else resume_offset(frame.f_code, frame.f_lasti, truth)
+        return ((frame.f_code, offset),)
+
     def _locals(self):
         """{node: name} of the tensors (and the symbols of earlier reads) the innermost frame of
         the compiled function's code holds in its variables: the names Dynamo gives a resume
         function's inputs (``L_y_``)."""
-        frame = self._user_frame()
+        return self._held(self._user_frame())
+
+    def _held(self, frame):
+        """{node: name} of the tensors and read symbols ``frame`` holds in its variables."""
         if frame is None:
             return {}
         held = {id(v._impl): name for name, v in frame.f_locals.items() if isinstance(v, Tensor)}
@@ -239,6 +509,18 @@ class BreakingTracer(ProxyTorchDispatchMode):
         return [s for s in traceback.extract_stack() if (s.filename, s.name) in codes]
 
 
+def traced_print(writes):
+    """``print`` as a traced function sees it: a cut where the tracer of reads runs (``cut_print``),
+    else a note in ``writes`` (a fake trace cannot print the values a call will have)."""
+    def print_(*args, **kwargs):
+        tracer = getattr(_tracing, "tracer", None)
+        if tracer is None:
+            writes.append("print")
+        else:
+            tracer.cut_print(args, kwargs)
+    return print_
+
+
 def _may_be_symbol(value):
     """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
     automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too."""
@@ -259,7 +541,7 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=N
         node.meta["val"] = tracer._meta_val(copy)
         tracer.track(copy, node)
         copies.append(copy)
-    with tracer, _watching_sizes(tracer):
+    with tracer, _watching_sizes(tracer), tracer.watching_calls():
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
     graph.size_reads, graph.arg_shapes = tracer.size_reads, arg_layouts(tensors)
@@ -332,7 +614,36 @@ def _install_size_watch():
     for owner, name, old in saved:
         setattr(owner, name, property(watch(old.fget)) if isinstance(old, property) else
                 watch(old, by_index=owner is _tensor_indexing))
+    for name in ("tolist", "numpy"):
+        saved.append((Tensor, name, vars(Tensor)[name]))
+        setattr(Tensor, name, _host_reader(name, vars(Tensor)[name]))
+    saved.append((SymNumber, "__format__", SymNumber.__format__))
+    SymNumber.__format__ = _format_value
     return saved
+
+
+def _host_reader(name, method):
+    """``Tensor.tolist`` or ``Tensor.numpy`` noting a call by the traced program (not this
+    package's own) on a tensor it computed as a read (``BreakingTracer.read_host``)."""
+    @functools.wraps(method)
+    def read(self, *args, **kwargs):
+        tracer = getattr(_tracing, "tracer", None)
+        if tracer is None or tracer._depth or args or kwargs or id(self._impl) not in tracer._nodes or \
+                sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+            return method(self, *args, **kwargs)
+        return tracer.read_host(self, name, method)
+    return read
+
+
+def _format_value(value, spec):
+    """A value read made a symbol, formatted by the traced program (``f"{v:.2f}"``, ``print``'s
+    ``str``) in this thread: the text needs the number, a decision that pins the symbol to it,
+    as Dynamo specializes a number it formats. (A symbol's own name, ``zf0``, elsewhere, and
+    where this package formats it.)"""
+    if getattr(_tracing, "tracer", None) is None or sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+        return object.__format__(value, spec)
+    number = float(value) if isinstance(value, SymFloat) else bool(value) if isinstance(value, SymBool) else int(value)
+    return format(number, spec)
 
 
 @dataclasses.dataclass
@@ -353,10 +664,18 @@ class _Step:
         self.path = ()      # the slots from the first segment to this one: its place in every trace
         self.regions = {}   # a child key of a read made a symbol -> (guards, {symbol: read's name})
         self.state_path = ()    # the same, any number read as any value: the segment whatever was read
+        # the resume function this segment is the graph of: the place of the read before it, the
+        # value taken there and the segment's operations. Two paths that reach the same read and
+        # go on the same way (a loop's next turn) share its compiled graphs, as Dynamo makes one
+        # resume function per instruction and reuses it
+        self.resume_key = None
 
 
 def _key(value):
-    """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0."""
+    """A read value as a child's key: 1, 1.0 and True apart, -0.0 apart from 0.0; an array
+    by its bytes (its repr leaves out the middle of a long one)."""
+    if isinstance(value, np.ndarray):
+        return "ndarray", value.dtype.str, value.shape, value.tobytes()
     return type(value).__name__, repr(value)
 
 
@@ -368,7 +687,10 @@ def _any_number(slot):
 
 def _slot(cut):
     """The child key of a cut: its value's, or, for a value made an input, any value of its type
-    (the first such region: a program that decides on the value has one per outcome)."""
+    (the first such region: a program that decides on the value has one per outcome); a
+    call's start or end has one child."""
+    if cut.kind is not None:
+        return ("call", cut.kind)
     return ("any", type(cut.value).__name__, 0) if cut.symbolic else _key(cut.value)
 
 
@@ -379,11 +701,36 @@ def _holds(region, values):
     return all(bool(g.xreplace({s: sympy.sympify(values[name]) for s, name in symbols.items()})) for g in guards)
 
 
-def _repath(parent, key, child):
-    """Set ``child``'s path (and its descendants') below ``parent`` at ``key``."""
-    child.path, child.state_path = (*parent.path, key), (*parent.state_path, _any_number(key))
+def _repath(parent, key, child, cut=None):
+    """Set ``child``'s path (and its descendants') below ``parent`` at ``key``, after the read
+    ``cut`` (``parent``'s own, or that of the new trace's segment grafted there: where the code
+    goes on depends on the value that trace read)."""
+    _link(parent, key, child, cut)
     for k, c in child.children.items():
         _repath(child, k, c)
+
+
+def _link(parent, key, child, cut=None):
+    """Place ``child`` after ``parent``'s read (or ``cut``) at the child key ``key``: its path,
+    state path and resume key."""
+    child.path, child.state_path = (*parent.path, key), (*parent.state_path, _any_number(key))
+    child.resume_key = ((cut or parent.cut).site, key, _structure(child.gm))
+
+
+def _structure(gm):
+    """A graph's operations with its nodes numbered in order instead of named: two traces of the
+    same code give the same structure though their nodes' names differ (``mul_3``, ``mul_5``)."""
+    index, out = {}, []
+    for n in gm.graph.nodes:
+        index[n] = len(index)
+        if n.op == "get_attr":
+            value = getattr(gm, n.target, None)
+            out.append(("get_attr", n.target if not isinstance(value, Tensor) or value.numel() > 16 else
+                        (str(value.dtype), tuple(value.shape), tuple(value.reshape(-1).tolist()))))
+            continue
+        args = tree_map(lambda a: ("node", index[a]) if isinstance(a, Node) else repr(a), (n.args, n.kwargs))
+        out.append((n.op, str(n.target) if n.op != "placeholder" else n.target, repr(args)))
+    return tuple(out)
 
 
 def _segments(graph, constants):
@@ -399,11 +746,19 @@ def _segments(graph, constants):
         elif n.op == "call_function":
             groups[-1].append(n)
     steps = []
+    # per segment, the reads before it: what the trace's size reads are numbered by
+    reads = [sum(c.meta["graph_break"].kind is None for c in cuts[:i]) for i in range(len(groups))]
     for i, group in enumerate(groups):
         inside = set(group)
-        if i < len(cuts):
+        if i < len(cuts) and cuts[i].meta["graph_break"].kind is not None:
+            # a call's start or end: the results that a later node uses
+            cut, wanted = cuts[i].meta["graph_break"], [n for n in group if any(u not in inside for u in n.users)]
+        elif i < len(cuts):
             cut = cuts[i].meta["graph_break"]
-            wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live)]
+            # the read tensor, the tensors alive at the read, and any other result a later node
+            # uses (a sum of values read, ``total += x[i].item()``, lives in no tensor)
+            wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live),
+                      *(n for n in group if any(u not in inside for u in n.users))]
         else:
             cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
@@ -413,17 +768,16 @@ def _segments(graph, constants):
                                      arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
             if cut is None else None
-        steps.append(_Step(gm, inputs, [n.name for n in outputs], cuts[i].args[0].name if cut else None, cut,
-                           result))
+        read = cuts[i].args[0].name if cut is not None and cut.kind is None else None     # a call's cut reads nothing
+        steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
         steps[-1].cut_name = cuts[i].name if cut else None
         if i:
             # a segment whose Python read a size is the child of these sizes only
-            key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if i in graph.size_reads else ()))
+            key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if reads[i] in graph.size_reads else ()))
             steps[i - 1].children[key] = steps[i]
             if steps[i - 1].cut.symbolic:
                 steps[i - 1].regions[key] = getattr(graph, "read_guards", ([], {}))
-            steps[i].path = (*steps[i - 1].path, key)
-            steps[i].state_path = (*steps[i - 1].state_path, _any_number(key))
+            _link(steps[i - 1], key, steps[i])
     return steps
 
 
@@ -445,6 +799,8 @@ def _input_name(a, before):
     """A segment input's name as Dynamo's: an argument's own; after the read ``before``, its
     stack slot (the value read, a tensor loaded before it), else the variable holding it;
     None for a value named by the next free stack slot."""
+    if before is not None and before.kind == "enter":     # the callee's frame: its parameters' names
+        return before.locals.get(a)
     if a.op == "placeholder":
         return a.name.removesuffix("_1")
     if before is None:
@@ -515,7 +871,7 @@ class Segmented:
         # makes the entry eager (``eager``: the function, set by the compiler)
         self.python_writes, self.eager, self.fallen_back = writes if writes is not None else [], None, False
         self.resumed = ResumeCache() if resumed is None else resumed
-        # per later segment (by its ``path``), its graphs: (guards, compiled graph, pinned numbers)
+        # per resume key of a later segment (``_Step.resume_key``), its graphs: (guards, compiled graph, pinned numbers)
         self.entries = {}
         graph, constants = trace(tensors, ())
         self.constants = constants
@@ -560,10 +916,24 @@ class Segmented:
             env.update(zip(step.outputs, outs, strict=True))
             if step.cut is None:
                 return tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.result)
+            if step.cut.reason is not None and not step.reported:      # a print, an operator run eagerly
+                step.reported = True
+                self.record(step.cut)
+            if step.cut.kind == "print":
+                args, kwargs = tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.cut.value)
+                print(*args, **kwargs)
+            if step.cut.kind == "operator":
+                target, (args, kwargs) = step.cut.value
+                env[step.cut_name] = target(*tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, args),
+                                            **tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, kwargs))
+            if step.cut.kind is not None:       # a call's start or end, a print: no read, one way on
+                step = next(c for k, c in step.children.items() if k[:2] == ("call", step.cut.kind)
+                            and k[2:] in ((), (shapes,)))
+                continue
             if not step.reported:       # Dynamo reports a break when it compiles the frame around it
                 step.reported = True
                 self.record(step.cut)
-            value = env[step.read].item()       # the read, run eagerly as between Dynamo's graphs
+            value = getattr(env[step.read], step.cut.method)()      # the read, run eagerly as between Dynamo's graphs
             if step.cut.convert is not None:
                 value = step.cut.convert(value)
             env[step.cut_name] = value
@@ -571,7 +941,7 @@ class Segmented:
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env, shapes)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
-                    and not self.entries.get(child.path):
+                    and not self.entries.get(child.resume_key):
                 child = self._trace_child(step, value, before, depth, symbolic, env, shapes, read)
             if child.path[-1][0] == "any":
                 symbolic.add(depth)
@@ -605,8 +975,7 @@ class Segmented:
         float read (without gradients to follow) is traced as a symbol: the segments after it
         take it as an input, as torch's resume function takes a changed argument; where that
         fails (the program decides on the value), the value gets segments of its own."""
-        grads = is_grad_enabled() and any(t.requires_grad for t in before)
-        if self._changed_value(step, value) and not grads:
+        if self._changed_value(step, value):
             try:
                 answers = {i: v for i, v in enumerate(read) if i not in symbolic and i != depth}
                 self._graft(self._traced(before, (*symbolic, depth), answers))
@@ -641,7 +1010,7 @@ class Segmented:
             key = self._region(step, here, there, values)
             if key not in step.children:
                 step.children[key] = there
-                _repath(step, key, there)
+                _repath(step, key, there, here.cut)
                 return
             step = step.children[key]
 
@@ -671,7 +1040,7 @@ class Segmented:
         none does: a dim of an input whose size changed since the segment's first compile is a
         symbol, and so is a number input (a value read that changed, 0 and 1 too), guarded as
         the graph needs; a number a guard pinned is guarded by its value."""
-        entries = self.entries.setdefault(step.path, [])
+        entries = self.entries.setdefault(step.resume_key, [])
         labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
         tensors = [t for t in inputs if isinstance(t, Tensor)]
         numbers = {label: v for label, v in zip(labels, inputs, strict=True) if not isinstance(v, Tensor)}

@@ -176,17 +176,19 @@ class BinaryOpConfig(TensorIteratorConfig):
         """
         if len(self.__dict__) != 4:
             return TensorIterator(self).build()
-        given, key = self.given_outputs, None
-        if given and self.check_mem_overlap_:
-            compute_mem_overlaps(self)      # the one step that reads the storages themselves
+        given, key, plan = self.given_outputs, None, None
         try:
             key = ("plan", self.output_dtypes[0], st._default_dtype,
                    *map(_layout_facts, given + self.inputs if given else self.inputs))
-            return TensorIterator.following(self, _layouts[key])
+            plan = _layouts[key]
         except (KeyError, TypeError, RuntimeError):
             # KeyError: a new layout; TypeError: a traced size, which has no hash; RuntimeError:
             # a sparse operand, which has no strides (``build`` refuses it with torch's message)
             pass
+        if plan is not None:
+            if given and self.check_mem_overlap_:
+                compute_mem_overlaps(self)      # the one step that reads the storages themselves
+            return TensorIterator.following(self, plan)
         it = TensorIterator(self).build()
         plan = it.plan()
         if plan is not None and key is not None:

@@ -1899,7 +1899,7 @@ def _stored_in_16_bits(v, bits):
     nbits = int(bits)
     e = math.frexp(np.float64(v))[1]
     k = min(nbits - e, 24) if nbits == 11 else nbits - e      # float16's subnormals: multiples of 2^-24
-    r = np.rint(math.ldexp(np.float64(v), k))
+    r = nearbyint(math.ldexp(np.float64(v), k))     # ties to even (np.rint has no CUDA lowering)
     r = math.ldexp(r, -k)
     if nbits == 11 and abs(r) > 65504.0:
         return np.float32(math.copysign(math.inf, v))
