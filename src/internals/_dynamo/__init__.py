@@ -753,9 +753,13 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
     logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
-    maths = _math_globals(fn, writes)
 
     def flat(*leaves):
+        with _TRACE_LOCK:
+            return traced(*leaves)
+
+    def traced(*leaves):
+        maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
         state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
@@ -793,6 +797,13 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
     flat.__signature__ = inspect.Signature(params)
     return flat
+
+
+# One trace at a time, as Dynamo compiles one frame at a time (``compile_lock`` in
+# torch/_dynamo/convert_frame.py): a trace puts names into the function's module globals
+# (``print``, ``int``, ``float``, the math module) and a global dict's reading twin, which a
+# trace of the same module on another thread would otherwise find, or take away, in between.
+_TRACE_LOCK = threading.RLock()
 
 
 # ``math.sqrt`` of a symbol asks for its float, a guard that pins it; Dynamo calls torch's
