@@ -17,6 +17,8 @@ dispatch mode therefore sees the per-element calls when a gradient is recorded; 
 sees the foreach operator, as in torch.) An in-place foreach operator records what its loop of
 in-place per-element operators records, which is torch's result too: ``AddBackward1`` on each.
 """
+from torchgen.model import SchemaKind
+
 from ..aten import dispatcher
 from ..aten.native.foreach_ops_kernels import PER_ELEMENT, per_element_calls
 from ..aten.native.tensor_factories import wrap_scalar
@@ -34,7 +36,7 @@ TORCH_ENTRIES = {
     "_foreach_pow.ScalarList": "ForeachPowBackward1", "_foreach_pow.ScalarAndTensor": "ForeachPowBackward2",
     "_foreach_minimum.Scalar": "ForeachMinimumBackward0", "_foreach_minimum.ScalarList": "ForeachMinimumBackward1",
     "_foreach_maximum.Scalar": "ForeachMaximumBackward0", "_foreach_maximum.ScalarList": "ForeachMaximumBackward1",
-    "_foreach_norm.Scalar": "ForeachNormBackward0",
+    "_foreach_norm.Scalar": "ForeachNormBackward0", "_foreach_mm": "ForeachMmBackward0",
 }
 # The per-element operator whose formula torch differentiates, where it is not the one the
 # kernel runs: maximum and minimum (their kernels run clamp_min and clamp_max, whose gradient
@@ -44,8 +46,10 @@ REFERENCE = {
     "_foreach_maximum.Scalar": "maximum", "_foreach_minimum.Scalar": "minimum",
     "_foreach_maximum.ScalarList": "maximum", "_foreach_minimum.ScalarList": "minimum",
 }
-# torch has no formula for the packed-scalars overloads: their outputs get a node that refuses.
-NOT_DIFFERENTIABLE = {"_foreach_addcmul.Tensor", "_foreach_addcdiv.Tensor"}
+# torch has no formula for these (the packed-scalars overloads, powsum, the functional copy):
+# their outputs get a node that refuses, whose edges are the inputs that require grad only.
+NOT_DIFFERENTIABLE = {"_foreach_addcmul.Tensor", "_foreach_addcdiv.Tensor", "_foreach_powsum.Scalar",
+                      "_foreach_copy"}
 
 
 class ForeachBackward(Node):
@@ -113,14 +117,14 @@ def _functional_kernel(op):
         if not (_grad_mode.grad_enabled and any(t._requires_grad for t in inputs)):
             with below_autograd():
                 return op.redispatch(after_autograd(ks), *args, **kwargs)
-        calls = per_element_calls(op.schema, args)
         if name in NOT_DIFFERENTIABLE:
             with below_autograd():
                 results = op.redispatch(after_autograd(ks), *args, **kwargs)
             node = NotImplementedNode(f"aten::{op.schema.name.name}")
-            node._next_edges = collect_next_edges(*inputs)
+            node._next_edges = collect_next_edges(*(t for t in inputs if t._requires_grad))
             set_history(results, node)
             return results
+        calls = per_element_calls(op.schema, args)
         results = tuple(_per_element(name, call, kwargs) for call in calls)
         parts = [t._grad_fn if t._requires_grad else None for t in results]
         all_inputs, slots = _edges_and_slots(tensor_args, len(calls))
@@ -149,9 +153,20 @@ def _inplace_kernel(op):
     return kernel
 
 
+def _out_kernel(op):
+    """An ``out=`` form records nothing, and refuses no input that requires grad (torch's
+    generated ``out=`` foreach forms have no autograd check)."""
+    def kernel(ks, *args, **kwargs):
+        with below_autograd():
+            return op.redispatch(after_autograd(ks), *args, **kwargs)
+    return kernel
+
+
 def register_foreach_autograd_kernels():
     """The Autograd kernel of every foreach operator of ``native_functions.yaml``."""
     for name, op in list(dispatcher.operators.items()):
         if name.startswith("aten::_foreach_") and op.schema is not None:
-            make = _inplace_kernel if not op.schema.returns else _functional_kernel
+            make = _functional_kernel if op.schema.returns else _inplace_kernel
+            if op.schema.kind() == SchemaKind.out:
+                make = _out_kernel
             dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(make(op), with_keyset=True))
