@@ -152,6 +152,13 @@ ERRORS = {
     "mm_lengths": lambda lib, a: lib._foreach_mm([lib.ones(2, 2)], []),
     "mm_shapes": lambda lib, a: lib._foreach_mm([lib.ones(2, 3)], [lib.ones(2, 3)]),
     "mm_dtypes": lambda lib, a: lib._foreach_mm([lib.ones(2, 3)], [lib.ones(3, 2).double()]),
+    "maximum_of_complex": lambda lib, a: lib._foreach_maximum([a.cfloat()], [a.cfloat()]),
+    "maximum_of_complex_wanting_grad": lambda lib, a: lib._foreach_maximum([a.cfloat().requires_grad_()], 1.0),
+    "minimum_of_complex_wanting_grad": lambda lib, a: lib._foreach_minimum([a.cfloat().requires_grad_()], [a]),
+    # with a gradient recorded, every output of an operator with a formula must be differentiable
+    "integer_output_wanting_grad": lambda lib, a: lib._foreach_add([lib.arange(2), lib.ones(2, requires_grad=True)], 1),
+    "bool_output_wanting_grad": lambda lib, a: lib._foreach_max([lib.ones(2, requires_grad=True), lib.tensor([True])]),
+    "integer_power_wanting_grad": lambda lib, a: lib._foreach_pow(2, [lib.ones(2, requires_grad=True), lib.arange(2)]),
 }
 
 
@@ -185,6 +192,18 @@ GRADS = {
 }
 
 
+def test_integer_outputs_without_a_formula_or_in_place_as_torch():
+    """The refusal of integer outputs is the formula's: an operator without one (the functional
+    copy) and an in-place loop leave the integer output without a node."""
+    def program(lib):
+        a = lib.ones(2, requires_grad=True)
+        outs = (lib.ops.aten._foreach_copy([a, lib.arange(2)], [lib.ones(2), lib.ones(2)]),
+                lib._foreach_add_([a * 1, lib.arange(2)], 1), lib._foreach_max([lib.ones(2), lib.arange(2)]))
+        return [(str(t.dtype).split(".")[1], None if t.grad_fn is None else t.grad_fn.name()) for out in outs
+                for t in out]
+    assert program(internals) == program(torch)
+
+
 def _graph(lib, program):
     a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
     b = lib.tensor([0.5, -2.0, 4.0], requires_grad=True)
@@ -202,6 +221,44 @@ def test_autograd_as_torch(program):
     assert ours[0] == theirs[0]
     for o, t in zip(ours[1:], theirs[1:]):
         assert_same(o, t, ulps=LIBM_ULPS)
+
+
+# In place on ys (two non-leaves made from a and b, which require grad), by a, b or numbers.
+INPLACE_GRADS = {
+    "maximum_list_ties": lambda lib, ys, a, b: lib._foreach_maximum_(ys, [b, a]),
+    "minimum_list": lambda lib, ys, a, b: lib._foreach_minimum_(ys, [b.detach(), a]),
+    "maximum_scalar": lambda lib, ys, a, b: lib._foreach_maximum_(ys, 0.5),
+    "minimum_scalar_list": lambda lib, ys, a, b: lib._foreach_minimum_(ys, [0.5, 1.0]),
+    "copy": lambda lib, ys, a, b: lib._foreach_copy_(ys, [b, a.detach()]),
+    "addcmul_packed_scalars": lambda lib, ys, a, b: lib._foreach_addcmul_(ys, [a, b], [b, a], lib.tensor([1.0, 2.0])),
+    "add_list": lambda lib, ys, a, b: lib._foreach_add_(ys, [b, a], alpha=2),
+}
+
+
+@pytest.mark.parametrize("program", INPLACE_GRADS.values(), ids=INPLACE_GRADS)
+def test_in_place_autograd_as_torch(program):
+    """The written tensors' nodes (the reference operator's for maximum_ and minimum_ by
+    tensors, one that refuses where torch has no formula), their edges, then the gradients or
+    the refusal."""
+    def run(lib):
+        a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        b = lib.tensor([0.5, -1.0, 3.0], requires_grad=True)
+        ys = [a * 1, b * -2]
+        program(lib, ys, a, b)
+        seen = [(y.grad_fn.name(), [None if e is None else e.name() for e, _ in y.grad_fn.next_functions])
+                for y in ys]
+        try:
+            sum((i + 1) * y.sum() for i, y in enumerate(ys)).backward()
+        except RuntimeError as e:
+            return seen, str(e)
+        return seen, a.grad, b.grad
+    ours, theirs = run(internals), run(torch)
+    assert ours[0] == theirs[0] and len(ours) == len(theirs)
+    if len(theirs) == 2:
+        assert ours[1] == theirs[1]
+    else:
+        for o, t in zip(ours[1:], theirs[1:]):
+            assert_same(o, t)
 
 
 # Operators torch has no formula for, over a (requires grad) and x (does not).

@@ -24,8 +24,8 @@ from ..aten.native.foreach_ops_kernels import PER_ELEMENT, per_element_calls
 from ..aten.native.tensor_factories import wrap_scalar
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
-from .graph import Node, collect_next_edges, set_history
-from .variable_type_manual import NotImplementedNode, after_autograd
+from .graph import Node, collect_next_edges, gradient_edge, set_history
+from .variable_type_manual import NotImplementedNode, after_autograd, check_inplace, rebase_history
 
 __all__ = ["ForeachBackward", "register_foreach_autograd_kernels"]
 
@@ -50,6 +50,15 @@ REFERENCE = {
 # their outputs get a node that refuses, whose edges are the inputs that require grad only.
 NOT_DIFFERENTIABLE = {"_foreach_addcmul.Tensor", "_foreach_addcdiv.Tensor", "_foreach_powsum.Scalar",
                       "_foreach_copy"}
+# In-place ones torch has no formula for: each written tensor gets a node that refuses (named
+# without the ``aten::`` of a functional one's). maximum_ and minimum_ by numbers are among them
+# (torch's formulas for those are the functional foreach operators' own entries).
+INPLACE_NOT_DIFFERENTIABLE = {"_foreach_addcmul_.Tensor", "_foreach_addcdiv_.Tensor", "_foreach_copy_",
+                              "_foreach_maximum_.Scalar", "_foreach_maximum_.ScalarList",
+                              "_foreach_minimum_.Scalar", "_foreach_minimum_.ScalarList"}
+# In-place ones whose elements torch records with another operator's formula than the kernel's:
+# maximum_ and minimum_ by tensors (their kernels run clamp_min_ and clamp_max_).
+INPLACE_REFERENCE = {"_foreach_maximum_.List": "maximum", "_foreach_minimum_.List": "minimum"}
 
 
 class ForeachBackward(Node):
@@ -102,10 +111,20 @@ def _edges_and_slots(tensor_args, n):
 def _per_element(name, call, kwargs):
     """One element's call, with the operator whose gradient torch takes."""
     reference = REFERENCE.get(name)
-    if reference is None:
+    if reference is None or call[0]._impl.dtype.is_complex:     # torch's kernel refuses complex first
         return PER_ELEMENT[name](call, kwargs)
     other = call[1]
     return dispatcher.call(reference, call[0], other if hasattr(other, "_impl") else wrap_scalar(other))
+
+
+def _check_differentiable_dtypes(results):
+    """One node stands for every output, so each must be of a dtype autograd differentiates: an
+    integer or bool output (``_foreach_add([x, ints], 1)`` with ``x`` requiring grad) is refused,
+    as torch's generated foreach kernels refuse it; an operator with no formula is not checked."""
+    for t in results:
+        dtype = t._impl.dtype
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError(f"Autograd not support dtype: {dtype.torch_name}")
 
 
 def _functional_kernel(op):
@@ -126,6 +145,7 @@ def _functional_kernel(op):
             return results
         calls = per_element_calls(op.schema, args)
         results = tuple(_per_element(name, call, kwargs) for call in calls)
+        _check_differentiable_dtypes(results)
         parts = [t._grad_fn if t._requires_grad else None for t in results]
         all_inputs, slots = _edges_and_slots(tensor_args, len(calls))
         first = next(p for p in parts if p is not None)
@@ -137,6 +157,47 @@ def _functional_kernel(op):
     return kernel
 
 
+def _snapshot(t):
+    """A copy of ``t``'s values that keeps its place in the graph (its gradient edge): what a
+    formula reads of ``self`` once ``self`` has been written (torch saves ``original_self``)."""
+    edge = gradient_edge(t) if t._requires_grad else None
+    with below_autograd():
+        copy = dispatcher.call("clone", t)
+    if edge is not None:
+        copy._grad_fn, copy._output_nr, copy._requires_grad = edge[0], edge[1], True
+    return copy
+
+
+def _inplace_without_formula(op, ks, args, kwargs):
+    """The loop below autograd; then each written tensor gets a node of its own that refuses,
+    with edges to that tensor (before the write) and to every tensor of the other arguments,
+    those that need no gradient included, as torch's generated loop makes them."""
+    for t in args[0]:
+        check_inplace(t)
+    others = [t for is_list, v in _tensor_arguments(op.schema, args)[1:] for t in (v if is_list else [v])]
+    edges = [collect_next_edges(t, *others) for t in args[0]]
+    with below_autograd():
+        op.redispatch(after_autograd(ks), *args, **kwargs)
+    for t, element_edges in zip(args[0], edges):
+        node = NotImplementedNode(op.schema.name.name.base + "_")
+        node._next_edges = element_edges
+        rebase_history(t, node)
+
+
+def _inplace_by_reference(op, ks, args, kwargs, reference):
+    """Each element's node is the reference operator's, made from a snapshot of ``self`` before
+    the kernel writes it; then each written tensor takes its element's node as its history."""
+    calls = per_element_calls(op.schema, args)
+    for call in calls:
+        check_inplace(call[0])
+    nodes = [dispatcher.call(reference, _snapshot(call[0]), call[1])._grad_fn for call in calls]
+    with below_autograd():
+        op.redispatch(after_autograd(ks), *args, **kwargs)
+    for call, node in zip(calls, nodes):
+        if node is not None:
+            rebase_history(call[0], node)
+
+
 def _inplace_kernel(op):
     """With a gradient wanted, the loop runs above autograd: each per-element in-place call
     checks its tensor (a leaf that requires grad is refused) and records its own node."""
@@ -145,6 +206,10 @@ def _inplace_kernel(op):
     def kernel(ks, *args, **kwargs):
         tensors = [t for is_list, v in _tensor_arguments(op.schema, args) for t in (v if is_list else [v])]
         if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
+            if name in INPLACE_NOT_DIFFERENTIABLE:
+                return _inplace_without_formula(op, ks, args, kwargs)
+            if name in INPLACE_REFERENCE:
+                return _inplace_by_reference(op, ks, args, kwargs, INPLACE_REFERENCE[name])
             for call in per_element_calls(op.schema, args):
                 PER_ELEMENT[name](call, kwargs)
             return None

@@ -184,6 +184,10 @@ _KERNELS.update({
 for _kernel, (_func, _op) in _KERNELS.items():
     globals()[_kernel] = _slow(_func, _op, "value" if _op.startswith("addc") else None)
     __all__.append(_kernel)
+# maximum and minimum run clamp_min and clamp_max: their elements' calls are those
+for _name, _kernel in (("maximum", "clamp_min"), ("minimum", "clamp_max")):
+    for _key in [k for k in PER_ELEMENT if k.startswith(f"_foreach_{_kernel}")]:
+        PER_ELEMENT[_key.replace(_kernel, _name, 1)] = PER_ELEMENT[_key]
 for _name in ("addcmul", "addcdiv"):
     for _suffix in ("", "_"):
         _func = (f"_foreach_{_name}{_suffix}.Tensor(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, "
