@@ -210,7 +210,7 @@ def _graph(lib, program):
     outs = program(lib, a, b, lib.ones(3))
     fn = outs[0].grad_fn
     edges = [None if e is None else e.name() for e, _ in fn.next_functions]
-    seen = ([t.grad_fn.name() for t in outs], [t.grad_fn is fn for t in outs], edges)
+    seen = ([t.grad_fn.name() for t in outs], type(fn).__name__, [t.grad_fn is fn for t in outs], edges)
     sum((i + 1) * t.sum() for i, t in enumerate(outs)).backward()
     return seen, a.grad, b.grad
 
@@ -276,7 +276,8 @@ def test_operators_without_a_formula_refuse_a_backward_as_torch(program):
         out = program(lib, lib.ones(3, requires_grad=True), lib.ones(3))
         fn = out[0].grad_fn
         edges = [None if e is None else e.name() for e, _ in fn.next_functions]
-        return (fn.name(), all(t.grad_fn is fn for t in out), edges), lambda: out[1].sum().backward()
+        seen = (fn.name(), type(fn).__name__, all(t.grad_fn is fn for t in out), edges)
+        return seen, lambda: out[1].sum().backward()
     (ours, backward_ours), (theirs, backward_theirs) = run(internals), run(torch)
     assert ours == theirs
     errors = assert_same_error(backward_ours, backward_theirs)

@@ -89,6 +89,19 @@ class ForeachBackward(Node):
                 part.release_variables()
 
 
+_NODE_TYPES = {}
+
+
+def _node_type(name):
+    """The Python type torch gives the node: one of the node's own name for an entry of its
+    derivatives.yaml (``ForeachNormBackward0``), the generic ``CppFunction`` for a node torchgen
+    builds from the per-element formulas (``ForeachAddBackward0List``)."""
+    type_name = name if name in TORCH_ENTRIES.values() else "CppFunction"
+    if type_name not in _NODE_TYPES:
+        _NODE_TYPES[type_name] = type(type_name, (ForeachBackward,), {"__slots__": ()})
+    return _NODE_TYPES[type_name]
+
+
 def _tensor_arguments(schema, args):
     """The tensor arguments as edges are laid out: [(is a list, the value)], in schema order."""
     out = []
@@ -150,7 +163,8 @@ def _functional_kernel(op):
         all_inputs, slots = _edges_and_slots(tensor_args, len(calls))
         first = next(p for p in parts if p is not None)
         overload = op.schema.name.overload_name
-        node = ForeachBackward(TORCH_ENTRIES.get(name, f"Foreach{first.name()}{overload}"), parts, slots)
+        node_name = TORCH_ENTRIES.get(name, f"Foreach{first.name()}{overload}")
+        node = _node_type(node_name)(node_name, parts, slots)
         node._next_edges = collect_next_edges(*all_inputs)
         set_history(results, node)
         return results
