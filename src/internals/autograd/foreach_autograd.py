@@ -15,7 +15,11 @@ operator runs its per-element operator on each element through the dispatcher, w
 outputs' ``grad_fn``, and routes output ``i``'s gradient through element ``i``'s node. (A
 dispatch mode therefore sees the per-element calls when a gradient is recorded; with none it
 sees the foreach operator, as in torch.) An in-place foreach operator records what its loop of
-in-place per-element operators records, which is torch's result too: ``AddBackward1`` on each.
+in-place per-element operators records, which is torch's result too: ``AddBackward1`` on each;
+but ``maximum_``/``minimum_`` by tensors record ``maximum``'s and ``minimum``'s nodes, and those
+torch has no formula for (``_foreach_copy_``, ``maximum_`` by numbers) a node that refuses on
+each written tensor. A node's Python type is torch's: its own name for an entry of torch's
+derivatives.yaml, ``CppFunction`` for one built from per-element formulas.
 """
 from torchgen.model import SchemaKind
 
