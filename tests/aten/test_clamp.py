@@ -72,6 +72,8 @@ ERROR_CASES = {
     "no bounds": lambda L: L.clamp(L.ones(2), out=L.empty(2)),
     "complex input": lambda L: L.clamp(L.tensor([1j]), 0, 1),
     "complex bound of clamp_min": lambda L: L.clamp_min(L.ones(2), 1j),
+    "complex tensor bound of clamp_min": lambda L: L.clamp_min(L.ones(2), L.tensor([1j])),
+    "complex input of clamp_max by a tensor": lambda L: L.tensor([1j]).clamp_max(L.ones(1)),
     "number bounds keep the dtype": lambda L: L.clamp(L.ones(2), 0, 1, out=L.empty(2, dtype=L.float64)),
     "float bound in place on integers": lambda L: L.tensor([1, 2]).clamp_(0.5, 1.5),
     "float bound of clamp_min_ in place": lambda L: L.tensor([1]).clamp_min_(0.5),

@@ -59,7 +59,8 @@ def _out_autogen(entry):
     from torchgen.native_function_generation import functional_to_out_signature
     schema = FunctionSchema.parse(entry["func"])
     wanted = str(entry.get("autogen", "")).replace(" ", "").split(",")
-    if f"{schema.name}.out" not in wanted or schema.kind() != SchemaKind.functional:
+    out_name = f"{schema.name}_out" if schema.name.overload_name else f"{schema.name}.out"   # .Scalar_out
+    if out_name not in wanted or schema.kind() != SchemaKind.functional:
         return {}
     out = functional_to_out_signature(schema)
     return {str(out.name): out}

@@ -238,10 +238,17 @@ def _check(name, args, kwargs, mismatches):
         return _check_below_autograd(name, args, kwargs, mismatches)
 
 
+def _written(result, kwargs):
+    """What a call gave: its result, or, for an out= form that returns nothing (the foreach
+    ones), the ``out`` list it wrote."""
+    return kwargs["out"] if result is None and "out" in kwargs else result
+
+
 def _check_below_autograd(name, args, kwargs, mismatches):
     func = _overload(name)
+    real_kwargs = _clone_tensors(kwargs)
     try:
-        real = func(*_clone_tensors(args), **_clone_tensors(kwargs))
+        real = _written(func(*_clone_tensors(args), **real_kwargs), real_kwargs)
     except Exception:
         return False
     mode = FakeTensorMode()
@@ -250,7 +257,7 @@ def _check_below_autograd(name, args, kwargs, mismatches):
         (_clone_tensors(args), _clone_tensors(kwargs)))
     try:
         with mode:
-            fake = func(*fake_args, **fake_kwargs)
+            fake = _written(func(*fake_args, **fake_kwargs), fake_kwargs)
     except Exception as e:
         mismatches.append(f"{name}: the fake run raised {type(e).__name__}: {e}")
         return True
@@ -387,19 +394,24 @@ def _direct_cases():
 def _foreach_cases():
     """Every multi-tensor operator (torch's recording of them is not in OpInfo's first samples):
     lists of two tensors of different layouts, a 0-dim tensor for a Tensor number (a 1-d one of
-    two for addcmul's and addcdiv's packed scalars), two numbers for a scalar list."""
+    two for addcmul's and addcdiv's packed scalars), two numbers for a scalar list; pairs of
+    matrices that multiply for mm; two empty tensors for an ``out`` list."""
     def lists():
         return [internals.arange(1.0, 13.0).reshape(3, 4).t(), internals.arange(1.0, 4.0)]
 
     def argument(a, name):
         kind = str(a.type).replace("(a!)", "")
+        if name == "_foreach_mm":
+            return ([internals.ones(3, 4).t(), internals.ones(2, 3)] if a.name == "self"
+                    else [internals.ones(3, 2), internals.ones(3, 5).t().t()])
         if kind == "Tensor[]":
             return lists()
         if kind == "Tensor":
             return internals.tensor([0.5, 2.0]) if name.startswith(("_foreach_addc",)) else internals.tensor(0.5)
         return [0.5, 2.0] if kind == "Scalar[]" else 0.5
     return [(name, tuple(argument(a, name.split("::")[1]) for a in op.schema.arguments.flat_positional
-                         if a.default is None), {})
+                         if a.default is None),
+             {a.name: [internals.empty(0), internals.empty(0)] for a in op.schema.arguments.out})
             for name, op in dispatcher.operators.items() if name.startswith("aten::_foreach_") and op.schema]
 
 

@@ -984,6 +984,19 @@ def THPVariable__foreach_log_(*args, **kwargs):
     return _r.tensorlist(0)
 
 
+__foreach_max_parser = PythonArgParser([
+    '_foreach_max(TensorList self)',
+])
+
+
+def THPVariable__foreach_max(*args, **kwargs):
+    _r = __foreach_max_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_max(Tensor[] self) -> Tensor[]
+    return _ops['_foreach_max'](_r.value(0))
+
+
 __foreach_maximum_parser = PythonArgParser([
     '_foreach_maximum(TensorList self, Scalar scalar)',
     '_foreach_maximum(TensorList self, ScalarList scalars)',
@@ -1072,6 +1085,19 @@ def THPVariable__foreach_minimum_(*args, **kwargs):
     # aten::_foreach_minimum_.List(Tensor(a!)[] self, Tensor[] other) -> ()
     _ops['_foreach_minimum_.List'](_r.value(0), _r.value(1))
     return _r.tensorlist(0)
+
+
+__foreach_mm_parser = PythonArgParser([
+    '_foreach_mm(TensorList self, TensorList mat2)',
+])
+
+
+def THPVariable__foreach_mm(*args, **kwargs):
+    _r = __foreach_mm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_mm(Tensor[] self, Tensor[] mat2) -> Tensor[]
+    return _ops['_foreach_mm'](_r.value(0), _r.value(1))
 
 
 __foreach_mul_parser = PythonArgParser([
@@ -1215,6 +1241,19 @@ def THPVariable__foreach_pow_(*args, **kwargs):
     # aten::_foreach_pow_.List(Tensor(a!)[] self, Tensor[] exponent) -> ()
     _ops['_foreach_pow_.List'](_r.value(0), _r.value(1))
     return _r.tensorlist(0)
+
+
+__foreach_powsum_parser = PythonArgParser([
+    '_foreach_powsum(TensorList self, Scalar ord=2, ScalarType? dtype=None)',
+])
+
+
+def THPVariable__foreach_powsum(*args, **kwargs):
+    _r = __foreach_powsum_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_foreach_powsum.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]
+    return _ops['_foreach_powsum.Scalar'](_r.value(0), _r.scalar(1), _r.scalartype(2))
 
 
 __foreach_reciprocal_parser = PythonArgParser([
@@ -8849,10 +8888,12 @@ FUNCTIONS = named({
     '_foreach_log2': THPVariable__foreach_log2,
     '_foreach_log2_': THPVariable__foreach_log2_,
     '_foreach_log_': THPVariable__foreach_log_,
+    '_foreach_max': THPVariable__foreach_max,
     '_foreach_maximum': THPVariable__foreach_maximum,
     '_foreach_maximum_': THPVariable__foreach_maximum_,
     '_foreach_minimum': THPVariable__foreach_minimum,
     '_foreach_minimum_': THPVariable__foreach_minimum_,
+    '_foreach_mm': THPVariable__foreach_mm,
     '_foreach_mul': THPVariable__foreach_mul,
     '_foreach_mul_': THPVariable__foreach_mul_,
     '_foreach_neg': THPVariable__foreach_neg,
@@ -8860,6 +8901,7 @@ FUNCTIONS = named({
     '_foreach_norm': THPVariable__foreach_norm,
     '_foreach_pow': THPVariable__foreach_pow,
     '_foreach_pow_': THPVariable__foreach_pow_,
+    '_foreach_powsum': THPVariable__foreach_powsum,
     '_foreach_reciprocal': THPVariable__foreach_reciprocal,
     '_foreach_reciprocal_': THPVariable__foreach_reciprocal_,
     '_foreach_round': THPVariable__foreach_round,

@@ -529,6 +529,8 @@ def _run_on_filled_twins(func, args, kwargs, fill):
         storage = back.get(id(impl.storage)) or NoStorage(impl.device, impl.storage.nbytes())
         return FakeTensor._from_impl(TensorImpl(storage, impl.sizes, impl.strides, impl.storage_offset,
                                                 impl.dtype))
+    # an out= list that is not handed back (the foreach out= forms return nothing) is resized alike
+    tree_map(fake, real_kwargs.get("out"))
     return tree_map(fake, out)
 
 

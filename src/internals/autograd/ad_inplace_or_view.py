@@ -47,7 +47,10 @@ def _inplace_kernel(op, positions, keywords=()):
         for i in positions:
             increment_version(args[i])
         for name in keywords:
-            increment_version(kwargs[name])
+            written = kwargs[name]
+            # a Tensor(a!)[] out (the foreach out= forms) is a list: each of its tensors was written
+            for t in written if isinstance(written, (list, tuple)) else (written,):
+                increment_version(t)
         return out
     return ADInplaceOrView
 

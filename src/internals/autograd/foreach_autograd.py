@@ -15,15 +15,21 @@ operator runs its per-element operator on each element through the dispatcher, w
 outputs' ``grad_fn``, and routes output ``i``'s gradient through element ``i``'s node. (A
 dispatch mode therefore sees the per-element calls when a gradient is recorded; with none it
 sees the foreach operator, as in torch.) An in-place foreach operator records what its loop of
-in-place per-element operators records, which is torch's result too: ``AddBackward1`` on each.
+in-place per-element operators records, which is torch's result too: ``AddBackward1`` on each;
+but ``maximum_``/``minimum_`` by tensors record ``maximum``'s and ``minimum``'s nodes, and those
+torch has no formula for (``_foreach_copy_``, ``maximum_`` by numbers) a node that refuses on
+each written tensor. A node's Python type is torch's: its own name for an entry of torch's
+derivatives.yaml, ``CppFunction`` for one built from per-element formulas.
 """
+from torchgen.model import SchemaKind
+
 from ..aten import dispatcher
 from ..aten.native.foreach_ops_kernels import PER_ELEMENT, per_element_calls
 from ..aten.native.tensor_factories import wrap_scalar
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
-from .graph import Node, collect_next_edges, set_history
-from .variable_type_manual import NotImplementedNode, after_autograd
+from .graph import Node, collect_next_edges, gradient_edge, set_history
+from .variable_type_manual import NotImplementedNode, after_autograd, check_inplace, rebase_history
 
 __all__ = ["ForeachBackward", "register_foreach_autograd_kernels"]
 
@@ -34,7 +40,7 @@ TORCH_ENTRIES = {
     "_foreach_pow.ScalarList": "ForeachPowBackward1", "_foreach_pow.ScalarAndTensor": "ForeachPowBackward2",
     "_foreach_minimum.Scalar": "ForeachMinimumBackward0", "_foreach_minimum.ScalarList": "ForeachMinimumBackward1",
     "_foreach_maximum.Scalar": "ForeachMaximumBackward0", "_foreach_maximum.ScalarList": "ForeachMaximumBackward1",
-    "_foreach_norm.Scalar": "ForeachNormBackward0",
+    "_foreach_norm.Scalar": "ForeachNormBackward0", "_foreach_mm": "ForeachMmBackward0",
 }
 # The per-element operator whose formula torch differentiates, where it is not the one the
 # kernel runs: maximum and minimum (their kernels run clamp_min and clamp_max, whose gradient
@@ -44,8 +50,19 @@ REFERENCE = {
     "_foreach_maximum.Scalar": "maximum", "_foreach_minimum.Scalar": "minimum",
     "_foreach_maximum.ScalarList": "maximum", "_foreach_minimum.ScalarList": "minimum",
 }
-# torch has no formula for the packed-scalars overloads: their outputs get a node that refuses.
-NOT_DIFFERENTIABLE = {"_foreach_addcmul.Tensor", "_foreach_addcdiv.Tensor"}
+# torch has no formula for these (the packed-scalars overloads, powsum, the functional copy):
+# their outputs get a node that refuses, whose edges are the inputs that require grad only.
+NOT_DIFFERENTIABLE = {"_foreach_addcmul.Tensor", "_foreach_addcdiv.Tensor", "_foreach_powsum.Scalar",
+                      "_foreach_copy"}
+# In-place ones torch has no formula for: each written tensor gets a node that refuses (named
+# without the ``aten::`` of a functional one's). maximum_ and minimum_ by numbers are among them
+# (torch's formulas for those are the functional foreach operators' own entries).
+INPLACE_NOT_DIFFERENTIABLE = {"_foreach_addcmul_.Tensor", "_foreach_addcdiv_.Tensor", "_foreach_copy_",
+                              "_foreach_maximum_.Scalar", "_foreach_maximum_.ScalarList",
+                              "_foreach_minimum_.Scalar", "_foreach_minimum_.ScalarList"}
+# In-place ones whose elements torch records with another operator's formula than the kernel's:
+# maximum_ and minimum_ by tensors (their kernels run clamp_min_ and clamp_max_).
+INPLACE_REFERENCE = {"_foreach_maximum_.List": "maximum", "_foreach_minimum_.List": "minimum"}
 
 
 class ForeachBackward(Node):
@@ -76,6 +93,19 @@ class ForeachBackward(Node):
                 part.release_variables()
 
 
+_NODE_TYPES = {}
+
+
+def _node_type(name):
+    """The Python type torch gives the node: one of the node's own name for an entry of its
+    derivatives.yaml (``ForeachNormBackward0``), the generic ``CppFunction`` for a node torchgen
+    builds from the per-element formulas (``ForeachAddBackward0List``)."""
+    type_name = name if name in TORCH_ENTRIES.values() else "CppFunction"
+    if type_name not in _NODE_TYPES:
+        _NODE_TYPES[type_name] = type(type_name, (ForeachBackward,), {"__slots__": ()})
+    return _NODE_TYPES[type_name]
+
+
 def _tensor_arguments(schema, args):
     """The tensor arguments as edges are laid out: [(is a list, the value)], in schema order."""
     out = []
@@ -98,10 +128,20 @@ def _edges_and_slots(tensor_args, n):
 def _per_element(name, call, kwargs):
     """One element's call, with the operator whose gradient torch takes."""
     reference = REFERENCE.get(name)
-    if reference is None:
+    if reference is None or call[0]._impl.dtype.is_complex:     # torch's kernel refuses complex first
         return PER_ELEMENT[name](call, kwargs)
     other = call[1]
     return dispatcher.call(reference, call[0], other if hasattr(other, "_impl") else wrap_scalar(other))
+
+
+def _check_differentiable_dtypes(results):
+    """One node stands for every output, so each must be of a dtype autograd differentiates: an
+    integer or bool output (``_foreach_add([x, ints], 1)`` with ``x`` requiring grad) is refused,
+    as torch's generated foreach kernels refuse it; an operator with no formula is not checked."""
+    for t in results:
+        dtype = t._impl.dtype
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError(f"Autograd not support dtype: {dtype.torch_name}")
 
 
 def _functional_kernel(op):
@@ -113,24 +153,67 @@ def _functional_kernel(op):
         if not (_grad_mode.grad_enabled and any(t._requires_grad for t in inputs)):
             with below_autograd():
                 return op.redispatch(after_autograd(ks), *args, **kwargs)
-        calls = per_element_calls(op.schema, args)
         if name in NOT_DIFFERENTIABLE:
             with below_autograd():
                 results = op.redispatch(after_autograd(ks), *args, **kwargs)
             node = NotImplementedNode(f"aten::{op.schema.name.name}")
-            node._next_edges = collect_next_edges(*inputs)
+            node._next_edges = collect_next_edges(*(t for t in inputs if t._requires_grad))
             set_history(results, node)
             return results
+        calls = per_element_calls(op.schema, args)
         results = tuple(_per_element(name, call, kwargs) for call in calls)
+        _check_differentiable_dtypes(results)
         parts = [t._grad_fn if t._requires_grad else None for t in results]
         all_inputs, slots = _edges_and_slots(tensor_args, len(calls))
         first = next(p for p in parts if p is not None)
         overload = op.schema.name.overload_name
-        node = ForeachBackward(TORCH_ENTRIES.get(name, f"Foreach{first.name()}{overload}"), parts, slots)
+        node_name = TORCH_ENTRIES.get(name, f"Foreach{first.name()}{overload}")
+        node = _node_type(node_name)(node_name, parts, slots)
         node._next_edges = collect_next_edges(*all_inputs)
         set_history(results, node)
         return results
     return kernel
+
+
+def _snapshot(t):
+    """A copy of ``t``'s values that keeps its place in the graph (its gradient edge): what a
+    formula reads of ``self`` once ``self`` has been written (torch saves ``original_self``)."""
+    edge = gradient_edge(t) if t._requires_grad else None
+    with below_autograd():
+        copy = dispatcher.call("clone", t)
+    if edge is not None:
+        copy._grad_fn, copy._output_nr, copy._requires_grad = edge[0], edge[1], True
+    return copy
+
+
+def _inplace_without_formula(op, ks, args, kwargs):
+    """The loop below autograd; then each written tensor gets a node of its own that refuses,
+    with edges to that tensor (before the write) and to every tensor of the other arguments,
+    those that need no gradient included, as torch's generated loop makes them."""
+    for t in args[0]:
+        check_inplace(t)
+    others = [t for is_list, v in _tensor_arguments(op.schema, args)[1:] for t in (v if is_list else [v])]
+    edges = [collect_next_edges(t, *others) for t in args[0]]
+    with below_autograd():
+        op.redispatch(after_autograd(ks), *args, **kwargs)
+    for t, element_edges in zip(args[0], edges):
+        node = NotImplementedNode(op.schema.name.name.base + "_")
+        node._next_edges = element_edges
+        rebase_history(t, node)
+
+
+def _inplace_by_reference(op, ks, args, kwargs, reference):
+    """Each element's node is the reference operator's, made from a snapshot of ``self`` before
+    the kernel writes it; then each written tensor takes its element's node as its history."""
+    calls = per_element_calls(op.schema, args)
+    for call in calls:
+        check_inplace(call[0])
+    nodes = [dispatcher.call(reference, _snapshot(call[0]), call[1])._grad_fn for call in calls]
+    with below_autograd():
+        op.redispatch(after_autograd(ks), *args, **kwargs)
+    for call, node in zip(calls, nodes):
+        if node is not None:
+            rebase_history(call[0], node)
 
 
 def _inplace_kernel(op):
@@ -141,9 +224,22 @@ def _inplace_kernel(op):
     def kernel(ks, *args, **kwargs):
         tensors = [t for is_list, v in _tensor_arguments(op.schema, args) for t in (v if is_list else [v])]
         if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
+            if name in INPLACE_NOT_DIFFERENTIABLE:
+                return _inplace_without_formula(op, ks, args, kwargs)
+            if name in INPLACE_REFERENCE:
+                return _inplace_by_reference(op, ks, args, kwargs, INPLACE_REFERENCE[name])
             for call in per_element_calls(op.schema, args):
                 PER_ELEMENT[name](call, kwargs)
             return None
+        with below_autograd():
+            return op.redispatch(after_autograd(ks), *args, **kwargs)
+    return kernel
+
+
+def _out_kernel(op):
+    """An ``out=`` form records nothing, and refuses no input that requires grad (torch's
+    generated ``out=`` foreach forms have no autograd check)."""
+    def kernel(ks, *args, **kwargs):
         with below_autograd():
             return op.redispatch(after_autograd(ks), *args, **kwargs)
     return kernel
@@ -153,5 +249,7 @@ def register_foreach_autograd_kernels():
     """The Autograd kernel of every foreach operator of ``native_functions.yaml``."""
     for name, op in list(dispatcher.operators.items()):
         if name.startswith("aten::_foreach_") and op.schema is not None:
-            make = _inplace_kernel if not op.schema.returns else _functional_kernel
+            make = _functional_kernel if op.schema.returns else _inplace_kernel
+            if op.schema.kind() == SchemaKind.out:
+                make = _out_kernel
             dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(make(op), with_keyset=True))

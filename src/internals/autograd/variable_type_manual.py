@@ -246,6 +246,11 @@ class NotImplementedNode(Node):
         raise RuntimeError(f"derivative for {self.forward_fn} is not implemented")
 
 
+# torch's Python type of this node is named NotImplemented (``type(y.grad_fn).__name__``); the
+# class cannot be defined under that name without hiding Python's builtin NotImplemented.
+NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"
+
+
 def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False):
     """torch generates these for an operator with no formula (``set_``, ``heaviside``): an output
     made while autograd records gets a grad_fn that refuses backward; a leaf that requires grad

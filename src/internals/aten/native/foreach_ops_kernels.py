@@ -12,7 +12,9 @@ schema's ``-> ()`` says. ``_foreach_maximum`` and ``_foreach_minimum`` run ``cla
 """
 from torchgen.model import FunctionSchema
 
+from ...c10.scalar_type import float32, type_meta_name
 from .. import dispatcher
+from .resize import resize_output
 
 __all__ = ["check_foreach_api_restrictions", "per_element_calls", "PER_ELEMENT"]
 
@@ -49,7 +51,7 @@ def per_element_calls(schema, args):
     defaults for those not given: addcmul's ``value=1``)."""
     positional = schema.arguments.flat_positional
     args = tuple(args) + tuple(_DEFAULTS[a.default] for a in positional[len(args):])
-    n = check_foreach_api_restrictions(schema, args)
+    n = _OWN_CHECKS.get(str(schema.name), check_foreach_api_restrictions)(schema, args)
     if schema.name.overload_name == "Tensor" and schema.name.name.base.rstrip("_") in _ONE_NUMBER:
         _check_scalar_tensor(args[1])
     listed = [str(a.type).endswith("[]") for a in schema.arguments.flat_positional]
@@ -182,6 +184,10 @@ _KERNELS.update({
 for _kernel, (_func, _op) in _KERNELS.items():
     globals()[_kernel] = _slow(_func, _op, "value" if _op.startswith("addc") else None)
     __all__.append(_kernel)
+# maximum and minimum run clamp_min and clamp_max: their elements' calls are those
+for _name, _kernel in (("maximum", "clamp_min"), ("minimum", "clamp_max")):
+    for _key in [k for k in PER_ELEMENT if k.startswith(f"_foreach_{_kernel}")]:
+        PER_ELEMENT[_key.replace(_kernel, _name, 1)] = PER_ELEMENT[_key]
 for _name in ("addcmul", "addcdiv"):
     for _suffix in ("", "_"):
         _func = (f"_foreach_{_name}{_suffix}.Tensor(Tensor[] self, Tensor[] tensor1, Tensor[] tensor2, "
@@ -206,3 +212,106 @@ def foreach_tensor_norm_slow(self, ord=2, dtype=None):
 
 
 __all__.append("foreach_tensor_norm_slow")
+
+
+def _max(call, kwargs):
+    """One tensor's maximum over all its elements. An empty tensor is refused with the foreach
+    operator's own message (``max()`` would ask for a dimension)."""
+    if call[0].numel() == 0:
+        raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is "
+                           "undefined.")
+    return dispatcher.call("max", call[0])
+
+
+_MAX = FunctionSchema.parse("_foreach_max(Tensor[] self) -> Tensor[]")
+PER_ELEMENT[str(_MAX.name)] = _max
+
+
+def foreach_tensor_max_slow(self):
+    """``_foreach_max``: the largest element of each tensor, a 0-dim tensor of its dtype."""
+    return tuple(_max(call, {}) for call in per_element_calls(_MAX, (self,)))
+
+
+def _powsum(call, kwargs):
+    """``sum(|x| ** ord)`` over one tensor, taken after casting it to ``dtype`` when given: the
+    vector norm without its final root, and with no special case for ``ord`` 0 or infinite
+    (``|0| ** 0`` counts 1). Half-width floats are computed in float32, as torch's reduction
+    accumulates them, and the sum is cast back."""
+    t, ord, dtype = call
+    if dtype is not None and t.dtype is not dtype:
+        t = dispatcher.call("_to_copy", t, dtype=dtype)
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise NotImplementedError(f"\"powsum_cpu\" not implemented for '{t.dtype.torch_name}'")
+    magnitude = dispatcher.call("abs", t)
+    real = magnitude.dtype
+    if real.is_reduced_float:
+        magnitude = dispatcher.call("_to_copy", magnitude, dtype=float32)
+    total = dispatcher.call("sum", dispatcher.call("pow.Tensor_Scalar", magnitude, ord))
+    return total if total.dtype is real else dispatcher.call("_to_copy", total, dtype=real)
+
+
+_POWSUM = FunctionSchema.parse("_foreach_powsum.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) "
+                               "-> Tensor[]")
+PER_ELEMENT[str(_POWSUM.name)] = _powsum
+
+
+def foreach_tensor_powsum_slow(self, ord=2, dtype=None):
+    """``_foreach_powsum.Scalar``: ``sum(|x| ** ord)`` of each tensor (what ``_foreach_norm``
+    computes before its root), a 0-dim tensor of the real dtype."""
+    return tuple(_powsum(call, {}) for call in per_element_calls(_POWSUM, (self, ord, dtype)))
+
+
+def _check_mm(schema, args):
+    """``_foreach_mm``'s own checks (``ForeachOpsKernels.cpp``), before each ``mm`` checks its pair."""
+    self, mat2 = args
+    if len(self) == 0:
+        raise RuntimeError("_foreach_mm requires non-empty tensor lists")
+    if len(self) != len(mat2):
+        raise RuntimeError("_foreach_mm: self and mat2 must have the same number of tensors")
+    return len(self)
+
+
+_MM = FunctionSchema.parse("_foreach_mm(Tensor[] self, Tensor[] mat2) -> Tensor[]")
+PER_ELEMENT[str(_MM.name)] = _one("mm")
+_OWN_CHECKS = {str(_MM.name): _check_mm}
+
+
+def foreach_tensor_mm_slow(self, mat2):
+    """``_foreach_mm``: ``mm`` of each pair of matrices."""
+    return tuple(dispatcher.call("mm", a, b) for a, b in per_element_calls(_MM, (self, mat2)))
+
+
+def foreach_tensor_copy_functional(self, src, non_blocking=False):
+    """``_foreach_copy``, the functional form of ``_foreach_copy_`` (torch generates it for
+    functionalization: each of ``self`` cloned, then the in-place copy onto the clones). torch
+    binds no Python name for it; ``torch.ops.aten._foreach_copy`` reaches it."""
+    clones = tuple(dispatcher.call("clone", t) for t in self)
+    if clones:
+        dispatcher.call("_foreach_copy_", clones, src, non_blocking)
+    return clones
+
+
+def _out_form(functional, name):
+    """The ``out=`` form torch generates for a foreach operator (``autogen`` in its YAML; the
+    kernel is written out in ``CompositeViewCopyKernels.cpp``): the functional operator, then
+    every ``out`` resized to its result, then each result copied in, which wants equal dtypes."""
+    def kernel(*args, out, **kwargs):
+        results = functional(*args, **kwargs)
+        if len(out) != len(results):
+            raise RuntimeError(f"{name}: expected {len(results)} out tensors, but got {len(out)}")
+        for o, r in zip(out, results):
+            resize_output(o, r.shape)
+        for o, r in zip(out, results):
+            if o.dtype is not r.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {type_meta_name(r.dtype)}, but got "
+                                   f"{type_meta_name(o.dtype)} instead")
+            dispatcher.call("copy_", o, r)
+    kernel.__name__ = kernel.__qualname__ = f"{functional.__name__}_out"
+    kernel.__doc__ = f"``{name}``: {functional.__name__} written into ``out``."
+    return kernel
+
+
+foreach_tensor_max_slow_out = _out_form(foreach_tensor_max_slow, "_foreach_max.out")
+foreach_tensor_powsum_slow_out = _out_form(foreach_tensor_powsum_slow, "_foreach_powsum.Scalar_out")
+__all__ += ["foreach_tensor_max_slow", "foreach_tensor_powsum_slow", "foreach_tensor_mm_slow",
+            "foreach_tensor_copy_functional", "foreach_tensor_max_slow_out", "foreach_tensor_powsum_slow_out"]
