@@ -172,9 +172,10 @@ class Optimizer:
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change how fast torch's step runs, not its algorithm (some multi-tensor loops, as
-    # NAdam's, order a few operations differently: the last bit may move). SGD, Adam and AdamW
-    # take their multi-tensor step with foreach=True, over the ``_foreach_*`` operators as
-    # torch's; the others accept foreach and run the single-tensor loop. fused runs the
+    # NAdam's, order a few operations differently: the last bit may move). SGD, Adam, AdamW and
+    # ASGD take their multi-tensor step with foreach=True, over the ``_foreach_*`` operators as
+    # torch's (ASGD's computes η in float32, far from its single-tensor loop's η); the others
+    # accept foreach and run the single-tensor loop. fused runs the
     # single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
     # here and its multi-tensor steps refuse when they run (check_foreach_differentiable).
     # capturable is refused at step time, as torch refuses it (check_capturable).
