@@ -1,10 +1,11 @@
 """Checkpoints holding more than tensors, in both directions between torch and internals: a
 torch.Size, dtypes, devices, sets, complex numbers and bytes; map_location as a device, a dict
 or a function; torch's default weights_only=None; and torch's errors for a missing directory.
-Damaged, unsafe, legacy and big-endian files, each loaded by both libraries, and sparse COO
-tensors in both directions."""
+Generators partway through their streams. Damaged, unsafe, legacy and big-endian files, each
+loaded by both libraries, and sparse COO tensors in both directions."""
 import builtins
 import collections
+import copy
 import io
 import pickle
 import zipfile
@@ -35,6 +36,39 @@ def test_non_tensor_values_load_across_libraries(saver, loader):
     saver.save(_payload(saver), buffer)
     buffer.seek(0)
     assert _describe(loader.load(buffer)) == _describe(_payload(torch))
+
+
+def _drawn_from(lib):
+    """A generator partway through its stream, a normal sample cached in its state."""
+    g = lib.Generator().manual_seed(3)
+    lib.rand(5, generator=g)
+    lib.randn(1, generator=g, dtype=lib.float64)
+    return g
+
+
+def _next_draws(lib, g):
+    return [g.initial_seed(), lib.rand(3, generator=g).tolist(), lib.randn(2, generator=g, dtype=lib.float64).tolist()]
+
+
+@pytest.mark.parametrize("saver, loader", [(torch, internals), (internals, torch), (internals, internals)],
+                         ids=["torch_to_internals", "internals_to_torch", "internals_round_trip"])
+def test_a_generator_saved_mid_stream_goes_on_where_it_was(saver, loader):
+    """torch pickles a generator as torch._C.Generator(device) given (seed, offset, state): the
+    loaded one draws what the saved one would have drawn next. weights_only refuses the global."""
+    buffer = io.BytesIO()
+    saver.save({"g": _drawn_from(saver)}, buffer)
+    buffer.seek(0)
+    loaded = loader.load(buffer, weights_only=False)["g"]
+    assert isinstance(loaded, loader.Generator)
+    assert _next_draws(loader, loaded) == _next_draws(torch, _drawn_from(torch))
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="torch._C.Generator"):
+        loader.load(buffer, weights_only=True)
+
+
+def test_a_generator_deep_copied_or_pickled_keeps_its_place():
+    for copied in (copy.deepcopy(_drawn_from(internals)), pickle.loads(pickle.dumps(_drawn_from(internals)))):
+        assert _next_draws(internals, copied) == _next_draws(torch, _drawn_from(torch))
 
 
 @pytest.mark.parametrize("map_location", [{"cpu": "cpu"}, lambda storage, location: storage,

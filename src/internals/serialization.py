@@ -50,6 +50,7 @@ from ._tensor_base import Size
 from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor
 from .c10 import scalar_type as st
 from .c10.device import as_device, device
+from .c10.generator import Generator
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import COMPRESSED_LAYOUTS, NoStorage, TensorImpl, layout, sparse_coo, strided
 from .nn.parameter import Parameter
@@ -84,6 +85,7 @@ _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
 _SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
+_GENERATOR = _Global("torch._C", "Generator")
 # The Python globals torch's weights-only unpickler also admits: sets, bytearrays, complex numbers, and bytes
 # (protocol 2 writes bytes as _codecs.encode of a latin-1 string).
 _SAFE_BUILTINS = {("_codecs", "encode"): codecs.encode}
@@ -170,6 +172,8 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
             self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
             return None
+        if isinstance(obj, Generator):            # under torch's name, so that either library reads it
+            return self.save_reduce(_GENERATOR, *obj.__reduce__()[1:], obj=obj)
         if not isinstance(obj, (layout, Size, device, _tensor.Tensor)):
             return super().save(obj, save_persistent_id)
         memo = self.memo.get(id(obj))
@@ -351,6 +355,8 @@ class _Unpickler(pickle.Unpickler):
             return device
         if (module, name) in _SAFE_BUILTINS:
             return _SAFE_BUILTINS[(module, name)]
+        if self.trusted and module == "torch._C" and name == "Generator":
+            return Generator
         if self.trusted:
             return super().find_class(module, name)
         raise _Refused(module, name)
