@@ -31,6 +31,9 @@ __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
+    _loaded_group_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+    _state_numbers = ("step", "eta", "mu")
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         check_lr(lr)
