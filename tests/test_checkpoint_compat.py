@@ -225,6 +225,24 @@ def _leaf_facts(obj):
             for v in leaves]
 
 
+@pytest.mark.parametrize("options", [dict(weights_only=False), dict(pickle_module=pickle)], ids=["weights_only_false",
+                                                                                              "pickle_module"])
+@pytest.mark.parametrize("saver", [torch, internals], ids=["torch_file", "internals_file"])
+def test_legacy_file_of_any_object_loads_when_trusted(saver, options):
+    """A legacy file holding an object of the caller's own class (its tensors inside it) loads
+    when weights_only is off, as torch's plain unpickler loads it; weights-only refuses it."""
+    buffer = io.BytesIO()
+    saver.save({"box": Box(saver.arange(3.0)), "t": saver.ones(2)}, buffer, _use_new_zipfile_serialization=False)
+    for lib in (torch, internals):
+        buffer.seek(0)
+        loaded = lib.load(buffer, **options)
+        assert isinstance(loaded["box"].value, lib.Tensor) and loaded["box"].value.tolist() == [0.0, 1.0, 2.0]
+        assert loaded["t"].tolist() == [1.0, 1.0]
+        buffer.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {__name__}.Box was not an allowed"):
+            lib.load(buffer, weights_only=True)
+
+
 @pytest.mark.parametrize("name", sorted(_LEGACY_OBJECTS))
 @pytest.mark.parametrize("loader", [torch, internals], ids=["torch_loads", "internals_loads"])
 def test_legacy_format_written_as_torch_writes_it(name, loader):

@@ -519,17 +519,18 @@ def _read_exactly(f, n):
 class _LegacyReader:
     """The legacy file as one thing to load, so its errors are reworded as the zip format's are."""
 
-    def __init__(self, f, map_location):
-        self.f, self.map_location = f, map_location
+    def __init__(self, f, map_location, trusted):
+        self.f, self.map_location, self.trusted = f, map_location, trusted
 
     def load(self):
-        return _load_legacy(self.f, self.map_location)
+        return _load_legacy(self.f, self.map_location, self.trusted)
 
 
-def _load_legacy(f, map_location):
+def _load_legacy(f, map_location, trusted):
     """torch's legacy (pre-1.6) format: magic number, protocol, system info, the object, its storage
     keys, then each storage as an element count and raw bytes. Read in two passes, since the
-    bytes come after the pickle that refers to them."""
+    bytes come after the pickle that refers to them; ``trusted``, both passes import the object's
+    other globals (the first builds it without its tensors)."""
     if _LegacyUnpickler(f, None).load() != _MAGIC:
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol = _LegacyUnpickler(f, None).load()
@@ -538,6 +539,7 @@ def _load_legacy(f, map_location):
     info = _LegacyUnpickler(f, None).load()
     start = f.tell()
     scan = _LegacyUnpickler(f, None)
+    scan.trusted = trusted
     scan.load()
     data = {}
     for key in _LegacyUnpickler(f, None).load():
@@ -550,7 +552,9 @@ def _load_legacy(f, map_location):
             raise RuntimeError(f"storage {key} holds {count} elements, not the {numel} its pickle says")
         data[key] = raw
     f.seek(start)
-    return _LegacyUnpickler(f, map_location, data).load()
+    unpickler = _LegacyUnpickler(f, map_location, data)
+    unpickler.trusted = trusted
+    return unpickler.load()
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -608,14 +612,13 @@ def _is_zip(f):
 def _load_archive(f, map_location, trusted=False):
     """``trusted`` (``weights_only=False``): any global the pickle names is imported and called,
     as Python's own unpickler does (a whole module saved by ``fx``'s ``to_folder``); only for
-    files one trusts. The legacy format is read weights-only either way."""
+    files one trusts, in either format."""
     head = f.read(4)
     f.seek(-len(head), io.SEEK_CUR)
     if head != b"PK\x03\x04":
-        if trusted:
-            raise NotImplementedError("internals.load reads the legacy format with weights_only=True only")
-        _check_legacy_head(head)
-        return _unpickle(_LegacyReader(f, map_location))
+        if not trusted:
+            _check_legacy_head(head)
+        return _unpickle(_LegacyReader(f, map_location, trusted))
     with _open_zip(f) as archive:
         names = archive.namelist()
         prefix = names[0].split("/")[0] + "/" if names else ""     # torch names the folder by the first record
