@@ -1,10 +1,11 @@
 """Checkpoints holding more than tensors, in both directions between torch and internals: a
 torch.Size, dtypes, devices, sets, complex numbers and bytes; map_location as a device, a dict
 or a function; torch's default weights_only=None; and torch's errors for a missing directory.
-Damaged, unsafe, legacy and big-endian files, each loaded by both libraries, and sparse COO
-tensors in both directions."""
+Generators partway through their streams. Damaged, unsafe, legacy and big-endian files, each
+loaded by both libraries, and sparse COO tensors in both directions."""
 import builtins
 import collections
+import copy
 import io
 import pickle
 import zipfile
@@ -35,6 +36,39 @@ def test_non_tensor_values_load_across_libraries(saver, loader):
     saver.save(_payload(saver), buffer)
     buffer.seek(0)
     assert _describe(loader.load(buffer)) == _describe(_payload(torch))
+
+
+def _drawn_from(lib):
+    """A generator partway through its stream, a normal sample cached in its state."""
+    g = lib.Generator().manual_seed(3)
+    lib.rand(5, generator=g)
+    lib.randn(1, generator=g, dtype=lib.float64)
+    return g
+
+
+def _next_draws(lib, g):
+    return [g.initial_seed(), lib.rand(3, generator=g).tolist(), lib.randn(2, generator=g, dtype=lib.float64).tolist()]
+
+
+@pytest.mark.parametrize("saver, loader", [(torch, internals), (internals, torch), (internals, internals)],
+                         ids=["torch_to_internals", "internals_to_torch", "internals_round_trip"])
+def test_a_generator_saved_mid_stream_goes_on_where_it_was(saver, loader):
+    """torch pickles a generator as torch._C.Generator(device) given (seed, offset, state): the
+    loaded one draws what the saved one would have drawn next. weights_only refuses the global."""
+    buffer = io.BytesIO()
+    saver.save({"g": _drawn_from(saver)}, buffer)
+    buffer.seek(0)
+    loaded = loader.load(buffer, weights_only=False)["g"]
+    assert isinstance(loaded, loader.Generator)
+    assert _next_draws(loader, loaded) == _next_draws(torch, _drawn_from(torch))
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="torch._C.Generator"):
+        loader.load(buffer, weights_only=True)
+
+
+def test_a_generator_deep_copied_or_pickled_keeps_its_place():
+    for copied in (copy.deepcopy(_drawn_from(internals)), pickle.loads(pickle.dumps(_drawn_from(internals)))):
+        assert _next_draws(internals, copied) == _next_draws(torch, _drawn_from(torch))
 
 
 @pytest.mark.parametrize("map_location", [{"cpu": "cpu"}, lambda storage, location: storage,
@@ -189,6 +223,24 @@ def _leaf_facts(obj):
     leaves = torch.utils._pytree.tree_flatten(obj)[0]
     return [(type(v).__name__, _tensor_facts(v) if hasattr(v, "stride") else repr(v).replace("internals", "torch"))
             for v in leaves]
+
+
+@pytest.mark.parametrize("options", [dict(weights_only=False), dict(pickle_module=pickle)], ids=["weights_only_false",
+                                                                                              "pickle_module"])
+@pytest.mark.parametrize("saver", [torch, internals], ids=["torch_file", "internals_file"])
+def test_legacy_file_of_any_object_loads_when_trusted(saver, options):
+    """A legacy file holding an object of the caller's own class (its tensors inside it) loads
+    when weights_only is off, as torch's plain unpickler loads it; weights-only refuses it."""
+    buffer = io.BytesIO()
+    saver.save({"box": Box(saver.arange(3.0)), "t": saver.ones(2)}, buffer, _use_new_zipfile_serialization=False)
+    for lib in (torch, internals):
+        buffer.seek(0)
+        loaded = lib.load(buffer, **options)
+        assert isinstance(loaded["box"].value, lib.Tensor) and loaded["box"].value.tolist() == [0.0, 1.0, 2.0]
+        assert loaded["t"].tolist() == [1.0, 1.0]
+        buffer.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {__name__}.Box was not an allowed"):
+            lib.load(buffer, weights_only=True)
 
 
 @pytest.mark.parametrize("name", sorted(_LEGACY_OBJECTS))
@@ -360,3 +412,78 @@ def test_conjugate_and_negative_views_load_with_their_values(view):
         ours = internals.load(io.BytesIO(buffer.getvalue()), weights_only=weights_only)["v"]
         assert ours.tolist() == value.resolve_conj().resolve_neg().tolist()
         assert type(ours).__name__ == type(value).__name__
+
+
+class Box:
+    """A class of the caller's own: refused by a weights-only load until allowed."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and other.value == self.value
+
+
+def _saved(lib, obj, **kwargs):
+    buffer = io.BytesIO()
+    lib.save(obj, buffer, **kwargs)
+    buffer.seek(0)
+    return buffer
+
+
+@pytest.mark.parametrize("saver", [torch, internals], ids=["torch_file", "internals_file"])
+def test_safe_globals_allow_a_class_for_weights_only_loads(saver):
+    """The allow-list torch's refusal message points to: the context allows the class inside the
+    block only; add_safe_globals until cleared, also by another name given beside the class;
+    get_unsafe_globals_in_checkpoint lists what a weights-only load would refuse."""
+    payload = {"box": Box(2), "t": saver.arange(3.0), "sizes": collections.OrderedDict(a=1)}
+    for lib in (torch, internals):
+        assert lib.serialization.get_unsafe_globals_in_checkpoint(_saved(saver, payload)) == [f"{__name__}.Box"]
+        with lib.serialization.safe_globals([Box]):
+            loaded = lib.load(_saved(saver, payload), weights_only=True)
+        assert loaded["box"] == Box(2) and loaded["t"].tolist() == [0.0, 1.0, 2.0]
+        with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {__name__}.Box was not an allowed"):
+            lib.load(_saved(saver, payload), weights_only=True)
+        lib.serialization.add_safe_globals([(Box, f"{__name__}.Box")])
+        try:
+            assert lib.serialization.get_unsafe_globals_in_checkpoint(_saved(saver, payload)) == []
+            assert lib.load(_saved(saver, payload), weights_only=True)["box"] == Box(2)
+        finally:
+            lib.serialization.clear_safe_globals()
+    with pytest.raises(ValueError, match="Expected input to be a checkpoint returned by torch.save"):
+        legacy = _saved(saver, [1], _use_new_zipfile_serialization=False)
+        internals.serialization.get_unsafe_globals_in_checkpoint(legacy)
+
+
+@pytest.mark.parametrize("case", ["pickle_module_and_weights_only", "pickle_module_alone", "forced_by_environment",
+                                  "forced_both_ways", "mmap_of_a_legacy_file", "save_onto_a_folder"])
+def test_how_load_decides_weights_only_and_refuses_as_torch(case, tmp_path, monkeypatch):
+    """torch.load's own rules: a pickle module means weights_only=False unless asked for (then it
+    refuses), the environment variables force either way, mmap wants the zip format; a folder
+    given to save is refused by the file writer."""
+    def run(lib):
+        if case == "pickle_module_and_weights_only":
+            return lib.load(_saved(lib, [1]), weights_only=True, pickle_module=pickle)
+        if case == "pickle_module_alone":
+            return lib.load(_saved(lib, [Box(1)]), pickle_module=pickle)
+        if case == "forced_by_environment":
+            monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+            with pytest.warns(UserWarning, match="forcing weights_only=False"):
+                return lib.load(_saved(lib, [Box(1)]))
+        if case == "forced_both_ways":
+            monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+            monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "yes")
+            return lib.load(_saved(lib, [1]))
+        if case == "mmap_of_a_legacy_file":
+            path = str(tmp_path / f"{lib.__name__}.pt")
+            lib.save([lib.ones(2)], path, _use_new_zipfile_serialization=False)
+            return lib.load(path, mmap=True)
+        return lib.save([1], str(tmp_path))
+    try:
+        expected = run(torch)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError) as ours:
+            run(internals)
+        assert str(ours.value).replace("internals", "torch") == str(error)
+        return
+    assert run(internals) == expected

@@ -40,6 +40,7 @@ import pickletools
 import struct
 import sys
 import types
+import warnings
 import zipfile
 
 import numpy as np
@@ -50,12 +51,14 @@ from ._tensor_base import Size
 from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor
 from .c10 import scalar_type as st
 from .c10.device import as_device, device
+from .c10.generator import Generator
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import COMPRESSED_LAYOUTS, NoStorage, TensorImpl, layout, sparse_coo, strided
 from .nn.parameter import Parameter
 from .storage import TypedStorage
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals",
+           "get_unsafe_globals_in_checkpoint"]
 
 _STORAGE_TYPES = {st.float32: "FloatStorage", st.float64: "DoubleStorage", st.float16: "HalfStorage",
                   st.bfloat16: "BFloat16Storage", st.int64: "LongStorage", st.int32: "IntStorage",
@@ -84,6 +87,7 @@ _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
 _SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
+_GENERATOR = _Global("torch._C", "Generator")
 # The Python globals torch's weights-only unpickler also admits: sets, bytearrays, complex numbers, and bytes
 # (protocol 2 writes bytes as _codecs.encode of a latin-1 string).
 _SAFE_BUILTINS = {("_codecs", "encode"): codecs.encode}
@@ -170,6 +174,8 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
             self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
             return None
+        if isinstance(obj, Generator):            # under torch's name, so that either library reads it
+            return self.save_reduce(_GENERATOR, *obj.__reduce__()[1:], obj=obj)
         if not isinstance(obj, (layout, Size, device, _tensor.Tensor)):
             return super().save(obj, save_persistent_id)
         memo = self.memo.get(id(obj))
@@ -240,9 +246,21 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
                ("byteorder", b"little")]
     records += [(f"data/{key}", _storage_bytes(storage)) for key, storage in pickler.storages.items()]
     records += [("version", b"3\n"), (".data/serialization_id", os.urandom(20).hex().encode())]
-    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
+    with _zip_writer(f) as archive:
         for name, data in records:
             archive.writestr(f"{_PREFIX}/{name}", data)
+
+
+def _zip_writer(f):
+    """The archive ``save`` fills. A path that cannot be opened for writing (a folder, one without
+    permission) fails as torch's file writer fails: a RuntimeError giving the system's reason."""
+    try:
+        return zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED)
+    except OSError as error:
+        if not isinstance(f, (str, os.PathLike)) or error.strerror is None:
+            raise
+        raise RuntimeError("[enforce fail at inline_container.cc:747] . open file failed with strerror: "
+                           f"{error.strerror}") from None
 
 
 # ---------------------------------------------------------------------- load
@@ -351,6 +369,11 @@ class _Unpickler(pickle.Unpickler):
             return device
         if (module, name) in _SAFE_BUILTINS:
             return _SAFE_BUILTINS[(module, name)]
+        allowed = _user_allowed_globals().get(f"{module}.{name}")
+        if allowed is not None:
+            return allowed
+        if self.trusted and module == "torch._C" and name == "Generator":
+            return Generator
         if self.trusted:
             return super().find_class(module, name)
         raise _Refused(module, name)
@@ -496,17 +519,18 @@ def _read_exactly(f, n):
 class _LegacyReader:
     """The legacy file as one thing to load, so its errors are reworded as the zip format's are."""
 
-    def __init__(self, f, map_location):
-        self.f, self.map_location = f, map_location
+    def __init__(self, f, map_location, trusted):
+        self.f, self.map_location, self.trusted = f, map_location, trusted
 
     def load(self):
-        return _load_legacy(self.f, self.map_location)
+        return _load_legacy(self.f, self.map_location, self.trusted)
 
 
-def _load_legacy(f, map_location):
+def _load_legacy(f, map_location, trusted):
     """torch's legacy (pre-1.6) format: magic number, protocol, system info, the object, its storage
     keys, then each storage as an element count and raw bytes. Read in two passes, since the
-    bytes come after the pickle that refers to them."""
+    bytes come after the pickle that refers to them; ``trusted``, both passes import the object's
+    other globals (the first builds it without its tensors)."""
     if _LegacyUnpickler(f, None).load() != _MAGIC:
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol = _LegacyUnpickler(f, None).load()
@@ -515,6 +539,7 @@ def _load_legacy(f, map_location):
     info = _LegacyUnpickler(f, None).load()
     start = f.tell()
     scan = _LegacyUnpickler(f, None)
+    scan.trusted = trusted
     scan.load()
     data = {}
     for key in _LegacyUnpickler(f, None).load():
@@ -527,7 +552,9 @@ def _load_legacy(f, map_location):
             raise RuntimeError(f"storage {key} holds {count} elements, not the {numel} its pickle says")
         data[key] = raw
     f.seek(start)
-    return _LegacyUnpickler(f, map_location, data).load()
+    unpickler = _LegacyUnpickler(f, map_location, data)
+    unpickler.trusted = trusted
+    return unpickler.load()
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -537,23 +564,61 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     torch's default, True); with ``weights_only=False`` any object does, its classes imported as
     the pickle names them. ``mmap`` (map the file instead of reading it) needs a path, as in
     torch; the storages are read into memory either way."""
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     with open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as opened:
-        return _load_archive(opened, map_location, trusted=weights_only is False)
+        if mmap and not _is_zip(opened):
+            name = f"{f}, " if isinstance(f, str) else ""
+            raise RuntimeError("mmap can only be used with files saved with `torch.save("
+                               f"{name}_use_new_zipfile_serialization=True), please torch.save your checkpoint "
+                               "with this option in order to use mmap.")
+        return _load_archive(opened, map_location, trusted=not weights_only)
+
+
+_TRUE_VALUES = ("1", "y", "yes", "true")
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    """torch.load's choice: weights only unless told otherwise or given a pickle module; the
+    environment variables TORCH_FORCE_WEIGHTS_ONLY_LOAD and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD
+    override it (the second only where the call left weights_only unset)."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    force_not = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    if force and force_not:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        weights_only = True
+    elif force_not and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the`weights_only` "
+                      "argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        weights_only = False
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    return bool(weights_only)
+
+
+def _is_zip(f):
+    head = f.read(4)
+    f.seek(-len(head), io.SEEK_CUR)
+    return head == b"PK\x03\x04"
 
 
 def _load_archive(f, map_location, trusted=False):
     """``trusted`` (``weights_only=False``): any global the pickle names is imported and called,
     as Python's own unpickler does (a whole module saved by ``fx``'s ``to_folder``); only for
-    files one trusts. The legacy format is read weights-only either way."""
+    files one trusts, in either format."""
     head = f.read(4)
     f.seek(-len(head), io.SEEK_CUR)
     if head != b"PK\x03\x04":
-        if trusted:
-            raise NotImplementedError("internals.load reads the legacy format with weights_only=True only")
-        _check_legacy_head(head)
-        return _unpickle(_LegacyReader(f, map_location))
+        if not trusted:
+            _check_legacy_head(head)
+        return _unpickle(_LegacyReader(f, map_location, trusted))
     with _open_zip(f) as archive:
         names = archive.namelist()
         prefix = names[0].split("/")[0] + "/" if names else ""     # torch names the folder by the first record
@@ -588,6 +653,86 @@ def _refuse_unsupported_opcodes(pickled):
                 raise weights_only_error(f"Unsupported operand {code}")
     except (ValueError, EOFError):       # damaged: the unpickler reports it in its own words
         return
+
+
+# ---------------------------------------------------------------------- the user's allow-list
+# torch/_weights_only_unpickler.py keeps one set for the process: add_safe_globals grows it, the
+# safe_globals context takes its entries out again on leaving, and a weights-only load resolves a
+# global its pickle names as ``module.qualname`` (or the name given beside it) from it.
+_marked_safe_globals = set()
+
+
+def add_safe_globals(safe_globals):
+    """Let ``load(weights_only=True)`` resolve these globals: classes or functions, or pairs of
+    one and the full name the pickle calls it by (``(cls, "old.module.Name")``)."""
+    global _marked_safe_globals
+    _marked_safe_globals = _marked_safe_globals.union(set(safe_globals))
+
+
+def clear_safe_globals():
+    global _marked_safe_globals
+    _marked_safe_globals = set()
+
+
+def get_safe_globals():
+    return list(_marked_safe_globals)
+
+
+class safe_globals:
+    """``with safe_globals([cls]):`` allows ``cls`` for the loads inside the block only."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc_info):
+        global _marked_safe_globals
+        _marked_safe_globals = _marked_safe_globals - set(self.safe_globals)
+
+
+def _user_allowed_globals():
+    """The allow-list by the names a pickle uses (torch's ``_get_user_allowed_globals``)."""
+    allowed = {}
+    for entry in _marked_safe_globals:
+        if isinstance(entry, tuple):
+            if len(entry) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full path), but got tuple "
+                                 f"of length: {len(entry)}")
+            if type(entry[1]) is not str:
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: "
+                                f"{type(entry[1])}")
+            allowed[entry[1]] = entry[0]
+        else:
+            allowed[f"{entry.__module__}.{entry.__qualname__}"] = entry
+    return allowed
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The ``module.name`` of each global in a checkpoint's pickle that a weights-only load would
+    refuse, read from its opcodes without running them (torch's function of the same name)."""
+    with open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as opened:
+        head = opened.read(4)
+        opened.seek(-len(head), io.SEEK_CUR)
+        if head != b"PK\x03\x04":
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        with _open_zip(opened) as archive:
+            names = archive.namelist()
+            prefix = names[0].split("/")[0] + "/" if names else ""
+            pickled = _read_unchecked(archive, prefix + "data.pkl")
+    judge = _Unpickler(io.BytesIO(), None, "", None, False)     # weights-only: refuses what it would not load
+    unsafe = set()
+    for op, arg, _ in pickletools.genops(pickled):
+        if op.code.encode("latin-1")[0] not in _WEIGHTS_ONLY_OPCODES:
+            raise pickle.UnpicklingError(f"Unsupported operand {op.code.encode('latin-1')[0]}")
+        if op.name == "GLOBAL":
+            module, name = arg.split(" ", 1)
+            try:
+                judge.find_class(module, name)
+            except _Refused:
+                unsafe.add(f"{module}.{name}")
+    return list(unsafe)
 
 
 class _Refused(pickle.UnpicklingError):

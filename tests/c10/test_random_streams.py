@@ -268,6 +268,9 @@ def test_any_sequence_matches_torch(seed, calls):
     lambda lib: lib.multinomial(lib.zeros(3), 1),
     lambda lib: lib.multinomial(lib.ones(2, 2, 2), 1),
     lambda lib: lib.multinomial(lib.tensor([1.0, -1.0]), 1, True),
+    # drawing with replacement checks entry by entry: NaN fails "not below zero" first, inf the finite check
+    lambda lib: lib.multinomial(lib.tensor([1.0, float("nan")]), 3, True),
+    lambda lib: lib.multinomial(lib.tensor([[1.0, 2.0], [float("inf"), -1.0]]), 3, True),
     lambda lib: lib.empty(3).expand(2, 3).bernoulli_(0.5),
     lambda lib: lib.rand(3, generator=lib.Generator(device="cuda")),
 ])

@@ -1,7 +1,8 @@
-"""ASGD against torch's single-tensor loop: the same bits in the parameters, the running average
-and η, μ and the step count over a few steps, in float32 and float64, before and after the
-averaging starts (t0); a tensor lr and complex parameters; the state dict through torch's
-optimizer and back; bad hyper-parameters and the step's refusals with torch's classes and messages."""
+"""ASGD against torch's single-tensor loop, and its multi-tensor loop with foreach=True: the same
+bits in the parameters, the running average and η, μ and the step count over a few steps, in
+float32 and float64, before and after the averaging starts (t0); a tensor lr and complex
+parameters; the state dict through torch's optimizer and back; bad hyper-parameters and the step's
+refusals with torch's classes and messages."""
 import pytest
 import torch
 from helpers import (
@@ -26,6 +27,17 @@ CONFIGS = [dict(), dict(lr=0.1, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1, ma
 def test_asgd_trajectory(config, dtype):
     ours, theirs = run_trajectory(lambda p: internals.optim.ASGD(p, **config),
                                   lambda p: torch.optim.ASGD(p, foreach=False, **config), steps=6, dtype=dtype)
+    assert_same_state(ours, theirs, ["step", "eta", "mu", "ax"])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("config", CONFIGS + [dict(lr=0.05, weight_decay=0.1)], ids=config_id)
+def test_foreach_trajectory_is_torchs_foreach_trajectory(config, dtype):
+    """torch's multi-tensor loop takes η·(g + λ·p) off the parameter and computes the next η in
+    float32 from the step tensor: its bits, not the single-tensor loop's (η alone differs there
+    by a few float32 ulps, which moves a float64 parameter by millions of its ulps)."""
+    ours, theirs = run_trajectory(lambda p: internals.optim.ASGD(p, foreach=True, **config),
+                                  lambda p: torch.optim.ASGD(p, foreach=True, **config), steps=6, dtype=dtype)
     assert_same_state(ours, theirs, ["step", "eta", "mu", "ax"])
 
 

@@ -89,3 +89,47 @@ def test_float32_state_loads_into_a_float64_model(name):
         state = opt64.state[next(m64.parameters())]
         results.append({k: str(v.dtype).split(".")[-1] for k, v in state.items() if k != "step"})
     assert results[0] == results[1]
+
+
+def _dtype(value):
+    return str(value.dtype).split(".")[-1] if value is not None else None
+
+
+OLD_CHECKPOINTS = [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True), "nesterov"),
+                   ("Adam", dict(lr=0.1, amsgrad=True), "amsgrad"),
+                   ("AdamW", dict(lr=0.1, maximize=True), "decoupled_weight_decay"),
+                   ("NAdam", dict(lr=0.1, decoupled_weight_decay=True), "decoupled_weight_decay"),
+                   ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5), "centered"),
+                   ("Adagrad", dict(lr=0.1, maximize=True), "maximize"),
+                   ("ASGD", dict(lr=0.1, t0=1), "maximize"),
+                   ("Adafactor", dict(lr=0.1), "foreach")]
+
+
+@pytest.mark.parametrize("name, kw, dropped", OLD_CHECKPOINTS, ids=[c[0] for c in OLD_CHECKPOINTS])
+def test_a_checkpoint_older_than_an_option_or_tensor_steps_loads_as_torchs(name, kw, dropped):
+    """A checkpoint from before an option existed (its groups lack the key) and before step
+    counts were tensors (Python numbers): torch's ``__setstate__`` gives the group the option's
+    old default, not the value the new optimizer was built with, and makes the numbers float32
+    tensors; the optimizer then steps on from there. A key no ``__setstate__`` names (lr) stays
+    missing in both."""
+    results = []
+    for lib, (model, _) in ((internals, _models()), (torch, _models()[::-1])):
+        opt = getattr(lib.optim, name)(model.parameters(), **kw)
+        _train(lib, model, opt, steps=1)
+        saved = opt.state_dict()
+        for group in saved["param_groups"]:
+            del group[dropped]
+        for state in saved["state"].values():
+            state.update({k: v.item() for k, v in state.items() if k in ("step", "eta", "mu", "mu_product")})
+        opt = getattr(lib.optim, name)(model.parameters(), **kw)
+        opt.load_state_dict(saved)
+        _train(lib, model, opt, steps=1)
+        states = [{k: (_dtype(v), v.tolist() if k in ("step", "eta", "mu", "mu_product") else None)
+                   for k, v in s.items()} for s in opt.state.values()]
+        results.append(([{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups],
+                        states, [p.detach().tolist() for p in model.parameters()]))
+        saved["param_groups"][0].pop("lr")
+        opt.load_state_dict(saved)
+        results[-1] += ("lr" in opt.param_groups[0],)
+    assert results[0][:2] == results[1][:2] and results[0][3] == results[1][3]
+    np.testing.assert_allclose(np.array(results[0][2][0]), np.array(results[1][2][0]), **TRAJECTORY)

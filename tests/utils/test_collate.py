@@ -57,6 +57,8 @@ BAD_BATCHES = {
     # a sparse tensor of any layout: torch refuses it with a RuntimeError before stacking
     "sparse_coo": lambda lib: [lib.tensor([1., 0]).to_sparse(), lib.tensor([0., 2]).to_sparse()],
     "sparse_csr": lambda lib: [lib.eye(2).to_sparse_csr(), lib.eye(2).to_sparse_csr()],
+    # a tensor as the whole batch: its rows are tensors, but stack takes no tensor as its list
+    "a_tensor_as_the_batch": lambda lib: lib.ones(3, 2),
 }
 
 

@@ -165,6 +165,20 @@ class Generator:
         words = self.random(2 * n).astype(np.uint64)
         return (words[0::2] << np.uint64(32)) | words[1::2]
 
+    # ---------------------------------------------------------------- pickling (torch's THPGenerator_reduce)
+    def __reduce__(self):
+        """Rebuilt from its device, then given (initial seed, Philox offset or None, state):
+        ``torch.save`` of a generator, and ``copy.deepcopy``, keep its place in the stream."""
+        offset = None if self.device.type == "cpu" else self._offset
+        return type(self), (self.device,), (self.initial_seed(), offset, self.get_state())
+
+    def __setstate__(self, state):
+        seed, offset, generator_state = state
+        self.manual_seed(seed)
+        if offset is not None:
+            self._offset = offset
+        self.set_state(generator_state)
+
     def __repr__(self):                     # torch's Generator is a C type of torch._C
         return f"<internals._C.Generator object at {hex(id(self))}>"
 

@@ -26,6 +26,9 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(Optimizer):
+    _loaded_group_defaults = dict(maximize=False, capturable=False, foreach=None, differentiable=False)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         check_lr(lr)

@@ -29,6 +29,9 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
+    _loaded_group_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_lr(lr)

@@ -48,6 +48,10 @@ def _check_betas(betas, foreach, capturable):
 
 
 class Adam(Optimizer):
+    _loaded_group_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False,
+                                  differentiable=False, fused=None, decoupled_weight_decay=False)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
@@ -212,6 +216,8 @@ def _differentiable_adam_update(param, state, exp_avg, exp_avg_sq, max_exp_avg_s
 class AdamW(Adam):
     """Adam whose weight decay shrinks the weights (p *= 1 − lr·wd) instead of adding wd·p to the
     gradient. torch 2.x defines it exactly so, as a subclass fixing the flag (and a larger default decay)."""
+
+    _loaded_group_defaults = dict(Adam._loaded_group_defaults, decoupled_weight_decay=True)
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):

@@ -36,6 +36,9 @@ def check_adam_hyper_parameters(lr, eps, betas, weight_decay):
 
 
 class Adamax(Optimizer):
+    _loaded_group_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_adam_hyper_parameters(lr, eps, betas, weight_decay)

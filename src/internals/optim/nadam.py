@@ -27,6 +27,10 @@ __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
+    _loaded_group_defaults = dict(decoupled_weight_decay=False, maximize=False, foreach=None, capturable=False,
+                                  differentiable=False)
+    _state_numbers = ("step", "mu_product")
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

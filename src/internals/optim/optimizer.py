@@ -13,9 +13,11 @@ from copy import deepcopy
 
 from .._functional import view_as_real
 from .._tensor import Tensor
+from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..autograd.graph import RemovableHandle
 from ..autograd.profiler import record_function
+from ..c10.scalar_type import float32, float64, get_default_dtype
 from ..nn.modules.module import _typename, zero_grads
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
@@ -170,11 +172,18 @@ def check_capturable(group, params, supports_xla=True, names="params and state_s
 class Optimizer:
     """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
 
+    # What torch's ``__setstate__`` gives a loaded group that lacks an option (a checkpoint older
+    # than the option): each optimizer names its own; any other missing key stays missing, as in
+    # torch. And the state entries it turns from Python numbers into tensors.
+    _loaded_group_defaults = {}
+    _state_numbers = ()
+
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change how fast torch's step runs, not its algorithm (some multi-tensor loops, as
-    # NAdam's, order a few operations differently: the last bit may move). SGD, Adam and AdamW
-    # take their multi-tensor step with foreach=True, over the ``_foreach_*`` operators as
-    # torch's; the others accept foreach and run the single-tensor loop. fused runs the
+    # NAdam's, order a few operations differently: the last bit may move). SGD, Adam, AdamW and
+    # ASGD take their multi-tensor step with foreach=True, over the ``_foreach_*`` operators as
+    # torch's (ASGD's computes η in float32, far from its single-tensor loop's η); the others
+    # accept foreach and run the single-tensor loop. fused runs the
     # single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
     # here and its multi-tensor steps refuse when they run (check_foreach_differentiable).
     # capturable is refused at step time, as torch refuses it (check_capturable).
@@ -360,7 +369,7 @@ class Optimizer:
             by_index.update(zip(saved_group["params"], group["params"]))
             _take_saved_group(group, saved_group)
         for group in self.param_groups:           # a checkpoint older than an option
-            for name, default in self.defaults.items():
+            for name, default in self._loaded_group_defaults.items():
                 group.setdefault(name, default)
         self.state = defaultdict(dict)
         # torch loads through ``__setstate__``, which gives the defaults a ``differentiable`` entry
@@ -369,6 +378,21 @@ class Optimizer:
         for i, s in state_dict["state"].items():
             p = by_index[i]
             self.state[p] = _cast_like(s, p)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if self.state.get(p):
+                    self._numbers_to_tensors(self.state[p], p, group)
+
+    def _numbers_to_tensors(self, state, param, group):
+        """A checkpoint older than tensor step counts keeps them as Python numbers: torch's
+        ``__setstate__`` makes each a 0-dim tensor of the default scalar type (float32, or float64
+        when that is the default dtype), on the CPU unless the group is capturable or fused (ASGD
+        puts its three on the parameter's device always)."""
+        on_param = group.get("capturable") or group.get("fused") or "eta" in self._state_numbers
+        for key in self._state_numbers:
+            if key in state and not isinstance(state[key], Tensor):
+                dtype = float64 if get_default_dtype() is float64 else float32
+                state[key] = tensor(float(state[key]), dtype=dtype, device=param.device if on_param else "cpu")
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]

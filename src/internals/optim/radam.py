@@ -27,6 +27,10 @@ __all__ = ["RAdam"]
 
 
 class RAdam(Optimizer):
+    _loaded_group_defaults = dict(maximize=False, foreach=None, capturable=False, decoupled_weight_decay=False,
+                                  differentiable=False)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

@@ -24,6 +24,10 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
+    _loaded_group_defaults = dict(momentum=0, centered=False, capturable=False, foreach=None, maximize=False,
+                                  differentiable=False)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check_lr(lr)

@@ -26,6 +26,9 @@ __all__ = ["Rprop"]
 
 
 class Rprop(Optimizer):
+    _loaded_group_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False,
                  foreach=None, maximize=False, differentiable=False):
         check_lr(lr)

@@ -15,6 +15,8 @@ __all__ = ["SGD", "sgd_step"]
 
 
 class SGD(Optimizer):
+    _loaded_group_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         check_lr(lr)

@@ -431,9 +431,10 @@ def _with_replacement(rows, num_samples, generator):
     """``multinomial_with_replacement_apply``: sums in the input's type (float for the 16-bit ones)."""
     compute = np.float64 if rows.dtype is st.float64 else _F32
     host = _host(rows).astype(compute)
-    if np.any(host < 0):
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-    if not np.all(np.isfinite(host)):
+    bad = ~((host >= 0) & np.isfinite(host))
+    if bad.any():       # the first bad entry, row by row, as the C++ loop meets it: NaN fails ``>= 0`` first
+        if not host.flat[np.argmax(bad)] >= 0:
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
         raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
     cum = np.cumsum(host, axis=1, dtype=compute)     # sequential, in the input's type, like the C++ loop
     totals = cum[:, -1:].copy()

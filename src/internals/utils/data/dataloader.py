@@ -46,7 +46,7 @@ def _collate_tensors(batch):
     if batch[0].layout is not strided:
         raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
                            "please provide a custom collate_fn to handle them appropriately.")
-    return stack(list(batch), 0)
+    return stack(batch, 0)         # as given: a tensor passed as the batch is refused by stack, as in torch
 
 
 def _collate_arrays(batch):
