@@ -787,3 +787,23 @@ def test_print_inside_a_called_function_prints_on_every_call(capsys):
     theirs, ours, _, _ = _run_both(_prints_inside_a_call, [[1, 2, 3], [1, 2, 3], [3, 2, 1]])
     assert ours == theirs == [2, 2, 2]
     assert capsys.readouterr().out == "rows 3\n" * 6
+
+
+def _formats_float(x):
+    s = f"{x.sum().item()}"
+    return x * len(s)
+
+
+def _formats_then_reads(x):
+    v = x.long().sum().item()
+    y = x * len(f"{v}")
+    return y + y.sum().item()
+
+
+def test_a_read_value_formatted_skips_the_graphs_after_it_once_it_changed():
+    """torch traces its resume function again with the changed value an input, fails at the
+    formatting and runs that function eagerly from then on: no graph for any later value, not
+    even for the read after it (torch: 2, 2, 2, 2 and 3, 3, 3, 3 graphs)."""
+    for fn, want in ((_formats_float, [2, 2, 2, 2]), (_formats_then_reads, [3, 3, 3, 3])):
+        theirs, ours, _ = _counts(fn, [1, 2, 4, 40])
+        assert ours == theirs == want

@@ -24,8 +24,12 @@ Python (``if v > 0``), the decision is a guard of that child (a region of the va
 value that decides otherwise traces another region, as torch recompiles a resume function
 whose guard failed. ``int(v)`` keeps the symbol (the compiler's ``int`` calls ``sym_int``, as
 Dynamo traces the builtin), and ``int(t)`` reads the int itself, as Dynamo's resume function
-receives it. The segments' inputs are named by the stack slots of that resume function
-(``bytecode_analysis.py``): ``stack0``... for what the stack held, a variable's name otherwise.
+receives it. A value the program formats (``f"{v}"``) is pinned to its value on the first
+trace; once it changed, torch's trace of the resume function with the value an input fails at
+the formatting and Dynamo runs that function eagerly for good, so here the segments after such
+a read run their operators uncompiled, no more graphs. The segments' inputs are named by the
+stack slots of that resume function (``bytecode_analysis.py``): ``stack0``... for what the
+stack held, a variable's name otherwise.
 
 A read inside a function of the user's that the compiled one calls also cuts at that call's
 start and end (``BreakingTracer.watching_calls``): Dynamo cannot inline a function that breaks,
@@ -642,6 +646,7 @@ def _format_value(value, spec):
     where this package formats it.)"""
     if getattr(_tracing, "tracer", None) is None or sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
         return object.__format__(value, spec)
+    _tracing.formatted = True       # (``Segmented._trace_child``: Dynamo skips such a resume function)
     number = float(value) if isinstance(value, SymFloat) else bool(value) if isinstance(value, SymBool) else int(value)
     return format(number, spec)
 
@@ -669,6 +674,10 @@ class _Step:
         # go on the same way (a loop's next turn) share its compiled graphs, as Dynamo makes one
         # resume function per instruction and reuses it
         self.resume_key = None
+        # the program formats the value read at the end of this segment once it changed: the
+        # segments after it run their operators uncompiled, as Dynamo skips a resume function it
+        # fails to trace with the value an input and runs it eagerly from then on
+        self.skip_rest = False
 
 
 def _key(value):
@@ -911,8 +920,9 @@ class Segmented:
         shapes = arg_layouts(tensors)
         step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
         read = []       # the values this call read, in order
+        eager = False   # past a read whose segments after it are skipped: their operators run uncompiled
         while True:
-            outs = self._run(step, env)
+            outs = self._run(step, env, eager)
             env.update(zip(step.outputs, outs, strict=True))
             if step.cut is None:
                 return tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.result)
@@ -941,8 +951,9 @@ class Segmented:
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env, shapes)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
-                    and not self.entries.get(child.resume_key):
+                    and not self.entries.get(child.resume_key) and not step.skip_rest:
                 child = self._trace_child(step, value, before, depth, symbolic, env, shapes, read)
+            eager = eager or step.skip_rest
             if child.path[-1][0] == "any":
                 symbolic.add(depth)
             step, depth = child, depth + 1
@@ -976,6 +987,7 @@ class Segmented:
         take it as an input, as torch's resume function takes a changed argument; where that
         fails (the program decides on the value), the value gets segments of its own."""
         if self._changed_value(step, value):
+            _tracing.formatted = False
             try:
                 answers = {i: v for i, v in enumerate(read) if i not in symbolic and i != depth}
                 self._graft(self._traced(before, (*symbolic, depth), answers))
@@ -983,7 +995,10 @@ class Segmented:
                 raise
             except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
-            child = self._region_child(step, value, env, shapes)
+            # a value formatted (``f"{v}"``): Dynamo's trace of the resume function with the value
+            # an input fails there, and it runs that function eagerly from then on
+            step.skip_rest = step.skip_rest or getattr(_tracing, "formatted", False)
+            child = None if step.skip_rest else self._region_child(step, value, env, shapes)
             if child is not None:
                 return child
         if self._exact_child(step, value, shapes) is None:
@@ -1029,9 +1044,12 @@ class Segmented:
         step.regions[new] = here.regions[key]
         return new
 
-    def _run(self, step, env):
+    def _run(self, step, env, eager=False):
         inputs = [env[name] for name in step.inputs]
-        compiled = step.compiled if step is self.root else self._resume(step, inputs)
+        if eager and step is not self.root:     # a skipped resume function: its operators, uncompiled
+            compiled = step.gm
+        else:
+            compiled = step.compiled if step is self.root else self._resume(step, inputs)
         outs = compiled(*inputs)
         return outs if isinstance(outs, (tuple, list)) else (outs,)
 
