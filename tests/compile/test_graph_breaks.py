@@ -807,3 +807,34 @@ def test_a_read_value_formatted_skips_the_graphs_after_it_once_it_changed():
     for fn, want in ((_formats_float, [2, 2, 2, 2]), (_formats_then_reads, [3, 3, 3, 3])):
         theirs, ours, _ = _counts(fn, [1, 2, 4, 40])
         assert ours == theirs == want
+
+
+def _unique_sum(lib):
+    def fn(x):
+        return lib.unique(x).sum()
+    return fn
+
+
+def _unique_inverse(lib):
+    def fn(x):
+        u, inverse = lib.unique(x * 2, return_inverse=True)
+        return u.sum() + inverse.float().mean()
+    return fn
+
+
+def test_unique_breaks_the_graph_and_the_graphs_after_it_take_its_outputs():
+    """``unique`` (several outputs of a data-dependent size) runs between the graphs, as
+    ``nonzero`` does; the graph after it takes the outputs it uses (torch's ``L_stack0_``)."""
+    for make, inputs in ((_unique_sum, [[1, 2, 2], [3, 3, 4], [1, 2, 3]]),
+                         (_unique_inverse, [[1, 2, 2], [3, 3, 4], [1, 2, 3], [5, 6, 7, 7]])):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        theirs, ours = torch.compile(make(torch), backend=counter), internals.compile(make(internals))
+        counts = []
+        for values in inputs:
+            x_i, x_t = _pair(values)
+            _same(ours(x_i), theirs(x_t))
+            counts.append((counter.frame_count, len(ours.graphs)))
+        assert [o for _, o in counts] == [t for t, _ in counts]
+        assert ours.break_reasons == ["Dynamic shape operator"]
+    assert [n.op for n in ours.graphs[1].graph.nodes][:2] == ["placeholder", "placeholder"]

@@ -55,6 +55,7 @@ import contextlib
 import dataclasses
 import functools
 import inspect
+import operator
 import os
 import sys
 import threading
@@ -272,7 +273,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         whose step runs it eagerly, as Dynamo breaks the graph at it
         (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
         self._breaking()
-        node = self.node_of(out)
+        # of several outputs (``unique``), the call that their getitem nodes take apart
+        node = self.node_of(out) if not isinstance(out, (tuple, list)) else self.node_of(out[0]).args[0]
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
         node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
                                          site=self._site(), kind="operator")
@@ -748,10 +750,14 @@ def _segments(graph, constants):
     output = next(n for n in graph.nodes if n.op == "output")
     written = _read_through_writes(nodes)
     groups, cuts = [[]], []
+    items = {}      # a cut operator of several outputs: its getitem nodes, set by the call itself
     for n in nodes:
         if "graph_break" in n.meta:
             cuts.append(n)
             groups.append([])
+        elif n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], Node) \
+                and "graph_break" in n.args[0].meta:
+            items.setdefault(n.args[0], []).append((n.name, n.args[1]))
         elif n.op == "call_function":
             groups[-1].append(n)
     steps = []
@@ -780,6 +786,7 @@ def _segments(graph, constants):
         read = cuts[i].args[0].name if cut is not None and cut.kind is None else None     # a call's cut reads nothing
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
         steps[-1].cut_name = cuts[i].name if cut else None
+        steps[-1].cut_items = items.get(cuts[i], []) if cut else []
         if i:
             # a segment whose Python read a size is the child of these sizes only
             key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if reads[i] in graph.size_reads else ()))
@@ -936,6 +943,7 @@ class Segmented:
                 target, (args, kwargs) = step.cut.value
                 env[step.cut_name] = target(*tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, args),
                                             **tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, kwargs))
+                env.update((name, env[step.cut_name][i]) for name, i in step.cut_items)
             if step.cut.kind is not None:       # a call's start or end, a print: no read, one way on
                 step = next(c for k, c in step.children.items() if k[:2] == ("call", step.cut.kind)
                             and k[2:] in ((), (shapes,)))
