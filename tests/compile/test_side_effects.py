@@ -112,3 +112,26 @@ def test_a_write_no_graph_can_make_again_runs_the_function_eagerly():
     compiled(internals.ones(2))
     assert box["pair"] is not first and box["pair"]["b"].tolist() == [3.0, 3.0]
     assert compiled.graphs == [] and "write to Python state" in compiled.break_reasons[0]
+
+
+class _Box:
+    pass
+
+
+def test_an_attribute_written_here_and_read_by_a_called_function_stays_guarded():
+    """``last`` is only written by the compiled function but read (on another object) by a
+    function it calls: that read is guarded, so a changed value compiles again, never reuses a
+    graph holding the old one."""
+    written, read = _Box(), _Box()
+
+    def scale():
+        return read.last
+
+    def fn(x):
+        written.last = x + 1
+        return x * scale()
+    compiled = internals.compile(fn)
+    for v in (1.0, 2.0, 3.0):
+        read.last = v
+        assert compiled(internals.ones(2)).tolist() == [v, v]
+        assert written.last.tolist() == [2.0, 2.0]

@@ -61,9 +61,30 @@ class GuardWalker:
     def __init__(self, tensors_apart=False):
         self.tensors, self._seen = [], set()
         self._unread = set()    # attribute names the functions walked only write: not guarded
+        self._read, self._kept, self._walking = set(), set(), False
         # The compiler's walker: an argument tensor is left out of the key (``("tensor",)``), for
         # the cache entry's tensor guards to check one by one
         self.tensors_apart = tensors_apart
+
+    def function(self, fn):
+        """Everything ``fn`` reads from outside (``_function``). An attribute name one function
+        only writes but another one it reaches reads is guarded after all: the walk is made
+        again with that name kept."""
+        if self._walking:
+            return self._function(fn)
+        tensors, seen = len(self.tensors), set(self._seen)
+        self._walking = True
+        try:
+            key = self._function(fn)
+            overlap = self._unread & self._read
+            if overlap:
+                del self.tensors[tensors:]
+                self._seen, self._kept = seen, self._kept | overlap
+                self._unread -= overlap
+                key = self._function(fn)
+            return key
+        finally:
+            self._walking = False
 
     def argument(self, value):
         """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph)."""
@@ -78,15 +99,16 @@ class GuardWalker:
             return ("dict", tuple((self._hashable(k), self.argument(v)) for k, v in value.items()))
         return self.value(value, "argument")
 
-    def function(self, fn):
+    def _function(self, fn):
         """Everything ``fn`` reads from outside: its closure cells, the globals its code (and the
         code of functions nested in it) names, its defaults."""
         if isinstance(fn, types.MethodType):
             code = getattr(fn.__func__, "__code__", None)
             names = _names(code) if code is not None else frozenset()
             if code is not None:
-                self._unread |= _written_only(code)    # ``self.last = v`` is no read of ``self``
-            return ("method", self.value(fn.__self__, "self", names), self.function(fn.__func__))
+                self._unread |= _written_only(code) - self._kept    # ``self.last = v`` is no read of ``self``
+                self._read |= names - _written_only(code)
+            return ("method", self.value(fn.__self__, "self", names), self._function(fn.__func__))
         if not isinstance(fn, types.FunctionType):
             return self.value(fn, getattr(fn, "__name__", "the function"))
         if id(fn) in self._seen:
@@ -96,7 +118,8 @@ class GuardWalker:
         # a name the function only writes (``G = ...``, ``obj.last = ...``) is no value it reads:
         # Dynamo installs no guard on it, and the write is made again after the graph
         names, written = _names(code), _written_only(code)
-        self._unread |= written
+        self._unread |= written - self._kept
+        self._read |= names - written
         cells = []
         for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
             try:
