@@ -838,3 +838,29 @@ def test_unique_breaks_the_graph_and_the_graphs_after_it_take_its_outputs():
         assert [o for _, o in counts] == [t for t, _ in counts]
         assert ours.break_reasons == ["Dynamic shape operator"]
     assert [n.op for n in ours.graphs[1].graph.nodes][:2] == ["placeholder", "placeholder"]
+
+
+def _tolist_first(lib):
+    def fn(x):
+        y = x * 2
+        values = y.tolist()
+        return y + values[1] - values[2]
+    return fn
+
+
+def test_a_list_read_that_changes_takes_its_items_as_inputs():
+    """``tolist()`` is a read like ``.item()``: its values are constants of the graph after it,
+    until a call reads other values; then each item is an input (torch's ``L_stack0_0_``), and
+    one graph serves every later list, of another length too (torch: 2, 3, 3, 5, 5 graphs)."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_tolist_first(torch), backend=counter), internals.compile(_tolist_first(internals))
+    counts = []
+    for values in ([1, 2, 3], [2, 3, 4], [3, 4, 5], [1, 2, 3, 4], [5, 6, 7, 8]):
+        x_i, x_t = _pair(values)
+        _same(ours(x_i), theirs(x_t))
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [2, 3, 3, 5, 5]
+    # the graph after the second list read takes its items as numbers
+    placeholders = [n for n in ours.graphs[2].graph.nodes if n.op == "placeholder"]
+    assert [type(n.meta["val"]).__name__ for n in placeholders] == ["FakeTensor", "SymFloat", "SymFloat"]

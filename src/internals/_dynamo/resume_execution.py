@@ -19,7 +19,9 @@ A number read with ``.item()`` is first a constant of the segments after it. Whe
 reads another value there, the function is traced again with that read answered by a backed
 symbol (``zf0``, or ``s..`` for an int) whose example is the value: the segments after it take the
 value as an input, and one graph serves every later value, as torch's automatic dynamic makes
-the changed argument of a resume function an input. Where the program decides on the value in
+the changed argument of a resume function an input; a list read with ``tolist()`` that changed
+takes each item as a symbol the same way (``getitem`` nodes of the read, one per item), a list
+of another length too. Where the program decides on the value in
 Python (``if v > 0``), the decision is a guard of that child (a region of the values read): a
 value that decides otherwise traces another region, as torch recompiles a resume function
 whose guard failed. ``int(v)`` keeps the symbol (the compiler's ``int`` calls ``sym_int``, as
@@ -299,10 +301,25 @@ class BreakingTracer(ProxyTorchDispatchMode):
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(_host_read, (node,))
+        symbolic = self.reads in self.symbolic_reads and method == "tolist" and _may_be_symbol(value)
         self.reads += 1
         cut.meta["graph_break"] = Break(value, _host_reason(tensor, method), list(live), self._user_stack(),
-                                        locals=self._locals(), site=self._site(), method=method)
-        return value
+                                        symbolic, locals=self._locals(), site=self._site(), method=method)
+        if not symbolic:
+            return value
+        # a list of numbers that changed: each item a symbol, as Dynamo's automatic dynamic makes
+        # each number of the list its resume function takes an input (``L_stack0_0_``)
+        symbols = []
+        for i, v in enumerate(value):
+            item = self.graph.call_function(operator.getitem, (cut, i))
+            source = f"L['___stack{self.reads - 1}'][{i}]"
+            symbol = self.shape_env.create_symbolic_float(v, source) if type(v) is float else \
+                self.shape_env.create_symbolic_size(v, source, positive=None, specialize_zero_one=False)
+            item.meta["val"] = symbol
+            self._symbols[id(symbol.node)] = (symbol.node, item)
+            self.read_symbols[symbol.node._expr] = item.name
+            symbols.append(symbol)
+        return symbols
 
     def note_size_read(self, caller=None):
         """A size read by the program: from its own code (``caller``: the reading frame's file,
@@ -529,8 +546,21 @@ def traced_print(writes):
 
 def _may_be_symbol(value):
     """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
-    automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too."""
+    automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too; a
+    list of them (``tolist()`` of a vector), each item a symbol."""
+    if type(value) is list:
+        return bool(value) and all(_may_be_symbol(v) for v in value)
     return type(value) in (int, float) and value == value
+
+
+def _same_kind(a, b):
+    return a == b or a.startswith("list") and b.startswith("list")
+
+
+def _kind(value):
+    """A read value's kind, as a child's key names it: its type, a list's with its length (the
+    segments after a list read take one input per item)."""
+    return f"list{len(value)}" if type(value) is list else type(value).__name__
 
 
 def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=None):
@@ -687,7 +717,7 @@ def _key(value):
     by its bytes (its repr leaves out the middle of a long one)."""
     if isinstance(value, np.ndarray):
         return "ndarray", value.dtype.str, value.shape, value.tobytes()
-    return type(value).__name__, repr(value)
+    return _kind(value), repr(value)
 
 
 def _any_number(slot):
@@ -702,7 +732,7 @@ def _slot(cut):
     call's start or end has one child."""
     if cut.kind is not None:
         return ("call", cut.kind)
-    return ("any", type(cut.value).__name__, 0) if cut.symbolic else _key(cut.value)
+    return ("any", _kind(cut.value), 0) if cut.symbolic else _key(cut.value)
 
 
 def _holds(region, values):
@@ -787,6 +817,8 @@ def _segments(graph, constants):
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
         steps[-1].cut_name = cuts[i].name if cut else None
         steps[-1].cut_items = items.get(cuts[i], []) if cut else []
+        # the items of a list read before this segment that it takes as inputs (symbols)
+        steps[-1].read_items = steps[i - 1].cut_items if i and steps[i - 1].cut.kind is None else []
         if i:
             # a segment whose Python read a size is the child of these sizes only
             key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if reads[i] in graph.size_reads else ()))
@@ -964,6 +996,7 @@ class Segmented:
             eager = eager or step.skip_rest
             if child.path[-1][0] == "any":
                 symbolic.add(depth)
+            env.update((name, value[i]) for name, i in child.read_items)     # a list's items made inputs
             step, depth = child, depth + 1
 
     def _child(self, step, value, env, shapes):
@@ -978,7 +1011,7 @@ class Segmented:
         if not _may_be_symbol(value):
             return None
         return next((step.children[k] for k, region in step.regions.items()
-                     if k[1] == type(value).__name__ and k[3:] in ((), (shapes,)) and _holds(region, env)), None)
+                     if k[1] == _kind(value) and k[3:] in ((), (shapes,)) and _holds(region, env)), None)
 
     def _exact_child(self, step, value, shapes):
         return step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
@@ -986,7 +1019,8 @@ class Segmented:
     def _changed_value(self, step, value):
         """Whether the read ending ``step`` gave another value of ``value``'s type before (in this
         entry or another): then automatic dynamic makes it an input."""
-        return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
+        # (a list of another length counts: torch's automatic dynamic marks each item's source)
+        return _may_be_symbol(value) and any(_same_kind(k[0], _kind(value)) and k != _key(value)
                                              for k in self.resumed.values.get(step.state_path, ()))
 
     def _trace_child(self, step, value, before, depth, symbolic, env, shapes, read):
@@ -1028,6 +1062,7 @@ class Segmented:
         """Add the chain of a new trace to the tree where it leaves it."""
         new = _segments(graph, self.constants)
         values = {here.cut_name: here.cut.value for here in new if here.cut is not None}
+        values |= {name: here.cut.value[i] for here in new for name, i in here.cut_items}
         step = self.root
         for here, there in zip(new, new[1:]):
             key = self._region(step, here, there, values)
