@@ -126,7 +126,8 @@ class GuardWalker:
                 cells.append((name, self.value(cell.cell_contents, name, names)))
             except ValueError:                   # a cell not filled yet
                 cells.append((name, "empty"))
-        glob = tuple((n, self.value(fn.__globals__[n], n, names)) for n in sorted(names - written)
+        # the globals are the names it loads as globals: ``self.a`` reads no global ``a``
+        glob = tuple((n, self.value(fn.__globals__[n], n, names)) for n in sorted(_global_names(code) - written)
                      if n in fn.__globals__)
         defaults = self.value((fn.__defaults__, fn.__kwdefaults__), "defaults", names)
         return ("function", id(code), tuple(cells), glob, defaults)
@@ -208,6 +209,20 @@ def _names(code):
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return frozenset(names)
+
+
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+
+
+@functools.lru_cache(maxsize=256)
+def _global_names(code):
+    """The names ``code`` and every code object nested in it load as globals."""
+    found, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        found |= {ins.argval for ins in dis.get_instructions(c) if ins.opname in _GLOBAL_OPS}
+    return frozenset(found)
 
 
 _STORES = frozenset({"STORE_GLOBAL", "STORE_ATTR", "DELETE_GLOBAL", "DELETE_ATTR"})
