@@ -293,11 +293,12 @@ def _signature(fn):
         return None
 
 
-def _arguments_key(walker, signature, args, kwargs):
+def _arguments_key(walker, signature, args, kwargs, names=frozenset()):
     """The arguments' part of the guard key, as Dynamo's sources (``L['flag']``) see a call:
     the arguments bound to the parameters, defaults filled in (a keyword argument passed with
     its default value is the same call as one left out), each ``(name, key)``; and the order
-    of the keyword arguments that hold tensors (the order the graph takes its tensors in)."""
+    of the keyword arguments that hold tensors (the order the graph takes its tensors in).
+    ``names``: the attribute names the function's code reads, guarded on an object argument."""
     try:
         bound = signature.bind(*args, **kwargs)
     except (AttributeError, TypeError):     # no signature, or a call that fails as it is made
@@ -305,7 +306,7 @@ def _arguments_key(walker, signature, args, kwargs):
     passed = set(bound.arguments)
     bound.apply_defaults()
     # a default is the function's own value: guarded as the function's other values are
-    parts = tuple((name, walker.argument(v) if name in passed else walker.value(v, name))
+    parts = tuple((name, walker.argument(v, names) if name in passed else walker.value(v, name))
                   for name, v in bound.arguments.items())
     return parts, tuple(k for k, v in kwargs.items() if _tensors(v))
 
@@ -452,13 +453,19 @@ class CompiledFunction:
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
+        self._names = frozenset().union(*map(_names, _user_codes(fn)))     # what an object argument is guarded by
+
+    def __get__(self, instance, owner=None):
+        """``@compile`` on a method: read from an instance it is bound to it, as torch.compile's
+        wrapper (a function) binds; the instance is the compiled function's first argument."""
+        return self if instance is None else types.MethodType(self, instance)
 
     def __call__(self, *args, **kwargs):
         if self.skipped:
             return self.fn(*args, **kwargs)
         walker = GuardWalker(tensors_apart=True)
         try:
-            key = (_arguments_key(walker, self._signature, args, kwargs), global_state_key(),
+            key = (_arguments_key(walker, self._signature, args, kwargs, self._names), global_state_key(),
                    walker.function(self.fn))
             hash(key)
         except (Unguardable, TypeError) as e:

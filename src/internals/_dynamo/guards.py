@@ -86,8 +86,10 @@ class GuardWalker:
         finally:
             self._walking = False
 
-    def argument(self, value):
-        """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph)."""
+    def argument(self, value, names=frozenset()):
+        """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph);
+        an object of a user class by its type and the attributes ``names`` the code reads
+        (a method's ``self``)."""
         if isinstance(value, Tensor):
             self.tensors.append(value)
             if self.tensors_apart:
@@ -97,7 +99,7 @@ class GuardWalker:
             return (type(value), tuple(self.argument(v) for v in value))
         if isinstance(value, dict):
             return ("dict", tuple((self._hashable(k), self.argument(v)) for k, v in value.items()))
-        return self.value(value, "argument")
+        return self.value(value, "argument", names)
 
     def _function(self, fn):
         """Everything ``fn`` reads from outside: its closure cells, the globals its code (and the
