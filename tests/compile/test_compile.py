@@ -209,3 +209,24 @@ def test_print_prints_on_every_call(capsys):
         values = [compiled(T.full((n,), 1.0)).tolist() for n in (2, 3, 3)]
         outputs.append((values, capsys.readouterr().out))
     assert outputs[0] == outputs[1] == ([[3.0] * 2, [3.0] * 3, [3.0] * 3], "step 2\nstep 3\nstep 3\n")
+
+
+class _Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    @internals.compile
+    def run(self, x):
+        return x * self.w
+
+
+def test_compile_on_a_method_binds_its_instance_and_guards_the_attributes_read():
+    """As torch.compile on a method: the instance is bound, its attribute read is guarded (a
+    changed ``w`` compiles again, an equal one on another instance reuses the graph)."""
+    first, second = _Scaler(2.0), _Scaler(2.0)
+    assert first.run(internals.ones(2)).tolist() == [2.0, 2.0]
+    assert second.run(internals.ones(2)).tolist() == [2.0, 2.0]
+    assert len(_Scaler.run.graphs) == 1
+    second.w = 3.0
+    assert second.run(internals.ones(2)).tolist() == [3.0, 3.0]
+    assert len(_Scaler.run.graphs) == 2 and _Scaler.run.break_reasons == []

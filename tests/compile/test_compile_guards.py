@@ -236,3 +236,26 @@ def test_recompile_limit_then_eager():
     for n in range(1, 12):
         _same(f(internals.ones(n)), torch.ones(n) * 2)
     assert f.recompiles == 8 and "recompile_limit" in f.break_reasons[0]
+
+
+class _Scaled(internals.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = 2.0
+
+    def forward(self, x):
+        return x * self.a
+
+
+a = 1.0     # a global of the same name as the module's attribute: no value the forward reads
+
+
+def test_an_attribute_name_is_no_global_the_function_reads():
+    """``self.a`` loads an attribute, not the global ``a``: a change of the global keeps the
+    graph, as Dynamo guards only the names the code loads as globals."""
+    global a
+    compiled = internals.compile(_Scaled())
+    for value in (1.0, 5.0):
+        a = value
+        assert compiled(internals.ones(2)).tolist() == [2.0, 2.0]
+    assert len(compiled.graphs) == 1 and compiled.recompile_reasons == []

@@ -787,3 +787,80 @@ def test_print_inside_a_called_function_prints_on_every_call(capsys):
     theirs, ours, _, _ = _run_both(_prints_inside_a_call, [[1, 2, 3], [1, 2, 3], [3, 2, 1]])
     assert ours == theirs == [2, 2, 2]
     assert capsys.readouterr().out == "rows 3\n" * 6
+
+
+def _formats_float(x):
+    s = f"{x.sum().item()}"
+    return x * len(s)
+
+
+def _formats_then_reads(x):
+    v = x.long().sum().item()
+    y = x * len(f"{v}")
+    return y + y.sum().item()
+
+
+def test_a_read_value_formatted_skips_the_graphs_after_it_once_it_changed():
+    """torch traces its resume function again with the changed value an input, fails at the
+    formatting and runs that function eagerly from then on: no graph for any later value, not
+    even for the read after it (torch: 2, 2, 2, 2 and 3, 3, 3, 3 graphs)."""
+    for fn, want in ((_formats_float, [2, 2, 2, 2]), (_formats_then_reads, [3, 3, 3, 3])):
+        theirs, ours, _ = _counts(fn, [1, 2, 4, 40])
+        assert ours == theirs == want
+
+
+def _unique_sum(lib):
+    def fn(x):
+        return lib.unique(x).sum()
+    return fn
+
+
+def _unique_inverse(lib):
+    def fn(x):
+        u, inverse = lib.unique(x * 2, return_inverse=True)
+        return u.sum() + inverse.float().mean()
+    return fn
+
+
+def test_unique_breaks_the_graph_and_the_graphs_after_it_take_its_outputs():
+    """``unique`` (several outputs of a data-dependent size) runs between the graphs, as
+    ``nonzero`` does; the graph after it takes the outputs it uses (torch's ``L_stack0_``)."""
+    for make, inputs in ((_unique_sum, [[1, 2, 2], [3, 3, 4], [1, 2, 3]]),
+                         (_unique_inverse, [[1, 2, 2], [3, 3, 4], [1, 2, 3], [5, 6, 7, 7]])):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        theirs, ours = torch.compile(make(torch), backend=counter), internals.compile(make(internals))
+        counts = []
+        for values in inputs:
+            x_i, x_t = _pair(values)
+            _same(ours(x_i), theirs(x_t))
+            counts.append((counter.frame_count, len(ours.graphs)))
+        assert [o for _, o in counts] == [t for t, _ in counts]
+        assert ours.break_reasons == ["Dynamic shape operator"]
+    assert [n.op for n in ours.graphs[1].graph.nodes][:2] == ["placeholder", "placeholder"]
+
+
+def _tolist_first(lib):
+    def fn(x):
+        y = x * 2
+        values = y.tolist()
+        return y + values[1] - values[2]
+    return fn
+
+
+def test_a_list_read_that_changes_takes_its_items_as_inputs():
+    """``tolist()`` is a read like ``.item()``: its values are constants of the graph after it,
+    until a call reads other values; then each item is an input (torch's ``L_stack0_0_``), and
+    one graph serves every later list, of another length too (torch: 2, 3, 3, 5, 5 graphs)."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_tolist_first(torch), backend=counter), internals.compile(_tolist_first(internals))
+    counts = []
+    for values in ([1, 2, 3], [2, 3, 4], [3, 4, 5], [1, 2, 3, 4], [5, 6, 7, 8]):
+        x_i, x_t = _pair(values)
+        _same(ours(x_i), theirs(x_t))
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [2, 3, 3, 5, 5]
+    # the graph after the second list read takes its items as numbers
+    placeholders = [n for n in ours.graphs[2].graph.nodes if n.op == "placeholder"]
+    assert [type(n.meta["val"]).__name__ for n in placeholders] == ["FakeTensor", "SymFloat", "SymFloat"]

@@ -34,9 +34,10 @@ and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.com
 
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
-lost), a write to Python state while traced (``side_effects.py``: the graphs would not make it
-again; Dynamo replays it), an operator the tracer or the backend cannot
-handle, more recompiles than
+lost), a write to Python state while traced that no graph can make again (``side_effects.py``:
+a write of a tensor the graph computes, of an old value or a constant is made again after each
+call of the graph, as Dynamo replays it, and a name the function only writes is not guarded),
+an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
 
@@ -165,8 +166,15 @@ class _Graph:
         # symbols that a guard then pinned (``range(n)``, ``math.sqrt(s)``), still placeholders
         self.inputs = self.ints if inputs is None else inputs
 
+    replay = None   # writes to Python state made again after the graph (``side_effects.Replay``)
+
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature))
+        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature))
+        if self.replay is None:
+            return out
+        out, written = out
+        self.replay(self.fn, written)
+        return out
 
 
 def _int_places(fn, args, kwargs):
@@ -285,11 +293,12 @@ def _signature(fn):
         return None
 
 
-def _arguments_key(walker, signature, args, kwargs):
+def _arguments_key(walker, signature, args, kwargs, names=frozenset()):
     """The arguments' part of the guard key, as Dynamo's sources (``L['flag']``) see a call:
     the arguments bound to the parameters, defaults filled in (a keyword argument passed with
     its default value is the same call as one left out), each ``(name, key)``; and the order
-    of the keyword arguments that hold tensors (the order the graph takes its tensors in)."""
+    of the keyword arguments that hold tensors (the order the graph takes its tensors in).
+    ``names``: the attribute names the function's code reads, guarded on an object argument."""
     try:
         bound = signature.bind(*args, **kwargs)
     except (AttributeError, TypeError):     # no signature, or a call that fails as it is made
@@ -297,7 +306,7 @@ def _arguments_key(walker, signature, args, kwargs):
     passed = set(bound.arguments)
     bound.apply_defaults()
     # a default is the function's own value: guarded as the function's other values are
-    parts = tuple((name, walker.argument(v) if name in passed else walker.value(v, name))
+    parts = tuple((name, walker.argument(v, names) if name in passed else walker.value(v, name))
                   for name, v in bound.arguments.items())
     return parts, tuple(k for k, v in kwargs.items() if _tensors(v))
 
@@ -444,13 +453,19 @@ class CompiledFunction:
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
+        self._names = frozenset().union(*map(_names, _user_codes(fn)))     # what an object argument is guarded by
+
+    def __get__(self, instance, owner=None):
+        """``@compile`` on a method: read from an instance it is bound to it, as torch.compile's
+        wrapper (a function) binds; the instance is the compiled function's first argument."""
+        return self if instance is None else types.MethodType(self, instance)
 
     def __call__(self, *args, **kwargs):
         if self.skipped:
             return self.fn(*args, **kwargs)
         walker = GuardWalker(tensors_apart=True)
         try:
-            key = (_arguments_key(walker, self._signature, args, kwargs), global_state_key(),
+            key = (_arguments_key(walker, self._signature, args, kwargs, self._names), global_state_key(),
                    walker.function(self.fn))
             hash(key)
         except (Unguardable, TypeError) as e:
@@ -621,7 +636,8 @@ class CompiledFunction:
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
-            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads, self._writes), decomposition_table,
+            replays = []
+            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads, self._writes, replays), decomposition_table,
                          tracing_mode="fake", _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
         placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
@@ -635,7 +651,7 @@ class CompiledFunction:
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)
         run = _Graph(compiled, fakes, self._number_symbols(ints, int_vals), self._signature, ints)
-        run.dict_reads = reads
+        run.dict_reads, run.replay, run.fn = reads, replays[0] if replays else None, self.fn
         return run
 
     def _number_symbols(self, ints, traced):
@@ -739,7 +755,7 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
+def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
     """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
     place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
     back in place, baked into the trace and guarded by the cache key. A dict argument is handed
@@ -747,7 +763,9 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
     Placeholders keep the parameter names (``x_1``) as make_fx writes them. A write the trace
     makes to Python state the function reaches (a global, an outside object's attribute, a list
     it was given) is undone afterwards and noted in ``writes`` (``side_effects.py``): the
-    compiled graphs would not make it again."""
+    compiled graphs would not make it again. Given a list ``replays``, writes a graph can make
+    again are not noted but appended there as a ``Replay``, and the function returns its result
+    and the tensors they write, which the graph then returns too."""
     ints = ints or {}
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
@@ -756,9 +774,14 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
 
     def flat(*leaves):
         with _TRACE_LOCK:
-            return traced(*leaves)
+            replay = [] if replays is not None else None
+            out = traced(replay, *leaves)
+        if replay:
+            replays.append(replay[0])
+            return out, list(replay[0].outputs)
+        return out
 
-    def traced(*leaves):
+    def traced(replay, *leaves):
         maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
         state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
@@ -773,9 +796,12 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
             fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
+        returned = False
         try:
             with watching_requires_grad():
-                return fn(*a, **k)
+                out = fn(*a, **k)
+            returned = True
+            return out
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
@@ -789,8 +815,11 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None):
                 reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
                               for name, log in logs.items()})
             if state.written():
+                plan = state.replay() if replay is not None and returned else None
                 state.restore()
-                if writes is not None:
+                if plan is not None:
+                    replay.append(plan)
+                elif writes is not None:
                     writes.append("state")
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)

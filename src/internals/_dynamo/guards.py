@@ -9,6 +9,7 @@ read through them; an instance of a user class by its type and the attributes th
 A value that can only be compared by identity and may change inside (an object with neither
 equality nor a ``__dict__``) raises ``Unguardable``: the caller runs that call eagerly instead.
 """
+import dis
 import enum
 import functools
 import re
@@ -59,12 +60,36 @@ class GuardWalker:
 
     def __init__(self, tensors_apart=False):
         self.tensors, self._seen = [], set()
+        self._unread = set()    # attribute names the functions walked only write: not guarded
+        self._read, self._kept, self._walking = set(), set(), False
         # The compiler's walker: an argument tensor is left out of the key (``("tensor",)``), for
         # the cache entry's tensor guards to check one by one
         self.tensors_apart = tensors_apart
 
-    def argument(self, value):
-        """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph)."""
+    def function(self, fn):
+        """Everything ``fn`` reads from outside (``_function``). An attribute name one function
+        only writes but another one it reaches reads is guarded after all: the walk is made
+        again with that name kept."""
+        if self._walking:
+            return self._function(fn)
+        tensors, seen = len(self.tensors), set(self._seen)
+        self._walking = True
+        try:
+            key = self._function(fn)
+            overlap = self._unread & self._read
+            if overlap:
+                del self.tensors[tensors:]
+                self._seen, self._kept = seen, self._kept | overlap
+                self._unread -= overlap
+                key = self._function(fn)
+            return key
+        finally:
+            self._walking = False
+
+    def argument(self, value, names=frozenset()):
+        """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph);
+        an object of a user class by its type and the attributes ``names`` the code reads
+        (a method's ``self``)."""
         if isinstance(value, Tensor):
             self.tensors.append(value)
             if self.tensors_apart:
@@ -74,29 +99,38 @@ class GuardWalker:
             return (type(value), tuple(self.argument(v) for v in value))
         if isinstance(value, dict):
             return ("dict", tuple((self._hashable(k), self.argument(v)) for k, v in value.items()))
-        return self.value(value, "argument")
+        return self.value(value, "argument", names)
 
-    def function(self, fn):
+    def _function(self, fn):
         """Everything ``fn`` reads from outside: its closure cells, the globals its code (and the
         code of functions nested in it) names, its defaults."""
         if isinstance(fn, types.MethodType):
             code = getattr(fn.__func__, "__code__", None)
             names = _names(code) if code is not None else frozenset()
-            return ("method", self.value(fn.__self__, "self", names), self.function(fn.__func__))
+            if code is not None:
+                self._unread |= _written_only(code) - self._kept    # ``self.last = v`` is no read of ``self``
+                self._read |= names - _written_only(code)
+            return ("method", self.value(fn.__self__, "self", names), self._function(fn.__func__))
         if not isinstance(fn, types.FunctionType):
             return self.value(fn, getattr(fn, "__name__", "the function"))
         if id(fn) in self._seen:
             return ("seen", id(fn))
         self._seen.add(id(fn))
         code = fn.__code__
-        names = _names(code)
+        # a name the function only writes (``G = ...``, ``obj.last = ...``) is no value it reads:
+        # Dynamo installs no guard on it, and the write is made again after the graph
+        names, written = _names(code), _written_only(code)
+        self._unread |= written - self._kept
+        self._read |= names - written
         cells = []
         for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
             try:
                 cells.append((name, self.value(cell.cell_contents, name, names)))
             except ValueError:                   # a cell not filled yet
                 cells.append((name, "empty"))
-        glob = tuple((n, self.value(fn.__globals__[n], n, names)) for n in sorted(names) if n in fn.__globals__)
+        # the globals are the names it loads as globals: ``self.a`` reads no global ``a``
+        glob = tuple((n, self.value(fn.__globals__[n], n, names)) for n in sorted(_global_names(code) - written)
+                     if n in fn.__globals__)
         defaults = self.value((fn.__defaults__, fn.__kwdefaults__), "defaults", names)
         return ("function", id(code), tuple(cells), glob, defaults)
 
@@ -146,7 +180,7 @@ class GuardWalker:
             names = _method_names(type(v), names)
             attrs = vars(v)
             return ("object", id(type(v)), tuple((n, self.value(attrs[n], n, names)) for n in sorted(names)
-                                                 if n in attrs))
+                                                 if n in attrs and n not in self._unread))
         raise Unguardable(f"cannot guard {name!r}: a {type(v).__name__} has no equality to check")
 
     def _hashable(self, key):
@@ -177,6 +211,39 @@ def _names(code):
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return frozenset(names)
+
+
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+
+
+@functools.lru_cache(maxsize=256)
+def _global_names(code):
+    """The names ``code`` and every code object nested in it load as globals."""
+    found, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        found |= {ins.argval for ins in dis.get_instructions(c) if ins.opname in _GLOBAL_OPS}
+    return frozenset(found)
+
+
+_STORES = frozenset({"STORE_GLOBAL", "STORE_ATTR", "DELETE_GLOBAL", "DELETE_ATTR"})
+
+
+@functools.lru_cache(maxsize=256)
+def _written_only(code):
+    """The global and attribute names ``code`` stores to and never loads, it nor a code nested in it."""
+    stored, loaded = set(), set()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        for ins in dis.get_instructions(c):
+            if ins.opname in _STORES:
+                stored.add(ins.argval)
+            elif isinstance(ins.argval, str) and ins.argval in c.co_names:
+                loaded.add(ins.argval)
+    return frozenset(stored - loaded)
 
 
 def _source_text(source):

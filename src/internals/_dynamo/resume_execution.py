@@ -19,13 +19,19 @@ A number read with ``.item()`` is first a constant of the segments after it. Whe
 reads another value there, the function is traced again with that read answered by a backed
 symbol (``zf0``, or ``s..`` for an int) whose example is the value: the segments after it take the
 value as an input, and one graph serves every later value, as torch's automatic dynamic makes
-the changed argument of a resume function an input. Where the program decides on the value in
+the changed argument of a resume function an input; a list read with ``tolist()`` that changed
+takes each item as a symbol the same way (``getitem`` nodes of the read, one per item), a list
+of another length too. Where the program decides on the value in
 Python (``if v > 0``), the decision is a guard of that child (a region of the values read): a
 value that decides otherwise traces another region, as torch recompiles a resume function
 whose guard failed. ``int(v)`` keeps the symbol (the compiler's ``int`` calls ``sym_int``, as
 Dynamo traces the builtin), and ``int(t)`` reads the int itself, as Dynamo's resume function
-receives it. The segments' inputs are named by the stack slots of that resume function
-(``bytecode_analysis.py``): ``stack0``... for what the stack held, a variable's name otherwise.
+receives it. A value the program formats (``f"{v}"``) is pinned to its value on the first
+trace; once it changed, torch's trace of the resume function with the value an input fails at
+the formatting and Dynamo runs that function eagerly for good, so here the segments after such
+a read run their operators uncompiled, no more graphs. The segments' inputs are named by the
+stack slots of that resume function (``bytecode_analysis.py``): ``stack0``... for what the
+stack held, a variable's name otherwise.
 
 A read inside a function of the user's that the compiled one calls also cuts at that call's
 start and end (``BreakingTracer.watching_calls``): Dynamo cannot inline a function that breaks,
@@ -51,6 +57,7 @@ import contextlib
 import dataclasses
 import functools
 import inspect
+import operator
 import os
 import sys
 import threading
@@ -268,7 +275,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         whose step runs it eagerly, as Dynamo breaks the graph at it
         (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
         self._breaking()
-        node = self.node_of(out)
+        # of several outputs (``unique``), the call that their getitem nodes take apart
+        node = self.node_of(out) if not isinstance(out, (tuple, list)) else self.node_of(out[0]).args[0]
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
         node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
                                          site=self._site(), kind="operator")
@@ -293,10 +301,25 @@ class BreakingTracer(ProxyTorchDispatchMode):
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
         cut = self.graph.call_function(_host_read, (node,))
+        symbolic = self.reads in self.symbolic_reads and method == "tolist" and _may_be_symbol(value)
         self.reads += 1
         cut.meta["graph_break"] = Break(value, _host_reason(tensor, method), list(live), self._user_stack(),
-                                        locals=self._locals(), site=self._site(), method=method)
-        return value
+                                        symbolic, locals=self._locals(), site=self._site(), method=method)
+        if not symbolic:
+            return value
+        # a list of numbers that changed: each item a symbol, as Dynamo's automatic dynamic makes
+        # each number of the list its resume function takes an input (``L_stack0_0_``)
+        symbols = []
+        for i, v in enumerate(value):
+            item = self.graph.call_function(operator.getitem, (cut, i))
+            source = f"L['___stack{self.reads - 1}'][{i}]"
+            symbol = self.shape_env.create_symbolic_float(v, source) if type(v) is float else \
+                self.shape_env.create_symbolic_size(v, source, positive=None, specialize_zero_one=False)
+            item.meta["val"] = symbol
+            self._symbols[id(symbol.node)] = (symbol.node, item)
+            self.read_symbols[symbol.node._expr] = item.name
+            symbols.append(symbol)
+        return symbols
 
     def note_size_read(self, caller=None):
         """A size read by the program: from its own code (``caller``: the reading frame's file,
@@ -523,8 +546,21 @@ def traced_print(writes):
 
 def _may_be_symbol(value):
     """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
-    automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too."""
+    automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too; a
+    list of them (``tolist()`` of a vector), each item a symbol."""
+    if type(value) is list:
+        return bool(value) and all(_may_be_symbol(v) for v in value)
     return type(value) in (int, float) and value == value
+
+
+def _same_kind(a, b):
+    return a == b or a.startswith("list") and b.startswith("list")
+
+
+def _kind(value):
+    """A read value's kind, as a child's key names it: its type, a list's with its length (the
+    segments after a list read take one input per item)."""
+    return f"list{len(value)}" if type(value) is list else type(value).__name__
 
 
 def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=None):
@@ -642,6 +678,7 @@ def _format_value(value, spec):
     where this package formats it.)"""
     if getattr(_tracing, "tracer", None) is None or sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
         return object.__format__(value, spec)
+    _tracing.formatted = True       # (``Segmented._trace_child``: Dynamo skips such a resume function)
     number = float(value) if isinstance(value, SymFloat) else bool(value) if isinstance(value, SymBool) else int(value)
     return format(number, spec)
 
@@ -669,6 +706,10 @@ class _Step:
         # go on the same way (a loop's next turn) share its compiled graphs, as Dynamo makes one
         # resume function per instruction and reuses it
         self.resume_key = None
+        # the program formats the value read at the end of this segment once it changed: the
+        # segments after it run their operators uncompiled, as Dynamo skips a resume function it
+        # fails to trace with the value an input and runs it eagerly from then on
+        self.skip_rest = False
 
 
 def _key(value):
@@ -676,7 +717,7 @@ def _key(value):
     by its bytes (its repr leaves out the middle of a long one)."""
     if isinstance(value, np.ndarray):
         return "ndarray", value.dtype.str, value.shape, value.tobytes()
-    return type(value).__name__, repr(value)
+    return _kind(value), repr(value)
 
 
 def _any_number(slot):
@@ -691,7 +732,7 @@ def _slot(cut):
     call's start or end has one child."""
     if cut.kind is not None:
         return ("call", cut.kind)
-    return ("any", type(cut.value).__name__, 0) if cut.symbolic else _key(cut.value)
+    return ("any", _kind(cut.value), 0) if cut.symbolic else _key(cut.value)
 
 
 def _holds(region, values):
@@ -739,10 +780,14 @@ def _segments(graph, constants):
     output = next(n for n in graph.nodes if n.op == "output")
     written = _read_through_writes(nodes)
     groups, cuts = [[]], []
+    items = {}      # a cut operator of several outputs: its getitem nodes, set by the call itself
     for n in nodes:
         if "graph_break" in n.meta:
             cuts.append(n)
             groups.append([])
+        elif n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[0], Node) \
+                and "graph_break" in n.args[0].meta:
+            items.setdefault(n.args[0], []).append((n.name, n.args[1]))
         elif n.op == "call_function":
             groups[-1].append(n)
     steps = []
@@ -771,6 +816,9 @@ def _segments(graph, constants):
         read = cuts[i].args[0].name if cut is not None and cut.kind is None else None     # a call's cut reads nothing
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
         steps[-1].cut_name = cuts[i].name if cut else None
+        steps[-1].cut_items = items.get(cuts[i], []) if cut else []
+        # the items of a list read before this segment that it takes as inputs (symbols)
+        steps[-1].read_items = steps[i - 1].cut_items if i and steps[i - 1].cut.kind is None else []
         if i:
             # a segment whose Python read a size is the child of these sizes only
             key = (*_slot(steps[i - 1].cut), *((graph.arg_shapes,) if reads[i] in graph.size_reads else ()))
@@ -911,8 +959,9 @@ class Segmented:
         shapes = arg_layouts(tensors)
         step, depth, symbolic = self.root, 0, set()     # symbolic: the reads on the path made inputs
         read = []       # the values this call read, in order
+        eager = False   # past a read whose segments after it are skipped: their operators run uncompiled
         while True:
-            outs = self._run(step, env)
+            outs = self._run(step, env, eager)
             env.update(zip(step.outputs, outs, strict=True))
             if step.cut is None:
                 return tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.result)
@@ -926,6 +975,7 @@ class Segmented:
                 target, (args, kwargs) = step.cut.value
                 env[step.cut_name] = target(*tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, args),
                                             **tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, kwargs))
+                env.update((name, env[step.cut_name][i]) for name, i in step.cut_items)
             if step.cut.kind is not None:       # a call's start or end, a print: no read, one way on
                 step = next(c for k, c in step.children.items() if k[:2] == ("call", step.cut.kind)
                             and k[2:] in ((), (shapes,)))
@@ -941,10 +991,12 @@ class Segmented:
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env, shapes)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
-                    and not self.entries.get(child.resume_key):
+                    and not self.entries.get(child.resume_key) and not step.skip_rest:
                 child = self._trace_child(step, value, before, depth, symbolic, env, shapes, read)
+            eager = eager or step.skip_rest
             if child.path[-1][0] == "any":
                 symbolic.add(depth)
+            env.update((name, value[i]) for name, i in child.read_items)     # a list's items made inputs
             step, depth = child, depth + 1
 
     def _child(self, step, value, env, shapes):
@@ -959,7 +1011,7 @@ class Segmented:
         if not _may_be_symbol(value):
             return None
         return next((step.children[k] for k, region in step.regions.items()
-                     if k[1] == type(value).__name__ and k[3:] in ((), (shapes,)) and _holds(region, env)), None)
+                     if k[1] == _kind(value) and k[3:] in ((), (shapes,)) and _holds(region, env)), None)
 
     def _exact_child(self, step, value, shapes):
         return step.children.get(_key(value)) or step.children.get((*_key(value), shapes))
@@ -967,7 +1019,8 @@ class Segmented:
     def _changed_value(self, step, value):
         """Whether the read ending ``step`` gave another value of ``value``'s type before (in this
         entry or another): then automatic dynamic makes it an input."""
-        return _may_be_symbol(value) and any(k[0] == type(value).__name__ and k != _key(value)
+        # (a list of another length counts: torch's automatic dynamic marks each item's source)
+        return _may_be_symbol(value) and any(_same_kind(k[0], _kind(value)) and k != _key(value)
                                              for k in self.resumed.values.get(step.state_path, ()))
 
     def _trace_child(self, step, value, before, depth, symbolic, env, shapes, read):
@@ -976,6 +1029,7 @@ class Segmented:
         take it as an input, as torch's resume function takes a changed argument; where that
         fails (the program decides on the value), the value gets segments of its own."""
         if self._changed_value(step, value):
+            _tracing.formatted = False
             try:
                 answers = {i: v for i, v in enumerate(read) if i not in symbolic and i != depth}
                 self._graft(self._traced(before, (*symbolic, depth), answers))
@@ -983,7 +1037,10 @@ class Segmented:
                 raise
             except Exception:  # noqa: BLE001 -- a kernel refusing a symbol: the value stays a constant
                 pass
-            child = self._region_child(step, value, env, shapes)
+            # a value formatted (``f"{v}"``): Dynamo's trace of the resume function with the value
+            # an input fails there, and it runs that function eagerly from then on
+            step.skip_rest = step.skip_rest or getattr(_tracing, "formatted", False)
+            child = None if step.skip_rest else self._region_child(step, value, env, shapes)
             if child is not None:
                 return child
         if self._exact_child(step, value, shapes) is None:
@@ -1005,6 +1062,7 @@ class Segmented:
         """Add the chain of a new trace to the tree where it leaves it."""
         new = _segments(graph, self.constants)
         values = {here.cut_name: here.cut.value for here in new if here.cut is not None}
+        values |= {name: here.cut.value[i] for here in new for name, i in here.cut_items}
         step = self.root
         for here, there in zip(new, new[1:]):
             key = self._region(step, here, there, values)
@@ -1029,9 +1087,12 @@ class Segmented:
         step.regions[new] = here.regions[key]
         return new
 
-    def _run(self, step, env):
+    def _run(self, step, env, eager=False):
         inputs = [env[name] for name in step.inputs]
-        compiled = step.compiled if step is self.root else self._resume(step, inputs)
+        if eager and step is not self.root:     # a skipped resume function: its operators, uncompiled
+            compiled = step.gm
+        else:
+            compiled = step.compiled if step is self.root else self._resume(step, inputs)
         outs = compiled(*inputs)
         return outs if isinstance(outs, (tuple, list)) else (outs,)
 

@@ -5,21 +5,28 @@ to a list or dict it did not create, and replays it with the real values after e
 the compiled graph. This compiler traces by running the function, so such a write happens while
 it is traced -- with fake tensors, or with symbols for the values read -- and never when the
 compiled graphs run. ``PythonState`` takes a shallow picture of what the function can reach
-before a trace, says afterwards whether the trace wrote any of it, and puts back what it was:
-the caller then runs the function eagerly, which writes once per call, with real values.
+before a trace, says afterwards whether the trace wrote any of it, and puts back what it was.
+Where every value written is a tensor the trace computed, a value that was there before, a
+plain constant, or a new list or tuple of those, the writes become a ``Replay``: the computed
+tensors are extra outputs of the graph, and after each call of it the writes are made again
+with the tensors it returned, as Dynamo's codegen does after its graph. Any other write (a new
+dict or object, a symbol, a set) makes the caller run the function eagerly, which writes once
+per call, with real values.
 """
 import types
 
 from .._tensor import Tensor
 from .guards import _names
 
-__all__ = ["PythonState"]
+__all__ = ["PythonState", "Replay"]
 
 _MISSING = object()
 # values whose own state a write cannot reach through the function, or that hold no state of
 # the program's: their binding is checked, not their contents
 _OPAQUE = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, Tensor,
            int, float, complex, bool, str, bytes, type(None))
+# values a replay may write again as they are: nothing a call could change inside them
+_CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
 
 
 class PythonState:
@@ -44,6 +51,9 @@ class PythonState:
             if id(root) not in seen and root is not _MISSING and not isinstance(root, _OPAQUE):
                 seen.add(id(root))
                 self.contents.append((root, _contents(root)))
+        # every object pictured, by identity: a write of one of them is a write of an old value
+        self.known = {id(v) for v in roots} | {id(v) for _, c in self.contents if c is not None
+                                               for v in _values(c)}
 
     def written(self):
         """Whether anything pictured changed since (by identity: ``v = v + 0`` is a write too)."""
@@ -54,6 +64,54 @@ class PythonState:
                for c, v in zip(self.cells, self.cell_values, strict=True)):
             return True
         return any(not _same(_contents(root), before) for root, before in self.contents)
+
+    def replay(self):
+        """The writes made since the picture as a ``Replay``, or None where one cannot make them
+        again (a new container or object, a symbol, a set changed)."""
+        steps, outputs = [], []
+        glob = getattr(self.fn, "__globals__", {})
+        for name, value in self.globals.items():
+            now = glob.get(name, _MISSING)
+            if now is not value:
+                steps.append(("global", name, _MISSING if now is _MISSING else self._written(now, outputs)))
+        for cell, value in zip(self.cells, self.cell_values, strict=True):
+            if not _filled(cell) or cell.cell_contents is not value:
+                now = self._written(cell.cell_contents, outputs) if _filled(cell) else _UNREPLAYABLE
+                steps.append(("cell", cell, now))
+        for root, before in self.contents:
+            after = _contents(root)
+            if not _same(after, before):
+                steps.append(self._content_step(root, before, after, outputs))
+        if any(part is _UNREPLAYABLE for step in steps for part in _flatten(step)):
+            return None
+        return Replay(steps, outputs)
+
+    def _written(self, value, outputs):
+        """``value`` as a replay writes it: a tensor the trace computed as the place of a graph
+        output (``_Output``), an old value or a constant as it is, else ``_UNREPLAYABLE``."""
+        if id(value) in self.known or isinstance(value, _CONSTANTS) and not isinstance(value, Tensor):
+            return value
+        if isinstance(value, Tensor):
+            outputs.append(value)
+            return _Output(len(outputs) - 1)
+        if type(value) in (list, tuple):     # a new list or tuple: built again on each call
+            items = [self._written(v, outputs) for v in value]
+            return _UNREPLAYABLE if any(v is _UNREPLAYABLE for v in items) else _New(type(value), items)
+        return _UNREPLAYABLE
+
+    def _content_step(self, root, before, after, outputs):
+        kind = before[0]
+        if kind == "items" and isinstance(root, list):
+            old = before[1]
+            if len(after[1]) >= len(old) and all(a is b for a, b in zip(after[1], old, strict=False)):
+                return ("extend", root, [self._written(v, outputs) for v in after[1][len(old):]])
+            return ("items", root, [self._written(v, outputs) for v in after[1]])
+        if kind in ("dict", "attributes"):
+            old = dict(before[1])
+            now = dict(after[1])
+            changed = [(k, self._written(v, outputs)) for k, v in now.items() if k not in old or old[k] is not v]
+            return (kind, root, changed, [k for k in old if k not in now])
+        return ("other", _UNREPLAYABLE)
 
     def restore(self):
         """Put back every binding and content pictured."""
@@ -68,6 +126,79 @@ class PythonState:
         for root, before in self.contents:
             if not _same(_contents(root), before):
                 _put_back(root, before)
+
+
+class _Output:
+    """The place of a written tensor among the graph's extra outputs."""
+
+    def __init__(self, index):
+        self.index = index
+
+
+class _New:
+    """A list or tuple the trace made, of written values: each call makes a new one."""
+
+    def __init__(self, kind, items):
+        self.kind, self.items = kind, items
+
+    def build(self, value):
+        return self.kind(value(v) for v in self.items)
+
+
+_UNREPLAYABLE = object()
+
+
+def _flatten(step):
+    for part in step:
+        if isinstance(part, list):
+            for item in part:
+                yield from (item if isinstance(item, tuple) else (item,))
+        else:
+            yield part
+
+
+class Replay:
+    """Writes to Python state made again after each call of a graph (Dynamo's side effects
+    codegen): ``outputs`` are the tensors the trace wrote, which the graph returns after its
+    own output; ``steps`` say where each goes."""
+
+    def __init__(self, steps, outputs):
+        self.steps, self.outputs = steps, outputs
+
+    def __call__(self, fn, tensors):
+        """Make the writes of ``fn``'s call again, the written tensors being ``tensors``."""
+        def value(v):
+            if isinstance(v, _New):
+                return v.build(value)
+            return tensors[v.index] if isinstance(v, _Output) else v
+        for kind, target, *rest in self.steps:
+            if kind == "global":
+                if rest[0] is _MISSING:
+                    fn.__globals__.pop(target, None)
+                else:
+                    fn.__globals__[target] = value(rest[0])
+            elif kind == "cell":
+                target.cell_contents = value(rest[0])
+            elif kind == "extend":
+                target.extend(value(v) for v in rest[0])
+            elif kind == "items":
+                target[:] = [value(v) for v in rest[0]]
+            elif kind == "dict":
+                target.update((k, value(v)) for k, v in rest[0])
+                for k in rest[1]:
+                    target.pop(k, None)
+            elif kind == "attributes":
+                for k, v in rest[0]:
+                    setattr(target, k, value(v))
+                for k in rest[1]:
+                    delattr(target, k)
+
+
+def _values(contents):
+    """The values one level of contents holds (a dict's and an object's values, not keys)."""
+    if contents[0] == "set":
+        return contents[2]
+    return [v[1] if contents[0] in ("dict", "attributes") else v for v in contents[1]]
 
 
 def _filled(cell):

@@ -1,0 +1,137 @@
+"""Writes to Python state inside a compiled function (``_dynamo/side_effects.py``): an append
+to a list, a global, an attribute of an object. torch.compile compiles one graph that returns
+the written tensors too and makes the writes again after it; compared with torch.compile on a
+counting backend: graphs per call, the values written after each call, the graph's outputs."""
+import numpy as np
+import torch
+from torch._dynamo.testing import CompileCounter
+
+import internals
+
+WRITTEN = None
+
+
+def _programs(lib):
+    """{name: (function, what it wrote so far)}, fresh state for ``lib``."""
+    log, scope = [], {}
+
+    class Holder:
+        pass
+    holder = Holder()
+
+    def appends(x):
+        y = x * 2
+        log.append(y.sum())
+        return y + 1
+
+    exec("def writes_global(x):\n    global WRITTEN\n    WRITTEN = x * 2\n    return x + 1\n", scope)
+
+    def sets_attribute(x):
+        holder.last = x + 1
+        return x * 2
+    return {"append": (appends, lambda: list(log)), "global": (scope["writes_global"], lambda: scope["WRITTEN"]),
+            "attribute": (sets_attribute, lambda: holder.last)}
+
+
+def _as_numpy(value, lib):
+    if isinstance(value, list):
+        return [_as_numpy(v, lib) for v in value]
+    return (value.to_torch() if lib is internals else value).detach().numpy()
+
+
+def test_writes_are_made_again_after_one_graph_as_torch_replays_them():
+    """torch: the append recompiles each call (it guards the list's length), the global and the
+    attribute write compile one graph for every call; the writes hold the graph's tensors."""
+    for name in ("append", "global", "attribute"):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        (theirs, written_t), (ours, written_i) = _programs(torch)[name], _programs(internals)[name]
+        theirs, ours = torch.compile(theirs, backend=counter), internals.compile(ours)
+        counts = []
+        for i in range(4):
+            a = np.arange(3, dtype=np.float32) + i
+            np.testing.assert_array_equal(ours(internals.tensor(a)).to_torch().numpy(), theirs(torch.tensor(a)).numpy())
+            got, want = _as_numpy(written_i(), internals), _as_numpy(written_t(), torch)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            counts.append((counter.frame_count, len(ours.graphs)))
+        assert [o for _, o in counts] == [t for t, _ in counts], name
+        assert ours.break_reasons == []
+
+
+def test_the_graph_returns_the_written_tensor_after_its_output():
+    torch._dynamo.reset()
+    graphs = []
+    appends, _ = _programs(torch)["append"]
+    torch.compile(appends, backend=lambda gm, _: graphs.append(gm) or gm.forward)(torch.ones(3))
+    ours = internals.compile(_programs(internals)["append"][0])
+    ours(internals.ones(3))
+    ops = [str(n.target) for n in ours.graphs[0].graph.nodes if n.op == "call_function"]
+    assert ops == ["aten.mul.Tensor", "aten.sum.default", "aten.add.Tensor"]
+    outputs = [n for n in graphs[0].graph.nodes if n.op == "output"][0].args[0]
+    ours_outputs = [n for n in ours.graphs[0].graph.nodes if n.op == "output"][0].args[0]
+    assert len(outputs) == 2        # torch's graph returns y + 1 and the sum appended
+    assert [ours_outputs[0].name, ours_outputs[1][0].name] == ["add", "sum_1"]
+
+
+def test_a_new_tuple_written_is_built_again_on_each_call():
+    scope = {}
+    exec("def pair(x):\n    global PAIR\n    PAIR = (x + 1, 2, x)\n    return x.cos()\n", scope)
+    compiled = internals.compile(scope["pair"])
+    firsts = []
+    for n in (3, 3):
+        x = internals.ones(n)
+        compiled(x)
+        firsts.append(scope["PAIR"])
+        assert scope["PAIR"][1:] == (2, x) and scope["PAIR"][0].tolist() == [2.0] * n
+    assert firsts[0] is not firsts[1] and len(compiled.graphs) == 1
+
+
+def test_a_write_of_the_argument_itself_is_its_tensor():
+    scope = {}
+    exec("def keep(x):\n    global KEPT\n    KEPT = x\n    return x.sin()\n", scope)
+    compiled = internals.compile(scope["keep"])
+    for n in (3, 3):
+        x = internals.ones(n)
+        compiled(x)
+        assert scope["KEPT"] is x
+    assert len(compiled.graphs) == 1
+
+
+def test_a_write_no_graph_can_make_again_runs_the_function_eagerly():
+    """A new dict (not a tensor, an old value, a constant, a new list or tuple of those) is
+    written once per call, eagerly."""
+    box = {}
+
+    def new_dict(x):
+        box["pair"] = {"a": x + 1, "b": x + 2}
+        return x * 2
+    compiled = internals.compile(new_dict)
+    for _ in range(2):
+        compiled(internals.ones(2))
+        first = box["pair"]
+    compiled(internals.ones(2))
+    assert box["pair"] is not first and box["pair"]["b"].tolist() == [3.0, 3.0]
+    assert compiled.graphs == [] and "write to Python state" in compiled.break_reasons[0]
+
+
+class _Box:
+    pass
+
+
+def test_an_attribute_written_here_and_read_by_a_called_function_stays_guarded():
+    """``last`` is only written by the compiled function but read (on another object) by a
+    function it calls: that read is guarded, so a changed value compiles again, never reuses a
+    graph holding the old one."""
+    written, read = _Box(), _Box()
+
+    def scale():
+        return read.last
+
+    def fn(x):
+        written.last = x + 1
+        return x * scale()
+    compiled = internals.compile(fn)
+    for v in (1.0, 2.0, 3.0):
+        read.last = v
+        assert compiled(internals.ones(2)).tolist() == [v, v]
+        assert written.last.tolist() == [2.0, 2.0]
