@@ -7,6 +7,7 @@ a sparse operand) still does what torch does.
 """
 import warnings
 
+import numpy as np
 import pytest
 import torch
 from helpers import assert_same, assert_same_error, in_threads
@@ -154,3 +155,40 @@ def test_threads_building_many_layouts_at_once_get_torchs_results():
             assert ours.tolist() == theirs.tolist() and ours.stride() == theirs.stride()
 
     assert in_threads(work) == []
+
+
+def _fields(obj):
+    """Every slot of ``obj`` and its class's parents, by name (unset slots left out)."""
+    names = {n for cls in type(obj).__mro__ for n in getattr(cls, "__slots__", ()) if n != "__weakref__"}
+    return {n: getattr(obj, n) for n in names if hasattr(obj, n)}
+
+
+@pytest.mark.parametrize("inference", [False, True])
+def test_a_planned_output_has_the_fields_the_constructors_set(inference):
+    """``empty_planned`` makes the storage, the impl and the tensor in one step: each must have
+    every field, and the same values, as the one ``empty_strided_generic`` makes through the
+    three constructors (their byte arrays aside, which are each tensor's own)."""
+    from internals.aten.empty_tensor import empty_planned, empty_strided_generic
+    from internals.c10.allocator import cpu_allocator
+    cpu = internals.device("cpu")
+    with internals.inference_mode(inference):
+        before = cpu_allocator.num_allocs
+        planned = empty_planned((2, 3), (3, 1), internals.float32, cpu, 24)
+        assert cpu_allocator.num_allocs == before + 1
+        made = empty_strided_generic((2, 3), (3, 1), internals.float32, cpu)
+    assert type(planned) is type(made) is internals.Tensor
+    assert planned.is_inference() == made.is_inference() == inference
+    for ours, theirs in ((planned, made), (planned._impl, made._impl), (planned._impl.storage, made._impl.storage)):
+        ours, theirs = _fields(ours), _fields(theirs)
+        assert ours.keys() == theirs.keys()
+        for name in ours.keys() - {"_impl", "storage", "_data", "_typed", "version_counter"}:
+            assert ours[name] == theirs[name], name
+    storage = planned._impl.storage
+    assert storage._data.dtype == np.uint8 and storage._data.nbytes == 24
+    assert list(storage._typed) == [internals.float32]
+    assert storage._typed[internals.float32].base is storage._data
+    assert planned._impl.version_counter is not made._impl.version_counter
+    assert planned._impl.version_counter.version == 0
+    frees = cpu_allocator.num_frees
+    del planned, storage
+    assert cpu_allocator.num_frees == frees + 1      # the storage gives its bytes back

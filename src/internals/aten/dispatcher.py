@@ -188,8 +188,9 @@ class OperatorHandle:
             fn, form = calls[live.bit_length() - 1]
             if form is _PLAIN:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
-            if form is _WITH_KEYSET:
-                return fn(DispatchKeySet._from_bits(live), *args, **kwargs)
+            if form is _WITH_KEYSET:        # no ``**kwargs`` when there are none: it copies a dict
+                return (fn(DispatchKeySet._from_bits(live), *args, **kwargs) if kwargs
+                        else fn(DispatchKeySet._from_bits(live), *args))
         return self._run(bits, args, kwargs)
 
     def _bits_for_readers_key(self, bits, args, kwargs):
@@ -218,7 +219,8 @@ class OperatorHandle:
             if form is _PLAIN:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
             if form is _WITH_KEYSET:
-                return fn(DispatchKeySet._from_bits(live), *args, **kwargs)
+                return (fn(DispatchKeySet._from_bits(live), *args, **kwargs) if kwargs
+                        else fn(DispatchKeySet._from_bits(live), *args))
         return self._run(key_set.bits, args, kwargs)
 
     def _run(self, bits, args, kwargs):

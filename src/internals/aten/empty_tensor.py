@@ -10,19 +10,25 @@ import threading
 
 import numpy as np
 
+from .. import _tensor_base
 from .._tensor_base import TensorBase
 from ..c10 import scalar_type as st
-from ..c10.device import as_device
+from ..c10.allocator import cpu_allocator
+from ..c10.device import _CPU, as_device
+from ..c10.grad_mode import _state as _modes
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..c10.storage import UntypedStorage
 from ..c10.sym import is_symbolic
 from ..c10.tensor_impl import (
     NoStorage,
     TensorImpl,
+    VersionCounter,
     check_size_nonnegative,
     check_sizes_and_strides,
+    compute_key_set,
     contiguous_strides,
     required_storage_elements,
+    strided,
 )
 from .context import global_context
 
@@ -116,12 +122,34 @@ def _as_int(n):
 def empty_planned(size, stride, dtype, device, nbytes):
     """``empty_strided_generic`` for sizes and strides it allocated for before, ``nbytes`` being
     what it found then (a remembered TensorIterator plan's output): a CPU tensor of a plain
-    dtype needs none of its checks again."""
+    dtype needs none of its checks again.
+
+    Its three objects are made here in one step, as ``empty_generic`` makes the StorageImpl and
+    the TensorImpl itself: the storage (``UntypedStorage._fresh_cpu``), its impl
+    (``TensorImpl._fresh``) and the tensor (``TensorBase._from_impl``), each with the fields its
+    own constructor sets (``tests/aten/test_tensor_iterator_plans.py`` compares them). Every elementwise
+    call of a known layout allocates its output here, and those three calls and their checks
+    cost a third of the allocation."""
     if device.type != "cpu" or dtype is st.complex32 or (_meta_blocks[0] and _meta.active):
         return empty_strided_generic(size, stride, dtype, device)
-    storage = UntypedStorage._fresh_cpu(nbytes)
-    storage._typed[dtype] = storage._data.view(dtype.numpy_type)
-    return TensorBase._from_impl(TensorImpl._fresh(storage, size, stride, dtype))
+    data = cpu_allocator.allocate(nbytes)       # first: a failed allocation leaves no storage to free
+    storage = object.__new__(UntypedStorage)
+    storage._allocator, storage._data, storage.device, storage._nbytes = cpu_allocator, data, _CPU, nbytes
+    storage._resizable, storage._base, storage._mapping = True, None, None
+    storage._typed = {dtype: data.view(dtype.numpy_type)}      # the loop's flat view, made once
+    impl = object.__new__(TensorImpl)
+    impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype = storage, size, stride, 0, dtype
+    impl.device, impl.layout, impl.version_counter, impl.is_wrapped_number = _CPU, strided, VersionCounter(), False
+    impl.key_set = _CPU_KEY_SETS[_modes.inference]
+    t = object.__new__(_tensor_base._tensor_class)
+    t._impl, t._requires_grad, t._output_nr = impl, False, 0
+    t._base = t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = None
+    t._creation_meta = t._post_accumulate_grad_hooks = None
+    return t
+
+
+# a new CPU tensor's keys, born outside inference mode and inside it (``compute_key_set``)
+_CPU_KEY_SETS = (compute_key_set("cpu", strided, False), compute_key_set("cpu", strided, True))
 
 
 def empty_strided_generic(size, stride, dtype, device):
