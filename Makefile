@@ -19,7 +19,7 @@ export PYTHONHASHSEED = 0
 # or a notebook starts compiles the package's sources again (about a second each).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test check portability notebooks bench lab clean distclean vendor colab-check
+.PHONY: book test test-slow check portability notebooks bench lab clean distclean vendor colab-check
 
 # The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
 # package-lock.json pins, and are served from the book's own _static (_config.yml: html_static_path
@@ -57,11 +57,18 @@ book: $(STAMP) $(VENDOR)
 # on two workers too, each with its own Chromium: a page mostly waits on its browser's rendering.
 test: $(STAMP) $(VENDOR)
 	$(BIN)/ruff check src tests scripts benchmarks
-	$(BIN)/python -m pytest tests -n 2 --dist loadfile -q -p no:nbval
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile -q -p no:nbval -m "not slow"
 	$(BIN)/python scripts/notebooks_alone.py --nbval
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
 	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -n 2 -p no:nbval
+
+# The tests marked slow (tests/conftest.py describes the marker), which `make test` leaves out to
+# stay within 15 minutes: those that compile kernels again in a fresh process or cache, run every CUDA kernel
+# on the simulator or to PTX, train whole tutorial programs, or gradcheck every mode of an operator.
+# CI (.ci/run) runs them after `make test`.
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile -q -p no:nbval -m slow
 
 # The edit-test loop: lint, then the core layers' tests (c10, the exercises' plug-in, the repository
 # layout and the import directions). One subject alone: .venv/bin/python -m pytest tests/aten/test_views.py

@@ -140,6 +140,11 @@ _COMPILE_CLOCK = pytest.StashKey()
 
 
 def pytest_configure(config):
+    # `make test` runs `-m "not slow"`, `make test-slow` (and CI, after it) `-m slow`; a plain pytest
+    # command runs both.
+    config.addinivalue_line("markers", "slow: left out of `make test` to keep it within 15 minutes: compiles "
+                            "kernels again in a fresh process or cache, runs every CUDA kernel on the simulator "
+                            "or to PTX, trains a whole program, or gradchecks every mode of an operator")
     if config.getoption("compile_report"):
         from numba.core import event  # numba is loaded by now: internals, imported above, settled its environment
 

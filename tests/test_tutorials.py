@@ -955,6 +955,7 @@ def assert_trains_like_torch(source, variables, signal=lambda name, value: value
                                        msg=lambda m, name=name: f"{name}: {m}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
     assert_trains_like_torch(*TUTORIALS[name])

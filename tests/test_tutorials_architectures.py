@@ -547,6 +547,7 @@ def assert_states_close(ours, theirs, variable, name):
             assert ours[key] == value, (variable, key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_program_runs_like_torch(name):
     source, results = TUTORIALS[name]

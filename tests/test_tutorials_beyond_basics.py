@@ -953,6 +953,7 @@ TUTORIALS = {
 NOISE_ONLY = {"decoder.attention.Va.bias"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
     source, variables = TUTORIALS[name]

@@ -397,6 +397,7 @@ def signal_only(name, value):
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
     assert_trains_like_torch(*TUTORIALS[name], signal=signal_only)

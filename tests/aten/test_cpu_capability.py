@@ -110,6 +110,7 @@ CAPABILITIES = [None, "default", "avx2",
                 pytest.param("avx512", marks=pytest.mark.skipif(not _avx512(), reason="the CPU lacks AVX-512"))]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _x86(), reason="the forced capabilities are x86-64's")
 @pytest.mark.parametrize("capability", CAPABILITIES, ids=lambda c: c or "detected")
 def test_bit_equal_under_capability(capability):

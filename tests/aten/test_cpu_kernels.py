@@ -136,6 +136,7 @@ small, large = internals.ones(4), internals.ones(2_000_000)     # serial and par
 """
 
 
+@pytest.mark.slow
 def test_a_second_process_loads_every_loop_from_the_disk_cache(tmp_path):
     """``cache=True`` must work for the loops built per op (closures over the op number): a
     second process compiles nothing. A closure over another jitted function would defeat it,

@@ -90,6 +90,7 @@ def _files(cache):
     return {p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_second_checkout_loads_the_first_ones_kernels(tmp_path):
     cache = tmp_path / "cache"
     _run(_copy_package(tmp_path / "a"), cache)

@@ -97,6 +97,7 @@ print(numba.threading_layer(), hits, os.waitstatus_to_exitcode(status))
 '''
 
 
+@pytest.mark.slow
 def test_cache_keeps_the_two_builds_apart(tmp_path):
     (tmp_path / "toy_loops.py").write_text(TOY)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),

@@ -422,6 +422,7 @@ def test_cuda_to_sparse_to_dense(x):
     assert_same(s.to_dense().cpu(), x, **EXACT)
 
 
+@pytest.mark.slow
 @settings(max_examples=5)
 @given(uncoalesced_inputs(max_sparse_dims=2, dtypes=[torch.float64, torch.int64]))
 def test_cuda_coalesce_and_add(case):
@@ -489,6 +490,7 @@ for name, kernel, signature in jobs:
 '''
 
 
+@pytest.mark.slow
 def test_sparse_cuda_kernels_compile_to_ptx():
     """The simulator runs kernels as Python: compile each sparse kernel to real PTX (as test_cuda.py
     does for the dense ones), for every value type the sparse ops hand it."""

@@ -87,6 +87,7 @@ def _torch_error_classes():
     return {case: error and error[0] for case, error in _torch_errors().items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_the_error_class_is_torch_compiles(case):
     ours, theirs = _outcome(internals, case), _torch_error_classes()[case]

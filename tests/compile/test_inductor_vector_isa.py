@@ -56,6 +56,7 @@ def compile_in_process(cache, capability):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
                     reason="the forced capabilities are x86-64's")
 def test_a_cached_graph_follows_the_forced_capability(tmp_path):

@@ -475,6 +475,7 @@ def checked(checked_and_mismatches):
     return checked_and_mismatches[0]
 
 
+@pytest.mark.slow
 def test_fake_metadata_equals_the_real_kernels(checked_and_mismatches):
     mismatches = sorted(set(checked_and_mismatches[1]))
     assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:60])

@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from internals import _compile_notice as notice
 
 
@@ -81,6 +83,7 @@ print(add_one(1))
 """
 
 
+@pytest.mark.slow
 def test_a_cold_cache_is_announced_and_a_warm_one_is_not(tmp_path):
     script = tmp_path / "kernel.py"
     script.write_text(textwrap.dedent(_PROGRAM))

@@ -748,6 +748,7 @@ for line in failures:
 '''
 
 
+@pytest.mark.slow
 def test_every_cuda_kernel_compiles_to_ptx():
     """The simulator runs kernels as Python, so it accepts code a GPU compiler would reject (and
     no GPU is at hand): compile each kernel, for representative argument types, to real PTX.

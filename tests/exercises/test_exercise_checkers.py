@@ -729,6 +729,7 @@ def test_the_solution_is_accepted(checker, capsys):
     assert "right on all" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("checker, wrong", [(c, w) for c in sorted(CATALOGUE) for w in CATALOGUE[c][1]],
                          ids=lambda v: getattr(v, "__name__", v))
 def test_a_wrong_answer_is_rejected_with_its_smallest_case(checker, wrong, capsys):

@@ -108,6 +108,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("checker, right, wrong", CASES, ids=[c[0].__name__ for c in CASES])
 def test_checker_accepts_the_right_answer_and_rejects_a_wrong_one(checker, right, wrong, capsys):
     assert checker(right) is True

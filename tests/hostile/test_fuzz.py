@@ -116,6 +116,7 @@ def test_numbers_meet_dtypes(dtype, values, how):
 
 
 # ----------------------------------------------------------------------------- again, bounds-checked
+@pytest.mark.slow
 @pytest.mark.skipif(UNDER_BOUNDSCHECK, reason="already running under NUMBA_BOUNDSCHECK=1")
 def test_fuzz_cases_pass_with_numbas_bounds_checks():
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTEST_XDIST_WORKER")}

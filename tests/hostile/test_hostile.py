@@ -67,6 +67,7 @@ SPARSE_MISUSE = """
 """
 
 
+@pytest.mark.slow
 def test_sparse_kernels_recheck_indices_written_after_construction():
     """The caller keeps the indices tensor it passed (torch does not copy it) and ``_indices()``
     hands it out again: an index written there later is refused where a kernel would follow it,
@@ -102,6 +103,7 @@ def test_rebinding_the_callers_indices_tensor_does_not_reach_the_sparse_tensor()
 
 
 # ----------------------------------------------------------------------------- the kernel cache
+@pytest.mark.slow
 def test_the_kernel_cache_is_keyed_by_numbas_code_generation_settings():
     """A loop compiled without bounds checks must not be served to ``NUMBA_BOUNDSCHECK=1``."""
     probe = "from internals import _cuda_env; print(_cuda_env._kernel_sources_hash())"
@@ -112,6 +114,7 @@ def test_the_kernel_cache_is_keyed_by_numbas_code_generation_settings():
     assert plain and checked and plain != checked
 
 
+@pytest.mark.slow
 def test_bounds_checked_kernels_run_under_numba_boundscheck():
     # No NUMBA_CACHE_DIR: the package keys its own cache folder by NUMBA_BOUNDSCHECK (the test
     # above), so the child meets only bounds-checked loops, shared with test_fuzz.py's checked run
@@ -143,6 +146,7 @@ CONCURRENT_OPS = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", ["workqueue", "default"])
 def test_ops_from_four_threads_never_abort_whatever_the_threading_layer(layer):
     """Numba's workqueue layer terminates the process when two threads launch parallel loops at

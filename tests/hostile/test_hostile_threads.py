@@ -15,6 +15,7 @@ import internals
 
 
 # ----------------------------------------------------------------------------- threads
+@pytest.mark.slow
 def test_cuda_kernels_launched_from_four_threads():
     """The simulator swaps the kernel module's ``cuda`` for a fake while a kernel runs: a launch
     from another thread met the fake (AttributeError: 'FakeCUDAModule' has no 'to_device')."""
@@ -196,6 +197,7 @@ COMPILE_FROM_EIGHT_THREADS = """
 """
 
 
+@pytest.mark.slow
 def test_kernels_compiled_for_a_fresh_dtype_by_eight_threads_at_once(tmp_path):
     """An empty kernel cache: eight threads compile their first int16 kernels at the same time."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}

@@ -902,6 +902,7 @@ CUDA_PROGRAMS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", CUDA_PROGRAMS)
 def test_cuda_device_gives_torchs_cpu_results_and_gradients(program):
     """``device="cuda"`` (Numba's simulator without a GPU) against torch on the CPU: values,

@@ -46,6 +46,7 @@ def results():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS)
 def test_training_equals_torch_ddp(results, config):
     ours, theirs = results["train", config, "internals"], results["train", config, "torch"]

@@ -113,6 +113,7 @@ def test_second_derivatives_match_torch(mode, padding_mode, align_corners):
                 assert_same(g, e, exact_layout=False, **_tol(mode, torch.float64))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, padding_mode, align_corners", [c for c in COMBINATIONS if c[0] != "nearest"])
 def test_gradcheck_in_float64(mode, padding_mode, align_corners):
     """Gradients of input and grid against finite differences, then the gradient of the first
@@ -132,6 +133,7 @@ def test_gradcheck_in_float64(mode, padding_mode, align_corners):
     assert internals.autograd.gradcheck(first_derivatives, (x, grid, go))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ("bilinear", "nearest"))
 def test_volume_gradcheck_in_float64(mode):
     torch.manual_seed(8)
@@ -149,7 +151,8 @@ def test_volume_gradcheck_in_float64(mode):
 SAMPLE_NUMEL_IN_FLOAT64 = 100_000
 
 
-@pytest.mark.parametrize("name", ("nn.functional.grid_sample", "grid_sampler_2d", "grid_sampler_3d"))
+@pytest.mark.parametrize("name", ("nn.functional.grid_sample", "grid_sampler_2d",
+                                  pytest.param("grid_sampler_3d", marks=pytest.mark.slow)))
 def test_opinfo_samples(name):
     """PyTorch's OpInfo samples of ``nn.functional.grid_sample`` (4-D and 5-D, every mode) and of
     the two operators called directly."""
@@ -200,6 +203,7 @@ def test_affine_grid_gradcheck_and_a_spatial_transformer_step():
     assert internals.autograd.gradcheck(transform, (theta.requires_grad_(),))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, dims", [("bilinear", 2), ("nearest", 2), ("bicubic", 2), ("bilinear", 3)])
 def test_cuda_kernels_match_cpu(mode, dims):
     """On the CUDA device (the simulator without a GPU) the same operators give the CPU's values,

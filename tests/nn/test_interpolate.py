@@ -110,6 +110,7 @@ def test_interpolate_matches_torch(mode, dims, sizes, use_scale, scale, out, ali
     _compare(x, mode in EXACT, **kwargs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, dims", [("nearest", 3), ("nearest", 5), ("nearest-exact", 3), ("nearest-exact", 4),
                                         ("nearest-exact", 5)])
 @pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
@@ -126,6 +127,7 @@ def test_nearest_picks_the_positions_torch_picks(mode, dims, dtype):
             _compare(x, True, scale_factor=(1.0,) * (dims - 3) + (scale,), mode=mode)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, shape", [("bicubic", (1, 2, 3, 4)), ("trilinear", (1, 2, 2, 3, 2)),
                                          ("nearest-exact", (1, 2, 3, 2, 2)), ("nearest", (1, 1, 2, 3, 3))])
 @pytest.mark.parametrize("align", (False, True))
@@ -342,6 +344,7 @@ def test_antialias_layouts_match_torch(mode):
             assert_same(ours, theirs, exact_layout=True, rtol=4e-6, atol=4e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", AA_MODES)
 def test_antialias_gradcheck_in_float64(mode):
     torch.manual_seed(3)

@@ -373,6 +373,7 @@ def test_pool_backward_refuses_indices_outside_the_plane():
 
 
 # ---------------------------------------------------------------------------- cuda
+@pytest.mark.slow
 def test_layers_on_cuda_match_cpu():
     """The CUDA im2col/col2im and pooling kernels (on the simulator without a GPU) give the CPU's
     results, forward and backward, for a small conv -> batch norm -> pool -> layer norm chain."""

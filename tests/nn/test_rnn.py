@@ -260,6 +260,7 @@ def test_cell_errors_match_torch():
 
 
 # ---- cuda (Numba's simulator without a GPU)
+@pytest.mark.slow
 def test_lstm_on_cuda_matches_cpu():
     """The same weights on the cuda device give the CPU's outputs, states and gradients."""
     cpu, _ = twins("lstm", bidirectional=True, hidden_size=3)

@@ -210,6 +210,7 @@ def failure(data, dataset, error, **options):
         it._shutdown_workers()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset", [RaisesValueError, RaisesKeyError])
 def test_worker_error_reraised_with_its_traceback(dataset):
     """The same class, and torch's message: where it was caught, then the worker's traceback."""
@@ -364,6 +365,7 @@ def test_more_workers_than_cpus_warns_as_torch():
 
 
 # ---------------------------------------------------------------------- every kernel in a forked worker
+@pytest.mark.slow
 def test_forked_workers_run_every_kernel_after_the_parent_used_its_thread_pool():
     """The parent computes every sample itself first, which starts the thread pool; workers forked
     after that (and told ``set_num_threads(1)``, as torch tells them) must run every kernel on
