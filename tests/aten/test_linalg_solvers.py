@@ -439,18 +439,20 @@ def test_lstsq_refuses_what_torch_refuses(program):
                                             "B": _ours(B) if lib is internals else B}))
 
 
-@pytest.mark.parametrize("driver, nan_in", [("gelsd", "A"), ("gels", "A"), (None, "B")])
-def test_lstsq_refuses_nan_as_mkl_does(driver, nan_in):
-    """MKL calls a NaN an illegal argument, which torch raises as an internal error (its message
-    names torch's source file; the argument's number is compared)."""
-    A, B = _matrix(4, 3), _rhs(4, 2)
-    (A if nan_in == "A" else B)[0, 0] = float("nan")
+@pytest.mark.parametrize("driver, nan_in, batch", [("gelsd", "A", ()), ("gels", "A", ()), (None, "B", ()),
+                                                   ("gelsy", "B", (3,)), ("gelss", "A", (2,))])
+def test_lstsq_refuses_nan_as_mkl_does(driver, nan_in, batch):
+    """MKL calls a NaN an illegal argument, which torch raises as an internal error whose message
+    names torch's source line; in a batch, the first matrix holding one is named."""
+    A, B = _matrix(*batch, 4, 3), _rhs(*batch, 4, 2)
+    (A if nan_in == "A" else B)[(-1,) * len(batch) + (0, 0)] = float("nan")
     messages = []
     for lib, c in ((internals, _ours), (torch, lambda t: t)):
         with pytest.raises(RuntimeError) as error:
             lib.linalg.lstsq(c(A), c(B), driver=driver)
-        messages.append(str(error.value).split("torch.linalg.lstsq: ")[1])
+        messages.append(str(error.value))
     assert messages[0] == messages[1]
+    assert messages[0].startswith("false INTERNAL ASSERT FAILED at")
 
 
 def test_lstsq_gels_refuses_a_rank_deficient_matrix():

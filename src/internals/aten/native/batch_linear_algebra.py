@@ -26,6 +26,7 @@ Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernel
 factors rectangular ones too, with pivoting, as torch's CPU kernel does). The LU loops are written once for
 real and complex elements: Numba compiles one version per dtype.
 """
+import math
 import warnings
 
 import numpy as np
@@ -1406,14 +1407,30 @@ def _lstsq_default_rcond(A):
 
 def _lstsq_refuse_nan(a, b, driver):
     """MKL, torch's LAPACK, reports a NaN in A or B as an illegal argument (an infinity in A too,
-    for the drivers that take an SVD); torch raises that as an internal error. The argument's
-    number is its place in the LAPACK routine's signature (gels has TRANS before M)."""
+    for the drivers that take an SVD); torch raises that as an internal error, for the first matrix
+    of a batch that has one. The argument's number is its place in the LAPACK routine's signature
+    (gels has TRANS before M)."""
     first = 5 if driver == "gels" else 4
     bad_a = np.isnan(a) if driver == "gels" or driver == "gelsy" else ~np.isfinite(a)
-    for position, bad in ((first, bad_a.any()), (first + 2, np.isnan(b).any())):
-        if bad:
-            raise RuntimeError(f"torch.linalg.lstsq: Argument {position} has illegal value. Most certainly there is a "
-                               "bug in the implementation calling the backend library.")
+    bad_a = np.broadcast_to(bad_a.any(axis=(-2, -1)), b.shape[:-2]).reshape(-1)
+    bad_b = np.isnan(b).any(axis=(-2, -1)).reshape(-1)
+    codes = np.where(bad_a, first, np.where(bad_b, first + 2, 0)).tolist()
+    _raise_illegal_argument(codes, "torch.linalg.lstsq", len(codes) > 1)
+
+
+# torch checks LAPACK's negative info with TORCH_INTERNAL_ASSERT, whose message names its own line
+_LAPACK_ASSERT = ('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                  'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. ')
+
+
+def _raise_illegal_argument(positions, name, batched):
+    """``_linalg_check_errors`` for a negative info: the first matrix whose LAPACK call refused
+    an argument (``positions`` holds that argument's number per matrix, 0 where none was refused)."""
+    at = next((i for i, position in enumerate(positions) if position), None)
+    if at is not None:
+        where = f"(Batch element {at}): " if batched else ""
+        raise RuntimeError(f"{_LAPACK_ASSERT}{name}: {where}Argument {positions[at]} has illegal value. Most "
+                           "certainly there is a bug in the implementation calling the backend library.")
 
 
 def _lstsq_gels(a, b):
@@ -1691,8 +1708,7 @@ def _lstsq_host(A, B2, batch, rcond, driver):
     else:
         if driver in _LSTSQ_SVD_DRIVERS and b.shape[-1] == 0 and min(m, n):
             # LAPACK's gelsd refuses NRHS = 0 (torch's gelss crashes on it)
-            raise RuntimeError("torch.linalg.lstsq: Argument 4 has illegal value. Most certainly there is a bug in "
-                               "the implementation calling the backend library.")
+            _raise_illegal_argument([4] * math.prod(batch), "torch.linalg.lstsq", math.prod(batch) > 1)
         if driver == "gelsy":
             x, rank = _lstsq_gelsy(a_own, b, batch, rcond)
         else:
