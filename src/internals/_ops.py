@@ -4,6 +4,8 @@
 ``.<overload>`` (``.default`` for the unnamed one) an OpOverload: one schema, one dispatcher
 entry, callable. These are the ``func`` objects a ``__torch_dispatch__`` receives.
 """
+from torchgen.model import BaseTy, BaseType, ListType, OptionalType
+
 from .aten import dispatcher
 from .c10.sym import is_symbolic
 
@@ -23,7 +25,17 @@ class OpOverload:
         if self._number_slots is not _NONE:
             # a graph's code calls ``add.Tensor(x, zf0)``: the symbol too is wrapped, as the binding wraps it
             args, kwargs = self.wrap_numbers(args, kwargs, symbols=True)
-        return self._handle(*args, **kwargs)
+        result = self._handle(*args, **kwargs)
+        if self._returns_list and isinstance(result, tuple):
+            return list(result)     # a ``Tensor[]`` comes back to Python as a list (torch's IValue to list)
+        return result
+
+    @property
+    def _returns_list(self):
+        """Whether the schema returns one list (``Tensor[]``): torch hands such a result to Python as
+        a list, where the kernels here return a tuple."""
+        returns = self._handle.schema.returns
+        return len(returns) == 1 and isinstance(returns[0].type, ListType)
 
     def redispatch(self, keyset, *args, **kwargs):
         if self._number_slots is not _NONE:
@@ -105,6 +117,61 @@ def _defined(prefix):
             if (n == prefix or n.startswith(prefix + ".")) and op.schema is not None]
 
 
+def _fits(schema, args, kwargs, numbers_as_tensors):
+    """Whether ``args`` and ``kwargs`` bind to ``schema``'s arguments with values of their types."""
+    arguments = schema.arguments
+    positional = arguments.flat_positional
+    if len(args) > len(positional):
+        return False
+    by_name = {a.name: a for a in arguments.flat_all}
+    if any(k not in by_name for k in kwargs):
+        return False
+    given = dict(zip((a.name for a in positional), args))
+    if any(k in given for k in kwargs):
+        return False
+    given.update(kwargs)
+    for name, argument in by_name.items():
+        if name not in given:
+            if argument.default is None:
+                return False
+        elif not _value_fits(argument.type, given[name], numbers_as_tensors):
+            return False
+    return True
+
+
+_NUMBERS = (int, float, bool, complex)
+
+
+def _value_fits(typ, value, numbers_as_tensors):
+    """Whether one Python value converts to a schema type, as torch's ``toIValue`` checks it."""
+    # the frontend's base, imported late: it imports aten
+    from ._tensor_base import TensorBase
+    if isinstance(typ, OptionalType):
+        return value is None or _value_fits(typ.elem, value, numbers_as_tensors)
+    if isinstance(typ, ListType):
+        if typ.size is not None and _value_fits(typ.elem, value, False) and not isinstance(value, TensorBase):
+            return True     # ``int[1] dim`` takes a lone int
+        return isinstance(value, (list, tuple)) and all(_value_fits(typ.elem, v, numbers_as_tensors) for v in value)
+    if not isinstance(typ, BaseType):
+        return True
+    name = typ.name
+    if name == BaseTy.Tensor:
+        return isinstance(value, TensorBase) or (numbers_as_tensors and type(value) in _NUMBERS)
+    if name == BaseTy.Scalar:
+        return type(value) in _NUMBERS or is_symbolic(value)
+    if name in (BaseTy.int, BaseTy.SymInt):
+        return type(value) in (int, bool) or is_symbolic(value)
+    if name == BaseTy.float:
+        return type(value) in (int, float, bool) or is_symbolic(value)
+    if name == BaseTy.bool:
+        return type(value) is bool
+    if name == BaseTy.str:
+        return isinstance(value, str)
+    if name == BaseTy.Device:
+        return not isinstance(value, TensorBase)    # a device, its name or its index
+    return not isinstance(value, TensorBase) and type(value) not in _NUMBERS
+
+
 class OpOverloadPacket:
     def __init__(self, namespace, name):
         self.namespace = namespace
@@ -128,13 +195,34 @@ class OpOverloadPacket:
         return ["default" if n == prefix else n[len(prefix) + 1:] for n in _defined(prefix)]
 
     def __call__(self, *args, **kwargs):
-        return self.default(*args, **kwargs)
+        return getattr(self, self._resolve(args, kwargs))(*args, **kwargs)
+
+    def _resolve(self, args, kwargs):
+        """The overload a call names by its arguments, as torch's ``_jit_get_operation`` picks it:
+        the first schema the arguments fit. A Python number fits a ``Tensor`` only for the
+        arithmetic operators torch lets take one (``add(x, 1)`` is ``add.Tensor``)."""
+        names = self.overloads()
+        numbers_as_tensors = self.namespace == "aten" and self.__name__ in _NUMBERS_AS_TENSORS
+        for name in names:
+            if _fits(getattr(self, name)._handle.schema, args, kwargs, numbers_as_tensors):
+                return name
+        schemas = "\n".join(str(getattr(self, name)._schema) for name in names)
+        raise RuntimeError("Overloaded torch operator invoked from Python failed to match any schema:\n"
+                           + schemas)
 
     def __str__(self):
         return f"{self.namespace}.{self.__name__}"
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self}')>"
+
+
+# the operators whose Tensor arguments take Python numbers when called through a packet
+# (``should_allow_numbers_as_tensors`` in python_arg_parser.cpp)
+_NUMBERS_AS_TENSORS = frozenset(
+    base + suffix
+    for base in ("add", "div", "divide", "mul", "multiply", "sub", "subtract", "true_divide", "floor_divide")
+    for suffix in ("", "_", "_out")) | {"to", "_to_copy", "copy_", "copy", "_conj"}
 
 
 class _OpNamespace:

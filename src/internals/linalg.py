@@ -11,7 +11,8 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
-           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "inv", "inv_ex",
+           "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "inv", "inv_ex",
            "matrix_power", "matrix_exp", "householder_product", "det", "cross", "slogdet", "solve", "solve_ex",
            "solve_triangular", "lstsq", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
            "eigvals", "pinv", "LinAlgError"]
@@ -130,6 +131,23 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """``linalg_lu_solve``: X with ``A X = B`` (``A^H X = B`` with ``adjoint``, ``X A = B``
     when not ``left``), A given by ``lu_factor``'s factors."""
     return _with_out("linalg_lu_solve", out, LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """``linalg_ldl_factor_ex``: ``A = P L D L^T P^T`` (L^H for a Hermitian A) in LAPACK's
+    compact form, its Bunch-Kaufman pivots, and 0 or the place of the first zero in D."""
+    return _structured_out("linalg_ldl_factor_ex", ("LD", "pivots", "info"), out, A, hermitian=hermitian,
+                           check_errors=check_errors)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """``linalg_ldl_factor``: the factors, raising where D has a zero."""
+    return _structured_out("linalg_ldl_factor", ("LD", "pivots"), out, A, hermitian=hermitian)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """``linalg_ldl_solve``: X with ``A X = B``, A given by ``ldl_factor``'s factors."""
+    return _with_out("linalg_ldl_solve", out, LD, pivots, B, hermitian=hermitian)
 
 
 def inv_ex(A, *, check_errors=False, out=None):

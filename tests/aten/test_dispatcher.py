@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import assert_same_error, logging_modes
+from helpers import assert_same, assert_same_error, logging_modes
 from helpers import dispatch_table as table
 from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
 
@@ -485,6 +485,57 @@ def test_op_overload_objects_print_like_torchs():
     assert (str(ours), repr(ours), ours.__name__, str(ours._schema), ours.name(), repr(ours.overloadpacket)) == \
         (str(theirs), repr(theirs), theirs.__name__, str(theirs._schema), theirs.name(), repr(theirs.overloadpacket))
     assert internals.ops.aten.add.Tensor is internals.ops.aten.add.Tensor
+
+
+OVERLOAD_CALLS = {
+    "unbind": lambda lib, x: lib.ops.aten.unbind(x),
+    "unbind_int": lambda lib, x: lib.ops.aten.unbind.int(x, 1),
+    "split": lambda lib, x: lib.ops.aten.split(x, 1),
+    "split_sizes": lambda lib, x: lib.ops.aten.split(x, [1, 1]),
+    "split_Tensor": lambda lib, x: lib.ops.aten.split.Tensor(x, 1),
+    "foreach_add": lambda lib, x: lib.ops.aten._foreach_add([x, x], 1.0),
+    "foreach_add_List": lambda lib, x: lib.ops.aten._foreach_add.List([x], [x]),
+    "add_number": lambda lib, x: lib.ops.aten.add(x, 1),
+    "sum_dim": lambda lib, x: lib.ops.aten.sum(x, 1),
+    "pow_Scalar": lambda lib, x: lib.ops.aten.pow(2, x),
+    "max_dim": lambda lib, x: lib.ops.aten.max(x, 1),
+}
+
+
+@pytest.mark.parametrize("case", OVERLOAD_CALLS)
+def test_op_packets_pick_torchs_overload_and_return_lists(case):
+    """Calling ``ops.aten.<name>`` picks the overload torch picks (seen by a dispatch mode), and
+    an operator returning ``Tensor[]`` gives a list, as torch's does."""
+    def seen(mode_class, lib, x):
+        names = []
+
+        class Record(mode_class):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                names.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        with Record():
+            result = OVERLOAD_CALLS[case](lib, x)
+        return names, result
+
+    t = torch.arange(6.).reshape(2, 3)
+    their_names, theirs = seen(TorchMode, torch, t)
+    our_names, ours = seen(TorchDispatchMode, internals, internals.from_torch(t))
+    assert our_names == their_names
+    assert isinstance(ours, list) == isinstance(theirs, list)
+    if isinstance(theirs, torch.Tensor):
+        ours, theirs = [ours], [theirs]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert_same(a, b)
+
+
+def test_op_packet_with_no_fitting_schema_raises_torchs_error():
+    with pytest.raises(RuntimeError) as theirs:
+        torch.ops.aten.atan2(torch.ones(2), "a")
+    with pytest.raises(RuntimeError) as ours:
+        internals.ops.aten.atan2(internals.ones(2), "a")
+    assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0]
 
 
 # ---------------------------------------------------------------------- profiler

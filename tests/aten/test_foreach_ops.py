@@ -3,7 +3,14 @@ shapes and strides; the list checks and their errors; in-place forms returning t
 and autograd (one node per call, its name, its edges, the gradients)."""
 import pytest
 import torch
-from helpers import LIBM_ULPS, PRODUCT_ULPS, assert_ops_out_resized_with_torchs_warning, assert_same, assert_same_error
+from helpers import (
+    LIBM_ULPS,
+    PRODUCT_ULPS,
+    assert_ops_out_resized_with_torchs_warning,
+    assert_same,
+    assert_same_error,
+    same_outcome,
+)
 from torchgen.model import SchemaKind
 
 import internals
@@ -302,3 +309,19 @@ def test_a_mode_sees_the_foreach_operator_when_no_gradient_is_recorded():
     from internals.utils._python_dispatch import TorchDispatchMode
     assert _seen_by_a_mode(internals, TorchDispatchMode) == _seen_by_a_mode(torch, TorchMode) == [
         "aten._foreach_add_.List", "aten._foreach_norm.Scalar"]
+
+
+@pytest.mark.parametrize("name", ["_foreach_exp", "_foreach_sigmoid", "_foreach_reciprocal", "_foreach_log1p",
+                                  "exp", "asinh", "exp2", "sinc", "erf"])
+def test_complex32_refused_with_torchs_kernel_name(name):
+    """torch has no complex32 loop for these: its refusal names the CPU kernel (``exp_vml_cpu``,
+    ``sigmoid_cpu``), and the foreach form hands each tensor to the same kernel."""
+    import warnings
+
+    def call(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # torch's "ComplexHalf support is experimental"
+            x = lib.ones(2, dtype=lib.complex32)
+        fn = getattr(lib, name)
+        return fn([x]) if name.startswith("_foreach") else fn(x)
+    same_outcome(call)

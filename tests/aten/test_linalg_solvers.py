@@ -15,6 +15,7 @@ import warnings
 import pytest
 import torch
 from helpers import (
+    COMPLEX_ULPS,
     PRODUCT_ULPS,
     assert_fake_matches_real,
     assert_same,
@@ -439,18 +440,20 @@ def test_lstsq_refuses_what_torch_refuses(program):
                                             "B": _ours(B) if lib is internals else B}))
 
 
-@pytest.mark.parametrize("driver, nan_in", [("gelsd", "A"), ("gels", "A"), (None, "B")])
-def test_lstsq_refuses_nan_as_mkl_does(driver, nan_in):
-    """MKL calls a NaN an illegal argument, which torch raises as an internal error (its message
-    names torch's source file; the argument's number is compared)."""
-    A, B = _matrix(4, 3), _rhs(4, 2)
-    (A if nan_in == "A" else B)[0, 0] = float("nan")
+@pytest.mark.parametrize("driver, nan_in, batch", [("gelsd", "A", ()), ("gels", "A", ()), (None, "B", ()),
+                                                   ("gelsy", "B", (3,)), ("gelss", "A", (2,))])
+def test_lstsq_refuses_nan_as_mkl_does(driver, nan_in, batch):
+    """MKL calls a NaN an illegal argument, which torch raises as an internal error whose message
+    names torch's source line; in a batch, the first matrix holding one is named."""
+    A, B = _matrix(*batch, 4, 3), _rhs(*batch, 4, 2)
+    (A if nan_in == "A" else B)[(-1,) * len(batch) + (0, 0)] = float("nan")
     messages = []
     for lib, c in ((internals, _ours), (torch, lambda t: t)):
         with pytest.raises(RuntimeError) as error:
             lib.linalg.lstsq(c(A), c(B), driver=driver)
-        messages.append(str(error.value).split("torch.linalg.lstsq: ")[1])
+        messages.append(str(error.value))
     assert messages[0] == messages[1]
+    assert messages[0].startswith("false INTERNAL ASSERT FAILED at")
 
 
 def test_lstsq_gels_refuses_a_rank_deficient_matrix():
@@ -525,3 +528,77 @@ def test_lstsq_gradients_match_torch(A_shape, B_shape, driver):
     assert names == their_names
     for o, t in zip(ours, theirs, strict=True):
         _close(o.detach(), t.detach(), 4 * PRODUCT_ULPS)
+
+
+# ---------------------------------------------------------------------- ldl_factor, ldl_solve
+def _symmetric(*batch, n, dtype, hermitian, zero_corner):
+    """A symmetric (Hermitian) matrix from a seeded stream; a zero in the corner makes the first
+    pivot a 2 by 2 block."""
+    A = torch.randn(*batch, n, n, dtype=dtype, generator=torch.Generator().manual_seed(n))
+    A = A + (A.mH if hermitian else A.mT)
+    if zero_corner:
+        A[..., 0, 0] = 0
+    return A
+
+
+@pytest.mark.parametrize("dtype, hermitian", [(torch.float64, False), (torch.float32, False),
+                                              (torch.complex128, False), (torch.complex64, True)])
+@pytest.mark.parametrize("batch, n, zero_corner", [((), 5, True), ((2,), 4, False), ((), 1, False)])
+def test_ldl_factor_and_solve_match_lapacks_bunch_kaufman(dtype, hermitian, batch, n, zero_corner):
+    """sytrf's (hetrf's) pivots exactly, its factors and sytrs's solution within ulps, with
+    torch's column-major layouts."""
+    A = _symmetric(*batch, n=n, dtype=dtype, hermitian=hermitian, zero_corner=zero_corner)
+    B = _rhs(*batch, n, 2, dtype=dtype)
+    ours, theirs = _both(lambda lib, c: lib.linalg.ldl_factor_ex(c(A), hermitian=hermitian))
+    assert type(ours).__name__ == type(theirs).__name__ == "linalg_ldl_factor_ex"
+    assert_same(ours.pivots, theirs.pivots)
+    assert_same(ours.info, theirs.info)
+    ulps = COMPLEX_ULPS if dtype.is_complex else PRODUCT_ULPS     # complex products: fused multiply-adds
+    _close(ours.LD, theirs.LD, ulps)
+    X = internals.linalg.ldl_solve(ours.LD, ours.pivots, _ours(B), hermitian=hermitian)
+    _close(X, torch.linalg.ldl_solve(theirs.LD, theirs.pivots, B, hermitian=hermitian), ulps)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.linalg.ldl_factor(lib.randn(3, 4))", "lib.linalg.ldl_factor(lib.randn(3))",
+    "lib.linalg.ldl_factor(lib.ones(3, 3, dtype=lib.int64))", "lib.linalg.ldl_factor(lib.zeros(2, 3, 3))",
+    "lib.linalg.ldl_factor_ex(lib.zeros(3, 3))", "lib.linalg.ldl_factor_ex(lib.zeros(3, 3), check_errors=True)",
+    "lib.linalg.ldl_factor(lib.zeros(2, 0, 0))", "lib.linalg.ldl_factor(S.half())",
+    "lib.linalg.ldl_factor(S, out=(lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int64)))",
+    "lib.linalg.ldl_factor(S, out=(lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.int32)))",
+    "lib.linalg.ldl_solve(*lib.linalg.ldl_factor(S), lib.ones(3, 2))",
+    "lib.linalg.ldl_solve(*lib.linalg.ldl_factor(S), lib.ones(4, 2, dtype=lib.float64))",
+    "lib.linalg.ldl_solve(*lib.linalg.ldl_factor(S), lib.ones(3, dtype=lib.float64))",
+    "lib.linalg.ldl_solve(lib.linalg.ldl_factor(S)[0], lib.ones(2, dtype=lib.int32), "
+    "lib.ones(3, 2, dtype=lib.float64))",
+    "lib.linalg.ldl_solve(lib.linalg.ldl_factor(S)[0], lib.ones(3), lib.ones(3, 2, dtype=lib.float64))",
+    "lib.linalg.ldl_solve(lib.linalg.ldl_factor(S)[0], lib.linalg.ldl_factor(S)[1].long(), "
+    "lib.ones(2, 3, 2, dtype=lib.float64))",
+    "lib.linalg.ldl_solve(S.int(), lib.ones(3, dtype=lib.int32), lib.ones(3, 2, dtype=lib.int32))",
+])
+def test_ldl_refuses_what_torch_refuses(program):
+    """Shapes, dtypes and out= as torch checks them; a zero in D is torch's internal assertion."""
+    def run(lib):
+        S = lib.tensor([[4.0, 1, 2], [1, 5, 3], [2, 3, 6]], dtype=lib.float64)
+        return eval(program, {"lib": lib, "S": S})
+    same_outcome(run)
+
+
+def test_ldl_has_no_derivative_as_in_torch():
+    """Neither operator has a formula: the output's node refuses a backward, pivots and info do not
+    require grad, and only the inputs that require grad are linked."""
+    S = torch.tensor([[4.0, 1, 2], [1, 5, 3], [2, 3, 6]], dtype=torch.float64)
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        LD, pivots, info = lib.linalg.ldl_factor_ex(c(S).requires_grad_())
+        assert (LD.requires_grad, pivots.requires_grad, info.requires_grad) == (True, False, False)
+        assert len(LD.grad_fn.next_functions) == 1
+        X = lib.linalg.ldl_solve(LD.detach(), pivots, c(S[:, :2]).requires_grad_())
+        assert len(X.grad_fn.next_functions) == 1
+        with pytest.raises(RuntimeError, match="^derivative for aten::linalg_ldl_solve is not implemented$"):
+            X.sum().backward()
+
+
+def test_ldl_on_fake_tensors_lays_out_what_the_real_run_does():
+    assert_fake_matches_real(lambda L, a: L.linalg.ldl_factor(a + a.mT), lambda: (internals.randn(2, 4, 4),))
+    assert_fake_matches_real(lambda L, a, b: L.linalg.ldl_solve(a, L.ones(4, dtype=L.int32), b),
+                             lambda: (internals.eye(4), internals.ones(3, 4, 2)))

@@ -268,3 +268,20 @@ def test_cuda_kernels_match_torch_cpu():
     assert loss.device.type == grad.device.type == "cuda"
     assert_same(loss.to("cpu"), loss_t, ulps=ULPS)
     assert_same(grad.to("cpu"), grad_t, rtol=1e-12, atol=GRAD_ATOL[torch.float64])
+
+
+def test_a_second_derivative_meets_torchs_not_implemented_node():
+    """_ctc_loss_backward has no formula in torch: a gradient taken with create_graph ends in a
+    NotImplemented node linked to log_probs and to the loss (log_alpha gets no gradient)."""
+    log_probs = torch.randn(5, 2, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1)).log_softmax(2)
+    seen = []
+    for lib, c in ((internals, internals.from_torch), (torch, lambda t: t)):
+        lp = c(log_probs).requires_grad_()
+        _, log_alpha = lib.ops.aten._ctc_loss(lp, lib.tensor([[1, 2], [1, 1]]), [5, 5], [2, 2])
+        g, = lib.autograd.grad(lib.nn.functional.ctc_loss(lp, lib.tensor([[1, 2], [1, 1]]), [5, 5], [2, 2]), lp,
+                               create_graph=True)
+        with pytest.raises(RuntimeError) as error:
+            g.sum().backward()
+        seen.append((log_alpha.requires_grad, type(g.grad_fn).__name__.removesuffix("Node"),
+                     [type(n).__name__ for n, _ in g.grad_fn.next_functions], str(error.value)))
+    assert seen[0] == seen[1]

@@ -128,3 +128,25 @@ def test_modules_match_torch():
     assert ours[2:] == theirs[2:]
     for make in (lambda L: L.nn.MultiMarginLoss(p=3), lambda L: L.nn.MultiMarginLoss(weight=L.ones(2, 2))):
         same_outcome(lambda L, make=make: make(L))
+
+
+def _second_backward(lib, loss):
+    """The grad_fn of a gradient taken with create_graph, the names of its next nodes, and the
+    error a backward through it meets."""
+    x = lib.tensor([[0.3, -1.2, 0.5, 2.0], [1.1, 0.2, -0.4, 0.0], [-0.7, 0.9, 1.3, 0.1]],
+                   dtype=lib.float64, requires_grad=True)
+    g, = lib.autograd.grad(loss(lib, x), x, create_graph=True)
+    with pytest.raises(RuntimeError) as error:
+        g.sum().backward()
+    return (type(g.grad_fn).__name__.removesuffix("Node"),
+            [type(n).__name__ for n, _ in g.grad_fn.next_functions], str(error.value))
+
+
+@pytest.mark.parametrize("loss", [
+    lambda L, x: L.nn.functional.multi_margin_loss(x, L.tensor([0, 1, 2]), p=2),
+    lambda L, x: L.nn.functional.multilabel_margin_loss(x, L.tensor([[0, 1, -1, 0]] * 3)),
+])
+def test_a_second_derivative_meets_torchs_not_implemented_node(loss):
+    """torch has no formula for these losses' backward operators: the gradient's grad_fn is its
+    NotImplemented node, linked to the inputs that require grad, and refuses a backward."""
+    assert _second_backward(internals, loss) == _second_backward(torch, loss)

@@ -303,3 +303,11 @@ def register_manual_kernels():
     name = "_scaled_dot_product_flash_attention_for_cpu_backward"
     kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", False)
     dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
+    # LDL^T's factoring and solving: no derivative in torch, which reaches them through its
+    # fallback for operators without one (only the inputs that require grad get an edge);
+    # so are the loss gradients torch has no formula for: a gradient taken with create_graph ends
+    # in a NotImplemented node
+    for name in ("linalg_ldl_factor_ex", "linalg_ldl_solve", "multi_margin_loss_backward",
+                 "multilabel_margin_loss_backward", "_ctc_loss_backward"):
+        kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", False, requiring_grad_only=True)
+        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))

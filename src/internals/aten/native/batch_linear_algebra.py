@@ -26,6 +26,7 @@ Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernel
 factors rectangular ones too, with pivoting, as torch's CPU kernel does). The LU loops are written once for
 real and complex elements: Numba compiles one version per dtype.
 """
+import math
 import warnings
 
 import numpy as np
@@ -1406,14 +1407,30 @@ def _lstsq_default_rcond(A):
 
 def _lstsq_refuse_nan(a, b, driver):
     """MKL, torch's LAPACK, reports a NaN in A or B as an illegal argument (an infinity in A too,
-    for the drivers that take an SVD); torch raises that as an internal error. The argument's
-    number is its place in the LAPACK routine's signature (gels has TRANS before M)."""
+    for the drivers that take an SVD); torch raises that as an internal error, for the first matrix
+    of a batch that has one. The argument's number is its place in the LAPACK routine's signature
+    (gels has TRANS before M)."""
     first = 5 if driver == "gels" else 4
     bad_a = np.isnan(a) if driver == "gels" or driver == "gelsy" else ~np.isfinite(a)
-    for position, bad in ((first, bad_a.any()), (first + 2, np.isnan(b).any())):
-        if bad:
-            raise RuntimeError(f"torch.linalg.lstsq: Argument {position} has illegal value. Most certainly there is a "
-                               "bug in the implementation calling the backend library.")
+    bad_a = np.broadcast_to(bad_a.any(axis=(-2, -1)), b.shape[:-2]).reshape(-1)
+    bad_b = np.isnan(b).any(axis=(-2, -1)).reshape(-1)
+    codes = np.where(bad_a, first, np.where(bad_b, first + 2, 0)).tolist()
+    _raise_illegal_argument(codes, "torch.linalg.lstsq", len(codes) > 1)
+
+
+# torch checks LAPACK's negative info with TORCH_INTERNAL_ASSERT, whose message names its own line
+_LAPACK_ASSERT = ('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                  'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. ')
+
+
+def _raise_illegal_argument(positions, name, batched):
+    """``_linalg_check_errors`` for a negative info: the first matrix whose LAPACK call refused
+    an argument (``positions`` holds that argument's number per matrix, 0 where none was refused)."""
+    at = next((i for i, position in enumerate(positions) if position), None)
+    if at is not None:
+        where = f"(Batch element {at}): " if batched else ""
+        raise RuntimeError(f"{_LAPACK_ASSERT}{name}: {where}Argument {positions[at]} has illegal value. Most "
+                           "certainly there is a bug in the implementation calling the backend library.")
 
 
 def _lstsq_gels(a, b):
@@ -1691,8 +1708,7 @@ def _lstsq_host(A, B2, batch, rcond, driver):
     else:
         if driver in _LSTSQ_SVD_DRIVERS and b.shape[-1] == 0 and min(m, n):
             # LAPACK's gelsd refuses NRHS = 0 (torch's gelss crashes on it)
-            raise RuntimeError("torch.linalg.lstsq: Argument 4 has illegal value. Most certainly there is a bug in "
-                               "the implementation calling the backend library.")
+            _raise_illegal_argument([4] * math.prod(batch), "torch.linalg.lstsq", math.prod(batch) > 1)
         if driver == "gelsy":
             x, rank = _lstsq_gelsy(a_own, b, batch, rcond)
         else:
@@ -1822,3 +1838,302 @@ def linalg_lstsq_out(A, B, rcond=None, *, driver=None, solution, residuals, rank
             resize_output(out, value.shape)
             dispatcher.call("copy_", out, value)
     return outs
+
+
+# ---------------------------------------------------------------------- LDL (Bunch-Kaufman)
+# torch.linalg.ldl_factor calls LAPACK's sytrf (hetrf for a Hermitian complex matrix) with the
+# lower triangle: A = P L D L^T P^T, D of 1 by 1 and 2 by 2 blocks. For the sizes it blocks no
+# further, sytrf is sytf2, written out here on the host, one column (or two) per step.
+_BUNCH_KAUFMAN_ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
+
+
+def _cabs1_host(v):
+    return abs(v.real) + abs(v.imag)
+
+
+def _sytf2_lower(a, piv, hermitian):
+    """``?sytf2`` (``?hetf2``) with UPLO = 'L' on one square matrix ``a``, in place: L below the
+    diagonal, D on it (and on the first subdiagonal for a 2 by 2 block); ``piv`` gets LAPACK's
+    1-based pivots, a 2 by 2 block's two entries both minus the row it swapped in. Returns info:
+    0, or k + 1 for the first exactly zero D(k, k)."""
+    n = a.shape[0]
+    conj = np.conj if hermitian else (lambda v: v)
+    size = (lambda v: abs(v.real)) if hermitian else _cabs1_host
+    info, k = 0, 0
+    while k < n:
+        kstep = 1
+        absakk = size(a[k, k])
+        imax, colmax = k, 0.0
+        if k + 1 < n:
+            column = np.abs(a[k + 1:, k].real) + np.abs(a[k + 1:, k].imag)
+            imax = k + 1 + int(np.argmax(column))
+            colmax = float(column[imax - k - 1])
+        if max(absakk, colmax) == 0 or absakk != absakk:
+            info = info or k + 1
+            kp = k
+            if hermitian:
+                a[k, k] = a[k, k].real
+        else:
+            kp, kstep = _bunch_kaufman_pivot(a, k, imax, absakk, colmax, size)
+            kk = k + kstep - 1
+            if kp != kk:
+                _ldl_swap(a, k, kk, kp, kstep, conj, hermitian)
+            elif hermitian:
+                a[k, k] = a[k, k].real
+                if kstep == 2:
+                    a[k + 1, k + 1] = a[k + 1, k + 1].real
+            if kstep == 1:
+                _ldl_update_1(a, k, hermitian, conj)
+            else:
+                _ldl_update_2(a, k, hermitian, conj)
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return info
+
+
+def _bunch_kaufman_pivot(a, k, imax, absakk, colmax, size):
+    """Bunch and Kaufman's choice for column k: (the row to swap in, 1 or 2 columns)."""
+    if absakk >= _BUNCH_KAUFMAN_ALPHA * colmax:
+        return k, 1
+    row = np.abs(a[imax, k:imax].real) + np.abs(a[imax, k:imax].imag)
+    rowmax = float(row.max())
+    if imax + 1 < a.shape[0]:
+        below = np.abs(a[imax + 1:, imax].real) + np.abs(a[imax + 1:, imax].imag)
+        rowmax = max(rowmax, float(below.max()))
+    if absakk >= _BUNCH_KAUFMAN_ALPHA * colmax * (colmax / rowmax):
+        return k, 1
+    if size(a[imax, imax]) >= _BUNCH_KAUFMAN_ALPHA * rowmax:
+        return imax, 1
+    return imax, 2
+
+
+def _ldl_swap(a, k, kk, kp, kstep, conj, hermitian):
+    """Rows and columns kk and kp of the trailing lower triangle interchanged."""
+    a[kp + 1:, kk], a[kp + 1:, kp] = a[kp + 1:, kp].copy(), a[kp + 1:, kk].copy()
+    middle = a[kk + 1:kp, kk].copy()
+    a[kk + 1:kp, kk] = conj(a[kp, kk + 1:kp])
+    a[kp, kk + 1:kp] = conj(middle)
+    if hermitian:
+        a[kp, kk] = np.conj(a[kp, kk])
+        a[kk, kk], a[kp, kp] = a[kp, kp].real, a[kk, kk].real
+        if kstep == 2:
+            a[k, k] = a[k, k].real
+    else:
+        a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+    if kstep == 2:
+        a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+
+
+def _ldl_update_1(a, k, hermitian, conj):
+    """A 1 by 1 pivot: the trailing lower triangle less x D^-1 x^T (``syr``/``her``), x scaled."""
+    n = a.shape[0]
+    if k + 1 >= n:
+        return
+    d11 = 1.0 / (a[k, k].real if hermitian else a[k, k])
+    x = a[k + 1:, k].copy()
+    for j in range(k + 1, n):
+        temp = -d11 * conj(x[j - k - 1])
+        a[j:, j] = a[j:, j] + x[j - k - 1:] * temp
+        if hermitian:
+            a[j, j] = a[j, j].real
+    a[k + 1:, k] = x * d11
+
+
+def _ldl_update_2(a, k, hermitian, conj):
+    """A 2 by 2 pivot: the trailing lower triangle less the two columns times D's block inverse."""
+    n = a.shape[0]
+    if k + 2 >= n:
+        return
+    if hermitian:
+        d = math.hypot(a[k + 1, k].real, a[k + 1, k].imag)
+        d11 = a[k + 1, k + 1].real / d
+        d22 = a[k, k].real / d
+        tt = 1.0 / (d11 * d22 - 1.0)
+        d21 = a[k + 1, k] / d
+        d = tt / d
+    else:
+        d21 = a[k + 1, k]
+        d11 = a[k + 1, k + 1] / d21
+        d22 = a[k, k] / d21
+        t = 1.0 / (d11 * d22 - 1.0)
+        d21 = t / d21
+    for j in range(k + 2, n):
+        if hermitian:
+            wk = d * (d11 * a[j, k] - d21 * a[j, k + 1])
+            wkp1 = d * (d22 * a[j, k + 1] - np.conj(d21) * a[j, k])
+        else:
+            wk = d21 * (d11 * a[j, k] - a[j, k + 1])
+            wkp1 = d21 * (d22 * a[j, k + 1] - a[j, k])
+        a[j:, j] = a[j:, j] - a[j:, k] * conj(wk) - a[j:, k + 1] * conj(wkp1)
+        if hermitian:
+            a[j, j] = a[j, j].real
+        a[j, k] = wk
+        a[j, k + 1] = wkp1
+
+
+def _ldl_kernel_dtype(A, kernel):
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+
+
+def meta_linalg_ldl_factor_ex(LD, pivots, info, self, *, hermitian=False, check_errors=False):
+    """``TORCH_META_FUNC(linalg_ldl_factor_ex)``: square floating matrices; LD column-major of
+    A's sizes, int32 pivots one per row, int32 info one per matrix."""
+    _square_check(self, "torch.linalg.ldl_factor_ex")
+    _check_floating(self, "torch.linalg.ldl_factor_ex")
+    *batch, n, _ = self.shape
+    return (_matrices_out(LD, self.shape, self.dtype, self.device),
+            set_output(pivots, (*batch, n), st.int32, self.device),
+            set_output(info, tuple(batch), st.int32, self.device))
+
+
+def impl_linalg_ldl_factor_ex(outs, self, *, hermitian=False, check_errors=False):
+    """``TORCH_IMPL_FUNC(linalg_ldl_factor_ex_out)``: A's lower triangle factored (the upper one
+    zeroed), matrix by matrix."""
+    result = return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))(*outs)
+    if is_meta_execution():
+        return result
+    LD, pivots, info = outs
+    if self.numel() == 0:
+        dispatcher.call("zero_", info)
+        return result
+    _ldl_kernel_dtype(self, "ldl_factor_kernel")
+    n = self.shape[-1]
+    a = np.tril(np.array(_host(self))).reshape(-1, n, n)
+    piv = np.zeros(a.shape[:-1], dtype=np.int32)
+    codes = np.zeros(a.shape[0], dtype=np.int32)
+    with np.errstate(all="ignore"):
+        for i in range(a.shape[0]):
+            codes[i] = _sytf2_lower(a[i], piv[i], hermitian and self.dtype.is_complex)
+    _write(LD, a.reshape(self.shape))
+    _write(pivots, piv.reshape(pivots.shape))
+    _write(info, codes.reshape(info.shape))
+    if check_errors:
+        _raise_unknown_error(codes.tolist(), "torch.linalg.ldl_factor_ex")
+    return result
+
+
+linalg_ldl_factor_ex_out = structured(meta_linalg_ldl_factor_ex, impl_linalg_ldl_factor_ex, outputs=3)
+
+
+def _raise_unknown_error(codes, name):
+    """``_linalg_check_errors`` for an operator it has no words for: a positive info (a zero on
+    D's diagonal for ldl) is an internal assertion naming the code, with no batch position."""
+    code = next((c for c in codes if c), 0)
+    if code > 0:
+        raise RuntimeError(f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                           f'BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. {name}: Unknown error '
+                           f"code: {code}.")
+
+
+def linalg_ldl_factor(self, *, hermitian=False):
+    """``linalg_ldl_factor``, CompositeImplicitAutograd: the _ex form, raising for a zero in D."""
+    LD, pivots, _ = _ldl_factor_checked(self, hermitian)
+    return return_type("linalg_ldl_factor", ("LD", "pivots"))(LD, pivots)
+
+
+def linalg_ldl_factor_out(self, *, hermitian=False, LD, pivots):
+    info = empty([0], dtype=st.int32, device=self.device)
+    _ldl_factor_checked(self, hermitian, LD=LD, pivots=pivots, info=info)
+    return return_type("linalg_ldl_factor", ("LD", "pivots"))(LD, pivots)
+
+
+def _ldl_factor_checked(self, hermitian, **out):
+    """The _ex operator with its check on (a fake run skips it there), the error in
+    ``linalg_ldl_factor``'s name."""
+    try:
+        return dispatcher.call("linalg_ldl_factor_ex.out" if out else "linalg_ldl_factor_ex", self,
+                               hermitian=hermitian, check_errors=True, **out)
+    except RuntimeError as error:
+        if "torch.linalg.ldl_factor_ex: Unknown error code" not in str(error):
+            raise
+        raise RuntimeError(str(error).replace("ldl_factor_ex:", "ldl_factor:")) from None
+
+
+def meta_linalg_ldl_solve(out, LD, pivots, B, *, hermitian=False):
+    """``TORCH_META_FUNC(linalg_ldl_solve)``: square floating LD, B of its dtype and fitting
+    rows, integer pivots of LD's shape less one; the result of B's broadcast sizes, column-major."""
+    name = "torch.linalg.ldl_solve"
+    _square_check(LD, name)
+    _check_floating(LD, name)
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B.dtype.torch_name} and A "
+                           f"of type {LD.dtype.torch_name} instead.")
+    if B.dim() < 2:     # torch's check reads B.size(-2) first
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)" if B.dim() else
+                         "Dimension specified as -2 but tensor has no dimensions")
+    if LD.shape[-1] != B.shape[-2]:
+        rows = B.shape[-2]
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {LD.shape[-1]} by {LD.shape[-1]}"
+                           f" but each b matrix is {rows} by {B.shape[-1]}")
+    if tuple(LD.shape[:-1]) != tuple(pivots.shape):
+        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+                           f"shape {list(pivots.shape)} instead")
+    if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype is st.bool_:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {pivots.dtype.torch_name}")
+    shape = (*infer_size(tuple(B.shape[:-2]), tuple(LD.shape[:-2])), *B.shape[-2:])
+    return set_output(out, shape, B.dtype, B.device, _batched_matrix_strides(shape, True))
+
+
+def _sytrs_lower(a, piv, b, hermitian):
+    """``?sytrs`` (``?hetrs``) with UPLO = 'L': B overwritten by A^-1 B, A given by sytf2's factors."""
+    n = a.shape[0]
+    conj = np.conj if hermitian else (lambda v: v)
+    k = 0
+    while k < n:        # L D Y = B
+        if piv[k] > 0:
+            kp = piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
+            b[k] = b[k] * (1.0 / (a[k, k].real if hermitian else a[k, k]))     # scal by the reciprocal
+            k += 1
+        else:
+            kp = -piv[k] - 1
+            b[[k + 1, kp]] = b[[kp, k + 1]]
+            b[k + 2:] -= np.outer(a[k + 2:, k], b[k]) + np.outer(a[k + 2:, k + 1], b[k + 1])
+            akm1k = a[k + 1, k]
+            akm1 = a[k, k] / (conj(akm1k))
+            ak = a[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1.0
+            bkm1 = b[k] / conj(akm1k)
+            bk = b[k + 1] / akm1k
+            b[k] = (ak * bkm1 - bk) / denom
+            b[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:       # L^T X = Y (L^H for a Hermitian A)
+        if piv[k] > 0:
+            b[k] -= conj(a[k + 1:, k]) @ b[k + 1:]
+            kp = piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            b[k] -= conj(a[k + 1:, k]) @ b[k + 1:]
+            b[k - 1] -= conj(a[k + 1:, k - 1]) @ b[k + 1:]
+            kp = -piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+def impl_linalg_ldl_solve(out, LD, pivots, B, *, hermitian=False):
+    """``TORCH_IMPL_FUNC(linalg_ldl_solve_out)``: ``sytrs`` per matrix of the broadcast batch."""
+    if is_meta_execution() or out.numel() == 0 or pivots.numel() == 0:
+        return out
+    _ldl_kernel_dtype(LD, "ldl_solve")
+    batch = tuple(out.shape[:-2])
+    n = LD.shape[-1]
+    ld = np.broadcast_to(_host(LD), (*batch, n, n)).reshape(-1, n, n)
+    piv = np.broadcast_to(_host(pivots).astype(np.int64), (*batch, n)).reshape(-1, n)
+    x = np.array(np.broadcast_to(_host(B), out.shape)).reshape(-1, n, out.shape[-1])
+    with np.errstate(all="ignore"):
+        for i in range(x.shape[0]):
+            _sytrs_lower(ld[i], piv[i], x[i], hermitian and LD.dtype.is_complex)
+    _write(out, x.reshape(out.shape))
+    return out
+
+
+linalg_ldl_solve_out = structured(meta_linalg_ldl_solve, impl_linalg_ldl_solve)

@@ -1831,50 +1831,59 @@ def _is_whole(v):
 
 
 @register_jitable
-def zeta(x, q, alpha):
+def _zeta_sum(x, q, zero):
     """The Hurwitz zeta function, the sum over k >= 0 of (k + q)^-x (``zeta`` in Math.h, from
-    Cephes): inf at x = 1 and at the poles q = 0, -1, ...; NaN for x < 1, or for q < 0 with x
+    Cephes), with every sum, power after the first, and constant in ``zero``'s type, torch's
+    acc_type: inf at x = 1 and at the poles q = 0, -1, ...; NaN for x < 1, or for q < 0 with x
     not an integer. At least nine terms are summed directly, until k + q passes 9, then the
-    Euler-Maclaurin formula adds the rest. The sums run in double for float32 too (CPU's
-    acc_type); only the first power is taken in x's own type, as ``std::pow`` of two floats."""
+    Euler-Maclaurin formula adds the rest. The first power is taken in x's own type, as
+    ``std::pow`` of two floats."""
+    one = like(zero, 1)
     if x == 1:
-        return like(x, math.inf)
+        return like(zero, math.inf)
     if x < 1:
-        return like(x, math.nan)
+        return like(zero, math.nan)
     if q <= 0:
         if _is_whole(q):
-            return like(x, math.inf)
+            return like(zero, math.inf)
         if not _is_whole(x):
-            return like(x, math.nan)
-    xd = np.float64(x)
-    s = np.float64(math.pow(q, -x))
-    a = np.float64(q)
-    b = 0.0
+            return like(zero, math.nan)
+    machep = like(zero, _MACHEP)
+    xd = like(zero, x)
+    s = like(zero, math.pow(q, -x))
+    a = like(zero, q)
+    b = zero
     i = 0
-    while i < 9 or a <= 9.0:
+    while i < 9 or a <= like(zero, 9):
         i += 1
-        a += 1.0
-        b = math.pow(a, -xd)
+        a += one
+        b = like(zero, math.pow(a, -xd))
         s += b
-        if -_MACHEP * s < b < _MACHEP * s:
+        if -machep * s < b < machep * s:
             return s
     w = a
-    s += b * w / (xd - 1.0)
-    s = contracted_fma(-0.5, b, s)
-    a = 1.0
-    k = 0.0
+    s += b * w / (xd - one)
+    s = contracted_fma(like(zero, -0.5), b, s)
+    a = one
+    k = zero
     for j in range(12):
         a *= xd + k
         b /= w
-        t = a * b / _ZETA_A[j]
+        t = a * b / like(zero, _ZETA_A[j])
         s = s + t
-        if abs(t / s) < _MACHEP:
+        if abs(t / s) < machep:
             return s
-        k += 1.0
+        k += one
         a *= xd + k
         b /= w
-        k += 1.0
+        k += one
     return s
+
+
+@register_jitable
+def zeta(x, q, alpha):
+    """``zeta`` for float and double: the sums run in double for float32 too (CPU's acc_type)."""
+    return _zeta_sum(x, q, np.float64(0))
 ZETA = BINARY.register(zeta)
 
 
@@ -1907,60 +1916,15 @@ def _stored_in_16_bits(v, bits):
 
 
 @register_jitable
-def _zeta_in_float(x, q):
-    """``zeta<Half>`` and ``zeta<BFloat16>`` (Math.h) for x and q held in float32: CPU's acc_type
-    of the 16-bit floats is float, so every power (``powf``), sum and constant is float32."""
-    one = np.float32(1)
-    if x == one:
-        return np.float32(math.inf)
-    if x < one:
-        return np.float32(math.nan)
-    if q <= 0:
-        if _is_whole(q):
-            return np.float32(math.inf)
-        if not _is_whole(x):
-            return np.float32(math.nan)
-    machep = np.float32(_MACHEP)
-    s = np.float32(math.pow(q, -x))
-    a = q
-    b = np.float32(0)
-    i = 0
-    while i < 9 or a <= np.float32(9):
-        i += 1
-        a += one
-        b = np.float32(math.pow(a, -x))
-        s += b
-        if -machep * s < b < machep * s:
-            return s
-    w = a
-    s += b * w / (x - one)
-    s = contracted_fma(np.float32(-0.5), b, s)
-    a = one
-    k = np.float32(0)
-    for j in range(12):
-        a *= x + k
-        b /= w
-        t = a * b / np.float32(_ZETA_A[j])
-        s = s + t
-        if abs(t / s) < machep:
-            return s
-        k += one
-        a *= x + k
-        b /= w
-        k += one
-    return s
-
-
-@register_jitable
 def polygamma_16_bit(x, n, bits):
     """``calc_polygamma<Half>`` (``<BFloat16>``) as torch's CPU kernel computes it, x in float32
     and ``bits`` the 16-bit type's significant bits: n + 1 rounds to the 16-bit type, n! is
-    float32 (``exp(lgamma)`` of a float), zeta sums in float32 and rounds to the 16-bit type on
-    return, and the product stays float32 until the loop stores it."""
+    float32 (``exp(lgamma)`` of a float), zeta sums in float32 (the 16-bit floats' acc_type) and
+    rounds to the 16-bit type on return, and the product stays float32 until the loop stores it."""
     order = _stored_in_16_bits(np.float32(n) + np.float32(1), bits)
     factorial = np.float32(math.exp(np.float32(math.lgamma(order))))
     sign = np.float32(1) if int(n) % 2 else np.float32(-1)
-    return sign * factorial * _stored_in_16_bits(_zeta_in_float(order, x), bits)
+    return sign * factorial * _stored_in_16_bits(_zeta_sum(order, x, np.float32(0)), bits)
 POLYGAMMA_16_BIT = BINARY.register(polygamma_16_bit)
 
 

@@ -60,10 +60,14 @@ def _float_only(x, kernel):
 # compute in the default float dtype; complex inputs take the op's complex scalar function, or
 # (a string) are refused by the kernel torch names, whose dispatch has no complex types.
 def _float_op(name, op, complex_op):
+    kernel = complex_op if isinstance(complex_op, str) else _CPU_KERNEL_NAMES.get(name, f"{name}_vml_cpu")
+
     def meta(out, self):
         return TensorIterator.unary_float_op(out, self)
 
     def impl(it, self):
+        if it.common_dtype is st.complex32:     # no complex32 loop in torch's dispatch either
+            raise _not_implemented(kernel, self)
         if not it.compute_dtype.is_complex:
             return unary_loop(it, op)
         if isinstance(complex_op, str):
@@ -72,6 +76,10 @@ def _float_op(name, op, complex_op):
     return _declare(name, meta, impl)
 
 
+# the names of torch's CPU kernels, which its refusals quote, where they are not ``<name>_vml_cpu``
+_CPU_KERNEL_NAMES = {"sigmoid": "sigmoid_cpu", "rsqrt": "rsqrt_cpu", "sinh": "sinh_cpu", "cosh": "cosh_cpu",
+                     "asinh": "asinh_cpu", "acosh": "acosh_cpu", "atanh": "atanh_cpu", "exp2": "exp2",
+                     "sinc": "sinc_cpu"}
 exp_out = _float_op("exp", ops.EXP, ops.EXP_COMPLEX)
 log_out = _float_op("log", ops.LOG, ops.LOG_COMPLEX)
 sqrt_out = _float_op("sqrt", ops.SQRT, ops.SQRT_COMPLEX)
@@ -134,6 +142,8 @@ def meta_reciprocal(out, self):
 
 
 def impl_reciprocal(it, self):
+    if it.common_dtype is st.complex32:
+        raise _not_implemented("reciprocal_cpu", self)
     return div_out(wrap_scalar(1), self, out=it.result)
 
 

@@ -93,7 +93,6 @@ from .functions import (
     CtcLossBackward0,
     CtcLossBackward1,
     CtcLossBackwardBackward0,
-    CtcLossBackwardBackward1,
     CummaxBackward0,
     CumminBackward0,
     CumprodBackward0,
@@ -251,9 +250,7 @@ from .functions import (
     MulBackward0,
     MulBackward1,
     MultiMarginLossBackward0,
-    MultiMarginLossBackwardBackward0,
     MultilabelMarginLossBackward0,
-    MultilabelMarginLossBackwardBackward0,
     MvBackward0,
     MvlgammaBackward0,
     NanToNumBackward0,
@@ -614,12 +611,9 @@ OPS = {
     'soft_margin_loss': dispatcher.find('soft_margin_loss'),
     'soft_margin_loss_backward': dispatcher.find('soft_margin_loss_backward'),
     'multi_margin_loss': dispatcher.find('multi_margin_loss'),
-    'multi_margin_loss_backward': dispatcher.find('multi_margin_loss_backward'),
     'multilabel_margin_loss_forward': dispatcher.find('multilabel_margin_loss_forward'),
-    'multilabel_margin_loss_backward': dispatcher.find('multilabel_margin_loss_backward'),
     '_ctc_loss': dispatcher.find('_ctc_loss'),
     '_ctc_loss.Tensor': dispatcher.find('_ctc_loss.Tensor'),
-    '_ctc_loss_backward': dispatcher.find('_ctc_loss_backward'),
     '_ctc_loss_backward.Tensor': dispatcher.find('_ctc_loss_backward.Tensor'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
@@ -3315,24 +3309,6 @@ def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1)
     return result
 
 
-def multi_margin_loss_backward(ks, grad_output, self, target, p, margin, weight=None, reduction=1):
-    if _grad_mode.grad_enabled:
-        check_no_requires_grad(target, 'target', 'multi_margin_loss_backward')
-        check_no_requires_grad(weight, 'weight', 'multi_margin_loss_backward')
-    grad_fn = None
-    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
-        grad_fn = MultiMarginLossBackwardBackward0()
-        grad_fn._next_edges = collect_next_edges(grad_output, self)
-    excluded = enter_below_ad_inplace_or_view()
-    try:
-        result = OPS['multi_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, p, margin, weight, reduction)
-    finally:
-        tls.excluded = excluded
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-    return result
-
-
 def multilabel_margin_loss_forward(ks, self, target, reduction):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3349,24 +3325,6 @@ def multilabel_margin_loss_forward(ks, self, target, reduction):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.is_target_ = SavedVariable(result[1], True)
-    return result
-
-
-def multilabel_margin_loss_backward(ks, grad_output, self, target, reduction, is_target):
-    if _grad_mode.grad_enabled:
-        check_no_requires_grad(target, 'target', 'multilabel_margin_loss_backward')
-        check_no_requires_grad(is_target, 'is_target', 'multilabel_margin_loss_backward')
-    grad_fn = None
-    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
-        grad_fn = MultilabelMarginLossBackwardBackward0()
-        grad_fn._next_edges = collect_next_edges(grad_output, self)
-    excluded = enter_below_ad_inplace_or_view()
-    try:
-        result = OPS['multilabel_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, is_target)
-    finally:
-        tls.excluded = excluded
-    if grad_fn is not None:
-        set_history(result, grad_fn)
     return result
 
 
@@ -3389,7 +3347,7 @@ def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, ze
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
-        set_history((result[0], result[1],), grad_fn)
+        set_history((result[0],), grad_fn)
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
@@ -3416,27 +3374,9 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
-        set_history((result[0], result[1],), grad_fn)
+        set_history((result[0],), grad_fn)
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
-    return result
-
-
-def _ctc_loss_backward(ks, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
-    if _grad_mode.grad_enabled:
-        check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
-    grad_fn = None
-    if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
-        grad_fn = CtcLossBackwardBackward0()
-        grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
-        grad_fn.grad_ = SavedVariable(grad, False)
-    excluded = enter_below_ad_inplace_or_view()
-    try:
-        result = OPS['_ctc_loss_backward'].redispatch(after_autograd(ks), grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
-    finally:
-        tls.excluded = excluded
-    if grad_fn is not None:
-        set_history(result, grad_fn)
     return result
 
 
@@ -3447,7 +3387,7 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss_backward')
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
-        grad_fn = CtcLossBackwardBackward1()
+        grad_fn = CtcLossBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad, log_probs, neg_log_likelihood, log_alpha)
         grad_fn.grad_ = SavedVariable(grad, False)
     excluded = enter_below_ad_inplace_or_view()
@@ -12851,12 +12791,9 @@ KERNELS = {
     'soft_margin_loss': soft_margin_loss,
     'soft_margin_loss_backward': soft_margin_loss_backward,
     'multi_margin_loss': multi_margin_loss,
-    'multi_margin_loss_backward': multi_margin_loss_backward,
     'multilabel_margin_loss_forward': multilabel_margin_loss_forward,
-    'multilabel_margin_loss_backward': multilabel_margin_loss_backward,
     '_ctc_loss': _ctc_loss,
     '_ctc_loss.Tensor': _ctc_loss_Tensor,
-    '_ctc_loss_backward': _ctc_loss_backward,
     '_ctc_loss_backward.Tensor': _ctc_loss_backward_Tensor,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
