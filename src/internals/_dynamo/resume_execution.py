@@ -312,14 +312,18 @@ class BreakingTracer(ProxyTorchDispatchMode):
         symbols = []
         for i, v in enumerate(value):
             item = self.graph.call_function(operator.getitem, (cut, i))
-            source = f"L['___stack{self.reads - 1}'][{i}]"
-            symbol = self.shape_env.create_symbolic_float(v, source) if type(v) is float else \
-                self.shape_env.create_symbolic_size(v, source, positive=None, specialize_zero_one=False)
-            item.meta["val"] = symbol
-            self._symbols[id(symbol.node)] = (symbol.node, item)
-            self.read_symbols[symbol.node._expr] = item.name
-            symbols.append(symbol)
+            symbols.append(self._read_symbol(item, v, f"L['___stack{self.reads - 1}'][{i}]"))
         return symbols
+
+    def _read_symbol(self, node, value, source):
+        """A symbol for a number read from a tensor, standing for ``node``'s value in the graphs
+        after the read (named by ``source``, the resume function's input Dynamo would guard)."""
+        symbol = self.shape_env.create_symbolic_float(value, source) if type(value) is float else \
+            self.shape_env.create_symbolic_size(value, source, positive=None, specialize_zero_one=False)
+        node.meta["val"] = symbol
+        self._symbols[id(symbol.node)] = (symbol.node, node)
+        self.read_symbols[symbol.node._expr] = node.name
+        return symbol
 
     def note_size_read(self, caller=None):
         """A size read by the program: from its own code (``caller``: the reading frame's file,
@@ -358,13 +362,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
                                         held, stack, value_slot, convert, site)
         if not symbolic:
             return value
-        source = f"L['___stack{self.reads - 1}']"
-        symbol = self.shape_env.create_symbolic_float(value, source) if type(value) is float else \
-            self.shape_env.create_symbolic_size(value, source, positive=None, specialize_zero_one=False)
-        cut.meta["val"] = symbol
-        self._symbols[id(symbol.node)] = (symbol.node, cut)
-        self.read_symbols[symbol.node._expr] = cut.name
-        return symbol
+        return self._read_symbol(cut, value, f"L['___stack{self.reads - 1}']")
 
     def _reason(self):
         """An ``if`` (or ``bool()``) on a tensor reads it through ``Tensor.__bool__``: torch's
