@@ -144,8 +144,7 @@ _NUMBERS = (int, float, bool, complex)
 
 def _value_fits(typ, value, numbers_as_tensors):
     """Whether one Python value converts to a schema type, as torch's ``toIValue`` checks it."""
-    # the frontend's base, imported late: it imports aten
-    from ._tensor_base import TensorBase
+    from ._tensor_base import TensorBase  # imported late: the frontend's base imports aten (a real cycle)
     if isinstance(typ, OptionalType):
         return value is None or _value_fits(typ.elem, value, numbers_as_tensors)
     if isinstance(typ, ListType):
