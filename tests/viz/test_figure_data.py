@@ -4,10 +4,9 @@ The data is what the package computes, so these tests compare it with torch wher
 the same question (a view's geometry, a sum's output strides, the dispatch key order), and check
 that the written script and the inlined HTML load nothing from the network.
 """
+import importlib.util
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -68,9 +67,14 @@ def test_dispatch_keys_in_torch_order():
 
 
 def test_script_writes_all_figures(tmp_path):
+    """The script's own ``main``, with its command line, run in this process: a fresh one would
+    spend its time importing the package (``make test`` runs the script as a command anyway,
+    before the book build)."""
     out = tmp_path / "data.js"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "figure_data.py"), "--out", str(out)], check=True,
-                   capture_output=True)
+    spec = importlib.util.spec_from_file_location("figure_data", ROOT / "scripts" / "figure_data.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.main(["--out", str(out)])
     text = out.read_text()
     prefix = "window.LiveFigureData = Object.assign(window.LiveFigureData || {}, "
     assert text.startswith(prefix) and text.endswith(");\n")
