@@ -14,19 +14,21 @@ PACKAGE = pathlib.Path(internals.__file__).parent
 
 def function_level_imports(source):
     """``(line, statement)`` of each import inside a function whose lines carry no comment."""
-    commented = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-                 if tok.type == tokenize.COMMENT}
-    found = []
+    inside = []
 
     def visit(node, in_function):
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function and not any(
-                    line in commented for line in range(child.lineno, child.end_lineno + 1)):
-                found.append((child.lineno, ast.unparse(child)))
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function:
+                inside.append(child)
             visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
     visit(ast.parse(source), False)
-    return found
+    if not inside:      # the comments are read only where they matter: tokenizing takes as long as parsing
+        return []
+    commented = {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                 if tok.type == tokenize.COMMENT}
+    return [(node.lineno, ast.unparse(node)) for node in inside
+            if not any(line in commented for line in range(node.lineno, node.end_lineno + 1))]
 
 
 def test_the_check_finds_an_unexplained_import():
