@@ -35,6 +35,15 @@ NOTEBOOKS = ROOT / "notebooks"
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 SMALLEST_PX = 9     # internals.viz.legibility.SMALLEST_PX (this script runs without the package)
 
+# Seconds each chapter took under ``make test`` (two at a time, kernels cached), longest first.
+# The notebooks start in this order, so the two jobs end together: in name order the longest
+# ones (10, 07, 09) came late, and one job ran on alone. Only the order hangs on these
+# figures; a notebook missing here starts last, and a stale figure costs only some balance.
+SECONDS = {"10_cnn": 132, "07_memory": 91, "09_capstone": 73, "appendix_numba": 71, "11_compile": 52,
+           "13_ddp": 47, "08_codebase_tour": 40, "03_storage": 37, "04_kernels": 36, "02_strides": 34,
+           "05_dispatch": 26, "01_tensors": 25, "08b_boundary": 25, "12_processes": 25, "04b_cuda_kernels": 24,
+           "06_autograd": 24, "performance": 15}
+
 
 def clean_environment():
     """This process's environment without the settings a notebook's run must not inherit."""
@@ -109,6 +118,7 @@ def main():
         args.keep = args.keep.resolve()     # each notebook runs in a folder of its own
         args.keep.mkdir(parents=True, exist_ok=True)
     notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("*.ipynb"))
+    notebooks.sort(key=lambda p: -SECONDS.get(p.stem, 0))     # longest first: stable, so ties keep name order
     python = os.path.abspath(args.python)  # absolute, as each runs elsewhere; not resolved: a venv's python is a link
     failed = []
     with tempfile.TemporaryDirectory(prefix="alone-numba-") as fresh_cache, ThreadPoolExecutor(args.jobs) as pool:
