@@ -94,16 +94,17 @@ NOT_YET_FITTED = set()
 
 
 def _screenshot(page, target):
-    """The full page as a picture, for a person to look at. Chromium, busy with the other
-    worker's page, now and then refuses a long capture once ("Unable to capture screenshot"):
-    a second try, after a pause, is given before that counts."""
+    """The full page as a picture, for a person to look at. A JPEG: a chapter is some 30,000 px
+    tall, and encoding that as a PNG takes Chromium as long again as drawing it, for text just as
+    readable. Chromium, busy with the other worker's page, now and then refuses a long capture
+    once ("Unable to capture screenshot"): a second try, after a pause, is given before that counts."""
     from playwright.sync_api import Error
 
     try:
-        page.screenshot(path=str(target), full_page=True)
+        page.screenshot(path=str(target), full_page=True, type="jpeg", quality=80)
     except Error:
         page.wait_for_timeout(1000)
-        page.screenshot(path=str(target), full_page=True)
+        page.screenshot(path=str(target), full_page=True, type="jpeg", quality=80)
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not yet refitted"))
@@ -114,7 +115,7 @@ def test_page_fits_and_renders(browser, path):
     page.goto(path.as_uri(), wait_until="load")
     page.evaluate(SETTLED)
     report = page.evaluate(MEASURE)
-    _screenshot(page, SHOTS / f"{path.stem}.png")
+    _screenshot(page, SHOTS / f"{path.stem}.jpg")
     context.close()
     assert report["found"] == [], "\n".join(report["found"])
     assert report["raw"] == 0, f"{report['raw']} formulas left as raw LaTeX"
