@@ -300,8 +300,9 @@ def _calls_by_bit(table):
 
 # ---------------------------------------------------------------------- registration
 def define(namespace, schema, debug=None):
-    """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``)."""
-    parsed = FunctionSchema.parse(schema)
+    """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``): its text, or the
+    FunctionSchema already parsed from it (the native functions' registration parses each once)."""
+    parsed = schema if isinstance(schema, FunctionSchema) else FunctionSchema.parse(schema)
     name = f"{namespace}::{parsed.name}"
     op = operators.get(name)
     if op is not None and op.schema is not None:

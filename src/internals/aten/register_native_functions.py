@@ -31,15 +31,14 @@ def native_function_entries(path=NATIVE_FUNCTIONS):
     return list(zip(entries, lines))
 
 
-def _dispatch(entry, functionals, structured):
+def _dispatch(entry, schema, functionals, structured):
     """An entry's kernels, {keys: kernel}. An entry with ``structured_delegate: add.out`` gets
     the functional or in-place kernel derived from that structured out= kernel, under its keys
     (torchgen's ``structured_add_out_functional``), beside any ``dispatch:`` of its own. An out=
     entry without kernels of its own gets the structured out kernel over its functional
     overload's (``native/structured.py``): under the same keys, except that a
     CompositeImplicitAutograd functional's is CompositeExplicitAutograd (the out kernel calls it
-    below autograd, as one operator)."""
-    schema = FunctionSchema.parse(entry["func"])
+    below autograd, as one operator). ``schema``: the entry's ``func``, parsed."""
     if "structured_delegate" in entry:
         out_keys, out_kernel = structured[entry["structured_delegate"]]
         derived = structured_variant(out_kernel, inplace=schema.kind() == SchemaKind.inplace)
@@ -64,27 +63,29 @@ def _dispatch(entry, functionals, structured):
             for keys, name in functional[1].items() if "Sparse" not in keys}   # dense outs only
 
 
-def _structured_kernels(entries):
+def _structured_kernels(entries, schemas):
     """{"add.out": (keys, kernel)}: the out= kernels of the ``structured: True`` entries."""
     structured = {}
-    for entry, _ in entries:
+    for (entry, _), schema in zip(entries, schemas):
         if entry.get("structured"):
             (keys, name), = entry["dispatch"].items()
-            structured[str(FunctionSchema.parse(entry["func"]).name)] = keys, kernel(name)
+            structured[str(schema.name)] = keys, kernel(name)
     return structured
 
 
 def register_native_functions():
     entries = native_function_entries()
+    # Each schema parsed once, for all the steps below: parsing is most of what registering costs,
+    # and every ``import internals`` registers some five thousand operators.
+    schemas = [FunctionSchema.parse(entry["func"]) for entry, _ in entries]
     functionals = {}
-    for entry, _ in entries:
-        schema = FunctionSchema.parse(entry["func"])
+    for (entry, _), schema in zip(entries, schemas):
         if schema.kind() == SchemaKind.functional and "dispatch" in entry:
             functionals.setdefault(schema.signature(), (schema, entry["dispatch"]))
-    structured = _structured_kernels(entries)
-    for entry, line in entries:
-        op = dispatcher.define("aten", entry["func"], f"registered at internals/aten/native_functions.yaml:{line}")
-        for keys, fn in _dispatch(entry, functionals, structured).items():
+    structured = _structured_kernels(entries, schemas)
+    for (entry, line), schema in zip(entries, schemas):
+        op = dispatcher.define("aten", schema, f"registered at internals/aten/native_functions.yaml:{line}")
+        for keys, fn in _dispatch(entry, schema, functionals, structured).items():
             fn = dispatcher.KernelFunction(fn)
             for key in keys.split(","):
                 dispatcher.impl(op.name, key.strip(), fn)
