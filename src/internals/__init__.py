@@ -23,6 +23,7 @@ from . import (
 from ._tensor import Size, Tensor
 from ._tensor_str import set_printoptions
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
+from .aten import dispatcher as _dispatcher
 from .aten.conjugate_fallback import register_conjugate_fallback as _register_conjugate_fallback
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
 from .aten.native.tensor_factories import from_numpy_lifted as from_numpy
@@ -62,7 +63,12 @@ from .utils._python_dispatch import register_python_fallbacks as _register_pytho
 
 def _initialize():
     """Fill the tables, in order, before anything runs an operator (torch's static registrars and
-    ``_C._initExtension``)."""
+    ``_C._initExtension``). Each operator's dispatch table is computed once, at the end."""
+    with _dispatcher.tables_computed_once():
+        _fill_tables()
+
+
+def _fill_tables():
     # 1. The Python class new tensors get (THPVariableClass), and its generated operator methods.
     _tensor_base._set_tensor_class(Tensor)
     _python_arg_parser.set_tensor_class(Tensor)       # the class whose tensors never override

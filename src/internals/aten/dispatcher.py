@@ -147,6 +147,9 @@ class OperatorHandle:
         return None
 
     def update_table(self):
+        if _stale is not None:          # filling the tables at import: computed once, at the end
+            _stale[self] = None
+            return
         table, fallthrough_bits = {}, 0
         for key in DispatchKey:
             entry = self.compute_entry(key)
@@ -299,6 +302,31 @@ def _calls_by_bit(table):
 
 
 # ---------------------------------------------------------------------- registration
+# The operators whose tables wait to be computed, in registration order, while the package fills
+# its tables at import (``tables_computed_once``); None otherwise, when each registration
+# updates its operator's table at once.
+_stale = None
+
+
+@contextlib.contextmanager
+def tables_computed_once():
+    """Registrations inside only mark their operators' tables stale; each stale table is computed
+    once on the way out. An operator gets a kernel for each of its keys and every operator a new
+    table for each backend fallback: computed after each, that was a quarter of ``import
+    internals``. No operator may be called inside (its table may be empty)."""
+    global _stale
+    if _stale is not None:              # inside another: the outermost computes them
+        yield
+        return
+    _stale = {}
+    try:
+        yield
+    finally:
+        stale, _stale = _stale, None
+        for op in stale:
+            op.update_table()
+
+
 def define(namespace, schema, debug=None):
     """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``): its text, or the
     FunctionSchema already parsed from it (the native functions' registration parses each once)."""
