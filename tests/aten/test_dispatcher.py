@@ -220,6 +220,29 @@ def test_dispatch_table_matches_torch(op):
                                                                 "AutogradMeta"}
 
 
+def test_tables_filled_at_import_are_the_ones_computed_now():
+    """``import internals`` computes each table once, after all its registrations
+    (``tables_computed_once``): an operator it missed would keep an older or empty table."""
+    before = {name: (op.table, op.fallthrough_bits, op.runnable) for name, op in dispatcher.operators.items()}
+    for op in dispatcher.operators.values():
+        op.update_table()
+    assert {name: (op.table, op.fallthrough_bits, op.runnable) for name, op in dispatcher.operators.items()} == before
+
+
+def test_registrations_inside_tables_computed_once_update_on_the_way_out():
+    op = dispatcher.find("aten::exp")
+    kernel, table = op.kernels["CPU"], dict(op.table)
+    replacement = dispatcher.KernelFunction(lambda x: "replaced")
+    try:
+        with dispatcher.tables_computed_once():
+            dispatcher.impl("aten::exp", "CPU", replacement)
+            assert op.table == table                    # stale until the end
+        assert op.table[DispatchKey.CPU] == (replacement, "kernel")
+    finally:
+        dispatcher.impl("aten::exp", "CPU", kernel)
+    assert op.table == table
+
+
 def test_inplace_ops_get_an_ad_inplace_or_view_kernel():
     assert table(internals._C._dispatch_dump_table("aten::add_.Tensor"))["ADInplaceOrView"] == (False, "kernel")
     assert table(internals._C._dispatch_dump_table("aten::add.Tensor"))["ADInplaceOrView"] == (True, "backend fallback")
