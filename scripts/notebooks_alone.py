@@ -45,6 +45,13 @@ SECONDS = {"10_cnn": 132, "07_memory": 91, "09_capstone": 73, "appendix_numba": 
            "06_autograd": 24, "performance": 15}
 
 
+# pytest, as ``python -m pytest`` runs it, with one import refused: nbval's nbformat imports
+# jsonschema, which imports rfc3987_syntax if installed (only to check "iri" formats, which
+# nbformat's schema never asks for: it validates with fastjsonschema) and that module builds
+# an Earley grammar on import, 3.5 CPU s for each notebook. jsonschema goes on without it.
+NBVAL_PYTEST = "import sys; sys.modules['rfc3987_syntax'] = None; import pytest; sys.exit(pytest.console_main())"
+
+
 def clean_environment():
     """This process's environment without the settings a notebook's run must not inherit."""
     return {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "MPL", "NUMBA"))}
@@ -78,7 +85,7 @@ def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_
         if not nbval:       # nbval compares the figures the notebook's inline backend shows
             env["MPLBACKEND"] = "Agg"
         if nbval:
-            command = [python, "-m", "pytest", "--nbval", notebook.name, "--nbval-current-env",
+            command = [python, "-c", NBVAL_PYTEST, "--nbval", notebook.name, "--nbval-current-env",
                        f"--nbval-sanitize-with={SANITIZE}", f"--nbval-cell-timeout={timeout}", "-q",
                        "-p", "no:xdist", "-p", "no:cacheprovider", "--rootdir", str(work)]
         else:
