@@ -90,7 +90,7 @@ from .resume_execution import (
     traced_print,
     watching_requires_grad,
 )
-from .side_effects import PythonState
+from .side_effects import PythonState, _filled
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -178,9 +178,16 @@ class _Graph:
 
 
 def _int_places(fn, args, kwargs):
-    """{name: place} of the arguments that are ints (not bools), a place being a position in
-    ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
-    return {_identifier(name): place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
+    """{name: place} of the arguments that are ints (not bools) or floats, a place being a
+    position in ``args`` or a key of ``kwargs``, then of the numbers ``fn`` closes over, a place
+    being the cell: the values automatic dynamic shapes may make symbols (Dynamo's frame state
+    covers a closure variable as it covers an argument)."""
+    places = {_identifier(name): place for name, place, value in _tops(fn, args, kwargs)
+              if type(value) in (int, float)}
+    if isinstance(fn, types.FunctionType):
+        places |= {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
+                   if _filled(cell) and type(cell.cell_contents) in (int, float)}
+    return places
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -189,7 +196,9 @@ def _int_values(places, args, kwargs, signature=None):
     its default -- as the signature binds them."""
     values = []
     for name, place in places.items():
-        if name in kwargs:
+        if isinstance(place, types.CellType):
+            values.append(place.cell_contents)
+        elif name in kwargs:
             values.append(kwargs[name])
         elif isinstance(place, int) and place < len(args):
             values.append(args[place])
@@ -248,6 +257,7 @@ class _CacheEntry:
         of each dict argument only the entries the trace read (``_ReadDict``)."""
         reads = getattr(self.run, "dict_reads", {})
         key = _globals_read(key, {n: r for n, r in reads.items() if isinstance(n, tuple)})
+        key = _cells_unpinned(key, {n for n, p in self.ints.items() if isinstance(p, types.CellType)})
         if not (self.ints or reads) or not isinstance(key[0][0], tuple):   # (no signature: nothing is left out)
             return key
         arguments = tuple((name, k[:1] if name in self.ints and k[:1] in ((int,), (float,)) else
@@ -344,18 +354,34 @@ def _value_failure(name, old, new):
 class _ReadDict(dict):
     """A dict argument as the traced function sees it: a copy that writes down the keys read by
     subscript or ``get`` (``log``: the keys, in the order first read), as Dynamo installs a
-    guard per entry the function reads (``d['a'] == 2``), not on the dict's other entries. Any
-    other look at it -- its keys, its length, iteration, a write -- reads the whole dict: the
-    log holds None and every entry stays guarded, as before."""
+    guard per entry the function reads (``d['a'] == 2``), not on the dict's other entries. A
+    write by subscript (``d['a'] = y``) guards the dict's keys, not the values they hold, as
+    Dynamo's guard on a dict it wrote to (the write is made again after the graph); an entry
+    read after the function wrote it is its own value, unguarded. Any other look at it -- its
+    keys, its length, iteration, another write -- reads the whole dict: the log holds None and
+    every entry stays guarded, as before."""
 
     def __init__(self, items, log, origin=None):
         super().__init__(items)
-        self._log, self._origin = log, origin     # origin: a global dict, which a write reaches too
+        self._log, self._origin = log, origin     # origin: a global or closed-over dict, which a write reaches too
+        self._written = set()
 
     def __getitem__(self, k):
-        if self._log[0] is not None and k not in self._log[0]:
+        if self._log[0] is not None and k not in self._log[0] and k not in self._written:
             self._log[0].append(k)
         return super().__getitem__(k)
+
+    def __setitem__(self, k, value):
+        try:
+            hash(k)
+        except TypeError:
+            return self._whole(super().__setitem__, k, value)
+        if self._origin is not None:
+            self._origin[k] = value
+        if self._log[0] is not None and _KEYS not in self._log[0]:
+            self._log[0].append(_KEYS)
+        self._written.add(k)
+        return super().__setitem__(k, value)
 
     def get(self, k, default=None):
         return self[k] if super().__contains__(k) else self._whole(super().get, k, default)
@@ -365,7 +391,10 @@ class _ReadDict(dict):
         return method(*args, **kwargs)
 
 
-_WRITES = ("__setitem__", "__delitem__", "__ior__", "update", "pop", "popitem", "clear", "setdefault")
+# In a dict's read log: the function wrote an entry, so the dict's keys are guarded.
+_KEYS = ("keys",)
+
+_WRITES = ("__delitem__", "__ior__", "update", "pop", "popitem", "clear", "setdefault")
 
 
 def _reads_whole(name):
@@ -378,36 +407,54 @@ def _reads_whole(name):
 
 
 for _name in ("__iter__", "__len__", "__contains__", "__eq__", "__ne__", "__repr__", "__or__", "__ror__",
-              "__reversed__", "keys", "items", "values", "copy", *_WRITES):
+              "__reversed__", "keys", "items", "values", "copy", *_WRITES):   # __setitem__: above
     setattr(_ReadDict, _name, _reads_whole(_name))
 _ReadDict.__hash__ = None
 
 
 def _globals_read(key, reads):
-    """``key`` with each global dict the function names reduced to the entries its trace read
-    (``reads``: {("global", name): keys or None})."""
+    """``key`` with each global dict the function names, and each dict it closes over, reduced to
+    the entries its trace read (``reads``: {("global", name) or ("cell", name): keys or None})."""
     function = key[2]
     if not reads or function[:1] != ("function",):
         return key
     kind, code, cells, glob, defaults = function
     glob = tuple((n, _read_entries(k, reads[("global", n)]) if ("global", n) in reads else k) for n, k in glob)
+    cells = tuple((n, _read_entries(k, reads[("cell", n)]) if ("cell", n) in reads else k) for n, k in cells)
+    return (*key[:2], (kind, code, cells, glob, defaults), *key[3:])
+
+
+def _cells_unpinned(key, names):
+    """``key`` with the closed-over numbers ``names`` that the graph takes as symbols reduced to
+    their types, as an argument made a symbol is."""
+    function = key[2]
+    if not names or function[:1] != ("function",):
+        return key
+    kind, code, cells, glob, defaults = function
+    cells = tuple((n, k[:1] if n in names and k[:1] in ((int,), (float,)) else k) for n, k in cells)
     return (*key[:2], (kind, code, cells, glob, defaults), *key[3:])
 
 
 def _read_entries(k, read):
-    """An argument's guard key ``k`` reduced to the entries ``read`` (their keys' guard keys):
-    the whole key where it is not a dict's or the trace read the whole dict (``read`` None)."""
+    """An argument's guard key ``k`` reduced to the entries ``read`` (their keys' guard keys),
+    and to its keys where ``read`` holds ``_KEYS`` (the function wrote an entry): the whole key
+    where it is not a dict's or the trace read the whole dict (``read`` None)."""
     if read is None or k[:1] != ("dict",):
         return k
     entries = dict(k[1])
-    return ("dict", tuple((key, entries.get(key, ("missing",))) for key in read))
+    kept = tuple((key, entries.get(key, ("missing",))) for key in read if key != _KEYS)
+    return ("dict", ((_KEYS, tuple(entries)), *kept) if _KEYS in read else kept)
 
 
 def _global_failure(old, new):
-    """The guard on a global the function reads that a call fails, in torch's words
-    (``G['TABLE']['scale'] == 1.5``); None for another change."""
-    if old[:1] != ("function",) or new[:1] != ("function",) or old[:3] != new[:3] or old[4] != new[4]:
+    """The guard on a global or a closed-over value the function reads that a call fails, in
+    torch's words (``G['TABLE']['scale'] == 1.5``, ``k == 1.0``); None for another change."""
+    if old[:1] != ("function",) or new[:1] != ("function",) or old[:2] != new[:2] or old[4] != new[4]:
         return None
+    if old[2] != new[2]:        # a closed-over value: named as torch names a closure variable (``k == 1.0``)
+        now = dict(new[2])
+        return next((_value_failure(name, k, now[name]) for name, k in old[2]
+                     if name in now and now[name] != k and old[3] == new[3]), None)
     now = dict(new[3])
     for name, k in old[3]:
         if name in now and now[name] != k:
@@ -770,7 +817,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
-    logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
+    cell_dicts = {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
+                  if _filled(cell) and type(cell.cell_contents) is dict} if isinstance(fn, types.FunctionType) else {}
+    logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts} | \
+        {("cell", name): [[]] for name in cell_dicts}
 
     def flat(*leaves):
         with _TRACE_LOCK:
@@ -786,14 +836,23 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
         state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
+        numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile
         for place, value in zip(ints.values(), values, strict=True):
-            (a if isinstance(place, int) else k)[place] = value
+            if isinstance(place, types.CellType):
+                numbers.append((place, place.cell_contents))
+                place.cell_contents = value
+            else:
+                (a if isinstance(place, int) else k)[place] = value
         for name, place in dicts:
             held = a if isinstance(place, int) else k
             held[place] = _ReadDict(held[place], logs[name])
         # a global dict the function names is swapped for a reading twin while it runs
         for name in global_dicts:
             fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+        # and so is a dict it closes over (the cell holds the twin while the function runs)
+        closed = {name: cell.cell_contents for name, cell in cell_dicts.items()}
+        for name, cell in cell_dicts.items():
+            cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
         returned = False
@@ -805,6 +864,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
+            for name, cell in cell_dicts.items():
+                cell.cell_contents = closed[name]
+            for cell, number in numbers:
+                cell.cell_contents = number
             for name, (plain, _) in maths.items():
                 if plain is _BUILTIN:
                     del fn.__globals__[name]
@@ -812,7 +875,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                     fn.__globals__[name] = plain
             if reads is not None:
                 walker = GuardWalker()
-                reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
+                reads.update({name: None if log[0] is None else
+                              [key if key is _KEYS else walker.value(key, "key") for key in log[0]]
                               for name, log in logs.items()})
             if state.written():
                 plan = state.replay() if replay is not None and returned else None
