@@ -165,3 +165,26 @@ def test_a_dict_written_guards_its_keys_not_the_values_written():
     assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 2, 3, 3]
     ops = [str(n.target) for n in ours.graphs[-1].graph.nodes if n.op == "call_function"]
     assert ops == ["aten.mul.Tensor", "aten.add.Tensor"]
+
+
+def test_a_global_written_from_inputs_that_require_grad_is_replayed_after_one_graph():
+    """With an input that requires grad, AOTAutograd's graph returns the written tensor after
+    the outputs and the write is made again after it: one graph for every call (torch's 1, 1,
+    1), the global carrying the graph's gradient (``CompiledFunctionBackward``) to the input."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    (theirs, written_t), (ours, written_i) = _programs(torch)["global"], _programs(internals)["global"]
+    theirs, ours = torch.compile(theirs, backend=counter), internals.compile(ours)
+    counts = []
+    for i in range(3):
+        a = np.arange(3, dtype=np.float32) + i
+        x_t, x_i = torch.tensor(a, requires_grad=True), internals.tensor(a, requires_grad=True)
+        out_t, out_i = theirs(x_t), ours(x_i)
+        assert written_i().grad_fn.name() == out_i.grad_fn.name() == "CompiledFunctionBackward"
+        (written_t() * 3 + out_t).sum().backward()
+        (written_i() * 3 + out_i).sum().backward()
+        np.testing.assert_array_equal(out_i.detach().to_torch().numpy(), out_t.detach().numpy())
+        np.testing.assert_array_equal(x_i.grad.to_torch().numpy(), x_t.grad.numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 1, 1]
+    assert ours.break_reasons == []

@@ -218,9 +218,34 @@ class _Differentiable:
         # the number arguments the graphs take (``_Graph.inputs``), and those still symbols
         self.inputs, self.ints, self.signature = inputs or {}, {}, signature
 
+    replay = None   # writes to Python state made again after the graph, as ``_Graph.replay``
+
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature),
-                             *_module_tensors(self.module).values())
+        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature),
+                            *_module_tensors(self.module).values())
+        if self.replay is None:
+            return out
+        n = self.layout["count"]
+        result = out[0] if self.layout["kind"] is Tensor else self.layout["kind"](out[:n])
+        self.replay(self.module, out[n:])
+        return result
+
+
+def _outputs_flat(flat, replays, layout):
+    """``flat`` (``_flat``'s) returning one flat tuple of tensors where the trace wrote Python
+    state: its outputs, then the tensors written, as AOTAutograd compiles a flat list of
+    outputs; ``layout`` notes how to take the function's result apart again."""
+    def run(*leaves):
+        made = len(replays)
+        out = flat(*leaves)
+        if len(replays) == made:     # no write this trace
+            return out
+        out, written = out
+        single = isinstance(out, Tensor)
+        layout.update(kind=Tensor if single else type(out), count=1 if single else len(out))
+        return (*([out] if single else out), *written)
+    run.__name__, run.__signature__ = flat.__name__, flat.__signature__
+    return run
 
 
 def _exact(t):
@@ -717,9 +742,10 @@ class CompiledFunction:
         tensors: the joint graph, and both halves, serve every later size and value."""
         tensors, lifted, ints = _tensors((args, kwargs)), _module_tensors(self.fn), dict(ints or {})
         values = _int_values(ints, args, kwargs)
-        reads = {}
-        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes), self.fn, list(lifted),
-                       len(tensors) + len(values))
+        reads, replays, layout = {}, [], {}
+        flat = _lifted(_outputs_flat(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes,
+                                           replays=replays), replays, layout),
+                       self.fn, list(lifted), len(tensors) + len(values))
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
         with UserCalls(_user_codes(self.fn)):
@@ -730,7 +756,7 @@ class CompiledFunction:
         self.graphs.append(compiled.joint)
         self.aot = compiled
         run = _Differentiable(compiled, self.fn, ints, self._signature)
-        run.dict_reads = reads
+        run.dict_reads, run.replay, run.layout = reads, replays[0] if replays else None, layout
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
             primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
             run.traced = primals[:len(tensors)]
