@@ -999,7 +999,9 @@ def _math_globals(fn, writes=None):
             found[name] = (_BUILTIN, builtins[name])
             continue
         value = fn.__globals__.get(name)
-        if value is math:
+        if name == "print" and value is print and "print" in builtins:
+            found[name] = (value, builtins[name])   # a module whose globals hold the builtin print itself
+        elif value is math:
             found[name] = (value, _SYMBOLIC_MATH)
         elif value is math.sqrt:
             found[name] = (value, sym_sqrt)
