@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from torch._dynamo.testing import CompileCounter
 from torch._dynamo.utils import guard_failures
 
 import internals
@@ -440,6 +441,27 @@ def test_the_backward_of_cat_keeps_the_dim_a_symbol():
             grads.append(x.grad.numpy() if T is torch else x.grad.to_torch().numpy())
         np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
     assert compiled[internals].recompiles == len(graphs) == 2 and not compiled[internals].break_reasons
+
+
+def test_a_size_that_a_guard_pinned_is_checked_as_that_number():
+    """A (3, 3) input that requires grad, its first dim dynamic: the output's gradient has the
+    size 3 twice, so duck shaping pins the symbol to 3, and the entry's guards name the pinned
+    symbol. A call of the same sizes reuses the graph (a KeyError before: the guard found no
+    value for the symbol); the gradients are torch's."""
+    torch._dynamo.reset()
+    counter, compiled = CompileCounter(), {}
+    for T in (torch, internals):
+        def fn(x, T=T):
+            return x.softmax(-1).log()
+        compiled[T] = internals.compile(fn) if T is internals else torch.compile(fn, backend=counter)
+    for i, n in enumerate((2, 2, 3, 3)):
+        grads = []
+        for T in (torch, internals):
+            x = T.tensor(_rand((n, 3), seed=i), requires_grad=True)
+            (compiled[T](x) * T.tensor(_rand((n, 3), seed=9))).sum().backward()
+            grads.append(x.grad.numpy() if T is torch else x.grad.to_torch().numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+    assert len(compiled[internals].graphs) == counter.frame_count == 2
 
 
 def test_numbers_are_symbols_on_the_aot_autograd_path_too():
