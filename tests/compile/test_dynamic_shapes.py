@@ -277,6 +277,16 @@ def test_an_int_argument_that_changed_is_a_symbol():
     assert ours.recompiles == 3
 
 
+def test_an_int_argument_that_changed_to_1_is_a_symbol_at_1():
+    """torch does not specialize an int argument at 0 or 1 when its change makes it a symbol
+    (``create_unspecified_symint_and_symbol``): a change from 0 to 1 compiles the graph that
+    serves every later value (torch: 1, 2, 2, 2 graphs; the package pinned the 1 and compiled
+    once more for 2)."""
+    calls = [[_rand(3), n] for n in (0, 1, 2, 3)]
+    count, reasons, ours = _run_both(_scale, calls)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
 def _read_a(T):
     def read_a(x, d):
         return x * d["a"]
