@@ -566,6 +566,15 @@ def test_a_function_whose_first_trace_has_no_operation_is_skipped():
     assert size.graphs == [] and size.break_reasons == []
 
 
+def test_a_later_trace_without_an_operation_compiles_no_graph():
+    """After a call that compiled a graph, one whose trace has no operation (``y`` None: the
+    function returns ``x``) is guarded as Dynamo's frame is but compiles no graph: torch's one
+    graph for the four calls (the package counted a second, empty one)."""
+    x = _rand(3)
+    count, _, ours = _run_both(_maybe_add, [[x, x], [x], [x, x], [x]])
+    assert len(ours.graphs) == count == 1 and ours.break_reasons == []
+
+
 def _first_of(T):
     def first_of(xs, d):
         return T.cat(xs) * d["w"].sum()

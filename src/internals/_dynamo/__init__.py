@@ -650,11 +650,14 @@ class CompiledFunction:
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs, dims, ints)
                 run = self._trace(args, kwargs, dims, ints)
-                if not self.entries and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
+                if not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
                     # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
-                    # and skips the function's code from then on: it runs eagerly, never traced again
-                    self.recompiles, self.skipped = self.recompiles - 1, True
                     self.graphs.pop()
+                    if self.entries:    # a later entry: guarded exactly, it runs the code itself
+                        self._shape_env, self._int_symbols = None, {}
+                        return _Eager(self.fn, "no operation traced")
+                    # the first: Dynamo skips the function's code from then on, never traced again
+                    self.recompiles, self.skipped = self.recompiles - 1, True
                     return _Eager(self.fn, "no operation traced: the function is skipped")
                 return run
             except ConstraintViolationError:
