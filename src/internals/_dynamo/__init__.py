@@ -25,8 +25,10 @@ every later size but 0 and 1. An int argument whose value changed becomes a symb
 way (``L['n']``), an argument of the graph after the tensors, and so does a float (torch 2.13
 specializes no float: ``specialize_float=False``), any value but nan; an operator's Scalar
 argument (``clamp(min=s)``, ``alpha=s``) takes the symbol without a guard on its value, as torch
-passes the float to the operator from a graph input (``l_s_.item()``). Of a dict argument or a
-global dict only the entries the function reads are guarded (``_ReadDict``), as in Dynamo.
+passes the float to the operator from a graph input (``l_s_.item()``); a number the function
+closes over is followed the same way (``k == 1.0``, then an input). Of a dict argument, a
+global dict or a closed-over one only the entries the function reads are guarded
+(``_ReadDict``), and its keys where the function writes an entry, as in Dynamo.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
