@@ -211,6 +211,20 @@ def test_print_prints_on_every_call(capsys):
     assert outputs[0] == outputs[1] == ([[3.0] * 2, [3.0] * 3, [3.0] * 3], "step 2\nstep 3\nstep 3\n")
 
 
+def test_print_held_in_the_module_globals_prints_on_every_call(capsys):
+    """A module whose globals hold ``print`` itself (code run by ``exec`` with it in scope): the
+    print is the builtin all the same, and prints on each call, as under torch.compile."""
+    outputs = []
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        scope = {"print": print}
+        exec("def say(x):\n    print('step')\n    return x + 1\n", scope)
+        compiled = T.compile(scope["say"], backend="eager")
+        values = [compiled(T.full((2,), float(i))).tolist() for i in range(3)]
+        outputs.append((values, capsys.readouterr().out))
+    assert outputs[0] == outputs[1] == ([[1.0] * 2, [2.0] * 2, [3.0] * 2], "step\n" * 3)
+
+
 class _Scaler:
     def __init__(self, w):
         self.w = w

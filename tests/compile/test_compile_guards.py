@@ -9,6 +9,7 @@ import types
 import numpy as np
 import pytest
 import torch
+from torch._dynamo.testing import CompileCounter
 
 import internals
 from internals._dynamo import config, explain
@@ -37,6 +38,40 @@ def test_closure_change_recompiles_like_torch_compile():
         torch.testing.assert_close(want, torch.ones(2) * k)
         _same(ours(internals.ones(2)), want)
     assert ours.recompiles == 3
+
+
+def _closing_over(value):
+    """A function closing over a number, and how to change the number."""
+    k = value
+
+    def scaled(x):
+        return x * k
+
+    def set_k(v):
+        nonlocal k
+        k = v
+    return scaled, set_k
+
+
+def test_a_closed_over_number_that_changed_becomes_a_symbol():
+    """torch's frame state covers a closure variable as an argument: the first graph bakes the
+    number in (guarded ``k == 1.0``), the recompile after a change takes it as an input, and
+    that graph serves every later value (torch's 1, 2, 2, 2 graphs)."""
+    for values in ((1.0, 2.0, 3.0, -0.5), (1, 2, 3, 4)):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        (theirs, set_t), (ours, set_i) = _closing_over(values[0]), _closing_over(values[0])
+        theirs, ours = torch.compile(theirs, backend=counter), internals.compile(ours)
+        counts = []
+        for v in values:
+            set_t(v)
+            set_i(v)
+            x, tx = _rand(3)
+            _same(ours(x), theirs(tx), rtol=1e-6)
+            counts.append((counter.frame_count, len(ours.graphs)))
+        assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 2, 2]
+        assert ours.recompile_reasons == [[f"0/0: k == {values[0]!r}"]]
+        assert [n.name for n in ours.graphs[1].graph.nodes if n.op == "placeholder"] == ["x_1", "k_1"]
 
 
 _TABLE = {"scale": 1.5}

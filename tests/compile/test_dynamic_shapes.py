@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from torch._dynamo.testing import CompileCounter
 from torch._dynamo.utils import guard_failures
 
 import internals
@@ -276,6 +277,16 @@ def test_an_int_argument_that_changed_is_a_symbol():
     assert ours.recompiles == 3
 
 
+def test_an_int_argument_that_changed_to_1_is_a_symbol_at_1():
+    """torch does not specialize an int argument at 0 or 1 when its change makes it a symbol
+    (``create_unspecified_symint_and_symbol``): a change from 0 to 1 compiles the graph that
+    serves every later value (torch: 1, 2, 2, 2 graphs; the package pinned the 1 and compiled
+    once more for 2)."""
+    calls = [[_rand(3), n] for n in (0, 1, 2, 3)]
+    count, reasons, ours = _run_both(_scale, calls)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
 def _read_a(T):
     def read_a(x, d):
         return x * d["a"]
@@ -442,6 +453,27 @@ def test_the_backward_of_cat_keeps_the_dim_a_symbol():
     assert compiled[internals].recompiles == len(graphs) == 2 and not compiled[internals].break_reasons
 
 
+def test_a_size_that_a_guard_pinned_is_checked_as_that_number():
+    """A (3, 3) input that requires grad, its first dim dynamic: the output's gradient has the
+    size 3 twice, so duck shaping pins the symbol to 3, and the entry's guards name the pinned
+    symbol. A call of the same sizes reuses the graph (a KeyError before: the guard found no
+    value for the symbol); the gradients are torch's."""
+    torch._dynamo.reset()
+    counter, compiled = CompileCounter(), {}
+    for T in (torch, internals):
+        def fn(x, T=T):
+            return x.softmax(-1).log()
+        compiled[T] = internals.compile(fn) if T is internals else torch.compile(fn, backend=counter)
+    for i, n in enumerate((2, 2, 3, 3)):
+        grads = []
+        for T in (torch, internals):
+            x = T.tensor(_rand((n, 3), seed=i), requires_grad=True)
+            (compiled[T](x) * T.tensor(_rand((n, 3), seed=9))).sum().backward()
+            grads.append(x.grad.numpy() if T is torch else x.grad.to_torch().numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+    assert len(compiled[internals].graphs) == counter.frame_count == 2
+
+
 def test_numbers_are_symbols_on_the_aot_autograd_path_too():
     """Inputs that require grad: a float and an int argument whose values changed become primals
     of the joint graph, symbols, as torch's (its ``L['s']``, ``L['n']``), so the compile each first change
@@ -532,6 +564,15 @@ def test_a_function_whose_first_trace_has_no_operation_is_skipped():
     size = internals.compile(_size(internals))
     assert size(internals.tensor(x)) == _size(torch)(torch.tensor(x)) and size.recompiles == 0
     assert size.graphs == [] and size.break_reasons == []
+
+
+def test_a_later_trace_without_an_operation_compiles_no_graph():
+    """After a call that compiled a graph, one whose trace has no operation (``y`` None: the
+    function returns ``x``) is guarded as Dynamo's frame is but compiles no graph: torch's one
+    graph for the four calls (the package counted a second, empty one)."""
+    x = _rand(3)
+    count, _, ours = _run_both(_maybe_add, [[x, x], [x], [x, x], [x]])
+    assert len(ours.graphs) == count == 1 and ours.break_reasons == []
 
 
 def _first_of(T):

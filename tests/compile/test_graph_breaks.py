@@ -840,6 +840,23 @@ def test_unique_breaks_the_graph_and_the_graphs_after_it_take_its_outputs():
     assert [n.op for n in ours.graphs[1].graph.nodes][:2] == ["placeholder", "placeholder"]
 
 
+def test_a_function_that_breaks_before_any_operation_follows_a_size_change():
+    """The code before ``unique`` has no operation, so no graph; its guards still take a size
+    that changed as a symbol, as Dynamo's frame without a graph is guarded: a third size reuses
+    the entry and the graph after the break, which took the size as a symbol (torch: 1, 1, 2, 2)."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(_unique_sum(torch), backend=counter), internals.compile(_unique_sum(internals))
+    counts = []
+    for n in (3, 3, 4, 5):
+        x_i, x_t = _pair(np.arange(n))
+        _same(ours(x_i), theirs(x_t))
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 1, 2, 2]
+    assert [str(n.meta["val"].shape[0]).startswith("s") for n in ours.graphs[-1].graph.nodes
+            if n.op == "placeholder"] == [True]
+
+
 def _tolist_first(lib):
     def fn(x):
         y = x * 2

@@ -135,3 +135,56 @@ def test_an_attribute_written_here_and_read_by_a_called_function_stays_guarded()
         read.last = v
         assert compiled(internals.ones(2)).tolist() == [v, v]
         assert written.last.tolist() == [2.0, 2.0]
+
+
+def _dict_writer(lib, scale):
+    """A function that writes an entry of a dict it closes over, reading another entry."""
+    table = {"scale": scale}
+
+    def writes(x):
+        table["last"] = x * table["scale"]
+        return x + 1
+    return writes, table
+
+
+def test_a_dict_written_guards_its_keys_not_the_values_written():
+    """The write is made again after the graph; torch guards the dict's keys (the first call
+    adds one: a recompile) and the entries read (``scale``: a recompile when it changes, and
+    the float becomes a symbol), not the tensor written: 1, 2, 2, 3, 3 graphs."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    (theirs, table_t), (ours, table_i) = _dict_writer(torch, 2.0), _dict_writer(internals, 2.0)
+    theirs, ours = torch.compile(theirs, backend=counter), internals.compile(ours)
+    counts = []
+    for i, scale in enumerate((2.0, 2.0, 2.0, 3.0, 3.0)):
+        table_t["scale"] = table_i["scale"] = scale
+        a = np.arange(3, dtype=np.float32) + i
+        np.testing.assert_array_equal(ours(internals.tensor(a)).to_torch().numpy(), theirs(torch.tensor(a)).numpy())
+        np.testing.assert_array_equal(table_i["last"].to_torch().numpy(), table_t["last"].numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 2, 3, 3]
+    ops = [str(n.target) for n in ours.graphs[-1].graph.nodes if n.op == "call_function"]
+    assert ops == ["aten.mul.Tensor", "aten.add.Tensor"]
+
+
+def test_a_global_written_from_inputs_that_require_grad_is_replayed_after_one_graph():
+    """With an input that requires grad, AOTAutograd's graph returns the written tensor after
+    the outputs and the write is made again after it: one graph for every call (torch's 1, 1,
+    1), the global carrying the graph's gradient (``CompiledFunctionBackward``) to the input."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    (theirs, written_t), (ours, written_i) = _programs(torch)["global"], _programs(internals)["global"]
+    theirs, ours = torch.compile(theirs, backend=counter), internals.compile(ours)
+    counts = []
+    for i in range(3):
+        a = np.arange(3, dtype=np.float32) + i
+        x_t, x_i = torch.tensor(a, requires_grad=True), internals.tensor(a, requires_grad=True)
+        out_t, out_i = theirs(x_t), ours(x_i)
+        assert written_i().grad_fn.name() == out_i.grad_fn.name() == "CompiledFunctionBackward"
+        (written_t() * 3 + out_t).sum().backward()
+        (written_i() * 3 + out_i).sum().backward()
+        np.testing.assert_array_equal(out_i.detach().to_torch().numpy(), out_t.detach().numpy())
+        np.testing.assert_array_equal(x_i.grad.to_torch().numpy(), x_t.grad.numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 1, 1]
+    assert ours.break_reasons == []

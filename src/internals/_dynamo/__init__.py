@@ -25,8 +25,10 @@ every later size but 0 and 1. An int argument whose value changed becomes a symb
 way (``L['n']``), an argument of the graph after the tensors, and so does a float (torch 2.13
 specializes no float: ``specialize_float=False``), any value but nan; an operator's Scalar
 argument (``clamp(min=s)``, ``alpha=s``) takes the symbol without a guard on its value, as torch
-passes the float to the operator from a graph input (``l_s_.item()``). Of a dict argument or a
-global dict only the entries the function reads are guarded (``_ReadDict``), as in Dynamo.
+passes the float to the operator from a graph input (``l_s_.item()``); a number the function
+closes over is followed the same way (``k == 1.0``, then an input). Of a dict argument, a
+global dict or a closed-over one only the entries the function reads are guarded
+(``_ReadDict``), and its keys where the function writes an entry, as in Dynamo.
 
 Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
@@ -90,7 +92,7 @@ from .resume_execution import (
     traced_print,
     watching_requires_grad,
 )
-from .side_effects import PythonState
+from .side_effects import PythonState, _filled
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
@@ -178,9 +180,16 @@ class _Graph:
 
 
 def _int_places(fn, args, kwargs):
-    """{name: place} of the arguments that are ints (not bools), a place being a position in
-    ``args`` or a key of ``kwargs``: the arguments automatic dynamic shapes may make symbols."""
-    return {_identifier(name): place for name, place, value in _tops(fn, args, kwargs) if type(value) in (int, float)}
+    """{name: place} of the arguments that are ints (not bools) or floats, a place being a
+    position in ``args`` or a key of ``kwargs``, then of the numbers ``fn`` closes over, a place
+    being the cell: the values automatic dynamic shapes may make symbols (Dynamo's frame state
+    covers a closure variable as it covers an argument)."""
+    places = {_identifier(name): place for name, place, value in _tops(fn, args, kwargs)
+              if type(value) in (int, float)}
+    if isinstance(fn, types.FunctionType):
+        places |= {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
+                   if _filled(cell) and type(cell.cell_contents) in (int, float)}
+    return places
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -189,7 +198,9 @@ def _int_values(places, args, kwargs, signature=None):
     its default -- as the signature binds them."""
     values = []
     for name, place in places.items():
-        if name in kwargs:
+        if isinstance(place, types.CellType):
+            values.append(place.cell_contents)
+        elif name in kwargs:
             values.append(kwargs[name])
         elif isinstance(place, int) and place < len(args):
             values.append(args[place])
@@ -209,9 +220,34 @@ class _Differentiable:
         # the number arguments the graphs take (``_Graph.inputs``), and those still symbols
         self.inputs, self.ints, self.signature = inputs or {}, {}, signature
 
+    replay = None   # writes to Python state made again after the graph, as ``_Graph.replay``
+
     def __call__(self, args, kwargs):
-        return self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature),
-                             *_module_tensors(self.module).values())
+        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature),
+                            *_module_tensors(self.module).values())
+        if self.replay is None:
+            return out
+        n = self.layout["count"]
+        result = out[0] if self.layout["kind"] is Tensor else self.layout["kind"](out[:n])
+        self.replay(self.module, out[n:])
+        return result
+
+
+def _outputs_flat(flat, replays, layout):
+    """``flat`` (``_flat``'s) returning one flat tuple of tensors where the trace wrote Python
+    state: its outputs, then the tensors written, as AOTAutograd compiles a flat list of
+    outputs; ``layout`` notes how to take the function's result apart again."""
+    def run(*leaves):
+        made = len(replays)
+        out = flat(*leaves)
+        if len(replays) == made:     # no write this trace
+            return out
+        out, written = out
+        single = isinstance(out, Tensor)
+        layout.update(kind=Tensor if single else type(out), count=1 if single else len(out))
+        return (*([out] if single else out), *written)
+    run.__name__, run.__signature__ = flat.__name__, flat.__signature__
+    return run
 
 
 def _exact(t):
@@ -248,6 +284,7 @@ class _CacheEntry:
         of each dict argument only the entries the trace read (``_ReadDict``)."""
         reads = getattr(self.run, "dict_reads", {})
         key = _globals_read(key, {n: r for n, r in reads.items() if isinstance(n, tuple)})
+        key = _cells_unpinned(key, {n for n, p in self.ints.items() if isinstance(p, types.CellType)})
         if not (self.ints or reads) or not isinstance(key[0][0], tuple):   # (no signature: nothing is left out)
             return key
         arguments = tuple((name, k[:1] if name in self.ints and k[:1] in ((int,), (float,)) else
@@ -344,18 +381,34 @@ def _value_failure(name, old, new):
 class _ReadDict(dict):
     """A dict argument as the traced function sees it: a copy that writes down the keys read by
     subscript or ``get`` (``log``: the keys, in the order first read), as Dynamo installs a
-    guard per entry the function reads (``d['a'] == 2``), not on the dict's other entries. Any
-    other look at it -- its keys, its length, iteration, a write -- reads the whole dict: the
-    log holds None and every entry stays guarded, as before."""
+    guard per entry the function reads (``d['a'] == 2``), not on the dict's other entries. A
+    write by subscript (``d['a'] = y``) guards the dict's keys, not the values they hold, as
+    Dynamo's guard on a dict it wrote to (the write is made again after the graph); an entry
+    read after the function wrote it is its own value, unguarded. Any other look at it -- its
+    keys, its length, iteration, another write -- reads the whole dict: the log holds None and
+    every entry stays guarded, as before."""
 
     def __init__(self, items, log, origin=None):
         super().__init__(items)
-        self._log, self._origin = log, origin     # origin: a global dict, which a write reaches too
+        self._log, self._origin = log, origin     # origin: a global or closed-over dict, which a write reaches too
+        self._written = set()
 
     def __getitem__(self, k):
-        if self._log[0] is not None and k not in self._log[0]:
+        if self._log[0] is not None and k not in self._log[0] and k not in self._written:
             self._log[0].append(k)
         return super().__getitem__(k)
+
+    def __setitem__(self, k, value):
+        try:
+            hash(k)
+        except TypeError:
+            return self._whole(super().__setitem__, k, value)
+        if self._origin is not None:
+            self._origin[k] = value
+        if self._log[0] is not None and _KEYS not in self._log[0]:
+            self._log[0].append(_KEYS)
+        self._written.add(k)
+        return super().__setitem__(k, value)
 
     def get(self, k, default=None):
         return self[k] if super().__contains__(k) else self._whole(super().get, k, default)
@@ -365,7 +418,10 @@ class _ReadDict(dict):
         return method(*args, **kwargs)
 
 
-_WRITES = ("__setitem__", "__delitem__", "__ior__", "update", "pop", "popitem", "clear", "setdefault")
+# In a dict's read log: the function wrote an entry, so the dict's keys are guarded.
+_KEYS = ("keys",)
+
+_WRITES = ("__delitem__", "__ior__", "update", "pop", "popitem", "clear", "setdefault")
 
 
 def _reads_whole(name):
@@ -378,36 +434,54 @@ def _reads_whole(name):
 
 
 for _name in ("__iter__", "__len__", "__contains__", "__eq__", "__ne__", "__repr__", "__or__", "__ror__",
-              "__reversed__", "keys", "items", "values", "copy", *_WRITES):
+              "__reversed__", "keys", "items", "values", "copy", *_WRITES):   # __setitem__: above
     setattr(_ReadDict, _name, _reads_whole(_name))
 _ReadDict.__hash__ = None
 
 
 def _globals_read(key, reads):
-    """``key`` with each global dict the function names reduced to the entries its trace read
-    (``reads``: {("global", name): keys or None})."""
+    """``key`` with each global dict the function names, and each dict it closes over, reduced to
+    the entries its trace read (``reads``: {("global", name) or ("cell", name): keys or None})."""
     function = key[2]
     if not reads or function[:1] != ("function",):
         return key
     kind, code, cells, glob, defaults = function
     glob = tuple((n, _read_entries(k, reads[("global", n)]) if ("global", n) in reads else k) for n, k in glob)
+    cells = tuple((n, _read_entries(k, reads[("cell", n)]) if ("cell", n) in reads else k) for n, k in cells)
+    return (*key[:2], (kind, code, cells, glob, defaults), *key[3:])
+
+
+def _cells_unpinned(key, names):
+    """``key`` with the closed-over numbers ``names`` that the graph takes as symbols reduced to
+    their types, as an argument made a symbol is."""
+    function = key[2]
+    if not names or function[:1] != ("function",):
+        return key
+    kind, code, cells, glob, defaults = function
+    cells = tuple((n, k[:1] if n in names and k[:1] in ((int,), (float,)) else k) for n, k in cells)
     return (*key[:2], (kind, code, cells, glob, defaults), *key[3:])
 
 
 def _read_entries(k, read):
-    """An argument's guard key ``k`` reduced to the entries ``read`` (their keys' guard keys):
-    the whole key where it is not a dict's or the trace read the whole dict (``read`` None)."""
+    """An argument's guard key ``k`` reduced to the entries ``read`` (their keys' guard keys),
+    and to its keys where ``read`` holds ``_KEYS`` (the function wrote an entry): the whole key
+    where it is not a dict's or the trace read the whole dict (``read`` None)."""
     if read is None or k[:1] != ("dict",):
         return k
     entries = dict(k[1])
-    return ("dict", tuple((key, entries.get(key, ("missing",))) for key in read))
+    kept = tuple((key, entries.get(key, ("missing",))) for key in read if key != _KEYS)
+    return ("dict", ((_KEYS, tuple(entries)), *kept) if _KEYS in read else kept)
 
 
 def _global_failure(old, new):
-    """The guard on a global the function reads that a call fails, in torch's words
-    (``G['TABLE']['scale'] == 1.5``); None for another change."""
-    if old[:1] != ("function",) or new[:1] != ("function",) or old[:3] != new[:3] or old[4] != new[4]:
+    """The guard on a global or a closed-over value the function reads that a call fails, in
+    torch's words (``G['TABLE']['scale'] == 1.5``, ``k == 1.0``); None for another change."""
+    if old[:1] != ("function",) or new[:1] != ("function",) or old[:2] != new[:2] or old[4] != new[4]:
         return None
+    if old[2] != new[2]:        # a closed-over value: named as torch names a closure variable (``k == 1.0``)
+        now = dict(new[2])
+        return next((_value_failure(name, k, now[name]) for name, k in old[2]
+                     if name in now and now[name] != k and old[3] == new[3]), None)
     now = dict(new[3])
     for name, k in old[3]:
         if name in now and now[name] != k:
@@ -578,11 +652,14 @@ class CompiledFunction:
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs, dims, ints)
                 run = self._trace(args, kwargs, dims, ints)
-                if not self.entries and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
+                if not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
                     # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
-                    # and skips the function's code from then on: it runs eagerly, never traced again
-                    self.recompiles, self.skipped = self.recompiles - 1, True
                     self.graphs.pop()
+                    if self.entries:    # a later entry: guarded exactly, it runs the code itself
+                        self._shape_env, self._int_symbols = None, {}
+                        return _Eager(self.fn, "no operation traced")
+                    # the first: Dynamo skips the function's code from then on, never traced again
+                    self.recompiles, self.skipped = self.recompiles - 1, True
                     return _Eager(self.fn, "no operation traced: the function is skipped")
                 return run
             except ConstraintViolationError:
@@ -670,9 +747,10 @@ class CompiledFunction:
         tensors: the joint graph, and both halves, serve every later size and value."""
         tensors, lifted, ints = _tensors((args, kwargs)), _module_tensors(self.fn), dict(ints or {})
         values = _int_values(ints, args, kwargs)
-        reads = {}
-        flat = _lifted(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes), self.fn, list(lifted),
-                       len(tensors) + len(values))
+        reads, replays, layout = {}, [], {}
+        flat = _lifted(_outputs_flat(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes,
+                                           replays=replays), replays, layout),
+                       self.fn, list(lifted), len(tensors) + len(values))
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
         with UserCalls(_user_codes(self.fn)):
@@ -683,7 +761,7 @@ class CompiledFunction:
         self.graphs.append(compiled.joint)
         self.aot = compiled
         run = _Differentiable(compiled, self.fn, ints, self._signature)
-        run.dict_reads = reads
+        run.dict_reads, run.replay, run.layout = reads, replays[0] if replays else None, layout
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
             primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
             run.traced = primals[:len(tensors)]
@@ -770,7 +848,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
-    logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts}
+    cell_dicts = {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
+                  if _filled(cell) and type(cell.cell_contents) is dict} if isinstance(fn, types.FunctionType) else {}
+    logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts} | \
+        {("cell", name): [[]] for name in cell_dicts}
 
     def flat(*leaves):
         with _TRACE_LOCK:
@@ -786,14 +867,23 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
         state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
+        numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile
         for place, value in zip(ints.values(), values, strict=True):
-            (a if isinstance(place, int) else k)[place] = value
+            if isinstance(place, types.CellType):
+                numbers.append((place, place.cell_contents))
+                place.cell_contents = value
+            else:
+                (a if isinstance(place, int) else k)[place] = value
         for name, place in dicts:
             held = a if isinstance(place, int) else k
             held[place] = _ReadDict(held[place], logs[name])
         # a global dict the function names is swapped for a reading twin while it runs
         for name in global_dicts:
             fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+        # and so is a dict it closes over (the cell holds the twin while the function runs)
+        closed = {name: cell.cell_contents for name, cell in cell_dicts.items()}
+        for name, cell in cell_dicts.items():
+            cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
         returned = False
@@ -805,6 +895,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
         finally:
             for name in global_dicts:
                 fn.__globals__[name] = global_dicts[name]
+            for name, cell in cell_dicts.items():
+                cell.cell_contents = closed[name]
+            for cell, number in numbers:
+                cell.cell_contents = number
             for name, (plain, _) in maths.items():
                 if plain is _BUILTIN:
                     del fn.__globals__[name]
@@ -812,7 +906,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                     fn.__globals__[name] = plain
             if reads is not None:
                 walker = GuardWalker()
-                reads.update({name: None if log[0] is None else [walker.value(key, "key") for key in log[0]]
+                reads.update({name: None if log[0] is None else
+                              [key if key is _KEYS else walker.value(key, "key") for key in log[0]]
                               for name, log in logs.items()})
             if state.written():
                 plan = state.replay() if replay is not None and returned else None
@@ -909,7 +1004,9 @@ def _math_globals(fn, writes=None):
             found[name] = (_BUILTIN, builtins[name])
             continue
         value = fn.__globals__.get(name)
-        if value is math:
+        if name == "print" and value is print and "print" in builtins:
+            found[name] = (value, builtins[name])   # a module whose globals hold the builtin print itself
+        elif value is math:
             found[name] = (value, _SYMBOLIC_MATH)
         elif value is math.sqrt:
             found[name] = (value, sym_sqrt)

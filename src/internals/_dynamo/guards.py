@@ -326,6 +326,11 @@ class TensorGuards:
         # too, unless the graph addresses a storage itself (``as_strided`` with its offset)
         self.offsets = check_offsets
         self.guards = list(shape_env.guards) if shape_env is not None else []
+        # the symbols a guard pinned to a number: their sizes are checked as numbers above, so
+        # no call's tensor gives them a value; the guards that name them read the number
+        self.pinned = {s: int(v) for s, v in shape_env.replacements.items()
+                       if isinstance(v, int) or getattr(v, "is_Integer", False)} \
+            if shape_env is not None else {}
         # checked on every call: each guard and each symbolic stride as a Python function of the
         # sizes, written once (sympy's substitution costs tens of microseconds a guard)
         self._functions = {e: _function(e, shape_env) for e in self.guards}
@@ -356,6 +361,8 @@ class TensorGuards:
             if symbol in values and values[symbol] != ints[name]:     # one symbol, two values
                 return f"{name} == {_source_text(self.shape_env.sources[symbol][0])}"
             values[symbol] = ints[name]
+        for symbol, value in self.pinned.items():
+            values.setdefault(symbol, value)
         for guard in self.guards:
             if not self._functions[guard](values):
                 return _guard_text(guard, self.shape_env)

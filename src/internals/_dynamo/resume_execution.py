@@ -1143,10 +1143,15 @@ class Segmented:
         input requires grad, else traced with fake tensors, functionalized and compiled; the
         dims ``dims`` (per input, as make_fx's ``_dynamic_dims``) traced as symbols. A number
         input (a value read before it) is traced as a symbol. A segment without an operation is no graph
-        (Dynamo compiles none either). The compiled graph and the traced one (None for none)."""
+        (Dynamo compiles none either). The compiled graph and the traced one (None for none; for
+        a segment without an operation whose dims are symbols, the trace of its inputs alone)."""
         gm = step.gm
         if not any(n.op == "call_function" for n in gm.graph.nodes):
-            return gm, None
+            # no graph; a dim made dynamic is still a symbol of the guards, as Dynamo's frame
+            # without a graph is guarded by its automatic dynamic sizes (``2 <= x.size()[0]``)
+            shapes_only = any(dims or ()) and make_fx(_named(gm), decomposition_table, tracing_mode="fake",
+                                                      _dynamic_dims=dims)(*inputs)
+            return gm, shapes_only or None
         dims = [(f"L['{name}']", "number") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
 

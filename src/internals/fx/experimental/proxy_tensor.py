@@ -291,8 +291,10 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
                 # the sizes, its source named after the tensors before it (torch's ``input1``),
                 # or the compiler's (``L['n']``: an int automatic dynamic shapes made a symbol)
                 source = _dynamic_dims[i][0] if dynamic and _dynamic_dims[i] is not None else f"input{tensors}"
-                # (``"number"``: a value read before a break, a symbol at 0 and 1 too)
-                number = dynamic and _dynamic_dims[i] is not None and _dynamic_dims[i][1] == "number"
+                # (``"number"``: a value read before a break; ``"int"``: an int argument whose value
+                # changed, which torch's ``create_unspecified_symint_and_symbol`` does not
+                # specialize: both a symbol at 0 and 1 too)
+                number = dynamic and _dynamic_dims[i] is not None and _dynamic_dims[i][1] in ("number", "int")
                 a = shape_env.create_symbolic_size(a, source, positive=None, specialize_zero_one=not number)
                 if is_symbolic(a):
                     node.meta["val"] = a
