@@ -76,6 +76,25 @@ def test_volumes_match_torch(mode, padding_mode, align_corners, dtype):
             assert_same(ours[i], theirs[i], exact_layout=True, **_tol(mode, dtype))
 
 
+@pytest.mark.parametrize("output_mask", ([True, False], [False, True]), ids=str)
+@pytest.mark.parametrize("mode, dims", [("bilinear", 2), ("nearest", 2), ("bicubic", 2), ("bilinear", 3)])
+def test_backward_operator_output_mask_matches_torch(mode, dims, output_mask):
+    """grid_sampler_{2,3}d_backward called directly: grad_input only where the mask asks for it,
+    grad_grid always (torch's CPU kernels compute it whatever the mask says)."""
+    torch.manual_seed(9)
+    shape, points = ((1, 2, 3, 4), (1, 2, 3, 2)) if dims == 2 else ((1, 2, 2, 3, 4), (1, 2, 2, 3, 3))
+    x, grid = torch.randn(shape), torch.rand(points) * 3 - 1.5
+    go = torch.randn(*shape[:2], *points[1:-1])
+    args = (1 if mode == "nearest" else 2 if mode == "bicubic" else 0, 2, False, output_mask)
+    name = f"grid_sampler_{dims}d_backward"
+    theirs = getattr(torch.ops.aten, name)(go, x, grid, *args)
+    ours = getattr(internals.ops.aten, name)(*(internals.from_torch(t) for t in (go, x, grid)), *args)
+    assert [t is None for t in ours] == [t is None for t in theirs]
+    for got, expected in zip(ours, theirs):
+        if expected is not None:
+            assert_same(got, expected, exact_layout=True, **_tol(mode, torch.float32))
+
+
 def _second_derivatives(lib, x, grid, go, **kwargs):
     """The first derivatives' node, and the gradients of two functions of them (one reading
     grad_input, one grad_grid, one both) in (input, grid, grad_output): None where torch's

@@ -15,12 +15,22 @@ weights, pixels outside the image reading zero. Everything else follows from tha
   grid, the weights' derivatives times the values read, times d(pixel)/d(grid);
 * double backward: the backward is linear in the output gradient and in the input, so its own
   derivatives are the same reads and scatters with the weights' first and second derivatives.
+
+That composition serves every device. On the CPU, for float32 and float64, the forward and the
+backward run as loops instead, one pass over the points as torch's kernels make
+(``cpu/grid_sampler.py``), with the same arithmetic; the double backward stays composed, so it
+can itself be differentiated.
 """
 import itertools
 import math
 
+import numpy as np
+
 from ...c10 import scalar_type as st
 from ..dispatcher import call
+from .copy import contiguous
+from .cpu.parallel_for import pick
+from .dispatch_stub import loops
 
 BILINEAR, NEAREST, BICUBIC = 0, 1, 2
 ZEROS, BORDER, REFLECTION = 0, 1, 2
@@ -291,10 +301,63 @@ def _per_coordinate(g, values_for, multipliers, grid):
     return call("view", call("stack", parts, -1), list(grid.shape))
 
 
+# ---- the CPU loops (``grid_sampler_2d_cpu``, ``grid_sampler_3d_cpu`` and their backwards)
+def _runs_loops(input):
+    """The CPU has loops for float32 and float64; other devices (the CUDA simulator, meta) and
+    the 16-bit floats compose the sampler from operators."""
+    return input.device.type == "cpu" and input.dtype in (st.float32, st.float64)
+
+
+def _cpu_taps(input, grid, mode, padding_mode, align_corners):
+    """Every point's taps per grid dim (see ``cpu/grid_sampler.py``), and the loop module."""
+    kernels = loops(input.device, "grid_sampler")
+    sizes = list(input.shape[2:])[::-1]                  # grid order: W, H[, D]
+    points, dims = math.prod(grid.shape[:-1]), len(sizes)
+    taps = 1 if mode == NEAREST else 2 if mode == BILINEAR else 4
+    dtype = input.dtype.numpy_type
+    cube = (points, dims, taps)
+    layout = (np.empty(cube, np.int64), np.empty(cube, np.bool_), np.empty(cube, dtype), np.empty(cube, dtype),
+              np.empty((points, dims), dtype))
+    pick(kernels.grid_taps, (points, dims))(
+        contiguous(grid)._flat_buffer(), np.array(sizes, np.int64),
+        kernels.dim_constants(sizes, align_corners, dtype), kernels.constants(dtype), mode, padding_mode,
+        bool(align_corners), *layout)
+    return kernels, taps, layout
+
+
+def _sample_cpu(input, grid, mode, padding_mode, align_corners):
+    (n, c), plane, points = input.shape[:2], math.prod(input.shape[2:]), math.prod(grid.shape[1:-1])
+    kernels, taps, (offsets, inside, weights, _, _) = _cpu_taps(input, grid, mode, padding_mode, align_corners)
+    out = call("empty.memory_format", [n, c, *grid.shape[1:-1]], dtype=input.dtype, device=input.device)
+    pick(kernels.grid_sample_forward, (n, c, points, taps ** len(input.shape[2:])))(
+        out._flat_buffer(), contiguous(input)._flat_buffer(), c, plane, points, taps, offsets, inside, weights)
+    return out
+
+
+def _sample_backward_cpu(grad_output, input, grid, mode, padding_mode, align_corners, output_mask):
+    """As torch's CPU kernels: grad_input only where ``output_mask`` asks for it, grad_grid always
+    (zeros for nearest, whose reads are piecewise constant in the grid)."""
+    (n, c), plane, points = input.shape[:2], math.prod(input.shape[2:]), math.prod(grid.shape[1:-1])
+    kernels, taps, layout = _cpu_taps(input, grid, mode, padding_mode, align_corners)
+    grad_input = (call("zeros", list(input.shape), dtype=input.dtype, device=input.device)
+                  if output_mask[0] else None)
+    grad_grid = call("empty.memory_format", list(grid.shape), dtype=grid.dtype, device=grid.device)
+    want_grid = mode != NEAREST
+    if not want_grid:
+        call("zero_", grad_grid)
+    pick(kernels.grid_sample_backward, (n, c, points, taps ** len(input.shape[2:])))(
+        np.empty(0, input.dtype.numpy_type) if grad_input is None else grad_input._flat_buffer(),
+        grad_grid._flat_buffer(), contiguous(grad_output)._flat_buffer(), contiguous(input)._flat_buffer(),
+        c, plane, points, taps, grad_input is not None, want_grid, *layout)
+    return grad_input, grad_grid
+
+
 # ---- the operators
 def _sample(input, grid, mode, padding_mode, align_corners, dims):
     """``grid_sampler_{2,3}d``: output[n, c, *p] = input[n, c] read at grid[n, *p]."""
     _check(input, grid, mode, dims)
+    if _runs_loops(input):
+        return _sample_cpu(input, grid, mode, padding_mode, align_corners)
     taps, _ = _layout(input, grid, mode, padding_mode, align_corners)
     out = _interpolate(_planes(input), taps, _weight)
     return call("view", out, [*input.shape[:2], *grid.shape[1:-1]])
@@ -303,6 +366,8 @@ def _sample(input, grid, mode, padding_mode, align_corners, dims):
 def _sample_backward(grad_output, input, grid, mode, padding_mode, align_corners, output_mask, dims):
     """(grad_input, grad_grid), each only where ``output_mask`` asks for it."""
     _check(input, grid, mode, dims)
+    if _runs_loops(input):
+        return _sample_backward_cpu(grad_output, input, grid, mode, padding_mode, align_corners, output_mask)
     g = _planes(grad_output)
     taps, multipliers = _layout(input, grid, mode, padding_mode, align_corners)
     grad_input = _scatter(g, taps, _weight, input) if output_mask[0] else None
