@@ -5954,7 +5954,7 @@ def THPVariable_matrix_power(*args, **kwargs):
 
 _max_parser = PythonArgParser([
     'max(Tensor input)',
-    'max(Tensor input, Tensor other)',
+    'max(Tensor input, Tensor other, *, Tensor out=None)',
     'max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
@@ -5967,8 +5967,11 @@ def THPVariable_max(*args, **kwargs):
         # aten::max(Tensor self) -> Tensor
         return _ops['max'](_r.tensor(0))
     if _r.idx == 1:
-        # aten::max.other(Tensor self, Tensor other) -> Tensor  (internals: aten::maximum)
-        return _ops['maximum'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::max.other(Tensor self, Tensor other) -> Tensor
+            return _ops['max.other'](_r.tensor(0), _r.tensor(1))
+        # aten::max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['max.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(3):
         # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
@@ -6109,7 +6112,7 @@ def THPVariable_meshgrid(*args, **kwargs):
 
 _min_parser = PythonArgParser([
     'min(Tensor input)',
-    'min(Tensor input, Tensor other)',
+    'min(Tensor input, Tensor other, *, Tensor out=None)',
     'min(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
@@ -6122,8 +6125,11 @@ def THPVariable_min(*args, **kwargs):
         # aten::min(Tensor self) -> Tensor
         return _ops['min'](_r.tensor(0))
     if _r.idx == 1:
-        # aten::min.other(Tensor self, Tensor other) -> Tensor  (internals: aten::minimum)
-        return _ops['minimum'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::min.other(Tensor self, Tensor other) -> Tensor
+            return _ops['min.other'](_r.tensor(0), _r.tensor(1))
+        # aten::min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['min.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(3):
         # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))

@@ -3107,8 +3107,8 @@ def THPVariable_max(self, *args, **kwargs):
         # aten::max(Tensor self) -> Tensor
         return _ops['max'](self)
     if _r.idx == 1:
-        # aten::max.other(Tensor self, Tensor other) -> Tensor  (internals: aten::maximum)
-        return _ops['maximum'](self, _r.tensor(0))
+        # aten::max.other(Tensor self, Tensor other) -> Tensor
+        return _ops['max.other'](self, _r.tensor(0))
     # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     return _ops['max.dim'](self, _r.to_int64(0), _r.to_bool(1))
 
@@ -3179,8 +3179,8 @@ def THPVariable_min(self, *args, **kwargs):
         # aten::min(Tensor self) -> Tensor
         return _ops['min'](self)
     if _r.idx == 1:
-        # aten::min.other(Tensor self, Tensor other) -> Tensor  (internals: aten::minimum)
-        return _ops['minimum'](self, _r.tensor(0))
+        # aten::min.other(Tensor self, Tensor other) -> Tensor
+        return _ops['min.other'](self, _r.tensor(0))
     # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     return _ops['min.dim'](self, _r.to_int64(0), _r.to_bool(1))
 
