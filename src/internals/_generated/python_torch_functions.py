@@ -2159,6 +2159,24 @@ def THPVariable_addmv_(*args, **kwargs):
     return _ops['addmv_'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
+_addr_parser = PythonArgParser([
+    'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
+])
+
+
+def THPVariable_addr(*args, **kwargs):
+    _r = _addr_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(5):
+        # aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['addr'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        return _ops['addr'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addr.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
+
+
 _affine_grid_generator_parser = PythonArgParser([
     'affine_grid_generator(Tensor theta, SymIntArrayRef size, bool align_corners)',
 ])
@@ -8969,6 +8987,7 @@ FUNCTIONS = named({
     'addmm': THPVariable_addmm,
     'addmv': THPVariable_addmv,
     'addmv_': THPVariable_addmv_,
+    'addr': THPVariable_addr,
     'affine_grid_generator': THPVariable_affine_grid_generator,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,

@@ -441,6 +441,36 @@ def THPVariable_addmv_(self, *args, **kwargs):
     return _ops['addmv_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
+_addr_parser = PythonArgParser([
+    'addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addr(self, *args, **kwargs):
+    _r = _addr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['addr'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addr'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
+_addr__parser = PythonArgParser([
+    'addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addr_(self, *args, **kwargs):
+    _r = _addr__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addr_'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addr_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
 _all_parser = PythonArgParser([
     'all()',
     'all(IntArrayRef? dim=None, bool keepdim=False)',
@@ -6004,6 +6034,8 @@ METHODS = named({
     'addmm_': THPVariable_addmm_,
     'addmv': THPVariable_addmv,
     'addmv_': THPVariable_addmv_,
+    'addr': THPVariable_addr,
+    'addr_': THPVariable_addr_,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
