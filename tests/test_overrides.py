@@ -583,3 +583,41 @@ def test_a_mode_on_one_thread_is_not_seen_by_another():
     names, seen = both(program)
     assert names == ["torch.ones"] and seen == [2.0]
     assert tf.threads_with_mode[0] == before
+
+
+# ---------------------------------------------------------------------- with device(...)
+def test_a_device_entered_pushes_a_device_context_on_top_of_the_mode_stack():
+    """``with torch.device(d)`` pushes a DeviceContext mode (torch's ``THPDevice_enter``) on top of
+    the stack, one per ``with``, popped at its exit; internals' device was no context manager."""
+    def stacks(lib, overrides):
+        seen = []
+
+        class Look(overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        def names():
+            seen.append([type(m).__name__ for m in overrides._get_current_function_mode_stack()])
+        with Look():
+            d = lib.device("cpu")
+            with d as entered:
+                seen.append(entered is d)
+                names()
+                with lib.device("cpu"):
+                    names()
+                names()
+            names()
+        names()
+        return seen
+    (t_lib, t_over), (i_lib, i_over) = LIBS
+    assert stacks(i_lib, i_over) == stacks(t_lib, t_over)
+
+
+def test_a_device_context_fills_the_factories_device():
+    """Factories made without ``device=`` get the context's; an explicit one and the ``*_like``
+    factories keep theirs. (torch's CPU wheel has no second device: the simulated GPU serves.)"""
+    with internals.device("cuda"):
+        made, kept = internals.ones(2), internals.zeros(2, device="cpu")
+        like = internals.ones_like(kept)
+    assert (made.device, kept.device, like.device) == (internals.device("cuda", 0),) + (internals.device("cpu"),) * 2
+    assert internals.ones(1).device == internals.device("cpu")

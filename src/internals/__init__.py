@@ -139,6 +139,7 @@ from .cuda import amp as _cuda_amp  # noqa: F401  (internals.cuda.amp, as torch.
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .storage import TypedStorage
+from .utils import _device as _utils_device  # noqa: F401  (registers ``with device(...)``, as torch's Device.cpp uses it)
 from .utils import checkpoint as _utils_checkpoint  # noqa: F401  (torch imports torch.utils.checkpoint too)
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 from .utils import deterministic as _utils_deterministic  # noqa: F401  (torch imports it too)

@@ -13,7 +13,7 @@ from collections import namedtuple
 from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
-from .aten.native.blas import dot_check
+from .aten.native.blas import _addr_check, dot_check
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -190,6 +190,14 @@ def meta_dot(a, b):
     """A 0-d result: checked, not computed (a symbolic trace of ``a @ b`` of two vectors)."""
     dot_check(a, b)
     return TensorMeta((), (), a.dtype, a.device)
+
+
+@register_meta("addr")
+def meta_addr(self, vec1, vec2, *, beta=1, alpha=1):
+    """The kernel's checks, then the elementwise result over (self, vec1 as a column, vec2)."""
+    dtype, shape = _addr_check(self, vec1, vec2, beta, alpha)
+    expanded = self.expand(shape)
+    return _elementwise([expanded, vec1.unsqueeze(1), vec2], dtype)
 
 
 @register_meta("mv")

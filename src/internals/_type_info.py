@@ -38,6 +38,10 @@ class finfo:  # noqa: N801 -- torch's name
 
     __hash__ = None
 
+    def __reduce_ex__(self, protocol):
+        # torch's finfo is a C type with no pickle support: pickle and copy refuse it alike
+        raise TypeError("cannot pickle 'torch.finfo' object")
+
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
@@ -54,6 +58,9 @@ class iinfo:  # noqa: N801 -- torch's name
         return isinstance(other, iinfo) and other.dtype == self.dtype
 
     __hash__ = None
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("cannot pickle 'torch.iinfo' object")
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -444,6 +444,7 @@ PROGRAMS = {
     "relu_exp": lambda lib, x: x.relu().exp().neg(),
     "compare_where": lambda lib, x: lib.where(x > 0.5, x, x * 0),
     "max_dim": lambda lib, x: x.max(1),
+    "max_other": lambda lib, x: (lib.max(x, x.flip(0)), x.min(x * 2), lib.max(x, x, out=lib.empty(0))),
 }
 
 
@@ -522,13 +523,20 @@ OVERLOAD_CALLS = {
     "sum_dim": lambda lib, x: lib.ops.aten.sum(x, 1),
     "pow_Scalar": lambda lib, x: lib.ops.aten.pow(2, x),
     "max_dim": lambda lib, x: lib.ops.aten.max(x, 1),
+    "max_other": lambda lib, x: lib.ops.aten.max(x, x.flip(0)),
+    "min_other": lambda lib, x: lib.ops.aten.min.other(x, x * 2),
+    "max_dim_overload": lambda lib, x: lib.ops.aten.max.dim(x, 0),
+    "sort": lambda lib, x: lib.ops.aten.sort(x),
+    "topk": lambda lib, x: lib.ops.aten.topk.default(x, 1),
+    "linalg_qr": lambda lib, x: lib.ops.aten.linalg_qr.default(x),
 }
 
 
 @pytest.mark.parametrize("case", OVERLOAD_CALLS)
 def test_op_packets_pick_torchs_overload_and_return_lists(case):
     """Calling ``ops.aten.<name>`` picks the overload torch picks (seen by a dispatch mode), and
-    an operator returning ``Tensor[]`` gives a list, as torch's does."""
+    an operator returning ``Tensor[]`` gives a list, several returns a plain tuple, as torch's do
+    (``max(x, y)`` had no ``max.other`` to pick; ``max.dim`` gave a named tuple)."""
     def seen(mode_class, lib, x):
         names = []
 
@@ -545,7 +553,7 @@ def test_op_packets_pick_torchs_overload_and_return_lists(case):
     their_names, theirs = seen(TorchMode, torch, t)
     our_names, ours = seen(TorchDispatchMode, internals, internals.from_torch(t))
     assert our_names == their_names
-    assert isinstance(ours, list) == isinstance(theirs, list)
+    assert type(ours).__name__ == type(theirs).__name__    # list, tuple (never a named tuple) or Tensor
     if isinstance(theirs, torch.Tensor):
         ours, theirs = [ours], [theirs]
     assert len(ours) == len(theirs)
@@ -697,3 +705,17 @@ def test_python_dispatcher_runs_an_operators_python_kernel_as_torchs():
             inside = (y is x, y.data_ptr() == x.data_ptr())
         results[lib.__name__] = (before, inside, lib.nn.functional.dropout(x, 0.5, training=False) is x)
     assert results["internals"] == results["torch"] == (True, (False, False), True)
+
+
+def test_a_modes_plain_tuple_reaches_the_caller_as_a_named_tuple():
+    """A mode returns ``func``'s plain tuple; the binding still gives ``torch.return_types.max``."""
+    def run(mode_class, lib):
+        class Passthrough(mode_class):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        with Passthrough():
+            return lib.arange(6.).reshape(2, 3).max(1)
+    theirs, ours = run(TorchMode, torch), run(TorchDispatchMode, internals)
+    assert type(ours).__name__ == type(theirs).__name__ == "max"
+    assert_same(ours.values, theirs.values)
+    assert_same(ours.indices, theirs.indices)

@@ -1,4 +1,4 @@
-"""``addmm``, ``mv``, ``F.linear`` (one ``addmm`` as torch's), ``matmul``'s folding,
+"""``addmm``, ``addr``, ``mv``, ``F.linear`` (one ``addmm`` as torch's), ``matmul``'s folding,
 ``threshold_backward`` (relu's gradient) and ``detach`` as operators, against torch: OpInfo
 samples (torch has none for detach), errors, gradients and grad_fn names. The operators a
 dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
@@ -21,6 +21,7 @@ ADAPTERS = {
     "addmm": Adapter(fn("addmm"), "addmm", kwargs=("beta", "alpha"), tol=MATMUL_TOL),
     "nn.functional.linear": Adapter(internals.nn.functional.linear, tol=MATMUL_TOL),
     "mv": Adapter(fn("mv"), "mv", tol=MATMUL_TOL),
+    "addr": Adapter(fn("addr"), "addr", kwargs=("beta", "alpha")),
 }
 # matmul's OpInfo samples run in test_ops.py, in every dtype, with the same adapter and check.
 # addmm and linear add the bias to the float32 product and round once in both libraries; torch's
@@ -45,6 +46,23 @@ ERROR_CASES = {
     "integer scalars truncate": lambda lib: lib.addmm(lib.ones(4, dtype=lib.int64), lib.ones(2, 3, dtype=lib.int64),
                                                       lib.ones(3, 4, dtype=lib.int64), beta=0.5, alpha=1.7),
     "beta 0 ignores nan": lambda lib: lib.addmm(lib.full((4,), float("nan")), lib.ones(2, 3), lib.ones(3, 4), beta=0),
+    "addr vec1 not a vector": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2, 1), lib.ones(3)),
+    "addr self not broadcastable": lambda lib: lib.addr(lib.ones(2, 4), lib.ones(2), lib.ones(3)),
+    "addr integral float beta": lambda lib: lib.addr(lib.ones(2, 3, dtype=lib.int64), lib.ones(2, dtype=lib.int64),
+                                                     lib.ones(3, dtype=lib.int64), beta=1.5),
+    "addr promotes": lambda lib: lib.addr(lib.ones(2, 3, dtype=lib.int32), lib.arange(2.), lib.arange(3,
+                                                                                                   dtype=lib.int64)),
+    "addr bools": lambda lib: lib.addr(lib.zeros(2, 3, dtype=lib.bool), lib.tensor([True, False]),
+                                       lib.tensor([True, False, True]), alpha=2),
+    "addr beta 0 ignores nan": lambda lib: lib.addr(lib.full((2, 1), float("nan")), lib.ones(2), lib.ones(3), beta=0),
+    "addr follows self's layout": lambda lib: lib.addr(lib.ones(3, 2).t(), lib.ones(2), lib.arange(3.), alpha=3),
+    "addr_ self's sizes": lambda lib: lib.ones(2, 4).addr_(lib.ones(2), lib.ones(3)),
+    "addr_ a vector": lambda lib: lib.ones(3).addr_(lib.ones(2), lib.ones(3)),
+    "addr_ transposed": lambda lib: lib.zeros(2, 3).t().addr_(lib.arange(3.), lib.ones(2), beta=2),
+    "addr_ cannot cast": lambda lib: lib.zeros(2, 3, dtype=lib.int64).addr_(lib.ones(2), lib.ones(3)),
+    "addr out cannot cast": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2), lib.ones(3),
+                                                 out=lib.empty(0, dtype=lib.int64)),
+    "addr out resized": lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2), lib.ones(3), out=lib.empty(0)),
     "linear shapes": lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(4, 2)),
     "linear bias": lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(4, 3), lib.ones(5)),
 }
@@ -70,6 +88,9 @@ GRAD_CASES = {
     "linear non-contiguous 3-d": lambda lib: lib.nn.functional.linear(_x(lib, 2, 3, 5).transpose(1, 2),
                                                                       _x(lib, 4, 3), _x(lib, 4)),
     "linear without bias": lambda lib: lib.nn.functional.linear(_x(lib, 2, 3), _x(lib, 4, 3)),
+    "addr": lambda lib: lib.addr(_x(lib, 2, 3), _x(lib, 2), _x(lib, 3), beta=0.5, alpha=-2),
+    "addr broadcast self": lambda lib: lib.addr(_x(lib, 3), _x(lib, 2), _x(lib, 3)),
+    "addr_": lambda lib: _x(lib, 2, 3).clone().addr_(_x(lib, 2), _x(lib, 3), alpha=3),
     "relu": lambda lib: _x(lib, 2, 3).relu(),
     "mv": lambda lib: _x(lib, 2, 3).mv(_x(lib, 3)),
     "matmul folded": lambda lib: _x(lib, 2, 5, 3) @ _x(lib, 3, 4),
@@ -132,3 +153,17 @@ def test_detach_shares_data_and_version_but_is_no_view():
         d.add_(1)
         assert (d.requires_grad, d.grad_fn, d._base, d._is_view(), y._version) == (False, None, None, False, 1)
         assert d.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def test_addr_second_gradients_match_torch():
+    """addr's first gradients (mv, t and mul nodes) are differentiable again, as torch's."""
+    def run(lib):
+        a, u, v = _x(lib, 2, 3), _x(lib, 2), _x(lib, 3)
+        out = lib.addr(a, u, v, beta=2, alpha=0.5)
+        grads = lib.autograd.grad((out * out).sum(), (a, u, v), create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), (a, u, v))
+        return [out.grad_fn.name()] + [g.grad_fn.name() for g in grads], list(grads) + list(second)
+    (names_o, ours), (names_t, theirs) = run(internals), run(torch)
+    assert names_o == names_t
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t, rtol=1e-12, atol=1e-12, exact_layout=False)

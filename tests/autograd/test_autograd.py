@@ -865,6 +865,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     math |= {"fix", "fix_", "fix.out"}      # trunc under another name
     math |= {"isclose", "ger"}     # op-log parity: a mode sees what they are made of
+    math |= {"max.other", "max.out", "min.other", "min.out"}     # maximum and minimum under max's and min's names
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
               "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input", "instance_norm",
               "adaptive_max_pool1d", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

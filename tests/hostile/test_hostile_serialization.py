@@ -1,6 +1,7 @@
 """save and load: what each library writes and what it refuses to read.
 
 Each case differed from torch 2.13 before it was fixed."""
+import copy
 import io
 import pickle
 
@@ -121,3 +122,11 @@ def test_save_takes_torchs_pickle_protocol_argument(protocol):
     buffer = io.BytesIO()
     internals.save({"w": internals.arange(3.0)}, buffer, pickle_protocol=protocol)
     assert torch.load(io.BytesIO(buffer.getvalue()))["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+# ----------------------------------------------------------------------------- type info objects
+@pytest.mark.parametrize("make", [lambda L: L.finfo(L.float32), lambda L: L.iinfo(L.int16)])
+@pytest.mark.parametrize("how", [pickle.dumps, copy.copy, copy.deepcopy])
+def test_finfo_and_iinfo_refuse_pickle_and_copy(make, how):
+    """torch's finfo and iinfo have no pickle support (TypeError); internals pickled them."""
+    same_error(lambda L: how(make(L)))

@@ -2159,6 +2159,24 @@ def THPVariable_addmv_(*args, **kwargs):
     return _ops['addmv_'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
+_addr_parser = PythonArgParser([
+    'addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
+])
+
+
+def THPVariable_addr(*args, **kwargs):
+    _r = _addr_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(5):
+        # aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['addr'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        return _ops['addr'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addr.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
+
+
 _affine_grid_generator_parser = PythonArgParser([
     'affine_grid_generator(Tensor theta, SymIntArrayRef size, bool align_corners)',
 ])
@@ -5954,7 +5972,7 @@ def THPVariable_matrix_power(*args, **kwargs):
 
 _max_parser = PythonArgParser([
     'max(Tensor input)',
-    'max(Tensor input, Tensor other)',
+    'max(Tensor input, Tensor other, *, Tensor out=None)',
     'max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
@@ -5967,8 +5985,11 @@ def THPVariable_max(*args, **kwargs):
         # aten::max(Tensor self) -> Tensor
         return _ops['max'](_r.tensor(0))
     if _r.idx == 1:
-        # aten::max.other(Tensor self, Tensor other) -> Tensor  (internals: aten::maximum)
-        return _ops['maximum'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::max.other(Tensor self, Tensor other) -> Tensor
+            return _ops['max.other'](_r.tensor(0), _r.tensor(1))
+        # aten::max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['max.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(3):
         # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
@@ -6109,7 +6130,7 @@ def THPVariable_meshgrid(*args, **kwargs):
 
 _min_parser = PythonArgParser([
     'min(Tensor input)',
-    'min(Tensor input, Tensor other)',
+    'min(Tensor input, Tensor other, *, Tensor out=None)',
     'min(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
@@ -6122,8 +6143,11 @@ def THPVariable_min(*args, **kwargs):
         # aten::min(Tensor self) -> Tensor
         return _ops['min'](_r.tensor(0))
     if _r.idx == 1:
-        # aten::min.other(Tensor self, Tensor other) -> Tensor  (internals: aten::minimum)
-        return _ops['minimum'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::min.other(Tensor self, Tensor other) -> Tensor
+            return _ops['min.other'](_r.tensor(0), _r.tensor(1))
+        # aten::min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['min.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(3):
         # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
@@ -8963,6 +8987,7 @@ FUNCTIONS = named({
     'addmm': THPVariable_addmm,
     'addmv': THPVariable_addmv,
     'addmv_': THPVariable_addmv_,
+    'addr': THPVariable_addr,
     'affine_grid_generator': THPVariable_affine_grid_generator,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,

@@ -441,6 +441,36 @@ def THPVariable_addmv_(self, *args, **kwargs):
     return _ops['addmv_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
+_addr_parser = PythonArgParser([
+    'addr(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addr(self, *args, **kwargs):
+    _r = _addr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['addr'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addr'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
+_addr__parser = PythonArgParser([
+    'addr_(Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addr_(self, *args, **kwargs):
+    _r = _addr__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addr_'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addr_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
 _all_parser = PythonArgParser([
     'all()',
     'all(IntArrayRef? dim=None, bool keepdim=False)',
@@ -3107,8 +3137,8 @@ def THPVariable_max(self, *args, **kwargs):
         # aten::max(Tensor self) -> Tensor
         return _ops['max'](self)
     if _r.idx == 1:
-        # aten::max.other(Tensor self, Tensor other) -> Tensor  (internals: aten::maximum)
-        return _ops['maximum'](self, _r.tensor(0))
+        # aten::max.other(Tensor self, Tensor other) -> Tensor
+        return _ops['max.other'](self, _r.tensor(0))
     # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     return _ops['max.dim'](self, _r.to_int64(0), _r.to_bool(1))
 
@@ -3179,8 +3209,8 @@ def THPVariable_min(self, *args, **kwargs):
         # aten::min(Tensor self) -> Tensor
         return _ops['min'](self)
     if _r.idx == 1:
-        # aten::min.other(Tensor self, Tensor other) -> Tensor  (internals: aten::minimum)
-        return _ops['minimum'](self, _r.tensor(0))
+        # aten::min.other(Tensor self, Tensor other) -> Tensor
+        return _ops['min.other'](self, _r.tensor(0))
     # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     return _ops['min.dim'](self, _r.to_int64(0), _r.to_bool(1))
 
@@ -6004,6 +6034,8 @@ METHODS = named({
     'addmm_': THPVariable_addmm_,
     'addmv': THPVariable_addmv,
     'addmv_': THPVariable_addmv_,
+    'addr': THPVariable_addr,
+    'addr_': THPVariable_addr_,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,

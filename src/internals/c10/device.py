@@ -37,6 +37,15 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    # ``with device('meta'):``: the factories' default device for a while.
+    # The mode that does it lives above c10 (utils/_device.py) and registers these hooks.
+    def __enter__(self):
+        _HOOKS["enter"](self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _HOOKS["exit"]()
+
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
@@ -64,6 +73,14 @@ def _parse(text, index):
             raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {text}")
         index = int(match[2])
     return match[1], index
+
+
+_HOOKS = {}
+
+
+def register_context_hooks(enter, exit_):
+    """``enter(device)`` pushes the device's context on the mode stack; ``exit_()`` pops it."""
+    _HOOKS.update(enter=enter, exit=exit_)
 
 
 _CPU = device("cpu")     # what ``device=None`` means, made once: a device is never changed

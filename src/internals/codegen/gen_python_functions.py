@@ -42,14 +42,6 @@ PACKAGE = Path(__file__).resolve().parents[1]
 NATIVE_FUNCTIONS = PACKAGE / "aten" / "native_functions.yaml"
 GENERATED = PACKAGE / "_generated"
 
-# Overloads torch's Python bindings have, with no operator of their own here: the binding
-# calls the operator that computes the same, as torch's own max.other/min.other kernels call
-# maximum/minimum. Schemas as in torch's native_functions.yaml.
-SUBSTITUTES = {
-    "max.other(Tensor self, Tensor other) -> Tensor": "maximum",
-    "min.other(Tensor self, Tensor other) -> Tensor": "minimum",
-}
-
 # The operator dunders (torch's python_variable_methods.cpp template, torch/_tensor.py): a
 # TypeError becomes NotImplemented, so Python can try the other operand. The reflected ones
 # that are not the same operator (__rsub__, __rpow__, __rtruediv__) are written in _tensor.py.
@@ -121,10 +113,9 @@ def binds_no_python_name(schema_name):
 
 
 def load_overloads(path=NATIVE_FUNCTIONS):
-    """(schema, variants, operator) for each YAML entry and each substitute."""
+    """(schema, variants, operator) for each YAML entry."""
     entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())
                if e.get("python_module") not in PYTHON_MODULES]
-    entries += [(func, "function, method", op) for func, op in SUBSTITUTES.items()]
     out = []
     for func, variants, op in entries:
         schema = FunctionSchema.parse(func)

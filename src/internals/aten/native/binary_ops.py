@@ -350,6 +350,24 @@ _maximum = structured_variant(maximum_out, inplace=False)      # clamp's steps
 _minimum = structured_variant(minimum_out, inplace=False)
 
 
+def max_other(self, other):
+    """``max.other`` (``BinaryOps.cpp``): CompositeImplicitAutograd, maximum under max's name."""
+    return call("maximum", self, other)
+
+
+def min_other(self, other):
+    return call("minimum", self, other)
+
+
+def max_other_out(self, other, *, out):
+    """``max.out``: maximum's out= form, as torch's ``max_out`` calls ``at::maximum_out``."""
+    return call("maximum.out", self, other, out=out)
+
+
+def min_other_out(self, other, *, out):
+    return call("minimum.out", self, other, out=out)
+
+
 def arctan2(a, b):
     """CompositeImplicitAutograd: atan2 under NumPy's name."""
     return call("atan2", a, b)

@@ -16,6 +16,7 @@ from ...c10.wrap_dim import wrap_dim
 from ...utils._python_dispatch import _get_current_dispatch_mode
 from .. import dispatcher
 from ..empty_tensor import is_meta_execution
+from ..tensor_iterator import output_layout
 from .copy import to
 from .linear_algebra import bmm, mm
 from .structured import set_output, structured
@@ -569,3 +570,75 @@ def _addbmm_(out, batch1, batch2, beta, alpha):
     for b in range(batch1.shape[0]):
         _gemm_(out, dispatcher.call("select.int", batch1, 0, b), dispatcher.call("select.int", batch2, 0, b),
                beta if b == 0 else 1, alpha)
+
+
+# ---- addr (``LinearAlgebra.cpp``, ``cpu/LinearAlgebraKernel.cpp``): beta * self + alpha * the
+# outer product of two vectors, elementwise over one TensorIterator of (self, vec1 as a column,
+# vec2) in their common dtype; a beta of 0 ignores self (its NaNs too).
+def _addr_check(self, vec1, vec2, beta, alpha):
+    """The operands' checks; the common dtype and the result's sizes."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    dtype = st.result_type(self, vec1, vec2)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        for name, scalar in (("beta", beta), ("alpha", alpha)):
+            if isinstance(scalar, (float, complex)):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point "
+                                   "number.")
+    return dtype, [vec1.shape[0], vec2.shape[0]]
+
+
+def _addr_into(out, self, vec1, vec2, beta, alpha, dtype):
+    """``addr_kernel``: ``beta * self + (alpha * vec1) * vec2`` in ``dtype``, each step rounded as
+    torch's loop rounds it; for bools ``(beta and self) or (alpha and vec1 and vec2)``. The scalars
+    are first rounded to the dtype (``beta.to<scalar_t>()``): a 16-bit float's alpha of 0.2 is not
+    float32's."""
+    if dtype in (st.float16, st.bfloat16):
+        beta, alpha = (dispatcher.call("scalar_tensor", s, dtype=dtype).item() for s in (beta, alpha))
+    column = dispatcher.call("unsqueeze", to(vec1, dtype), 1)
+    row = to(vec2, dtype)
+    if dtype is st.bool_:
+        product = dispatcher.call("mul.Tensor", column, row)
+        if not alpha:
+            product = dispatcher.call("zeros_like", product)
+    else:
+        product = dispatcher.call("mul.Tensor", dispatcher.call("mul.Tensor", column, wrap_scalar(alpha)), row)
+    if not beta:
+        return dispatcher.call("copy_", out, product)
+    scaled = to(self, dtype) if dtype is st.bool_ else dispatcher.call("mul.Tensor", to(self, dtype),
+                                                                       wrap_scalar(beta))
+    return dispatcher.call("copy_", out, dispatcher.call("add.Tensor", scaled, product))
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    dtype, shape = _addr_check(self, vec1, vec2, beta, alpha)
+    expanded = dispatcher.call("expand", self, shape)
+    column = dispatcher.call("unsqueeze", vec1, 1)
+    strides = output_layout([expanded._impl, column._impl, vec2._impl], shape)
+    out = dispatcher.call("empty_strided", shape, strides, dtype=dtype, device=self.device)
+    return _addr_into(out, expanded, vec1, vec2, beta, alpha, dtype)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """In place: ``self`` must have the outer product's sizes, and hold the common dtype."""
+    dtype, shape = _addr_check(self, vec1, vec2, beta, alpha)
+    if self.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
+    if list(self.shape) != shape:
+        raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: [{shape[0]}], v2: [{shape[1]}]")
+    if not st.can_cast(dtype, self.dtype):
+        raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
+                           f"{self.dtype.torch_name}")
+    return _addr_into(self, self, vec1, vec2, beta, alpha, dtype)
+
+
+def addr_out(self, vec1, vec2, *, beta=1, alpha=1, out):
+    result = addr(self, vec1, vec2, beta=beta, alpha=alpha)
+    if not st.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {result.dtype.torch_name} can't be cast to the desired output type "
+                           f"{out.dtype.torch_name}")
+    if list(out.shape) != list(result.shape):
+        dispatcher.call("resize_", out, list(result.shape))
+    return dispatcher.call("copy_", out, result)
+

@@ -35,6 +35,7 @@ from .functions import (
     AddcmulBackward0,
     AddmmBackward0,
     AddmvBackward0,
+    AddrBackward0,
     AffineGridGeneratorBackward0,
     AliasBackward0,
     AmaxBackward0,
@@ -1057,6 +1058,9 @@ OPS = {
     'addmm': dispatcher.find('addmm'),
     'addmm.out': dispatcher.find('addmm.out'),
     'addmm_': dispatcher.find('addmm_'),
+    'addr': dispatcher.find('addr'),
+    'addr_': dispatcher.find('addr_'),
+    'addr.out': dispatcher.find('addr.out'),
     'addmv': dispatcher.find('addmv'),
     'addmv.out': dispatcher.find('addmv.out'),
     'addmv_': dispatcher.find('addmv_'),
@@ -9670,6 +9674,55 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
     return result
 
 
+def addr(ks, self, vec1, vec2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or vec1._requires_grad or vec2._requires_grad):
+        grad_fn = AddrBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, vec1, vec2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.vec2_ = SavedVariable(vec2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.vec1_ = SavedVariable(vec1, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['addr'].redispatch(after_autograd(ks), self, vec1, vec2, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addr_(ks, self, vec1, vec2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or vec1._requires_grad or vec2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddrBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, vec1, vec2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.vec2_ = SavedVariable(vec2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.vec1_ = SavedVariable(vec1, False)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['addr_'].redispatch(after_autograd(ks), self, vec1, vec2, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def addr_out(ks, self, vec1, vec2, **kwargs):
+    check_out_no_requires_grad('addr', self, vec1, vec2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addr.out'].redispatch(after_autograd(ks), self, vec1, vec2, **kwargs)
+
+
 def addmv(ks, self, mat, vec, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
@@ -13237,6 +13290,9 @@ KERNELS = {
     'addmm': addmm,
     'addmm.out': addmm_out,
     'addmm_': addmm_,
+    'addr': addr,
+    'addr_': addr_,
+    'addr.out': addr_out,
     'addmv': addmv,
     'addmv.out': addmv_out,
     'addmv_': addmv_,
