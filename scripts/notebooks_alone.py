@@ -49,7 +49,7 @@ SECONDS = {"10_cnn": 132, "07_memory": 91, "09_capstone": 73, "appendix_numba": 
 # jsonschema, which imports rfc3987_syntax if installed (only to check "iri" formats, which
 # nbformat's schema never asks for: it validates with fastjsonschema) and that module builds
 # an Earley grammar on import, 3.5 CPU s for each notebook. jsonschema goes on without it.
-NBVAL_PYTEST = "import sys; sys.modules['rfc3987_syntax'] = None; import pytest; sys.exit(pytest.console_main())"
+NBVAL_PYTEST = "import sys; sys.modules['rfc3987_syntax'] = None; import pytest; sys.exit(pytest.main())"
 
 
 def clean_environment():

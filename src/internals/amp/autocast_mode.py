@@ -32,7 +32,7 @@ LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padd
                               "prelu", "linalg_vecdot"),
                       "cuda": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input",
                                "conv_transpose3d.input", "convolution", "mm",
-                               "bmm", "matmul", "addmv", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
+                               "bmm", "matmul", "addmv", "addr", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
                                "prelu", "linalg_vecdot", "linalg_multi_dot")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
