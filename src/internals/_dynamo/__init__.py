@@ -186,10 +186,16 @@ def _int_places(fn, args, kwargs):
     covers a closure variable as it covers an argument)."""
     places = {_identifier(name): place for name, place, value in _tops(fn, args, kwargs)
               if type(value) in (int, float)}
-    if isinstance(fn, types.FunctionType):
-        places |= {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
-                   if _filled(cell) and type(cell.cell_contents) in (int, float)}
-    return places
+    return places | _closed_over(fn, (int, float))
+
+
+def _closed_over(fn, kinds):
+    """{name: cell} of the filled cells ``fn`` closes over whose value's type is one of ``kinds``
+    (exactly: a bool is no int here); none for a callable that is not a plain function."""
+    if not isinstance(fn, types.FunctionType):
+        return {}
+    return {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
+            if _filled(cell) and type(cell.cell_contents) in kinds}
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -848,8 +854,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
                     if type(fn.__globals__.get(name)) is dict} if isinstance(fn, types.FunctionType) else {}
-    cell_dicts = {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
-                  if _filled(cell) and type(cell.cell_contents) is dict} if isinstance(fn, types.FunctionType) else {}
+    cell_dicts = _closed_over(fn, (dict,))
     logs = {name: [[]] for name, _ in dicts} | {("global", name): [[]] for name in global_dicts} | \
         {("cell", name): [[]] for name in cell_dicts}
 
