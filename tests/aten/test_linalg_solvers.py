@@ -486,12 +486,18 @@ def test_lstsq_gelsy_rank_is_the_qr_condition_estimate(rcond):
 
 
 @pytest.mark.parametrize("driver, inf_at, code", [("gels", (0, 0), 2), ("gels", (3, 2), 1), ("gels", "wide", 2),
-                                                  ("gels", "B", None), ("gelsy", (0, 0), None),
-                                                  ("gelsy", (2, 1), None), ("gelsy", "B", None)])
+                                                  ("gels", "B", None), ("gelsy", (2, 1), None),
+                                                  ("gelsy", "B", None)])
 def test_lstsq_of_an_infinity_as_lapack_scales_it(driver, inf_at, code):
     """LAPACK scales A (or B) by its largest entry; an infinite one turns the rest to zero and
     the infinities to NaN. gels then finds the first zero on R's diagonal (torch's LinAlgError)
-    or solves to NaN; gelsy keeps what it can; an infinity in B leaves every entry NaN."""
+    or solves to NaN; gelsy keeps what it can; an infinity in B leaves every entry NaN.
+
+    Not tested: gelsy with the infinity in A's first column. Its column norms are then
+    (NaN, 0, 0, 0), and which column the QR takes first depends on what torch's uninitialised
+    pivot array happens to hold (see ``_gelsy_one``) and on how the pivot search meets a NaN:
+    torch 2.13 answered a NaN first row on this project's machine and zeros on the one CI ran on.
+    An answer torch does not give the same everywhere is not one to compare with."""
     A, B = _matrix(6, 4), _rhs(6, 2)
     if inf_at == "wide":
         A, B = A.mT.contiguous(), B[:4]
