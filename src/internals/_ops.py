@@ -26,12 +26,13 @@ class OpOverload:
             # a graph's code calls ``add.Tensor(x, zf0)``: the symbol too is wrapped, as the binding wraps it
             args, kwargs = self.wrap_numbers(args, kwargs, symbols=True)
         result = self._handle(*args, **kwargs)
-        if isinstance(result, tuple):
+        if isinstance(result, (tuple, list)):
             if self._returns_list:
                 return list(result)     # a ``Tensor[]`` comes back to Python as a list (torch's IValue to list)
-            if type(result) is not tuple:
-                # several returns come back as a plain tuple: only torch's Python bindings make the
-                # named ``return_types`` tuple (``max.dim`` gives a tuple, ``torch.max(x, 0)`` a max)
+            if type(result) is not tuple and len(self._handle.schema.returns) > 1:
+                # several returns come back as a plain tuple, whether a kernel's named tuple or a
+                # dispatch mode's list: only torch's Python bindings make the named ``return_types``
+                # tuple (``max.dim`` gives a tuple, ``torch.max(x, 0)`` a max)
                 return tuple(result)
         return result
 

@@ -4,7 +4,7 @@ and prints one field per line; these are namedtuples that print the same way."""
 import collections
 import threading
 
-__all__ = ["return_type"]
+__all__ = ["return_type", "as_return_type"]
 
 _lock = threading.Lock()
 
@@ -23,3 +23,15 @@ def return_type(name, fields=("values", "indices")):
             cls.__repr__ = _repr
             globals()[name] = cls
         return cls
+
+
+_made = {}      # name -> type, read without the lock once made (a dict read is atomic)
+
+
+def as_return_type(name, fields, result):
+    """What the Python binding hands back for an overload whose returns are all named: the kernels'
+    own named tuple as it is, anything else a ``__torch_dispatch__`` handler gave (a plain tuple or
+    list) made into it, as torch's binding wraps whatever tuple the dispatcher returns
+    (``wrap(NamedTuple, ...)`` in the generated ``python_torch_functions.cpp``)."""
+    cls = _made.get(name) or _made.setdefault(name, return_type(name, fields))
+    return result if type(result) is cls else cls(*result)

@@ -719,3 +719,37 @@ def test_a_modes_plain_tuple_reaches_the_caller_as_a_named_tuple():
     assert type(ours).__name__ == type(theirs).__name__ == "max"
     assert_same(ours.values, theirs.values)
     assert_same(ours.indices, theirs.indices)
+
+
+NAMED_RETURNS = {
+    "max_dim": lambda lib, x: x.max(1),
+    "torch_max_dim": lambda lib, x: lib.max(x, 0, keepdim=True),
+    "sort": lambda lib, x: x.sort(descending=True),
+    "aminmax": lambda lib, x: lib.aminmax(x, dim=1),
+    "ops_aten_max_dim": lambda lib, x: lib.ops.aten.max.dim(x, 0),
+}
+
+
+@pytest.mark.parametrize("as_list", [False, True], ids=["tuple", "list"])
+@pytest.mark.parametrize("case", NAMED_RETURNS)
+def test_a_modes_tuple_becomes_the_bindings_named_tuple(case, as_list):
+    """Under a dispatch mode that hands back a plain tuple (or a list), ``x.max(1)`` is still
+    ``return_types.max``: the Python binding wraps what the dispatcher returns, as torch's does,
+    while ``ops.aten.max.dim`` (no binding) stays a plain tuple."""
+    def run(mode_class, lib, x):
+        class Plain(mode_class):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                return list(out) if as_list and isinstance(out, tuple) else out
+
+        with Plain():
+            return NAMED_RETURNS[case](lib, x)
+
+    t = torch.tensor([[3., 1., 2.], [0., 5., 4.]])
+    theirs = run(TorchMode, torch, t)
+    ours = run(TorchDispatchMode, internals, internals.from_torch(t))
+    assert type(ours).__name__ == type(theirs).__name__
+    for name in getattr(ours, "_fields", ()):      # torch's structseq names them too
+        assert_same(getattr(ours, name), getattr(theirs, name))
+    for o, t_ in zip(ours, theirs, strict=True):
+        assert_same(o, t_)

@@ -9,6 +9,7 @@ from ..aten.dispatcher import aten_ops as _ops
 from ..autograd.variable_factories import out_variable_factory as _factory_out
 from ..autograd.variable_factories import variable_factory as _factory
 from ..c10.scalar_type import int64  # randint's and randperm's default dtype
+from ..return_types import as_return_type as _as_return_type
 from ..return_types import return_type as _return_type
 
 __adaptive_avg_pool2d_parser = PythonArgParser([
@@ -1638,7 +1639,7 @@ def THPVariable__linalg_det(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(1):
         # aten::_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
-        return _ops['_linalg_det'](_r.tensor(0))
+        return _as_return_type('_linalg_det', ('result', 'LU', 'pivots'), _ops['_linalg_det'](_r.tensor(0)))
     # aten::_linalg_det.result(Tensor A, *, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots)
     return _return_type('_linalg_det_out', ('result', 'LU', 'pivots'))(*_ops['_linalg_det.result'](_r.tensor(0), result=_r.tensorlist(1)[0], LU=_r.tensorlist(1)[1], pivots=_r.tensorlist(1)[2]))
 
@@ -1654,7 +1655,7 @@ def THPVariable__linalg_eigh(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(3):
         # aten::_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)
-        return _ops['_linalg_eigh'](_r.tensor(0), _r.value(1), _r.to_bool(2))
+        return _as_return_type('_linalg_eigh', ('eigenvalues', 'eigenvectors'), _ops['_linalg_eigh'](_r.tensor(0), _r.value(1), _r.to_bool(2)))
     # aten::_linalg_eigh.eigenvalues(Tensor A, str UPLO="L", bool compute_v=True, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
     return _return_type('_linalg_eigh_out', ('eigenvalues', 'eigenvectors'))(*_ops['_linalg_eigh.eigenvalues'](_r.tensor(0), _r.value(1), _r.to_bool(2), eigenvalues=_r.tensorlist(3)[0], eigenvectors=_r.tensorlist(3)[1]))
 
@@ -1670,7 +1671,7 @@ def THPVariable__linalg_slogdet(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(1):
         # aten::_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
-        return _ops['_linalg_slogdet'](_r.tensor(0))
+        return _as_return_type('_linalg_slogdet', ('sign', 'logabsdet', 'LU', 'pivots'), _ops['_linalg_slogdet'](_r.tensor(0)))
     # aten::_linalg_slogdet.sign(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet, Tensor(c!) LU, Tensor(d!) pivots) -> (Tensor(a!) sign, Tensor(b!) logabsdet, Tensor(c!) LU, Tensor(d!) pivots)
     return _return_type('_linalg_slogdet_out', ('sign', 'logabsdet', 'LU', 'pivots'))(*_ops['_linalg_slogdet.sign'](_r.tensor(0), sign=_r.tensorlist(1)[0], logabsdet=_r.tensorlist(1)[1], LU=_r.tensorlist(1)[2], pivots=_r.tensorlist(1)[3]))
 
@@ -1687,8 +1688,8 @@ def THPVariable__linalg_solve_ex(*args, **kwargs):
     if _r.is_none(4):
         # aten::_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)
         if not kwargs:
-            return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1))
-        return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3))
+            return _as_return_type('_linalg_solve_ex', ('result', 'LU', 'pivots', 'info'), _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1)))
+        return _as_return_type('_linalg_solve_ex', ('result', 'LU', 'pivots', 'info'), _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3)))
     # aten::_linalg_solve_ex.result(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots, Tensor(d!) info) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots, Tensor(d!) info)
     return _return_type('_linalg_solve_ex_out', ('result', 'LU', 'pivots', 'info'))(*_ops['_linalg_solve_ex.result'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3), result=_r.tensorlist(4)[0], LU=_r.tensorlist(4)[1], pivots=_r.tensorlist(4)[2], info=_r.tensorlist(4)[3]))
 
@@ -1705,8 +1706,8 @@ def THPVariable__linalg_svd(*args, **kwargs):
     if _r.is_none(4):
         # aten::_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
         if not kwargs:
-            return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2))
-        return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3))
+            return _as_return_type('_linalg_svd', ('U', 'S', 'Vh'), _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2)))
+        return _as_return_type('_linalg_svd', ('U', 'S', 'Vh'), _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3)))
     # aten::_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)
     return _return_type('_linalg_svd_out', ('U', 'S', 'Vh'))(*_ops['_linalg_svd.U'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3), U=_r.tensorlist(4)[0], S=_r.tensorlist(4)[1], Vh=_r.tensorlist(4)[2]))
 
@@ -1819,8 +1820,8 @@ def THPVariable__scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
     if not kwargs:
-        return _ops['_scaled_dot_product_flash_attention_for_cpu'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_bool(4))
-    return _ops['_scaled_dot_product_flash_attention_for_cpu'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_bool(4), attn_mask=_r.tensor(5), scale=_r.to_double(6))
+        return _as_return_type('_scaled_dot_product_flash_attention_for_cpu', ('output', 'logsumexp'), _ops['_scaled_dot_product_flash_attention_for_cpu'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_bool(4)))
+    return _as_return_type('_scaled_dot_product_flash_attention_for_cpu', ('output', 'logsumexp'), _ops['_scaled_dot_product_flash_attention_for_cpu'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_bool(4), attn_mask=_r.tensor(5), scale=_r.to_double(6)))
 
 
 __softmax_parser = PythonArgParser([
@@ -2303,8 +2304,8 @@ def THPVariable_aminmax(*args, **kwargs):
     if _r.is_none(3):
         # aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
         if not kwargs:
-            return _ops['aminmax'](_r.tensor(0))
-        return _ops['aminmax'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2))
+            return _as_return_type('aminmax', ('min', 'max'), _ops['aminmax'](_r.tensor(0)))
+        return _as_return_type('aminmax', ('min', 'max'), _ops['aminmax'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2)))
     # aten::aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
     return _return_type('aminmax_out', ('min', 'max'))(*_ops['aminmax.out'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2), min=_r.tensorlist(3)[0], max=_r.tensorlist(3)[1]))
 
@@ -3843,7 +3844,7 @@ def THPVariable_cummax(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(2):
         # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
-        return _ops['cummax'](_r.tensor(0), _r.to_int64(1))
+        return _as_return_type('cummax', ('values', 'indices'), _ops['cummax'](_r.tensor(0), _r.to_int64(1)))
     # aten::cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('cummax_out', ('values', 'indices'))(*_ops['cummax.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
 
@@ -3859,7 +3860,7 @@ def THPVariable_cummin(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(2):
         # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
-        return _ops['cummin'](_r.tensor(0), _r.to_int64(1))
+        return _as_return_type('cummin', ('values', 'indices'), _ops['cummin'](_r.tensor(0), _r.to_int64(1)))
     # aten::cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('cummin_out', ('values', 'indices'))(*_ops['cummin.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
 
@@ -4879,7 +4880,7 @@ def THPVariable_geqrf(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
-    return _ops['geqrf'](_r.tensor(0))
+    return _as_return_type('geqrf', ('a', 'tau'), _ops['geqrf'](_r.tensor(0)))
 
 
 _ger_parser = PythonArgParser([
@@ -5406,7 +5407,7 @@ def THPVariable_kthvalue(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(4):
         # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['kthvalue'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3))
+        return _as_return_type('kthvalue', ('values', 'indices'), _ops['kthvalue'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3)))
     # aten::kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('kthvalue_out', ('values', 'indices'))(*_ops['kthvalue.values'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
 
@@ -5864,7 +5865,7 @@ def THPVariable_lu_unpack(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(4):
         # aten::lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
-        return _ops['lu_unpack'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3))
+        return _as_return_type('lu_unpack', ('P', 'L', 'U'), _ops['lu_unpack'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3)))
     # aten::lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)
     return _return_type('lu_unpack_out', ('P', 'L', 'U'))(*_ops['lu_unpack.out'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), P=_r.tensorlist(4)[0], L=_r.tensorlist(4)[1], U=_r.tensorlist(4)[2]))
 
@@ -5992,7 +5993,7 @@ def THPVariable_max(*args, **kwargs):
         return _ops['max.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(3):
         # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _as_return_type('max', ('values', 'indices'), _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2)))
     # aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('max_out', ('values', 'indices'))(*_ops['max.dim_max'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), max=_r.tensorlist(3)[0], max_values=_r.tensorlist(3)[1]))
 
@@ -6104,7 +6105,7 @@ def THPVariable_median(*args, **kwargs):
         return _ops['median'](_r.tensor(0))
     if _r.is_none(3):
         # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['median.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _as_return_type('median', ('values', 'indices'), _ops['median.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2)))
     # aten::median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('median_out', ('values', 'indices'))(*_ops['median.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
@@ -6150,7 +6151,7 @@ def THPVariable_min(*args, **kwargs):
         return _ops['min.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(3):
         # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _as_return_type('min', ('values', 'indices'), _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2)))
     # aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('min_out', ('values', 'indices'))(*_ops['min.dim_min'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), min=_r.tensorlist(3)[0], min_indices=_r.tensorlist(3)[1]))
 
@@ -6198,7 +6199,7 @@ def THPVariable_mode(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(3):
         # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['mode'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _as_return_type('mode', ('values', 'indices'), _ops['mode'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2)))
     # aten::mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('mode_out', ('values', 'indices'))(*_ops['mode.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
@@ -6395,7 +6396,7 @@ def THPVariable_nanmedian(*args, **kwargs):
         return _ops['nanmedian'](_r.tensor(0))
     if _r.is_none(3):
         # aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-        return _ops['nanmedian.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _as_return_type('nanmedian', ('values', 'indices'), _ops['nanmedian.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2)))
     # aten::nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('nanmedian_out', ('values', 'indices'))(*_ops['nanmedian.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
@@ -6964,7 +6965,7 @@ def THPVariable_qr(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
-    return _ops['qr'](_r.tensor(0), _r.to_bool(1))
+    return _as_return_type('qr', ('Q', 'R'), _ops['qr'](_r.tensor(0), _r.to_bool(1)))
 
 
 _quantile_parser = PythonArgParser([
@@ -7883,7 +7884,7 @@ def THPVariable_slogdet(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
-    return _ops['slogdet'](_r.tensor(0))
+    return _as_return_type('slogdet', ('sign', 'logabsdet'), _ops['slogdet'](_r.tensor(0)))
 
 
 _softmax_parser = PythonArgParser([
@@ -7913,13 +7914,13 @@ def THPVariable_sort(*args, **kwargs):
         if _r.is_none(4):
             # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
             if not kwargs:
-                return _ops['sort.stable'](_r.tensor(0))
-            return _ops['sort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
+                return _as_return_type('sort', ('values', 'indices'), _ops['sort.stable'](_r.tensor(0)))
+            return _as_return_type('sort', ('values', 'indices'), _ops['sort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3)))
         # aten::sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
         return _return_type('sort_out', ('values', 'indices'))(*_ops['sort.values_stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
     if _r.is_none(3):
         # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-        return _ops['sort'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _as_return_type('sort', ('values', 'indices'), _ops['sort'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2)))
     # aten::sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('sort_out', ('values', 'indices'))(*_ops['sort.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
@@ -8169,7 +8170,7 @@ def THPVariable_svd(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
-    return _ops['svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2))
+    return _as_return_type('svd', ('U', 'S', 'V'), _ops['svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2)))
 
 
 _swapaxes_parser = PythonArgParser([
@@ -8388,7 +8389,7 @@ def THPVariable_topk(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(5):
         # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-        return _ops['topk'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+        return _as_return_type('topk', ('values', 'indices'), _ops['topk'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4)))
     # aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
     return _return_type('topk_out', ('values', 'indices'))(*_ops['topk.values'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
@@ -8430,7 +8431,7 @@ def THPVariable_triangular_solve(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.is_none(5):
         # aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
-        return _ops['triangular_solve'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4))
+        return _as_return_type('triangular_solve', ('solution', 'cloned_coefficient'), _ops['triangular_solve'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4)))
     # aten::triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient)
     return _return_type('triangular_solve_out', ('solution', 'cloned_coefficient'))(*_ops['triangular_solve.X'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4), X=_r.tensorlist(5)[0], M=_r.tensorlist(5)[1]))
 

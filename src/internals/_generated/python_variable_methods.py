@@ -10,6 +10,7 @@ from .. import _python_arg_parser as _parsing   # its Tensor class is set at imp
 from .._disable_torch_function import check_has_torch_function
 from ..aten import python_torch_function_tls as _tf
 from ..autograd.variable_factories import variable_factory as _factory
+from ..return_types import as_return_type as _as_return_type
 
 ___ilshift___parser = PythonArgParser([
     '__ilshift__(Tensor other)',
@@ -542,8 +543,8 @@ def THPVariable_aminmax(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
     if not kwargs:
-        return _ops['aminmax'](self)
-    return _ops['aminmax'](self, dim=_r.to_int64(0), keepdim=_r.to_bool(1))
+        return _as_return_type('aminmax', ('min', 'max'), _ops['aminmax'](self))
+    return _as_return_type('aminmax', ('min', 'max'), _ops['aminmax'](self, dim=_r.to_int64(0), keepdim=_r.to_bool(1)))
 
 
 def THPVariable_angle(self):
@@ -1494,7 +1495,7 @@ def THPVariable_cummax(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
-    return _ops['cummax'](self, _r.to_int64(0))
+    return _as_return_type('cummax', ('values', 'indices'), _ops['cummax'](self, _r.to_int64(0)))
 
 
 _cummin_parser = PythonArgParser([
@@ -1507,7 +1508,7 @@ def THPVariable_cummin(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
-    return _ops['cummin'](self, _r.to_int64(0))
+    return _as_return_type('cummin', ('values', 'indices'), _ops['cummin'](self, _r.to_int64(0)))
 
 
 _cumprod_parser = PythonArgParser([
@@ -2231,7 +2232,7 @@ def THPVariable_geqrf(self):
     # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
     if check_has_torch_function(self):
         return handle_torch_function_method(self, 'geqrf')
-    return _ops['geqrf'](self)
+    return _as_return_type('geqrf', ('a', 'tau'), _ops['geqrf'](self))
 
 
 _ger_parser = PythonArgParser([
@@ -2638,7 +2639,7 @@ def THPVariable_kthvalue(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['kthvalue'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2))
+    return _as_return_type('kthvalue', ('values', 'indices'), _ops['kthvalue'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2)))
 
 
 _le_parser = PythonArgParser([
@@ -3140,7 +3141,7 @@ def THPVariable_max(self, *args, **kwargs):
         # aten::max.other(Tensor self, Tensor other) -> Tensor
         return _ops['max.other'](self, _r.tensor(0))
     # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['max.dim'](self, _r.to_int64(0), _r.to_bool(1))
+    return _as_return_type('max', ('values', 'indices'), _ops['max.dim'](self, _r.to_int64(0), _r.to_bool(1)))
 
 
 _maximum_parser = PythonArgParser([
@@ -3191,7 +3192,7 @@ def THPVariable_median(self, *args, **kwargs):
         # aten::median(Tensor self) -> Tensor
         return _ops['median'](self)
     # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['median.dim'](self, _r.to_int64(0), _r.to_bool(1))
+    return _as_return_type('median', ('values', 'indices'), _ops['median.dim'](self, _r.to_int64(0), _r.to_bool(1)))
 
 
 _min_parser = PythonArgParser([
@@ -3212,7 +3213,7 @@ def THPVariable_min(self, *args, **kwargs):
         # aten::min.other(Tensor self, Tensor other) -> Tensor
         return _ops['min.other'](self, _r.tensor(0))
     # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['min.dim'](self, _r.to_int64(0), _r.to_bool(1))
+    return _as_return_type('min', ('values', 'indices'), _ops['min.dim'](self, _r.to_int64(0), _r.to_bool(1)))
 
 
 _minimum_parser = PythonArgParser([
@@ -3251,7 +3252,7 @@ def THPVariable_mode(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['mode'](self, _r.to_int64(0), _r.to_bool(1))
+    return _as_return_type('mode', ('values', 'indices'), _ops['mode'](self, _r.to_int64(0), _r.to_bool(1)))
 
 
 _moveaxis_parser = PythonArgParser([
@@ -3464,7 +3465,7 @@ def THPVariable_nanmedian(self, *args, **kwargs):
         # aten::nanmedian(Tensor self) -> Tensor
         return _ops['nanmedian'](self)
     # aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['nanmedian.dim'](self, _r.to_int64(0), _r.to_bool(1))
+    return _as_return_type('nanmedian', ('values', 'indices'), _ops['nanmedian.dim'](self, _r.to_int64(0), _r.to_bool(1)))
 
 
 _nanquantile_parser = PythonArgParser([
@@ -3880,7 +3881,7 @@ def THPVariable_qr(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
-    return _ops['qr'](self, _r.to_bool(0))
+    return _as_return_type('qr', ('Q', 'R'), _ops['qr'](self, _r.to_bool(0)))
 
 
 _quantile_parser = PythonArgParser([
@@ -4438,7 +4439,7 @@ def THPVariable_slogdet(self):
     # aten::slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
     if check_has_torch_function(self):
         return handle_torch_function_method(self, 'slogdet')
-    return _ops['slogdet'](self)
+    return _as_return_type('slogdet', ('sign', 'logabsdet'), _ops['slogdet'](self))
 
 
 _softmax_parser = PythonArgParser([
@@ -4467,10 +4468,10 @@ def THPVariable_sort(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
         if not kwargs:
-            return _ops['sort.stable'](self)
-        return _ops['sort.stable'](self, stable=_r.to_bool(0), dim=_r.to_int64(1), descending=_r.to_bool(2))
+            return _as_return_type('sort', ('values', 'indices'), _ops['sort.stable'](self))
+        return _as_return_type('sort', ('values', 'indices'), _ops['sort.stable'](self, stable=_r.to_bool(0), dim=_r.to_int64(1), descending=_r.to_bool(2)))
     # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-    return _ops['sort'](self, _r.to_int64(0), _r.to_bool(1))
+    return _as_return_type('sort', ('values', 'indices'), _ops['sort'](self, _r.to_int64(0), _r.to_bool(1)))
 
 
 def THPVariable_sparse_dim(self):
@@ -4715,7 +4716,7 @@ def THPVariable_svd(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
-    return _ops['svd'](self, _r.to_bool(0), _r.to_bool(1))
+    return _as_return_type('svd', ('U', 'S', 'V'), _ops['svd'](self, _r.to_bool(0), _r.to_bool(1)))
 
 
 _swapaxes_parser = PythonArgParser([
@@ -4955,7 +4956,7 @@ def THPVariable_topk(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-    return _ops['topk'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3))
+    return _as_return_type('topk', ('values', 'indices'), _ops['topk'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3)))
 
 
 def THPVariable_trace(self):
@@ -5001,7 +5002,7 @@ def THPVariable_triangular_solve(self, *args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
-    return _ops['triangular_solve'](self, _r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3))
+    return _as_return_type('triangular_solve', ('solution', 'cloned_coefficient'), _ops['triangular_solve'](self, _r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3)))
 
 
 _tril_parser = PythonArgParser([

@@ -231,6 +231,11 @@ def dispatch_call(overload, method, signature=None, keywords=True):
         # its fields the schema's names of the returns (aminmax_out's min and max)
         fields = tuple(r.name for r in overload.schema.returns)
         return f"_return_type({str(overload.schema.name.name) + '_out'!r}, {fields!r})(*{call})"
+    returns = overload.schema.returns
+    if len(returns) > 1 and all(r.name for r in returns):
+        # max(x, 0) is torch.return_types.max whoever computed it: a dispatch mode's plain tuple too
+        fields = tuple(r.name for r in returns)
+        return f"_as_return_type({str(overload.schema.name.name)!r}, {fields!r}, {call})"
     return call
 
 
@@ -359,6 +364,7 @@ def gen_methods(path=NATIVE_FUNCTIONS):
     head += "from .._disable_torch_function import check_has_torch_function\n"
     head += "from ..aten import python_torch_function_tls as _tf\n"
     head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
+    head += "from ..return_types import as_return_type as _as_return_type\n"
     body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
     # An operator named as a dunder (``__lshift__``) is bound once, as its dunder
     table = [f"    {name!r}: {binding_name(name)}," for name in groups if name not in BINARY_DUNDERS]
@@ -377,6 +383,7 @@ def gen_functions(path=NATIVE_FUNCTIONS):
     head += ("from ..autograd.variable_factories import out_variable_factory as _factory_out\n"
              "from ..autograd.variable_factories import variable_factory as _factory\n"
              "from ..c10.scalar_type import int64  # randint's and randperm's default dtype\n"
+             "from ..return_types import as_return_type as _as_return_type\n"
              "from ..return_types import return_type as _return_type\n")
     body = "\n\n\n".join(gen_binding(name, overloads, False) for name, overloads in groups.items())
     # An operator named as a dunder (``__lshift__``) is bound once, as its dunder

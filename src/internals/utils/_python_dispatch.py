@@ -19,7 +19,6 @@ from ..c10 import scalar_type as st
 from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
 from ..c10.tensor_impl import NoStorage
-from ..return_types import return_type
 from ._pytree import tree_flatten
 
 __all__ = ["TorchDispatchMode", "python_fallback", "register_python_fallbacks", "overload_of",
@@ -103,27 +102,15 @@ def python_fallback(op, keys, *args, **kwargs):
     if _stack.modes:
         mode = _pop_mode()
         try:
-            return _named(op, mode.__torch_dispatch__(func, types, args, kwargs))
+            return mode.__torch_dispatch__(func, types, args, kwargs)
         finally:
             _push_mode(mode)
     for cls in types:
         result = cls.__torch_dispatch__(func, types, args, kwargs)
         if result is not NotImplemented:
-            return _named(op, result)
+            return result
     raise TypeError(f"Multiple dispatch failed for '{op.name}'; all __torch_dispatch__ handlers returned "
                     f"NotImplemented:\n\n  - tensor subclasses: {list(types)}")
-
-
-def _named(op, result):
-    """A handler's plain tuple for an operator whose returns have names, as the kernels give it:
-    the named ``return_types`` tuple the Python binding hands on (torch's binding wraps the C++
-    tuple it gets back, whoever made it)."""
-    if type(result) is not tuple or op.schema is None:
-        return result
-    returns = op.schema.returns
-    if len(returns) < 2 or len(returns) != len(result) or not all(r.name for r in returns):
-        return result
-    return return_type(str(op.schema.name.name.base), tuple(r.name for r in returns))(*result)
 
 
 def _as_given(op, args, kwargs):
