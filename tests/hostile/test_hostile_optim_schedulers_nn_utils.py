@@ -402,6 +402,41 @@ CASES.update({
                          f"s = L.optim.lr_scheduler.MultiStepLR(o, [2, 2], gamma=0.5); r = []\nfor _ in range(3):\n"
                          f"  o.step(); s.step(); r.append(o.param_groups[0]['lr'])\nr",
 })
+# the multi-tensor steps with tensor learning rates, mixed groups, sparse gradients
+CASES.update({
+ "adam_foreach_tensor_lr": f"p = {P}; L.optim.Adam([p], lr=L.tensor(0.1), foreach=True)",
+ "nadam_foreach_tensor_lr": f"p = {P}; p.grad = L.ones(2, 3); "
+                            f"o = L.optim.NAdam([p], lr=L.tensor(0.1), foreach=True); o.step(); [p]",
+ "adamax_foreach_tensor_lr": f"p = {P}; p.grad = L.ones(2, 3); "
+                             f"o = L.optim.Adamax([p], lr=L.tensor([0.1]), foreach=True); o.step(); [p]",
+ "rmsprop_foreach_tensor_lr": f"p = {P}; p.grad = L.ones(2, 3); "
+                              f"o = L.optim.RMSprop([p], lr=L.tensor(0.1), foreach=True, momentum=0.5); o.step(); "
+                              f"[p]",
+ "adadelta_foreach_tensor_lr": f"p = {P}; p.grad = L.ones(2, 3); "
+                               f"o = L.optim.Adadelta([p], lr=L.tensor(0.5), foreach=True); o.step(); [p]",
+ "adagrad_foreach_tensor_lr": f"p = {P}; p.grad = L.ones(2, 3); "
+                              f"o = L.optim.Adagrad([p], lr=L.tensor(0.5), foreach=True, lr_decay=0.1); o.step(); "
+                              f"o.step(); [p]",
+ "rprop_foreach_tensor_lr": f"p = {P}; p.grad = L.ones(2, 3); "
+                            f"o = L.optim.Rprop([p], lr=L.tensor(0.5), foreach=True); o.step(); [p]",
+ "adafactor_foreach_mixed": f"p = {P}; q = L.nn.Parameter(L.ones(4)); "
+                            f"r = L.nn.Parameter(L.ones(2, 2, dtype=L.float64)); p.grad = L.ones(2, 3); "
+                            f"q.grad = L.linspace(0., 1., 4); r.grad = L.ones(2, 2, dtype=L.float64); "
+                            f"o = L.optim.Adafactor([p, q, r], foreach=True); o.step(); o.step(); "
+                            f"[p, q, r, o.state[r]['row_var']]",
+ "adafactor_foreach_complex": "p = L.nn.Parameter(L.ones(2, dtype=L.complex64)); "
+                              "p.grad = L.ones(2, dtype=L.complex64); L.optim.Adafactor([p], foreach=True).step()",
+ "foreach_sparse_rmsprop": "p = L.nn.Parameter(L.ones(3)); "
+                           "p.grad = L.sparse_coo_tensor(L.tensor([[0]]), L.tensor([1.]), (3,)); "
+                           "L.optim.RMSprop([p], foreach=True).step()",
+ "foreach_sparse_rprop": "p = L.nn.Parameter(L.ones(3)); "
+                         "p.grad = L.sparse_coo_tensor(L.tensor([[0]]), L.tensor([1.]), (3,)); "
+                         "L.optim.Rprop([p], foreach=True).step()",
+ "foreach_state_dict_to_single": f"p = {P}; p.grad = L.ones(2, 3); o = L.optim.RAdam([p], foreach=True); o.step(); "
+                                 f"o2 = L.optim.RAdam([p], foreach=False); o2.load_state_dict(o.state_dict()); "
+                                 f"o2.step(); [p, o2.param_groups[0]['foreach'], o2.state[p]['step']]",
+})
+
 
 
 def _program(code):
