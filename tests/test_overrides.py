@@ -5,6 +5,7 @@ the keyword arguments as given) and give the same results, of the same classes, 
 ``grad_fn``."""
 import inspect
 import math
+import threading
 
 import pytest
 import torch
@@ -621,3 +622,60 @@ def test_a_device_context_fills_the_factories_device():
         like = internals.ones_like(kept)
     assert (made.device, kept.device, like.device) == (internals.device("cuda", 0),) + (internals.device("cpu"),) * 2
     assert internals.ones(1).device == internals.device("cpu")
+
+
+# ---------------------------------------------------------------------- set_default_device
+def test_set_default_device_keeps_a_device_context_at_the_bottom_of_the_stack():
+    """``set_default_device`` enters a DeviceContext and leaves it entered, below any mode already
+    on the stack; a second call replaces it, ``None`` takes it away. ``get_default_device`` reads
+    the innermost DeviceContext, else the default set, else the CPU. Both libraries, on the CPU."""
+    def seen(lib, overrides):
+        log = []
+
+        class Look(overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        def look():
+            log.append(([type(m).__name__ for m in overrides._get_current_function_mode_stack()],
+                        str(lib.get_default_device())))
+        look()
+        try:
+            with Look():
+                lib.set_default_device("cpu")
+                look()
+                lib.set_default_device(lib.device("cpu"))
+                look()
+                with lib.device("cpu"):
+                    look()
+            look()
+        finally:
+            lib.set_default_device(None)
+        look()
+        return log
+    (t_lib, t_over), (i_lib, i_over) = LIBS
+    assert seen(i_lib, i_over) == seen(t_lib, t_over)
+    assert seen(i_lib, i_over)[1] == (["DeviceContext", "Look"], "cpu")
+
+
+def test_the_default_device_fills_the_factories_of_its_thread_only():
+    """Factories called without ``device=`` take the default device, an explicit one and a
+    ``with device(...)`` block win over it, ``None`` resets it. torch keeps the context in a
+    ``threading.local`` and the mode stack is per thread: another thread still makes CPU tensors.
+    (The simulated GPU serves as the second device, as torch's CPU wheel has none.)"""
+    cpu, cuda = internals.device("cpu"), internals.device("cuda", 0)
+    seen = []
+    try:
+        internals.set_default_device("cuda")
+        made, kept = internals.zeros(2), internals.ones(2, device="cpu")
+        with internals.device("cpu"):
+            inner = (internals.arange(3).device, internals.get_default_device())
+        worker = threading.Thread(target=lambda: seen.append((internals.tensor([1.0]).device,
+                                                              internals.get_default_device())))
+        worker.start()
+        worker.join()
+        after = (internals.get_default_device(), internals.full((1,), 2.0).device)
+    finally:
+        internals.set_default_device(None)
+    assert (made.device, kept.device, inner, seen, after) == (cuda, cpu, (cpu, cpu), [(cpu, cpu)], (cuda, cuda))
+    assert (internals.get_default_device(), internals.zeros(1).device) == (cpu, cpu)

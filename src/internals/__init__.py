@@ -143,6 +143,7 @@ from .utils import _device as _utils_device  # noqa: F401  (registers ``with dev
 from .utils import checkpoint as _utils_checkpoint  # noqa: F401  (torch imports torch.utils.checkpoint too)
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 from .utils import deterministic as _utils_deterministic  # noqa: F401  (torch imports it too)
+from .utils._device import get_default_device, set_default_device
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001
 chalf, cfloat, cdouble = complex32, complex64, complex128

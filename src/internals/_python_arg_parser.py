@@ -557,8 +557,9 @@ class PythonArgs:
         return None if v is None else as_device(v)
 
     def device_with_default(self, i):
-        """``deviceWithDefault``: a factory's device, the default device if none is given (internals
-        has no ``set_default_device``: it is the CPU)."""
+        """``deviceWithDefault``: a factory's device, the default tensor type's device if none is
+        given (here always the CPU: ``set_default_device`` acts through its DeviceContext mode,
+        which fills ``device=`` before the arguments are parsed)."""
         v = self._get(i)
         return _CPU if v is None else as_device(v)
 

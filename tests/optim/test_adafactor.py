@@ -37,6 +37,17 @@ def test_adafactor_trajectory(config, dtype):
     assert_same_factors(ours, theirs)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_adafactor_foreach_trajectory(config, dtype):
+    """``foreach=True``: torch's ``_multi_tensor_adafactor``, matrices and vectors in separate
+    groups, the update scaled before it is added (the loop adds it with ``alpha``)."""
+    ours, theirs = run_trajectory(lambda p: internals.optim.Adafactor(p, foreach=True, **config),
+                                  lambda p: torch.optim.Adafactor(p, foreach=True, **config), steps=6,
+                                  dtype=dtype, tol=ULPS)
+    assert_same_factors(ours, theirs)
+
+
 def test_a_batch_of_matrices_keeps_factors_per_matrix_and_a_tensor_lr_follows_torch():
     results = []
     for lib in (internals, torch):

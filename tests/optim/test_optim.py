@@ -4,7 +4,7 @@ Both optimizers get the same starting parameters and, at every step, the same gr
 from a seeded torch generator and copied in with ``from_torch``); after each step the
 parameters and the optimizer state must equal torch's, bit for bit. torch runs its single-tensor
 loop (``foreach=False``), the one internals mirrors, operator for operator; with ``foreach=True``
-on both sides, SGD, Adam and AdamW take their multi-tensor steps.
+on both sides, every optimizer but LBFGS and SparseAdam takes its multi-tensor step.
 """
 import pytest
 import torch
@@ -97,8 +97,62 @@ def test_foreach_trajectory_is_torchs_foreach_trajectory(name, config):
         assert_same(o.grad, t.grad, **TOL)
 
 
-def test_foreach_steps_call_the_foreach_operators():
-    """The step a dispatch mode sees is made of ``_foreach_*`` calls, as torch's is."""
+MULTI_TENSOR_CASES = {
+    "rmsprop": ("RMSprop", dict(lr=0.01)),
+    "rmsprop_centered_momentum": ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1,
+                                                  maximize=True)),
+    "rmsprop_momentum_decay": ("RMSprop", dict(lr=0.01, momentum=0.5, weight_decay=0.1)),
+    "adagrad": ("Adagrad", dict(lr=0.1)),
+    "adagrad_decays_maximize": ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, maximize=True,
+                                                initial_accumulator_value=0.1)),
+    "nadam_maximize": ("NAdam", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    "nadam_decoupled": ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    "radam_maximize": ("RAdam", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    "radam_decoupled_rectified_early": ("RAdam", dict(lr=0.01, betas=(0.9, 0.5), weight_decay=0.1,
+                                                      decoupled_weight_decay=True)),
+    "adamax": ("Adamax", dict(lr=0.01)),
+    "adamax_decay_maximize": ("Adamax", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    "adadelta_decay_maximize": ("Adadelta", dict(lr=0.5, weight_decay=0.1, maximize=True, rho=0.8)),
+    "rprop": ("Rprop", dict(lr=0.01)),
+    "rprop_maximize": ("Rprop", dict(lr=0.01, maximize=True, etas=(0.3, 1.5), step_sizes=(1e-3, 1))),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("name, config", MULTI_TENSOR_CASES.values(), ids=MULTI_TENSOR_CASES)
+def test_multi_tensor_steps_are_torchs_bit_for_bit(name, config, dtype):
+    """RMSprop, Adagrad, NAdam, RAdam, Adamax, Adadelta and Rprop with ``foreach=True`` take
+    torch's ``_multi_tensor_*`` steps: parameters and state equal torch's ``foreach=True`` ones
+    over six steps. (NAdam and RAdam order their arithmetic differently from their single-tensor
+    loops: their foreach trajectories are a few ulps from those.)"""
+    ours, theirs = run_trajectory(lambda p: getattr(internals.optim, name)(p, foreach=True, **config),
+                                  lambda p: getattr(torch.optim, name)(p, foreach=True, **config), steps=6,
+                                  dtype=dtype)
+    for o, t in zip(ours.state.values(), theirs.state.values(), strict=True):
+        assert list(o) == list(t)
+        for key in t:
+            assert_same(o[key], t[key], **TOL)
+
+
+TRACED_STEPS = {
+    "sgd_momentum": ("SGD", dict(lr=0.1, momentum=0.9)),
+    "rmsprop_centered_momentum": ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1)),
+    "adagrad_maximize": ("Adagrad", dict(lr=0.1, maximize=True)),
+    "nadam": ("NAdam", dict(weight_decay=0.1)),
+    "radam": ("RAdam", dict(decoupled_weight_decay=True, weight_decay=0.1)),
+    "adamax": ("Adamax", dict()),
+    "adadelta": ("Adadelta", dict(maximize=True)),
+    "rprop": ("Rprop", dict()),
+    "adafactor": ("Adafactor", dict(weight_decay=0.1, maximize=True)),
+    "adam": ("Adam", dict(amsgrad=True)),
+    "asgd": ("ASGD", dict(weight_decay=0.1)),
+}
+
+
+@pytest.mark.parametrize("name, config", TRACED_STEPS.values(), ids=TRACED_STEPS)
+def test_foreach_steps_call_the_foreach_operators(name, config):
+    """The step a dispatch mode sees is made of ``_foreach_*`` calls, as torch's is, the same
+    operators in the same order."""
     from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
 
     from internals.utils._python_dispatch import TorchDispatchMode
@@ -107,7 +161,7 @@ def test_foreach_steps_call_the_foreach_operators():
         params = [lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))]
         for p in params:
             p.grad = lib.ones(p.shape)
-        opt = lib.optim.SGD(params, lr=0.1, momentum=0.9, foreach=True)
+        opt = getattr(lib.optim, name)(params, foreach=True, **config)
         opt.step()
         names = []
 
@@ -119,6 +173,28 @@ def test_foreach_steps_call_the_foreach_operators():
             opt.step()
         return names
     assert seen(internals, TorchDispatchMode) == seen(torch, TorchMode)
+
+
+def test_foreach_left_unset_takes_the_multi_tensor_step_on_a_gpu_only():
+    """``foreach=None``: torch's ``_default_to_fused_or_foreach`` picks the multi-tensor step when
+    every parameter is on a GPU (the simulated one here), and the single-tensor loop on the CPU
+    (as torch's CPU wheel does: its trace there has no ``_foreach_*`` call)."""
+    from internals.utils._python_dispatch import TorchDispatchMode
+
+    def foreach_calls(device):
+        param = internals.nn.Parameter(internals.ones(2, device=device))
+        param.grad = internals.ones(2, device=device)
+        names = []
+
+        class Log(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                names.append(str(func))
+                return func(*args, **(kwargs or {}))
+        with Log():
+            internals.optim.RMSprop([param]).step()
+        return [n for n in names if "_foreach_" in n]
+    assert foreach_calls("cpu") == []
+    assert "aten._foreach_addcdiv_.Scalar" in foreach_calls("cuda")
 
 
 def test_adam_on_cuda_matches_torch_cpu():

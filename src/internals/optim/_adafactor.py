@@ -11,9 +11,12 @@ With t the step count, β2_t = 1 − t^beta2_decay (so 1 − β2_t is ``one_minu
     u = g / sqrt(max(v̂, eps1²));   p −= α / max(1, RMS(u)/d) · u
 eps1 None means the parameter's dtype's machine epsilon. There is no momentum, no complex
 parameter, and no differentiable step: torch's runs under no_grad.
-``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
-operations differently, so its parameters may differ from these in the last bit.
+With ``foreach=True`` the step is torch's ``_multi_tensor_adafactor`` (parameters grouped by device,
+dtype, and whether they are matrices or vectors): the update is scaled by its step size first and
+then added, so its bits are torch's ``foreach=True`` ones, which may differ from the loop's in the
+last bit. torch picks no multi-tensor default here: ``foreach=None`` runs the loop.
 """
+from .. import _functional as F
 from .._functional import norm, zeros_like
 from .._tensor import Tensor
 from .._type_info import finfo
@@ -21,7 +24,7 @@ from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
 from ..c10.scalar_type import float32
-from .optimizer import Optimizer, to_scalar
+from .optimizer import Optimizer, group_tensors_by_device_and_dtype, to_scalar
 
 __all__ = ["Adafactor"]
 
@@ -71,7 +74,8 @@ class Adafactor(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             params = self._init_group(group)
-            _single_tensor_adafactor(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_adafactor if group["foreach"] else _single_tensor_adafactor
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -107,3 +111,72 @@ def _single_tensor_adafactor(params, states, group):
         update.mul_(grad)
         denom = max(1.0, update.norm(2).item() / ((update.numel() ** 0.5) * d))
         param.add_(update, alpha=-alpha / denom)
+
+
+def _group_by_device_dtype_and_is_multidim(tensorlists):
+    """torch's ``_group_tensors_by_device_dtype_and_is_multidim``: each device-and-dtype group cut
+    again into the tensors whose gradient (the second list) is a matrix and those whose is a
+    vector, so that one group is either all factored or all whole; {(device, dtype, is_matrix): lists}."""
+    grouped = {}
+    for (device, dtype), (lists, _) in group_tensors_by_device_and_dtype(tensorlists).items():
+        for j, grad in enumerate(lists[1]):
+            part = grouped.setdefault((device, dtype, grad.dim() > 1), [[] for _ in lists])
+            for i, tensors in enumerate(lists):
+                part[i].append(tensors[j])
+    return grouped
+
+
+def _multi_tensor_adafactor(params, states, group):
+    """``_multi_tensor_adafactor``: per device, dtype and kind (matrix or vector), the means and
+    the averages as ``_foreach_*`` calls; the step sizes are Python floats read from the norms."""
+    if not params:
+        return
+    lr, d, beta2_decay, weight_decay = to_scalar(group["lr"]), group["d"], group["beta2_decay"], group["weight_decay"]
+    eps1, eps2 = group["eps"]
+    lists = [params, [p.grad for p in params], [s.get("row_var") for s in states], [s.get("col_var") for s in states],
+             [s.get("variance") for s in states], [s["step"] for s in states]]
+    for (_, dtype, is_matrix), (device_params, grads, row_vars, col_vars, variances, steps) in \
+            _group_by_device_dtype_and_is_multidim(lists).items():
+        if eps1 is None:        # the first group's dtype decides it for the others, as in torch
+            eps1 = finfo(dtype).eps
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        one_minus_beta2_ts, rho_ts = [], []
+        for step in steps:      # torch reads each count three times (its unused β2_t among them)
+            one_minus_beta2_ts.append(step.item() ** beta2_decay)
+            step.item()
+            rho_ts.append(min(lr, 1 / (step.item() ** 0.5)))
+        alphas = [max(eps2, p.norm(2).item() / (p.numel() ** 0.5)) * rho for p, rho in zip(device_params, rho_ts)]
+        if weight_decay != 0:
+            F._foreach_mul_(device_params, 1 - lr * weight_decay)
+        if is_matrix:
+            var_estimates = _factored_estimates(grads, row_vars, col_vars, one_minus_beta2_ts, eps1)
+        else:
+            F._foreach_lerp_(variances, F._foreach_mul(grads, grads), one_minus_beta2_ts)
+            var_estimates = [v.clone() for v in variances]
+        F._foreach_clamp_min_(var_estimates, eps1 * eps1)
+        F._foreach_rsqrt_(var_estimates)
+        F._foreach_mul_(var_estimates, grads)
+        updates = var_estimates
+        scales = [-a / max(1.0, u.norm(2).item() / ((u.numel() ** 0.5) * d)) for a, u in zip(alphas, updates)]
+        F._foreach_mul_(updates, scales)
+        F._foreach_add_(device_params, updates)
+
+
+def _factored_estimates(grads, row_vars, col_vars, one_minus_beta2_ts, eps1):
+    """The row and column averages moved towards the gradients' mean squares, and their outer
+    products divided by the mean of the row averages (clamped below by eps1)."""
+    row_means = [norm(g, dim=-1, keepdim=True) for g in grads]
+    F._foreach_mul_(row_means, row_means)
+    F._foreach_div_(row_means, [g.size(-1) for g in grads])
+    F._foreach_lerp_(row_vars, row_means, one_minus_beta2_ts)
+    col_means = [norm(g, dim=-2, keepdim=True) for g in grads]
+    F._foreach_mul_(col_means, col_means)
+    F._foreach_div_(col_means, [g.size(-2) for g in grads])
+    F._foreach_lerp_(col_vars, col_means, one_minus_beta2_ts)
+    estimates = [r @ c for r, c in zip(row_vars, col_vars)]
+    row_var_means = [r.mean(dim=-2, keepdim=True) for r in row_vars]
+    F._foreach_clamp_min_(row_var_means, eps1)
+    F._foreach_div_(estimates, row_var_means)
+    return estimates

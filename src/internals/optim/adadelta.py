@@ -10,8 +10,10 @@ Per parameter, in torch's order and with torch's in-place operators:
 The running average of the updates, ``u``, stands where other optimizers keep a learning rate: the
 step's size has the units of the parameter, and ``lr`` (1.0 by default) only scales it.
 """
+from .. import _functional as F
 from .._functional import view_as_complex, zeros, zeros_like
 from .._tensor import Tensor
+from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
 from .optimizer import (
     Optimizer,
@@ -19,6 +21,10 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
+    to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -61,7 +67,8 @@ class Adadelta(Optimizer):
             # torch's multi-tensor step refuses differentiable before it looks at the parameters
             check_foreach_differentiable(group)
             check_capturable(group, params, supports_xla=False)
-            _single_tensor_adadelta(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_adadelta if use_foreach(group, params) else _single_tensor_adadelta
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -89,3 +96,35 @@ def _single_tensor_adadelta(params, states, group):
         if is_complex:
             delta = view_as_complex(delta)
         param.add_(delta, alpha=-lr)
+
+
+def _multi_tensor_adadelta(params, states, group):
+    """``_multi_tensor_adadelta`` (not capturable): per device and dtype, one ``_foreach_*`` call
+    a line; a complex parameter is updated through its real view."""
+    if not params:
+        return
+    lr, rho, eps, weight_decay = to_scalar(group["lr"]), group["rho"], group["eps"], group["weight_decay"]
+    lists = [params, [p.grad for p in params], [s["square_avg"] for s in states], [s["acc_delta"] for s in states],
+             [s["step"] for s in states]]
+    for (device_params, grads, square_avgs, acc_deltas, steps), _ in group_tensors_by_device_and_dtype(lists).values():
+        device_params, grads, square_avgs, acc_deltas = lists_as_real_if_complex(device_params, grads, square_avgs,
+                                                                                 acc_deltas)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        if weight_decay != 0:
+            if group["maximize"]:
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        F._foreach_mul_(square_avgs, rho)
+        F._foreach_addcmul_(square_avgs, grads, grads, value=1 - rho)
+        std = F._foreach_add(square_avgs, eps)
+        F._foreach_sqrt_(std)
+        deltas = F._foreach_add(acc_deltas, eps)
+        F._foreach_sqrt_(deltas)
+        F._foreach_div_(deltas, std)
+        F._foreach_mul_(deltas, grads)
+        F._foreach_mul_(acc_deltas, rho)
+        F._foreach_addcmul_(acc_deltas, deltas, deltas, value=1 - rho)
+        F._foreach_add_(device_params, deltas, alpha=-lr)

@@ -13,6 +13,7 @@ Unlike the other optimizers, Adagrad makes every parameter's state in its constr
 accumulator starts at ``initial_accumulator_value``, not zero), so a fresh optimizer's
 ``state_dict`` already lists them, as torch's does.
 """
+from .. import _functional as F
 from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import full_like, tensor
 from ..c10.memory_format import preserve_format
@@ -21,7 +22,10 @@ from .optimizer import (
     _use_grad_for_differentiable,
     check_foreach_differentiable,
     check_lr,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
     to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -66,7 +70,8 @@ class Adagrad(Optimizer):
                 if not self.state[p]:
                     self._init_state(p)
             check_foreach_differentiable(group)
-            _single_tensor_adagrad(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_adagrad if use_foreach(group, params) else _single_tensor_adagrad
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -101,3 +106,37 @@ def _sparse_adagrad_update(param, grad, state_sum, clr, eps):
     state_sum.add_(sparse_coo_tensor(indices, values.pow(2), grad.size()))
     std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
     param.add_(sparse_coo_tensor(indices, values / std_values, grad.size()), alpha=-clr)
+
+
+def _multi_tensor_adagrad(params, states, group):
+    """``_multi_tensor_adagrad``: per device and dtype, one ``_foreach_*`` call a line; a group
+    with a sparse gradient takes the single-tensor loop, as torch's does."""
+    if not params:
+        return
+    lr, eps, weight_decay, lr_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"], group["lr_decay"]
+    lists = [params, [p.grad for p in params], states]
+    for (device_params, grads, device_states), _ in group_tensors_by_device_and_dtype(lists).values():
+        if any(grad.is_sparse for grad in grads):
+            _single_tensor_adagrad(device_params, device_states, group)
+            continue
+        steps = [s["step"] for s in device_states]
+        device_params, grads, state_sums = lists_as_real_if_complex(device_params, grads,
+                                                                    [s["sum"] for s in device_states])
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        if weight_decay != 0:
+            if group["maximize"]:
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        minus_clr = [-lr / (1 + (step.item() - 1) * lr_decay) for step in steps]
+        F._foreach_addcmul_(state_sums, grads, grads, value=1)
+        std = F._foreach_sqrt(state_sums)
+        F._foreach_add_(std, eps)
+        if weight_decay != 0 or group["maximize"]:
+            F._foreach_mul_(grads, minus_clr)    # the gradients are copies already: scaled in place
+            numerator = grads
+        else:
+            numerator = F._foreach_mul(grads, minus_clr)
+        F._foreach_addcdiv_(device_params, numerator, std)

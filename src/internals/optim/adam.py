@@ -26,6 +26,7 @@ from .optimizer import (
     check_foreach_differentiable,
     check_lr,
     group_tensors_by_device_and_dtype,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -98,7 +99,7 @@ class Adam(Optimizer):
             params = self._init_group(group)
             check_capturable(group, params)
             check_foreach_differentiable(group, params)
-            step = _multi_tensor_adam if group["foreach"] else _single_tensor_adam
+            step = _multi_tensor_adam if use_foreach(group, params) else _single_tensor_adam
             step(params, [self.state[p] for p in params], group)
         return loss
 

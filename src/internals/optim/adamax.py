@@ -7,7 +7,9 @@ Adam with the second moment replaced by an exponentially weighted infinity norm,
     p = p − lr/(1 − β1^t) · m / u             ``param.addcdiv_(exp_avg, exp_inf, value=-clr)``
 The same operators in the same order as torch's, so the parameters are torch's to the bit.
 """
+from .. import _functional as F
 from .._functional import amax, cat, maximum, zeros, zeros_like
+from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
 from .optimizer import (
     Optimizer,
@@ -15,7 +17,10 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
     to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -66,7 +71,8 @@ class Adamax(Optimizer):
             # Adamax's multi-tensor step refuses differentiable before it looks at the parameters
             check_foreach_differentiable(group)
             check_capturable(group, params, supports_xla=not group["foreach"])
-            _single_tensor_adamax(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_adamax if use_foreach(group, params) else _single_tensor_adamax
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -90,3 +96,34 @@ def _single_tensor_adamax(params, states, group):
             exp_inf.copy_(amax(norm_buf, 0, keepdim=False))
         clr = lr / (1 - beta1 ** state["step"].item())
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
+
+
+def _multi_tensor_adamax(params, states, group):
+    """``_multi_tensor_adamax`` (not capturable): per device and dtype, one ``_foreach_*`` call a
+    line; the step sizes are Python floats, one per parameter."""
+    if not params:
+        return
+    lr, eps, weight_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
+    beta1, beta2 = group["betas"]
+    lists = [params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_inf"] for s in states],
+             [s["step"] for s in states]]
+    for (device_params, grads, exp_avgs, exp_infs, steps), _ in group_tensors_by_device_and_dtype(lists).values():
+        device_params, grads, exp_avgs, exp_infs = lists_as_real_if_complex(device_params, grads, exp_avgs, exp_infs)
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        if weight_decay != 0:
+            if group["maximize"]:
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        F._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        F._foreach_mul_(exp_infs, beta2)
+        if not group["maximize"] and weight_decay == 0:
+            grads = F._foreach_abs(grads)     # the parameters' own gradients: not written
+        else:
+            F._foreach_abs_(grads)
+        F._foreach_add_(grads, eps)
+        F._foreach_maximum_(exp_infs, grads)
+        step_size = [(lr / (1 - beta1 ** step.item())) * -1 for step in steps]
+        F._foreach_addcdiv_(device_params, exp_avgs, exp_infs, step_size)

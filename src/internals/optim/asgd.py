@@ -24,6 +24,7 @@ from .optimizer import (
     check_lr,
     group_tensors_by_device_and_dtype,
     to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -65,7 +66,7 @@ class ASGD(Optimizer):
             check_foreach_differentiable(group, params)
             check_capturable(group, params, supports_xla=not group["foreach"],
                              names="params, mus, etas, and state_steps")
-            step = _multi_tensor_asgd if group["foreach"] else _single_tensor_asgd
+            step = _multi_tensor_asgd if use_foreach(group, params) else _single_tensor_asgd
             step(params, [self.state[p] for p in params], group)
         return loss
 
@@ -123,5 +124,7 @@ def _multi_tensor_asgd(params, states, group):
         F._foreach_addcmul_(device_params, intermediate, etas, value=-1)
         F._foreach_addcmul_(axs, F._foreach_sub(device_params, axs), mus)
         device = device_params[0].device
-        F._foreach_copy_(etas, [as_tensor(lr / ((1 + lambd * lr * t) ** alpha), device=device) for t in steps])
-        F._foreach_copy_(mus, [as_tensor(1 / max(1, t.item() - t0), device=device) for t in steps])
+        new_etas = [as_tensor(lr / ((1 + lambd * lr * t) ** alpha), device=device) for t in steps]
+        new_mus = [as_tensor(1 / max(1, t.item() - t0), device=device) for t in steps]
+        F._foreach_copy_(etas, new_etas)
+        F._foreach_copy_(mus, new_mus)

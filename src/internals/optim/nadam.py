@@ -8,10 +8,14 @@ Adam with Nesterov momentum: each step looks one momentum step ahead. With t the
     p = p − lr·(1 − μ_t)/(1 − Π μ) · g/denom − lr·μ_{t+1}/(1 − Π μ·μ_{t+1}) · m/denom
 The coefficients are Python floats (float64) as in torch's non-capturable loop; the tensors
 go through torch's operators in torch's order, so the parameters are torch's to the bit.
-``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
-operations differently, so its parameters may differ from these in the last bit.
+With ``foreach=True`` the step is torch's ``_multi_tensor_nadam``, over the ``_foreach_*``
+operators: the square root is taken before the division by the bias correction (sqrt(v)/sqrt(1 − β2^t)),
+and a maximized gradient is negated before the weight decay is added into it in place, so its
+bits are torch's ``foreach=True`` ones, which may differ from the single-tensor loop's in the last bit.
 """
+from .. import _functional as F
 from .._functional import ones, zeros, zeros_like
+from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
 from .adamax import check_adam_hyper_parameters
 from .optimizer import (
@@ -19,7 +23,10 @@ from .optimizer import (
     _use_grad_for_differentiable,
     check_capturable,
     check_foreach_differentiable,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
     to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -65,7 +72,8 @@ class NAdam(Optimizer):
             check_capturable(group, params, supports_xla=not group["foreach"],
                              names="params, mu_products, and state_steps" if group["foreach"]
                              else "params, mu_products and state_steps")
-            _single_tensor_nadam(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_nadam if use_foreach(group, params) else _single_tensor_nadam
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -105,3 +113,45 @@ def _single_tensor_nadam(params, states, group):
             denom.add_(eps)
             param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product.item())))
             param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+
+
+def _multi_tensor_nadam(params, states, group):
+    """``_multi_tensor_nadam`` (not capturable): per device and dtype, one ``_foreach_*`` call a
+    line; μ, the next μ and the step sizes are Python floats, one per parameter."""
+    if not params:
+        return
+    lr, eps, weight_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
+    beta1, beta2 = group["betas"]
+    momentum_decay = group["momentum_decay"]
+    lists = [params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
+             [s["mu_product"] for s in states], [s["step"] for s in states]]
+    for (device_params, grads, exp_avgs, exp_avg_sqs, mu_products, steps), _ in \
+            group_tensors_by_device_and_dtype(lists).values():
+        device_params, grads, exp_avgs, exp_avg_sqs = lists_as_real_if_complex(device_params, grads, exp_avgs,
+                                                                               exp_avg_sqs)
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                F._foreach_mul_(device_params, 1 - lr * weight_decay)
+            elif group["maximize"]:       # the negated gradients are already copies: added to in place
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        F._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        F._foreach_mul_(exp_avg_sqs, beta2)
+        F._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+        exp_avg_sq_sqrt = F._foreach_sqrt(exp_avg_sqs)
+        # each list reads the counts again (``.item()``), as torch's comprehensions do
+        bias_correction_sqrt = [(1 - beta2 ** step.item()) ** 0.5 for step in steps]
+        mus = [beta1 * (1.0 - 0.5 * (0.96 ** (step.item() * momentum_decay))) for step in steps]
+        mu_nexts = [beta1 * (1.0 - 0.5 * (0.96 ** ((step.item() + 1) * momentum_decay))) for step in steps]
+        F._foreach_mul_(mu_products, mus)
+        F._foreach_div_(exp_avg_sq_sqrt, bias_correction_sqrt)
+        F._foreach_add_(exp_avg_sq_sqrt, eps)
+        step_size_grads = [(lr * (1.0 - mu) / (1.0 - prod.item())) * -1 for prod, mu in zip(mu_products, mus)]
+        step_size_exp_avg = [(lr * mu_next / (1.0 - prod.item() * mu_next)) * -1
+                             for prod, mu_next in zip(mu_products, mu_nexts)]
+        F._foreach_addcdiv_(device_params, grads, exp_avg_sq_sqrt, step_size_grads)
+        F._foreach_addcdiv_(device_params, exp_avgs, exp_avg_sq_sqrt, step_size_exp_avg)

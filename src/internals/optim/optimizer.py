@@ -19,6 +19,7 @@ from ..autograd.graph import RemovableHandle
 from ..autograd.profiler import record_function
 from ..c10.scalar_type import float32, float64, get_default_dtype
 from ..nn.modules.module import _typename, zero_grads
+from ..nn.parameter import Parameter
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -114,6 +115,14 @@ def view_as_real_if_complex(param, *tensors):
     return tuple(None if t is None else view_as_real(t) for t in (param, *tensors))
 
 
+def lists_as_real_if_complex(params, *lists):
+    """A multi-tensor step's lists of one device and dtype, with real views in place of complex
+    tensors (torch's ``_view_as_real`` in ``torch/optim/optimizer.py``, which rewrites the lists)."""
+    if not params or not params[0].dtype.is_complex:
+        return (params, *lists)
+    return tuple([None if t is None else view_as_real(t) for t in ts] for ts in (params, *lists))
+
+
 def group_tensors_by_device_and_dtype(tensorlists):
     """``Optimizer._group_tensors_by_device_and_dtype`` (torch's C++ ``_group_tensors_by_device_and_dtype``):
     the lists cut into groups by the device and dtype of the first list's tensors, in the order
@@ -125,6 +134,18 @@ def group_tensors_by_device_and_dtype(tensorlists):
             part.append(whole[i])
         indices.append(i)
     return groups
+
+
+def use_foreach(group, params):
+    """Whether a step takes its multi-tensor form: the group's ``foreach`` when set, else torch's
+    default (``_default_to_fused_or_foreach`` in ``torch/optim/optimizer.py``): yes when the step
+    is not differentiable and every parameter is a plain Tensor or Parameter on a GPU (so on the
+    CPU the single-tensor loop runs)."""
+    if group.get("foreach") is not None:
+        return group["foreach"]
+    if group.get("differentiable") or group.get("fused"):
+        return False
+    return all(type(p) in (Tensor, Parameter) and p.device.type in ("cuda", "xpu") for p in params)
 
 
 def check_lr(lr):
@@ -180,11 +201,11 @@ class Optimizer:
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change how fast torch's step runs, not its algorithm (some multi-tensor loops, as
-    # NAdam's, order a few operations differently: the last bit may move). SGD, Adam, AdamW and
-    # ASGD take their multi-tensor step with foreach=True, over the ``_foreach_*`` operators as
-    # torch's (ASGD's computes η in float32, far from its single-tensor loop's η); the others
-    # accept foreach and run the single-tensor loop. fused runs the
-    # single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
+    # NAdam's, order a few operations differently: the last bit may move). Every optimizer but
+    # LBFGS and SparseAdam takes its multi-tensor step with foreach=True (and, as torch, with
+    # foreach unset when every parameter is on a GPU: ``use_foreach``), over the ``_foreach_*``
+    # operators as torch's (ASGD's computes η in float32, far from its single-tensor loop's η).
+    # fused runs the single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
     # here and its multi-tensor steps refuse when they run (check_foreach_differentiable).
     # capturable is refused at step time, as torch refuses it (check_capturable).
 

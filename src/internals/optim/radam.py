@@ -8,10 +8,14 @@ tractable. With t the step count, ρ∞ = 2/(1 − β2) − 1 and ρ_t = ρ∞ �
               sqrt((ρ_t − 4)(ρ_t − 2)ρ∞ / ((ρ∞ − 4)(ρ∞ − 2)ρ_t))
     else:     p = p − m̂·lr                   (plain momentum SGD for the first steps)
 torch's operators in torch's order, its coefficients Python floats: torch's bits.
-``foreach=True`` is accepted and runs this same loop: torch's multi-tensor loop orders a few
-operations differently, so its parameters may differ from these in the last bit.
+With ``foreach=True`` the step is torch's ``_multi_tensor_radam``, over the ``_foreach_*``
+operators: it folds lr, the bias corrections and the rectification into one factor per
+parameter, p += m · (1 / ((sqrt(v) + eps) / f) + s) with s the unrectified step, so its bits are
+torch's ``foreach=True`` ones, which may differ from the single-tensor loop's in the last bit.
 """
+from .. import _functional as F
 from .._functional import zeros, zeros_like
+from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
 from .adamax import check_adam_hyper_parameters
 from .optimizer import (
@@ -19,7 +23,10 @@ from .optimizer import (
     _use_grad_for_differentiable,
     check_capturable,
     check_foreach_differentiable,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
     to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -59,7 +66,8 @@ class RAdam(Optimizer):
             params = self._init_group(group)
             check_foreach_differentiable(group, params)
             check_capturable(group, params, supports_xla=not group["foreach"])
-            _single_tensor_radam(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_radam if use_foreach(group, params) else _single_tensor_radam
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -95,3 +103,47 @@ def _single_tensor_radam(params, states, group):
             param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
         else:
             param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+
+
+def _multi_tensor_radam(params, states, group):
+    """``_multi_tensor_radam`` (not capturable): per device and dtype, one ``_foreach_*`` call a
+    line; the rectification and the step sizes are Python floats, one per parameter (a step not
+    yet rectified divides by a zero factor: the reciprocal of the infinity is 0)."""
+    if not params:
+        return
+    lr, eps, weight_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
+    beta1, beta2 = group["betas"]
+    lists = [params, [p.grad for p in params], [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states],
+             [s["step"] for s in states]]
+    for (device_params, grads, exp_avgs, exp_avg_sqs, steps), _ in group_tensors_by_device_and_dtype(lists).values():
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        device_params, grads, exp_avgs, exp_avg_sqs = lists_as_real_if_complex(device_params, grads, exp_avgs,
+                                                                               exp_avg_sqs)
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        rho_inf = 2 / (1 - beta2) - 1
+        # the count read (``.item()``) at each use, as torch's comprehensions read it
+        rho_ts = [rho_inf - 2 * step.item() * (beta2 ** step.item()) / (1 - beta2 ** step.item()) for step in steps]
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                F._foreach_mul_(device_params, 1 - lr * weight_decay)
+            elif group["maximize"]:
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        F._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        F._foreach_mul_(exp_avg_sqs, beta2)
+        F._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+        rects = [((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                 if rho_t > 5 else 0 for rho_t in rho_ts]
+        unrectified = [0 if rect > 0 else 1.0 for rect in rects]
+        bias_correction1 = [1 - beta1 ** step.item() for step in steps]
+        unrect_step_size = [(lr * u / bc) * -1 for u, bc in zip(unrectified, bias_correction1)]
+        factors = [((1 - beta2 ** step.item()) ** 0.5) * (lr * rect / bc) * -1
+                   for step, rect, bc in zip(steps, rects, bias_correction1)]
+        buffer = F._foreach_sqrt(exp_avg_sqs)
+        F._foreach_add_(buffer, eps)
+        F._foreach_div_(buffer, factors)
+        F._foreach_reciprocal_(buffer)
+        F._foreach_add_(buffer, unrect_step_size)
+        F._foreach_addcmul_(device_params, exp_avgs, buffer)

@@ -8,8 +8,12 @@ Per parameter, in torch's order and with torch's in-place operators:
     else:     avg = sqrt(v);   then avg += eps
     momentum: buf = momentum·buf + g / avg    ``buf.mul_(momentum).addcdiv_(grad, avg)``, p −= lr·buf
     else:     p −= lr · g / avg               ``param.addcdiv_(grad, avg, value=-lr)``
+With ``foreach=True`` (torch's default for parameters on a GPU) the step is torch's
+``_multi_tensor_rmsprop``: the same lines as ``_foreach_*`` calls, torch's bits.
 """
+from .. import _functional as F
 from .._functional import zeros, zeros_like
+from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
 from .optimizer import (
     Optimizer,
@@ -17,6 +21,10 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
+    to_scalar,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -62,7 +70,8 @@ class RMSprop(Optimizer):
             params = self._init_group(group)
             check_capturable(group, params)
             check_foreach_differentiable(group, params)
-            _single_tensor_rmsprop(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_rmsprop if use_foreach(group, params) else _single_tensor_rmsprop
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -91,3 +100,41 @@ def _single_tensor_rmsprop(params, states, group):
             param.add_(buf, alpha=-lr)
         else:
             param.addcdiv_(grad, avg, value=-lr)
+
+
+def _multi_tensor_rmsprop(params, states, group):
+    """``_multi_tensor_rmsprop`` (not capturable): per device and dtype, one ``_foreach_*`` call
+    a line; a maximized gradient is negated first, and the weight decay added into that copy."""
+    if not params:
+        return
+    lr, alpha, eps, momentum = to_scalar(group["lr"]), group["alpha"], group["eps"], group["momentum"]
+    weight_decay = group["weight_decay"]
+    lists = [params, [p.grad for p in params], [s["square_avg"] for s in states], [s.get("grad_avg") for s in states],
+             [s.get("momentum_buffer") for s in states], [s["step"] for s in states]]
+    for (device_params, grads, square_avgs, grad_avgs, bufs, steps), _ in \
+            group_tensors_by_device_and_dtype(lists).values():
+        device_params, grads, square_avgs, grad_avgs, bufs = lists_as_real_if_complex(
+            device_params, grads, square_avgs, grad_avgs, bufs)
+        if group["maximize"]:
+            grads = F._foreach_neg(grads)
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        if weight_decay != 0:
+            if group["maximize"]:
+                F._foreach_add_(grads, device_params, alpha=weight_decay)
+            else:
+                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        F._foreach_mul_(square_avgs, alpha)
+        F._foreach_addcmul_(square_avgs, grads, grads, value=1 - alpha)
+        if group["centered"]:
+            F._foreach_lerp_(grad_avgs, grads, 1 - alpha)
+            avg = F._foreach_addcmul(square_avgs, grad_avgs, grad_avgs, value=-1)
+            F._foreach_sqrt_(avg)
+        else:
+            avg = F._foreach_sqrt(square_avgs)
+        F._foreach_add_(avg, eps)
+        if momentum > 0:
+            F._foreach_mul_(bufs, momentum)
+            F._foreach_addcdiv_(bufs, grads, avg)
+            F._foreach_add_(device_params, bufs, alpha=-lr)
+        else:
+            F._foreach_addcdiv_(device_params, grads, avg, value=-lr)

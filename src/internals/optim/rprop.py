@@ -10,8 +10,10 @@ Rprop reads only the sign of each gradient element. Each element keeps a step si
     p −= sign(g) · step_size                  ``param.addcmul_(grad.sign(), step_size, value=-1)``
     prev = g
 """
-from .._functional import full_like, zeros, zeros_like
+from .. import _functional as F
+from .._functional import full_like, where, zeros, zeros_like
 from .._tensor import Tensor
+from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
 from .optimizer import (
     Optimizer,
@@ -19,6 +21,9 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    group_tensors_by_device_and_dtype,
+    lists_as_real_if_complex,
+    use_foreach,
     view_as_real_if_complex,
 )
 
@@ -65,7 +70,8 @@ class Rprop(Optimizer):
             # has a gradient
             check_foreach_differentiable(group, params)
             check_capturable(group, params)
-            _single_tensor_rprop(params, [self.state[p] for p in params], group)
+            step = _multi_tensor_rprop if use_foreach(group, params) else _single_tensor_rprop
+            step(params, [self.state[p] for p in params], group)
         return loss
 
 
@@ -88,3 +94,35 @@ def _single_tensor_rprop(params, states, group):
         grad[sign.eq(etaminus)] = 0
         param.addcmul_(grad.sign(), step_size, value=-1)
         prev.copy_(grad)
+
+
+def _multi_tensor_rprop(params, states, group):
+    """``_multi_tensor_rprop`` (not capturable): per device and dtype; ``prev`` takes the (maximized)
+    gradient first and is then zeroed where the sign flipped, standing in for the gradient."""
+    if not params:
+        return
+    etaminus, etaplus = group["etas"]
+    step_size_min, step_size_max = group["step_sizes"]
+    lists = [params, [p.grad for p in params], [s["prev"] for s in states], [s["step_size"] for s in states],
+             [s["step"] for s in states]]
+    for (device_params, grads, prevs, step_sizes, steps), _ in group_tensors_by_device_and_dtype(lists).values():
+        F._foreach_add_(steps, tensor(1.0), alpha=1.0)
+        device_params, grads, prevs, step_sizes = lists_as_real_if_complex(device_params, grads, prevs, step_sizes)
+        signs = F._foreach_mul(grads, prevs)
+        if group["maximize"]:
+            F._foreach_neg_(signs)
+        F._foreach_copy_(prevs, grads)
+        if group["maximize"]:
+            F._foreach_neg_(prevs)
+        F._foreach_sign_(signs)
+        for sign in signs:
+            sign[sign.gt(0)] = etaplus
+            sign[sign.lt(0)] = etaminus
+            sign[sign.eq(0)] = 1
+        F._foreach_mul_(step_sizes, signs)
+        for step_size in step_sizes:
+            step_size.clamp_(step_size_min, step_size_max)
+        for prev, sign in zip(prevs, signs):
+            prev.copy_(where(sign.eq(etaminus), 0, prev))
+        grad_signs = [prev.sign() for prev in prevs]
+        F._foreach_addcmul_(device_params, grad_signs, step_sizes, value=-1)

@@ -9,7 +9,7 @@ line adds into the gradients in place (``p.grad`` changes too, as in torch).
 """
 from .. import _functional as F
 from .._tensor import Tensor
-from .optimizer import Optimizer, _use_grad_for_differentiable, check_lr, group_tensors_by_device_and_dtype
+from .optimizer import Optimizer, _use_grad_for_differentiable, check_lr, group_tensors_by_device_and_dtype, use_foreach
 
 __all__ = ["SGD", "sgd_step"]
 
@@ -37,7 +37,7 @@ class SGD(Optimizer):
             # Parameters without a gradient this step (set to None by zero_grad) are left alone.
             params = [p for p in group["params"] if p.grad is not None]
             buffers = [self.state[p].get("momentum_buffer") if group["momentum"] != 0 else None for p in params]
-            step = _multi_tensor_sgd if group["foreach"] and not group["differentiable"] else sgd_step
+            step = _multi_tensor_sgd if use_foreach(group, params) and not group["differentiable"] else sgd_step
             step(params, [p.grad for p in params], buffers, lr=group["lr"],
                      weight_decay=group["weight_decay"], momentum=group["momentum"],
                      dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])

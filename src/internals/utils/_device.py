@@ -5,13 +5,14 @@ torch's ``Device.cpp`` builds this mode when a device is entered; ``c10/device.p
 hook this module registers (c10 imports nothing above it).
 """
 import functools
+import threading
 
 from .. import overrides
 from ..aten import python_torch_function_tls as _tf
 from ..c10 import device as _c10_device
 from ..c10.device import device
 
-__all__ = ["DeviceContext", "set_device"]
+__all__ = ["DeviceContext", "get_default_device", "set_default_device", "set_device"]
 
 CURRENT_DEVICE = None
 
@@ -85,6 +86,45 @@ def device_decorator(device_, func):
 def set_device(device_):
     """A decorator that runs the function with ``device_`` as the factories' device."""
     return lambda func: device_decorator(device(device_), func)
+
+
+# The DeviceContext ``set_default_device`` entered, per thread (torch keeps it in a
+# ``threading.local`` in ``torch/__init__.py``): the mode stack it sits on is the thread's own, so
+# another thread's factories still make CPU tensors.
+_GLOBAL_DEVICE_CONTEXT = threading.local()
+
+
+def set_default_device(device_):
+    """``torch.set_default_device`` (``torch/__init__.py``): the previous default's DeviceContext
+    left, and one for ``device_`` entered and kept entered (at the bottom of this thread's mode
+    stack), so that factories called without ``device=`` use it; ``None`` only leaves the old one."""
+    context = getattr(_GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    if context is not None:
+        context.__exit__(None, None, None)
+    context = None
+    if device_ is not None:
+        context = DeviceContext(device_)
+        context.__enter__()
+    _GLOBAL_DEVICE_CONTEXT.device_context = context
+
+
+def get_default_device():
+    """``torch.get_default_device``: the device of the innermost DeviceContext on this thread's
+    mode stack (a ``with device(...)`` block or the default set), else that of the default set,
+    else the CPU. A device without an index gets the one a new tensor would have."""
+    for mode in reversed(overrides._get_current_function_mode_stack()):
+        if isinstance(mode, DeviceContext):
+            return _with_index(mode.device)
+    context = getattr(_GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    return device("cpu") if context is None else _with_index(context.device)
+
+
+def _with_index(dev):
+    """torch asks an empty tensor made under the current modes for the index it lacks."""
+    if dev.index is not None:
+        return dev
+    import internals  # the package's namespace (a real cycle, as in ``_device_constructors``)
+    return internals.tensor([]).device
 
 
 def _enter(dev):
