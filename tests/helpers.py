@@ -62,12 +62,21 @@ TORCH_NATIVE_FUNCTIONS = Path(torchgen.__file__).parent / "packaged" / "ATen" / 
 
 
 @functools.cache
-def native_entries(path=NATIVE_FUNCTIONS):
-    """A native_functions.yaml's entries by operator name (``name.overload``), parsed once a process
-    with libyaml's loader where PyYAML has it (several times faster than ``yaml.safe_load``, the
-    same objects). The tests share the one dict: read it, never change it."""
+def native_schemas(path=NATIVE_FUNCTIONS):
+    """A native_functions.yaml's entries and their parsed ``func`` schemas, by operator name
+    (``name.overload``): {name: (entry, schema)}, read once a process with libyaml's loader where
+    PyYAML has it (several times faster than ``yaml.safe_load``, the same objects), each schema
+    parsed once for all the tests. They share the one dict: read it, never change it."""
     entries = yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return {str(FunctionSchema.parse(e["func"]).name): e for e in entries}
+    parsed = ((e, FunctionSchema.parse(e["func"])) for e in entries)
+    return {str(schema.name): (e, schema) for e, schema in parsed}
+
+
+@functools.cache
+def native_entries(path=NATIVE_FUNCTIONS):
+    """A native_functions.yaml's entries by operator name (``name.overload``), from
+    :func:`native_schemas`. The tests share the one dict: read it, never change it."""
+    return {name: entry for name, (entry, _) in native_schemas(path).items()}
 
 
 def assert_derived_from_structured_out(name, out, module):

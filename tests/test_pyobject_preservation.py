@@ -22,11 +22,12 @@ def _collect_only_what_the_tests_make():
     """``gc.collect()`` in ``handed_back`` walks every object of the process, millions of them in a
     worker that has run much of the suite; frozen, the objects that existed before this module
     are left out of the walk (they are none of the tensors these tests drop), so each collection
-    looks only at what the tests made: the same tensors are freed or kept as in a full walk."""
+    looks only at what the tests made: the same tensors are freed or kept as in a full walk. They
+    stay frozen afterwards, as conftest.py froze what collection left: unfreezing would hand that
+    too back to every later walk."""
     gc.collect()
     gc.freeze()
     yield
-    gc.unfreeze()
 
 
 def handed_back(lib, get):

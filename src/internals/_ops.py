@@ -116,11 +116,25 @@ class _Schema:
     __repr__ = __str__
 
 
+_found = {}                  # prefix -> its overloads' names, while dispatcher.schema_generation is _found_at
+_found_at = None
+
+
 def _defined(prefix):
     """The names of the overloads of ``prefix`` (``ns::name``) that have a schema: an operator that
-    only has kernels so far (``m.impl`` before ``m.def``) cannot be called."""
-    return [n for n, op in dispatcher.operators.items()
-            if (n == prefix or n.startswith(prefix + ".")) and op.schema is not None]
+    only has kernels so far (``m.impl`` before ``m.def``) cannot be called. Each ``torch.ops.aten.x``
+    and each call of an overload packet asks, and the walk over five thousand operators took
+    milliseconds: the answer is kept until a schema is defined or taken away, and a kept answer
+    is checked against the table, which code that restores the dispatcher edits directly."""
+    global _found, _found_at
+    if _found_at != dispatcher.schema_generation:
+        _found, _found_at = {}, dispatcher.schema_generation
+    names = _found.get(prefix)
+    operators = dispatcher.operators
+    if names is None or not all(n in operators and operators[n].schema is not None for n in names):
+        names = _found[prefix] = [n for n, op in operators.items()
+                                  if (n == prefix or n.startswith(prefix + ".")) and op.schema is not None]
+    return list(names)
 
 
 def _fits(schema, args, kwargs, numbers_as_tensors):

@@ -425,6 +425,21 @@ def test_destroying_a_def_library_removes_its_operators():
     internals.library.Library(ns, "DEF")      # the namespace is free again
 
 
+def test_an_operators_overloads_follow_later_definitions_and_removals():
+    """The overloads a name was found with are kept between lookups: an overload defined later,
+    and an operator taken away, are seen at the next lookup, as in torch."""
+    ns, lt, li = both_libraries()
+    seen = {}
+    for lib, mod in ((lt, torch), (li, internals)):
+        lib.define("probe(Tensor x) -> Tensor")
+        before = getattr(mod.ops, ns).probe.overloads()
+        lib.define("probe.pair(Tensor x, Tensor y) -> Tensor")
+        after = getattr(mod.ops, ns).probe.overloads()
+        lib._destroy()
+        seen[mod] = before, sorted(after), hasattr(getattr(mod.ops, ns), "probe")
+    assert seen[internals] == seen[torch] == (["default"], ["default", "pair"], False)
+
+
 # ---------------------------------------------------------------------- Python dispatch
 class _Log:
     def __init__(self):

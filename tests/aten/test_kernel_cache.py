@@ -68,9 +68,9 @@ def test_reduction_loops_built_per_op_are_cached(op):
         assert _cached(twins.parallel) and _cached(twins.serial)
 
 
-# Importing the package seeds the default generator: it compiles (or loads) the Mersenne Twister's
-# seeding kernel (c10/mt19937.py) and nothing else.
-CODE = "import internals"
+# One draw from a generator compiles (or loads) the Mersenne Twister's kernel (c10/mt19937.py) and
+# nothing else; importing the package compiles nothing (its seeding is plain Python).
+CODE = "import internals; g = internals.Generator()\nwith g._lock: g.random(1)"
 
 
 def _copy_package(folder):

@@ -14,8 +14,7 @@ import math
 
 import pytest
 import torch
-from helpers import assert_same, native_entries, same_error
-from torchgen.model import FunctionSchema
+from helpers import assert_same, native_schemas, same_error
 
 import internals
 from internals.aten import dispatcher
@@ -137,8 +136,7 @@ def _sweep(kind):
     ``(Tensor self, Tensor other) -> Tensor``, that torch has under the same name."""
     wanted = {"unary": ("self",), "binary": ("self", "other")}[kind]
     names = []
-    for entry in native_entries().values():
-        schema = FunctionSchema.parse(entry["func"])
+    for entry, schema in native_schemas().values():
         args = schema.arguments.flat_all
         if (tuple(a.name for a in args) == wanted and all(str(a.type) == "Tensor" for a in args)
                 and len(schema.returns) == 1 and str(schema.returns[0].type) == "Tensor"

@@ -75,6 +75,11 @@ def _targets(module, is_package, node):
     return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
 
 
+# The fields of a node that hold statements, directly or (the clauses) in each element's body.
+STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+CLAUSE_FIELDS = ("handlers", "cases")
+
+
 def _imports(module):
     """(imported module, at module level?) for every import in ``module``'s source."""
     path = MODULES[module]
@@ -85,9 +90,14 @@ def _imports(module):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 found.extend((_loaded_module(t), at_module_level)
                              for t in _targets(module, path.name == "__init__.py", node))
-            else:
-                inside_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                walk(ast.iter_child_nodes(node), at_module_level and not inside_function)
+                continue
+            inside_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            # An import is a statement: only the statement lists of a node (a body, an else, an
+            # except or case clause) can hold one, never an expression, so nothing else is walked.
+            for field in STATEMENT_FIELDS:
+                for child in getattr(node, field, ()):
+                    walk(getattr(child, "body", ()) if field in CLAUSE_FIELDS else [child],
+                         at_module_level and not inside_function)
 
     walk(ast.parse(path.read_text(), str(path)).body, True)
     return found

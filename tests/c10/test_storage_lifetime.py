@@ -61,10 +61,12 @@ def heap_frozen():
     """Everything older than the test moved out of the collector's sight (``gc.freeze``), so that
     each ``gc.collect`` below walks only the objects the test made: a worker's heap, after a few
     thousand tests, takes seconds a collection. What the test frees, cycles included, is still
-    collected; the older objects go back to the collector afterwards."""
+    collected. The older objects stay frozen afterwards, as conftest.py froze what collection left
+    (unfreezing would hand those back to every later walk too); what was garbage is collected
+    first, so none of it is kept for good."""
+    gc.collect()
     gc.freeze()
     yield
-    gc.unfreeze()
 
 
 def _allocated():

@@ -327,6 +327,16 @@ def tables_computed_once():
             op.update_table()
 
 
+# Counts the schemas given and taken away, so that what is looked up by name over all the operators
+# (the overloads of ``torch.ops.aten.add``) can be kept until an operator gains or loses its schema.
+schema_generation = 0
+
+
+def _schemas_changed():
+    global schema_generation
+    schema_generation += 1
+
+
 def define(namespace, schema, debug=None):
     """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``): its text, or the
     FunctionSchema already parsed from it (the native functions' registration parses each once)."""
@@ -339,6 +349,7 @@ def define(namespace, schema, debug=None):
     if op is None:
         op = operators[name] = OperatorHandle(name)
     op.schema, op.debug = parsed, debug or "registered at internals"
+    _schemas_changed()
     if namespace == "aten":
         aten_ops[str(parsed.name)] = op
     return op
@@ -409,6 +420,7 @@ def deregister(name, key=None):
     if key is None:              # the schema goes; kernels other libraries registered stay, as in torch
         aten_ops.pop(str(op.schema.name), None)
         op.schema = op.debug = None
+        _schemas_changed()
     else:
         op.kernels.pop(key, None)
         op.update_table()

@@ -9,6 +9,8 @@ the block) and ``next`` points at the next one; both travel in ``get_state``.
 The engine is Numba-compiled: one call draws a whole array of words, which is how every
 distribution kernel uses it (a kernel knows in advance how many words it needs).
 """
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -21,20 +23,26 @@ UPPER = np.uint32(0x80000000)
 LOWER = np.uint32(0x7FFFFFFF)
 
 
-@njit(cache=True)
-def _init(words, seed32):
-    """``init_with_uint32``: word j from word j-1 (uint32 arithmetic wraps, as in C++)."""
-    words[0] = seed32
+@functools.lru_cache(maxsize=32)
+def _seeded_words(seed32):
+    """``init_with_uint32``: word j from word j-1, wrapped to 32 bits as C++'s uint32 arithmetic.
+
+    Plain Python, not a Numba kernel: 623 steps take a fraction of a millisecond, and the
+    default generator is seeded while ``import internals`` runs, where compiling or loading a
+    kernel would start Numba's whole CPU target in every process. Kept for a few recent seeds,
+    since tests reseed with the same few values again and again."""
+    words = [seed32]
     for j in range(1, N):
-        prev = words[j - 1]
-        words[j] = np.uint32(np.uint32(1812433253) * (prev ^ (prev >> np.uint32(30))) + np.uint32(j))
+        prev = words[-1]
+        words.append((1812433253 * (prev ^ (prev >> 30)) + j) & 0xFFFFFFFF)
+    words = np.array(words, np.uint32)
+    words.flags.writeable = False
+    return words
 
 
 def seeded_state(seed):
     """The 624 words, ``left`` = 1 and ``next`` = 0 of a fresh engine seeded with ``seed``."""
-    words = np.empty(N, np.uint32)
-    _init(words, np.uint32(seed & 0xFFFFFFFF))
-    return words, np.array([1, 0], np.int64)
+    return _seeded_words(seed & 0xFFFFFFFF).copy(), np.array([1, 0], np.int64)
 
 
 @njit(cache=True, inline="always")

@@ -252,20 +252,19 @@ def match_natives(infos, path=NATIVE_FUNCTIONS, *, text=None):
     return unmatched
 
 
-def _view_names(path=NATIVE_FUNCTIONS):
+@functools.cache
+def view_names(path=NATIVE_FUNCTIONS):
     """The names of the view operators (an output that aliases ``self`` without writing it): the
     in-place operator of such a name (``t_``, ``unsqueeze_``) is an in-place view operator, torch's
-    ``inplace_view`` tag."""
+    ``inplace_view`` tag. Read when first asked, not at import: the tests import this module,
+    and every pytest worker would parse the whole file for it while collecting."""
     names = set()
-    # libyaml's parser where PyYAML has it: the same entries, parsed at every import, faster.
+    # libyaml's parser where PyYAML has it: the same entries, faster.
     for entry in yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         schema = FunctionSchema.parse(entry["func"])
         if any(r.annotation is not None and not r.annotation.is_write for r in schema.returns):
             names.add(schema.name.name.base)
-    return names
-
-
-VIEW_NAMES = _view_names()
+    return frozenset(names)
 
 
 # ---------------------------------------------------------------------- functions.py
@@ -484,7 +483,7 @@ def gen_kernel(info, schema):
         lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
     outputs = _output_names(info.schema)
-    if inplace and schema.name.name.base in VIEW_NAMES:
+    if inplace and schema.name.name.base in view_names():
         lines.append("        set_inplace_view_history(self, grad_fn)")
     elif inplace:
         lines.append("        rebase_history(self, grad_fn)")
