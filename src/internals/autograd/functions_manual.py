@@ -783,6 +783,27 @@ def cholesky_backward(gL, upper, L):
     return _trsm(L, _trsm(L.mH, phi, upper=True), upper=False, left=False)
 
 
+def cholesky_solve_backward(grad_x, self, input2, result, upper, grad_input_mask):
+    """``cholesky_solve_backward``: with A = L L^H, ``gB = A^-1 gX`` (a Cholesky solve again)
+    and, C = gB X^H + (gB X^H)^H, ``gL = -C L`` (``-U C`` for an upper factor)."""
+    if grad_x is None:
+        return None, None
+    grad_self = dispatcher.call("cholesky_solve", grad_x, input2, upper)
+    common = grad_self.matmul(result.mH)
+    common = common + common.mH
+    grad_input2 = -input2.matmul(common) if upper else -common.matmul(input2)
+    return grad_self, grad_input2
+
+
+def cholesky_inverse_backward(grad, L, upper, inverse):
+    """``cholesky_inverse_backward``: with X = (L L^H)^-1 and C = X (G + G^H) X, ``gL = -C L``
+    (``-U C`` for an upper factor)."""
+    if grad is None:
+        return None
+    common = inverse.matmul((grad + grad.mH).matmul(inverse))
+    return -L.matmul(common) if upper else -common.matmul(L)
+
+
 def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
     """``linalg_solve_backward``: ``gB = A^-H gX`` (``gX A^-H`` on the right), ``gA = -gB X^H``
     (``-X^H gB``). torch solves with the forward's LU factors unless a higher derivative is
@@ -797,7 +818,8 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
 
-__all__ += ["linalg_solve_triangular_backward", "triangular_solve_backward"]
+__all__ += ["linalg_solve_triangular_backward", "triangular_solve_backward", "cholesky_solve_backward",
+            "cholesky_inverse_backward"]
 
 
 def _triangle(G, upper, unitriangular):
