@@ -28,7 +28,7 @@ globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
                           "is_conj", "is_neg", "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d",
-                          "atleast_3d", "tensordot", "cdist", "block_diag", "cartesian_prod", "split",
+                          "atleast_3d", "tensordot", "cdist", "block_diag", "cartesian_prod", "chain_matmul", "split",
                           "einsum", "tensor"]
 
 
@@ -219,6 +219,16 @@ def block_diag(*tensors):
     if has_torch_function(tensors):
         return handle_torch_function(block_diag, tensors, *tensors)
     return FUNCTIONS["block_diag"](tensors)
+
+
+def chain_matmul(*matrices, out=None):
+    """``torch.functional.chain_matmul`` (deprecated for ``linalg.multi_dot``): the matrices
+    one by one."""
+    if has_torch_function(matrices):
+        return handle_torch_function(chain_matmul, matrices, *matrices)
+    if out is None:
+        return FUNCTIONS["chain_matmul"](matrices)
+    return FUNCTIONS["chain_matmul"](matrices, out=out)
 
 
 def cartesian_prod(*tensors):

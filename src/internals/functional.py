@@ -10,6 +10,7 @@ from ._functional import (
     broadcast_tensors,
     cartesian_prod,
     cdist,
+    chain_matmul,
     einsum,
     meshgrid,
     norm,
@@ -20,5 +21,5 @@ from ._functional import (
 )
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "cartesian_prod",
-           "block_diag", "cdist", "einsum", "norm", "meshgrid", "split", "tensordot", "unique",
+           "block_diag", "cdist", "chain_matmul", "einsum", "norm", "meshgrid", "split", "tensordot", "unique",
            "unique_consecutive"]

@@ -1,6 +1,7 @@
 """The solvers and the LU factorization torch's linalg has beside ``solve``
 (``linalg.solve_triangular`` and the older ``triangular_solve``, ``linalg.lu`` and
-``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``, the least squares of ``linalg.lstsq``)
+``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``, the least squares of ``linalg.lstsq``,
+``cholesky_solve`` and ``cholesky_inverse`` with a Cholesky factor)
 against torch's: values, dtypes,
 output strides (LAPACK's column-major results, an ``out=`` of the right size kept as it lies),
 broadcasting of the batches, both sides and both triangles, torch's errors, and gradients
@@ -10,6 +11,7 @@ torch calls LAPACK (MKL in its wheel), internals substitutes row by row on the h
 round differently, so values are compared within a few units in the last place of the largest
 entry; layouts, dtypes and errors exactly.
 """
+import functools
 import warnings
 
 import pytest
@@ -17,10 +19,15 @@ import torch
 from helpers import (
     COMPLEX_ULPS,
     PRODUCT_ULPS,
+    Adapter,
     assert_fake_matches_real,
     assert_same,
     assert_within_ulps_of_largest,
+    check_opinfo_samples,
+    fn,
+    opinfo_cases,
     same_outcome,
+    to_ours_with_complex,
 )
 
 import internals
@@ -338,10 +345,12 @@ def test_lu_solve_runs_on_fake_tensors():
 
 @pytest.mark.parametrize("program", ["lib.triangular_solve(B, A)[0]", "lib.lu_solve(B, LU, pivots)",
                                      "lib.linalg.solve_triangular(A, B, upper=True)", "lib.lu_unpack(LU, pivots)[1]",
-                                     "lib.linalg.lstsq(A, B).solution"])
+                                     "lib.linalg.lstsq(A, B).solution", "lib.cholesky_solve(B, A)",
+                                     "lib.cholesky_inverse(A, upper=True)"])
 def test_autocast_runs_the_older_solvers_in_float32(program):
-    """torch's CPU autocast lists ``triangular_solve``, ``lu_solve`` and ``linalg_lstsq`` as float32
-    operators; the others are not cast (and LAPACK refuses bfloat16)."""
+    """torch's CPU autocast lists ``triangular_solve``, ``lu_solve``, ``linalg_lstsq``,
+    ``cholesky_solve`` and ``cholesky_inverse`` as float32 operators; the others are not cast
+    (and LAPACK refuses bfloat16)."""
     warnings.simplefilter("ignore")
     LU, pivots = torch.linalg.lu_factor(_triangular(dtype=torch.float32))
     env = {"A": _triangular(dtype=torch.bfloat16), "B": _rhs(3, 2, dtype=torch.bfloat16), "LU": LU.bfloat16(),
@@ -608,3 +617,128 @@ def test_ldl_on_fake_tensors_lays_out_what_the_real_run_does():
     assert_fake_matches_real(lambda L, a: L.linalg.ldl_factor(a + a.mT), lambda: (internals.randn(2, 4, 4),))
     assert_fake_matches_real(lambda L, a, b: L.linalg.ldl_solve(a, L.ones(4, dtype=L.int32), b),
                              lambda: (internals.eye(4), internals.ones(3, 4, 2)))
+
+
+# ------------------------------------------------------------------ solving and inverting with a Cholesky factor
+# (rtol, atol): a few hundred epsilons, for values of order one
+LAPACK_TOL = {torch.float64: (1e-12, 1e-12), torch.complex64: (2e-5, 2e-5)}
+CHOLESKY_ADAPTERS = {
+    "cholesky_solve": Adapter(fn("cholesky_solve"), "cholesky_solve", kwargs=("upper",), tol=LAPACK_TOL),
+    "cholesky_inverse": Adapter(fn("cholesky_inverse"), "cholesky_inverse", kwargs=("upper",), tol=LAPACK_TOL)}
+
+
+@pytest.mark.parametrize("name, dtype", opinfo_cases(CHOLESKY_ADAPTERS, (torch.float64, torch.complex64)))
+def test_cholesky_solvers_opinfo_samples(name, dtype):
+    """torch's OpInfo samples: batches broadcast, both triangles, empty matrices."""
+    check_opinfo_samples(name, dtype, CHOLESKY_ADAPTERS[name], convert=to_ours_with_complex)
+
+
+def _factor(*batch, n=3, dtype=torch.float64):
+    """A factor of a well-conditioned matrix, both triangles filled (the solvers must read one
+    only), its diagonal real as a Cholesky factor's is."""
+    L = _triangular(*batch, n=n, dtype=dtype)
+    return L - 1j * torch.diag_embed(L.diagonal(0, -2, -1).imag) if dtype.is_complex else L
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex128])
+@pytest.mark.parametrize("b_shape, L_batch, layout", [((2, 3, 2), (), "given"), ((3, 1), (2, 1), "transposed"),
+                                                     ((4, 1, 3, 2), (5,), "strided"), ((0, 3, 2), (), "given")])
+def test_cholesky_solve_and_inverse_match_torch(upper, dtype, b_shape, L_batch, layout):
+    """Values within ulps, the result column-major over the broadcast batch; the factor read
+    from one triangle, transposed and strided views of it alike."""
+    L = {"given": lambda t: t, "transposed": lambda t: t.mT.contiguous().mT,
+         "strided": lambda t: t.repeat_interleave(2, -1)[..., ::2]}[layout](_factor(*L_batch, dtype=dtype))
+    b = _rhs(*b_shape, dtype=dtype)
+    _close(*_both(lambda lib, c: lib.cholesky_solve(c(b), c(L), upper)))
+    _close(*_both(lambda lib, c: c(b).cholesky_solve(c(L), upper=upper)))
+    _close(*_both(lambda lib, c: lib.cholesky_inverse(c(L), upper)))
+    _close(*_both(lambda lib, c: c(L).cholesky_inverse(upper=upper)))
+
+
+def test_cholesky_inverse_is_exactly_hermitian():
+    """potri computes one triangle and torch mirrors it: the result equals its conjugate transpose."""
+    ours = internals.cholesky_inverse(_ours(_factor(2, dtype=torch.complex128))).to_torch()
+    assert torch.equal(ours, ours.mH)
+
+
+@pytest.mark.parametrize("program", [
+    "lib.cholesky_solve(b, L, out=lib.empty(0, dtype=lib.float64))",
+    "lib.cholesky_solve(b, L, out=lib.zeros(2, 2, dtype=lib.float64))",
+    "lib.cholesky_solve(b, L, out=lib.zeros(3, 2, dtype=lib.float32))",
+    "lib.cholesky_solve(b, L, out=lib.zeros(2, 3, dtype=lib.float64).mT)",
+    "lib.cholesky_solve(b, L, out=lib.zeros(3, 2, dtype=lib.int64))",
+    "lib.cholesky_inverse(L, out=lib.empty(0, dtype=lib.float64))",
+    "lib.cholesky_inverse(L, out=lib.zeros(2, 2, dtype=lib.float64))",
+    "lib.cholesky_inverse(L, True, out=lib.zeros(3, 3, dtype=lib.complex64))",
+    "lib.cholesky_inverse(L, out=lib.zeros(3, 3, dtype=lib.int32))",
+    "lib.cholesky_inverse(L.float(), out=lib.zeros(3, 3, dtype=lib.float64))",
+])
+def test_cholesky_solvers_out(program):
+    """An empty out= becomes the column-major result; another is resized (with torch's warning)
+    and keeps its strides; a lower precision of the same kind is taken, another kind refused."""
+    L, b = _factor(), _rhs(3, 2)
+    run = functools.partial(eval, program)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        same_outcome(lambda lib: run({"lib": lib, "L": _ours(L) if lib is internals else L,
+                                      "b": _ours(b) if lib is internals else b}), rtol=1e-5, atol=1e-5)
+    texts = [str(w.message).split(" (Triggered")[0] for w in caught if "resized" in str(w.message)]
+    assert len(texts) in (0, 2) and len(set(texts)) <= 1
+
+
+@pytest.mark.parametrize("program", [
+    "lib.cholesky_solve(b[:, 0], L)", "lib.cholesky_solve(b, L[0])", "lib.cholesky_solve(b, L[:, :2])",
+    "lib.cholesky_solve(b[:2], L)", "lib.cholesky_solve(b.float(), L)", "lib.cholesky_solve(b.long(), L.long())",
+    "lib.cholesky_solve(b.half(), L.half())", "lib.cholesky_solve(b.expand(2, 3, 2), L.expand(3, 3, 3))",
+    "lib.cholesky_inverse(L[0])", "lib.cholesky_inverse(L[:, :2])", "lib.cholesky_inverse(L.int())",
+    "lib.cholesky_inverse(L.half())", "lib.cholesky_inverse(lib.ones(2, 0, 0))",
+])
+def test_cholesky_solvers_refuse_what_torch_refuses(program):
+    """Matrices only, square factors that fit b, one dtype of LAPACK's four."""
+    L, b = _factor(), _rhs(3, 2)
+    same_outcome(lambda lib: eval(program, {"lib": lib, "L": _ours(L) if lib is internals else L,
+                                            "b": _ours(b) if lib is internals else b}))
+
+
+@pytest.mark.parametrize("program", [
+    "lib.cholesky_inverse(L * lib.tensor([1.0, 1.0, 0.0]))",
+    "lib.cholesky_inverse(lib.stack([L, L * lib.tensor([1.0, 0.0, 1.0])]))",
+    "lib.cholesky_inverse((L * lib.tensor([1.0, 0.0, 1.0])).mT, upper=True)",
+])
+def test_cholesky_inverse_of_a_singular_factor(program):
+    """A zero on the factor's diagonal is torch's LinAlgError, the first zero named (and its
+    batch element in a batch)."""
+    errors = []
+    for lib in (torch, internals):
+        L = _ours(_factor()) if lib is internals else _factor()
+        with pytest.raises(RuntimeError) as caught:
+            eval(program, {"lib": lib, "L": L})
+        errors.append((type(caught.value).__name__, str(caught.value)))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solvers_gradients_match_torch(upper):
+    """CholeskySolveBackward0 and CholeskyInverseBackward0: gradients of b and of the factor
+    (batches summed back), and the second gradients through torch's formulas."""
+    L0, b0 = _factor(2, 1), _rhs(3, 2)
+    L0 = L0.mT if upper else L0
+    results = []
+    for lib, c in ((internals, _ours), (torch, lambda t: t)):
+        L, b = c(L0).requires_grad_(), c(b0).requires_grad_()
+        X, inverse = lib.cholesky_solve(b, L, upper), lib.cholesky_inverse(L, upper)
+        gb, gL = lib.autograd.grad((X * X).sum() + (inverse * inverse.sin()).sum(), (b, L), create_graph=True)
+        ggb, ggL = lib.autograd.grad((gb * gb).sum() + gL.sum(), (b, L))
+        results.append(([X.grad_fn.name(), inverse.grad_fn.name()], gb, gL, ggb, ggL))
+    (names, *ours), (their_names, *theirs) = results
+    assert names == their_names
+    for o, t in zip(ours, theirs, strict=True):
+        _close(o.detach(), t.detach(), 16 * PRODUCT_ULPS)
+
+
+def test_cholesky_solvers_run_on_fake_tensors():
+    assert_fake_matches_real(lambda lib, b, L: lib.cholesky_solve(b, L, True),
+                             lambda: (internals.ones(2, 3, 1), internals.eye(3) + internals.ones(3, 3).triu()))
+    assert_fake_matches_real(lambda lib, L: lib.cholesky_inverse(L),
+                             lambda: (internals.eye(3).expand(2, 3, 3) + internals.ones(3, 3).tril(),))

@@ -2,6 +2,8 @@
 ``threshold_backward`` (relu's gradient) and ``detach`` as operators, against torch: OpInfo
 samples (torch has none for detach), errors, gradients and grad_fn names. The operators a
 dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
+import warnings
+
 import pytest
 import torch
 from helpers import (
@@ -153,6 +155,18 @@ def test_detach_shares_data_and_version_but_is_no_view():
         d.add_(1)
         assert (d.requires_grad, d.grad_fn, d._base, d._is_view(), y._version) == (False, None, None, False, 1)
         assert d.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def test_addr_out_of_another_shape_is_resized_with_torchs_warning():
+    """An out= holding elements of another shape is resized through resize_output, which warns."""
+    texts = []
+    for lib in (torch, internals):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = lib.addr(lib.zeros(2, 3), lib.ones(2), lib.ones(3), out=lib.zeros(5))
+        assert out.shape == (2, 3)
+        texts.append([(w.category, str(w.message).split(" (Triggered internally")[0]) for w in caught])
+    assert texts[1] == texts[0] and len(texts[0]) == 1
 
 
 def test_addr_second_gradients_match_torch():

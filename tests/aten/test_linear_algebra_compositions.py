@@ -1,12 +1,15 @@
 """torch.linalg's compositions (``LinearAlgebra.cpp``, CompositeImplicitAutograd): ``norm``,
 ``matrix_norm`` of a number or a string ord, ``vecdot``, ``matmul``, ``multi_dot``, ``diagonal``,
-``vander``, ``tensorinv``, ``tensorsolve``, ``cond`` and ``matrix_rank``.
+``vander``, ``tensorinv``, ``tensorsolve``, ``cond`` and ``matrix_rank``; and the deprecated
+``chain_matmul`` (``multi_dot`` of matrices only).
 
 PyTorch's OpInfo samples (as given and non-contiguous) at float32 (the norms' every other one).
 Then everyday calls compared for values, layout, grad_fn names and error classes, and gradients
 twice. Products and LAPACK round in another order than torch's MKL: values within a few hundred
 epsilons.
 """
+import warnings
+
 import pytest
 import torch
 from helpers import Adapter, assert_same_error, check_opinfo_samples, compare_gradients_and_nodes, opinfo_cases
@@ -74,6 +77,10 @@ PROGRAMS = [
     f"lib.linalg.matrix_rank({A} @ {A}.mT, hermitian=True)", "lib.linalg.matrix_rank(lib.empty(2, 0, 3))",
     f"lib.linalg.matrix_rank({A}.detach().expand(2, 3, 3), out=lib.empty(0, dtype=lib.long))",
     f"lib.linalg.matmul({A}, {A}[0])", f"lib.linalg.matmul({A}.detach(), {A}.detach(), out=lib.empty(3, 3))",
+    f"lib.chain_matmul({A})", f"lib.chain_matmul({A}.mT)", f"lib.chain_matmul({A}, {A}.mT)",
+    f"lib.chain_matmul({A}[:, :2], {A}[:2], {A}, {A}[:, :1])", "lib.chain_matmul(lib.ones(2, 3, dtype=lib.long))",
+    f"lib.chain_matmul({A}.detach(), {A}.detach(), out=lib.empty(0))",
+    f"lib.chain_matmul({A}.detach()[:2], out=lib.empty(0, dtype=lib.float64))",
 ]
 
 
@@ -103,6 +110,9 @@ ERRORS = [
     f"lib.linalg.cond({A}[:2], float('inf'))", f"lib.linalg.cond({A}[:2], 'fro')", f"lib.linalg.cond({A}, 3)",
     f"lib.linalg.cond({A}, 'max')", f"lib.linalg.cond({A}[0])", f"lib.linalg.matrix_rank({A}[0])",
     f"lib.linalg.matrix_rank({A}, atol=lib.tensor(1j))",
+    "lib.chain_matmul()", f"lib.chain_matmul({A}[0], {A})", f"lib.chain_matmul({A}, {A}.reshape(1, 3, 3))",
+    f"lib.chain_matmul({A}, {A}[:2])", f"lib.chain_matmul({A}, {A}.double())", f"lib.chain_matmul([{A}, {A}])",
+    f"lib.chain_matmul({A}.reshape(1, 3, 3).detach(), out=lib.empty(0))", "lib.chain_matmul(out=lib.empty(0))",
 ]
 
 
@@ -119,15 +129,37 @@ def test_bad_input_raises_torchs_error(program):
     assert str(ours) == str(theirs)
 
 
+def test_chain_matmul_warns_as_torch_does():
+    """torch.chain_matmul is deprecated: a UserWarning with torch's text, once a process for the
+    functional form and once for the out= form (torch's TORCH_WARN_ONCE in each)."""
+    from internals.aten.native import batch_linear_algebra
+    batch_linear_algebra._warned -= {w for w in batch_linear_algebra._warned if "chain_matmul" in w[1]}
+    texts = {}
+    x = torch.eye(2)
+    for lib, args in ((torch, (x, x)), (internals, (internals.eye(2), internals.eye(2)))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                lib.chain_matmul(*args)
+                lib.chain_matmul(*args, out=lib.empty(0))
+        texts[lib.__name__] = [(w.category, str(w.message).split(" (Triggered internally")[0]) for w in caught]
+    expected = (UserWarning, "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                "parameters.")
+    assert texts["internals"] == [expected, expected]
+    assert set(texts["torch"]) <= {expected}      # torch's once a process: an earlier test may have had them
+
+
 @pytest.mark.parametrize("build", [
     lambda lib, x, t: lib.linalg.norm(x * t, 1),
     lambda lib, x, t: lib.linalg.matrix_norm(x * t, float("inf"), keepdim=True),
     lambda lib, x, t: lib.linalg.vecdot(x, t * x),
     lambda lib, x, t: lib.linalg.multi_dot([x, t.t(), x]),
+    lambda lib, x, t: lib.chain_matmul(x, t.t(), x),
     lambda lib, x, t: lib.linalg.vander(x[0] * t[1]),
     lambda lib, x, t: lib.linalg.tensorsolve(lib.mm(x, x.t()) + 3 * lib.eye(2, dtype=x.dtype), t[:, 0]),
     # (cond's +-1 and +-inf fill linalg_inv_ex's saved output in place: torch's backward refuses them)
     lambda lib, x, t: lib.linalg.cond(x * t) + lib.linalg.cond(x[:, 1:] * t[:, 1:], "nuc"),
-], ids=["norm-1", "matrix_norm-inf", "vecdot", "multi_dot", "vander", "tensorsolve", "cond"])
+], ids=["norm-1", "matrix_norm-inf", "vecdot", "multi_dot", "chain_matmul", "vander", "tensorsolve", "cond"])
 def test_gradients_twice_match_torch(build):
     compare_gradients_and_nodes(build, atol=1e-12)

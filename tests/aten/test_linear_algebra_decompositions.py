@@ -427,3 +427,49 @@ def test_complex_gradients_through_autograd(case):
     (node_t, g_t), (node_i, g_i) = results
     assert node_i == node_t
     assert_same(g_i, g_t, rtol=1e-10, atol=1e-10, exact_layout=False)
+
+
+def _node_names(t):
+    """The type names of every node in ``t``'s graph, depth first from its grad_fn."""
+    seen, names, stack = set(), [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(f for f, _ in node.next_functions)
+    return names
+
+
+DOUBLE_BACKWARD_CASES = {
+    "cholesky": lambda lib, A: lib.cholesky(A),
+    "cholesky upper": lambda lib, A: lib.cholesky(A, upper=True),
+    "linalg.cholesky": lambda lib, A: lib.linalg.cholesky(A),
+    "linalg.qr": lambda lib, A: (lambda r: r.Q.sum() + r.R)(lib.linalg.qr(A)),
+    "torch.qr's R": lambda lib, A: lib.qr(A).R,
+    "linalg.qr of a wide matrix": lambda lib, A: (lambda r: r.Q.sum() + r.R)(lib.linalg.qr(A[..., :3, :])),
+    "linalg.qr, complex and wide": lambda lib, A: (lambda r: r.Q.sum() + r.R)(
+        lib.linalg.qr(A[..., :3, :] * (1 + 1j))),
+}
+
+
+@pytest.mark.parametrize("case", DOUBLE_BACKWARD_CASES)
+def test_first_gradient_graph_is_torchs(case):
+    """The graph of the first gradient (taken with create_graph=True) holds torch's nodes --
+    triangular solves, the in-place halving of a diagonal -- and its second gradient torch's value."""
+    spd = torch.tensor([[5.0, 1.0, 0.5, 0.0], [1.0, 4.0, 0.25, 1.0], [0.5, 0.25, 3.0, 0.5], [0.0, 1.0, 0.5, 6.0]],
+                       dtype=torch.float64)
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)       # torch.cholesky and torch.qr are deprecated
+        for lib in (torch, internals):
+            A = lib.tensor(spd.tolist(), dtype=lib.float64, requires_grad=True)
+            y = DOUBLE_BACKWARD_CASES[case](lib, A)
+            g, = lib.autograd.grad((y.abs() ** 2).sum(), A, create_graph=True)
+            gg, = lib.autograd.grad((g * g).sum(), A)
+            results.append((_node_names(g), g, gg))
+    (names_t, g_t, gg_t), (names_i, g_i, gg_i) = results
+    assert names_i == names_t
+    assert_same(g_i, g_t, rtol=1e-10, atol=1e-10, exact_layout=False)
+    assert_same(gg_i, gg_t, rtol=1e-9, atol=1e-9, exact_layout=False)

@@ -731,6 +731,27 @@ def test_inplace_on_views_copy_slices(edit):
     assert_same(results[1][1], results[0][1], exact_layout=False)
 
 
+@pytest.mark.parametrize("edit", [
+    lambda lib, y: y.imag.mul_(3),
+    lambda lib, y: y.diagonal().imag.mul_(0.5),
+    lambda lib, y: y.real[1].exp_(),
+    lambda lib, y: lib.view_as_real(y.mT)[0, :, 1].add_(1),
+])
+def test_inplace_on_real_views_of_a_complex_tensor(edit):
+    """A real view of a complex base (real, imag, view_as_real) counts its strides and offset in
+    real elements: CopySlices finds the view's slice of the base's gradient in those units."""
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[1 + 2j, 2 - 1j], [3 + 0.5j, -4 + 1j]], dtype=lib.complex128, requires_grad=True)
+        y = x * x
+        edit(lib, y)
+        w = lib.tensor([[1., 2.], [3., 4.]], dtype=lib.float64)
+        (y.real * w + y.imag * w.mT).sum().backward()
+        results.append((y.grad_fn.name(), x.grad))
+    assert results[0][0] == results[1][0]
+    assert_same(results[1][1], results[0][1], exact_layout=False)
+
+
 def test_double_backward_through_inplace_on_a_view():
     results = []
     for lib in (torch, internals):
@@ -938,6 +959,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
     math |= {"lu_solve"}        # the older torch.lu_solve: linalg_lu_solve with its arguments reordered
+    math |= {"chain_matmul", "chain_matmul.out"}     # the deprecated linalg_multi_dot of matrices only
     math |= {"ctc_loss.IntList", "ctc_loss.Tensor"}      # the composites over _ctc_loss
     # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
     # out= forms, and ndtr over erf: torch's composites (internals/special.py)

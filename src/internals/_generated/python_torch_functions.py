@@ -3249,6 +3249,22 @@ def THPVariable_celu_(*args, **kwargs):
     return _ops['celu_'](_r.tensor(0), _r.scalar(1))
 
 
+_chain_matmul_parser = PythonArgParser([
+    'chain_matmul(TensorList matrices, *, Tensor out=None)',
+])
+
+
+def THPVariable_chain_matmul(*args, **kwargs):
+    _r = _chain_matmul_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::chain_matmul(Tensor[] matrices) -> Tensor
+        return _ops['chain_matmul'](_r.value(0))
+    # aten::chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['chain_matmul.out'](_r.value(0), out=_r.tensor(1))
+
+
 _channel_shuffle_parser = PythonArgParser([
     'channel_shuffle(Tensor input, SymInt groups)',
 ])
@@ -3273,6 +3289,38 @@ def THPVariable_cholesky(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::cholesky(Tensor self, bool upper=False) -> Tensor
     return _ops['cholesky'](_r.tensor(0), _r.to_bool(1))
+
+
+_cholesky_inverse_parser = PythonArgParser([
+    'cholesky_inverse(Tensor input, bool upper=False, *, Tensor out=None)',
+])
+
+
+def THPVariable_cholesky_inverse(*args, **kwargs):
+    _r = _cholesky_inverse_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+        return _ops['cholesky_inverse'](_r.tensor(0), _r.to_bool(1))
+    # aten::cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cholesky_inverse.out'](_r.tensor(0), _r.to_bool(1), out=_r.tensor(2))
+
+
+_cholesky_solve_parser = PythonArgParser([
+    'cholesky_solve(Tensor input, Tensor input2, bool upper=False, *, Tensor out=None)',
+])
+
+
+def THPVariable_cholesky_solve(*args, **kwargs):
+    _r = _cholesky_solve_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+        return _ops['cholesky_solve'](_r.tensor(0), _r.tensor(1), _r.to_bool(2))
+    # aten::cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cholesky_solve.out'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _chunk_parser = PythonArgParser([
@@ -9055,8 +9103,11 @@ FUNCTIONS = named({
     'ceil_': THPVariable_ceil_,
     'celu': THPVariable_celu,
     'celu_': THPVariable_celu_,
+    'chain_matmul': THPVariable_chain_matmul,
     'channel_shuffle': THPVariable_channel_shuffle,
     'cholesky': THPVariable_cholesky,
+    'cholesky_inverse': THPVariable_cholesky_inverse,
+    'cholesky_solve': THPVariable_cholesky_solve,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,

@@ -1174,6 +1174,32 @@ def THPVariable_cholesky(self, *args, **kwargs):
     return _ops['cholesky'](self, _r.to_bool(0))
 
 
+_cholesky_inverse_parser = PythonArgParser([
+    'cholesky_inverse(bool upper=False)',
+])
+
+
+def THPVariable_cholesky_inverse(self, *args, **kwargs):
+    _r = _cholesky_inverse_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+    return _ops['cholesky_inverse'](self, _r.to_bool(0))
+
+
+_cholesky_solve_parser = PythonArgParser([
+    'cholesky_solve(Tensor input2, bool upper=False)',
+])
+
+
+def THPVariable_cholesky_solve(self, *args, **kwargs):
+    _r = _cholesky_solve_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+    return _ops['cholesky_solve'](self, _r.tensor(0), _r.to_bool(1))
+
+
 _chunk_parser = PythonArgParser([
     'chunk(int64_t chunks, int64_t dim=0)',
 ])
@@ -6097,6 +6123,8 @@ METHODS = named({
     'ceil': THPVariable_ceil,
     'ceil_': THPVariable_ceil_,
     'cholesky': THPVariable_cholesky,
+    'cholesky_inverse': THPVariable_cholesky_inverse,
+    'cholesky_solve': THPVariable_cholesky_solve,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,

@@ -33,7 +33,7 @@ LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padd
                       "cuda": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input",
                                "conv_transpose3d.input", "convolution", "mm",
                                "bmm", "matmul", "addmv", "addr", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
-                               "prelu", "linalg_vecdot", "linalg_multi_dot")}
+                               "prelu", "linalg_vecdot", "linalg_multi_dot", "chain_matmul")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", "binary_cross_entropy",
@@ -41,7 +41,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", 
                 "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
                 "cdist", "smooth_l1_loss", "huber_loss", "kl_div",
                 # the decompositions and quantiles: LAPACK and sorting in float32 at least
-                "cholesky", "linalg_cholesky", "linalg_cholesky_ex", "qr", "linalg_qr", "svd", "linalg_svd",
+                "cholesky", "linalg_cholesky", "linalg_cholesky_ex", "cholesky_solve", "cholesky_inverse",
+                "qr", "linalg_qr", "svd", "linalg_svd",
                 "linalg_svdvals", "linalg_solve", "linalg_lstsq", "linalg_eig", "linalg_eigh", "linalg_eigvals",
                 "linalg_eigvalsh",
                 "pinverse", "quantile", "quantile.scalar", "nanquantile",

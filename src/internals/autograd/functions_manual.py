@@ -702,34 +702,32 @@ def linalg_qr_backward(gQ, gR, Q, R, mode):
         gA = Q.matmul(_syminvadj(M.triu()))
         if gQ is not None:
             gA = gA + gQ
-        return _as_column_major(_solve(R.mH, gA, left=False))
-    gA = _as_column_major(_solve(R.narrow(-1, 0, m).mH, Q.matmul(_tril_im_inv_adj_skew(-M)), left=False))
+        return _trsm(R.mH, gA, upper=False, left=False)
+    gA = _trsm(R.narrow(-1, 0, m).mH, Q.matmul(_tril_im_inv_adj_skew(-M)), upper=False, left=False)
     gA = dispatcher.call("cat", [gA, gA.new_zeros([*R.shape[:-1], n - m])], -1)
     return gA if gR is None else gA + Q.matmul(gR)
 
 
 def _syminvadj(X):
     """``X + X^H`` with the real part of its diagonal halved: the adjoint of the map that takes
-    a Hermitian matrix to the upper triangle whose symmetrization it is."""
+    a Hermitian matrix to the upper triangle whose symmetrization it is. Halved in place, as
+    torch does, so the graph holds torch's CopySlices node."""
     X = X + X.mH
-    return X - 0.5 * dispatcher.call("diag_embed", _real(X.diagonal(0, -2, -1))).to(X.dtype)
+    dispatcher.call("mul_.Scalar", _real(X.diagonal(0, -2, -1)), 0.5)
+    return X
 
 
 def _tril_im_inv_adj_skew(X):
-    """``tril(X - X^H)`` with the imaginary part of a complex diagonal halved (a real diagonal is zero)."""
+    """``tril(X - X^H)`` with the imaginary part of a complex diagonal halved in place (a real
+    diagonal is zero)."""
     X = (X - X.mH).tril()
-    if not X.dtype.is_complex:
-        return X
-    return X - 0.5j * dispatcher.call("diag_embed", dispatcher.call("imag", X.diagonal(0, -2, -1)))
+    if X.dtype.is_complex:
+        dispatcher.call("mul_.Scalar", dispatcher.call("imag", X.diagonal(0, -2, -1)), 0.5)
+    return X
 
 
 def _real(X):
     return dispatcher.call("real", X) if X.dtype.is_complex else X
-
-
-def _as_column_major(t):
-    """``t`` laid out as torch's triangular solves return their result: column-major matrices."""
-    return t.mT.contiguous().mT
 
 
 def linalg_matrix_exp_differential(self, grad, adjoint):
@@ -781,8 +779,29 @@ def cholesky_backward(gL, upper, L):
     if upper:
         L, gL = L.mH, gL.mH
     phi = L.mH.matmul(gL).tril()
-    phi = 0.5 * (phi + phi.tril(-1).mH)
-    return _as_column_major(_solve(L, _solve(L.mH, phi), left=False))
+    phi = mul_scalar(phi + phi.tril(-1).mH, 0.5)
+    return _trsm(L, _trsm(L.mH, phi, upper=True), upper=False, left=False)
+
+
+def cholesky_solve_backward(grad_x, self, input2, result, upper, grad_input_mask):
+    """``cholesky_solve_backward``: with A = L L^H, ``gB = A^-1 gX`` (a Cholesky solve again)
+    and, C = gB X^H + (gB X^H)^H, ``gL = -C L`` (``-U C`` for an upper factor)."""
+    if grad_x is None:
+        return None, None
+    grad_self = dispatcher.call("cholesky_solve", grad_x, input2, upper)
+    common = grad_self.matmul(result.mH)
+    common = common + common.mH
+    grad_input2 = -input2.matmul(common) if upper else -common.matmul(input2)
+    return grad_self, grad_input2
+
+
+def cholesky_inverse_backward(grad, L, upper, inverse):
+    """``cholesky_inverse_backward``: with X = (L L^H)^-1 and C = X (G + G^H) X, ``gL = -C L``
+    (``-U C`` for an upper factor)."""
+    if grad is None:
+        return None
+    common = inverse.matmul((grad + grad.mH).matmul(inverse))
+    return -L.matmul(common) if upper else -common.matmul(L)
 
 
 def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
@@ -799,7 +818,8 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
 
-__all__ += ["linalg_solve_triangular_backward", "triangular_solve_backward"]
+__all__ += ["linalg_solve_triangular_backward", "triangular_solve_backward", "cholesky_solve_backward",
+            "cholesky_inverse_backward"]
 
 
 def _triangle(G, upper, unitriangular):

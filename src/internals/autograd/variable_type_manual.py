@@ -162,7 +162,8 @@ def saved_inplace_result(t):
 
 class CopySlices(Node):
     """The backward of an in-place op on a view, seen from the base (``functions/tensor.cpp``)."""
-    __slots__ = ("base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides", "view_offset", "fn")
+    __slots__ = ("base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides", "view_offset", "fn",
+                 "real_view")
 
     def name(self):
         return "torch::autograd::CopySlices"
@@ -172,6 +173,11 @@ class CopySlices(Node):
         b, v = base._impl, view._impl
         self.base_sizes, self.base_strides, self.base_offset = b.sizes, b.strides, b.storage_offset
         self.view_sizes, self.view_strides, self.view_offset = v.sizes, v.strides, v.storage_offset
+        # a real view of a complex base (real, imag, view_as_real) counts its geometry in real
+        # elements: torch replays such a view with its view function, here with view_as_real
+        self.real_view = b.dtype.is_complex and not v.dtype.is_complex
+        if self.real_view:
+            self.base_offset *= 2
         self.fn = fn
         self._next_edges = (gradient_edge(base),) + tuple(fn._next_edges[1:])
 
@@ -179,7 +185,8 @@ class CopySlices(Node):
         grad = grads[0]
         result = dispatcher.call("new_empty_strided", grad, list(self.base_sizes), list(self.base_strides))
         result.copy_(grad)
-        grad_slice = result.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
+        target = dispatcher.call("view_as_real", result) if self.real_view else result
+        grad_slice = target.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
         res = self.fn.apply([grad_slice.clone()])
         if res[0] is not None:
             grad_slice.copy_(res[0])

@@ -526,12 +526,12 @@ def impl_linalg_qr(outs, A, mode="reduced"):
 linalg_qr_out = structured(meta_linalg_qr, impl_linalg_qr, outputs=2)
 
 
-_warned = set()     # TORCH_WARN_ONCE: each deprecation once per process
+_warned = set()     # TORCH_WARN_ONCE: each deprecation once per process (per place that warns)
 
 
-def _warn_once(message):
-    if message not in _warned:
-        _warned.add(message)
+def _warn_once(message, site=None):
+    if (site, message) not in _warned:
+        _warned.add((site, message))
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
@@ -638,6 +638,113 @@ def cholesky(A, upper=False):
     factors, info = _cholesky_host(A, upper)
     _check_positive_definite(info, "cholesky", A.dim() > 2)
     return _from_host(factors, A.dtype, A.device)
+
+
+# ---- solving and inverting with a Cholesky factor (``cholesky_solve``: ``potrs``;
+# ``cholesky_inverse``: ``potri``, in ``BatchLinearAlgebra.cpp``)
+def _lower_factor(a, upper):
+    """The lower factor L of ``A = L L^H`` on the host: an upper factor U (``A = U^H U``) is L^H."""
+    return np.swapaxes(a, -1, -2).conj() if upper else a
+
+
+def _cholesky_solve_host(a, x, upper):
+    """``potrs``: x (holding b) overwritten with the solution of ``L L^H x = b``, two triangular
+    solves, each reading only its factor's triangle."""
+    lower = _lower_factor(a, upper)
+    x = _trsm_host(lower, x, False, False)
+    return _trsm_host(np.swapaxes(lower, -1, -2).conj(), x, True, False)
+
+
+def _check_cholesky_solve_inputs(b, A):
+    """``cholesky_solve``'s checks: two matrices, then ``linearSolveCheckInputs``."""
+    for what, T in (("b", b), ("u", A)):
+        if T.dim() < 2:
+            raise RuntimeError(f"{what} should have at least 2 dimensions, but has {T.dim()} dimensions instead")
+    _linear_solve_check_inputs(b, A, "cholesky_solve")
+
+
+def cholesky_solve(b, A, upper=False):
+    """``cholesky_solve``: X with ``A A^H X = b`` (``A^H A X = b`` with ``upper``), A a Cholesky
+    factor, batches broadcast; the result column-major, as ``_cholesky_solve_helper`` returns
+    the broadcast b's column-major copy solved in place."""
+    _check_cholesky_solve_inputs(b, A)
+    batch = infer_size(tuple(b.shape[:-2]), tuple(A.shape[:-2]))
+    X = _column_major((*batch, *b.shape[-2:]), b.dtype, b.device)
+    _lapack_dtype(b, "cholesky_solve")
+    dispatcher.call("copy_", X, dispatcher.call("expand", b, list(X.shape)))
+    if X.numel() and not is_meta_execution():
+        a = np.broadcast_to(_host(A), (*batch, *A.shape[-2:]))
+        _write(X, _cholesky_solve_host(a, np.array(_host(X)), upper))
+    return X
+
+
+def cholesky_solve_out(b, A, upper=False, *, out):
+    """``cholesky_solve_out``: the functional result resized into ``out`` (which keeps its
+    strides when its size is right) and cast to its dtype, a lower precision of the same kind
+    included (``checkLinalgCompatibleDtype``)."""
+    result = dispatcher.call("cholesky_solve", b, A, upper)
+    _check_linalg_out_dtype(result, out, "cholesky_solve")
+    resize_output(out, tuple(result.shape))
+    return dispatcher.call("copy_", out, result)
+
+
+def _check_linalg_out_dtype(result, out, name):
+    """``checkLinalgCompatibleDtype``, named as the kernel names itself."""
+    if not st.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"{name}: Expected result to be safely castable from {result.dtype.torch_name} dtype, "
+                           f"but got result with dtype {out.dtype.torch_name}")
+
+
+def _cholesky_inverse_host(a, upper):
+    """``potri``: ``(L L^H)^-1 = L^-H L^-1`` of each matrix, L^-1 by substitution against the
+    identity (``trtri``), then the product (``lauum``); computed for one triangle and mirrored
+    into the other, so the result is exactly Hermitian (with a real diagonal), as torch mirrors
+    what LAPACK leaves. Returns (inverse, info), info the first zero pivot's order or 0. A
+    complex factor's diagonal is real, as a Cholesky factor's is: for one that is not, MKL's
+    ``lauum`` reads parts of it only, and its answer is not this one's."""
+    lower = _lower_factor(a, upper)
+    n = a.shape[-1]
+    diagonal = np.diagonal(lower, 0, -2, -1)
+    info = np.where((diagonal == 0).any(-1), (diagonal == 0).argmax(-1) + 1, 0).astype(np.int32)
+    inverse_factor = _trsm_host(lower, np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape).copy(), False, False)
+    with np.errstate(all="ignore"):         # a NaN in the factor spreads, as in LAPACK
+        product = np.swapaxes(inverse_factor, -1, -2).conj() @ inverse_factor
+    below = np.tril(product, -1)
+    inverse = below + np.swapaxes(below, -1, -2).conj()
+    rows = np.arange(n)
+    inverse[..., rows, rows] = np.diagonal(product, 0, -2, -1).real
+    return inverse, info
+
+
+def cholesky_inverse(A, upper=False):
+    """``cholesky_inverse``: ``(A A^H)^-1`` (``(A^H A)^-1`` with ``upper``) of a Cholesky factor
+    A, read from its triangle only; column-major, as ``potri`` leaves it; a zero on A's diagonal
+    is a LinAlgError."""
+    out = empty([0], dtype=A.dtype, device=A.device)
+    return dispatcher.call("cholesky_inverse.out", A, upper, out=out)
+
+
+def cholesky_inverse_out(A, upper=False, *, out):
+    """``cholesky_inverse_out``: an empty ``out`` becomes the column-major result itself; any
+    other is resized (with resize_output's warning) and the result copied in, keeping its
+    strides where its size was right."""
+    _square_check(A, "cholesky_inverse")
+    _check_linalg_out_dtype(A, out, "cholesky_inverse")
+    result = _column_major(tuple(A.shape), A.dtype, A.device) if out.numel() else out
+    if result is out:
+        resize_output(out, tuple(A.shape))
+        out._impl.strides = _batched_matrix_strides(tuple(A.shape), True)
+    _lapack_dtype(A, "cholesky_inverse_out")
+    if A.numel() and not is_meta_execution():
+        inverse, info = _cholesky_inverse_host(_host(A), upper)
+        _raise_first_failure(info.reshape(-1).tolist(), "cholesky_inverse", A.dim() > 2, lambda k: (
+            f"The diagonal element {k} is zero, the inversion could not be completed because the input matrix is "
+            "singular."))
+        _write(result, inverse)
+    if result is not out:
+        resize_output(out, tuple(A.shape))
+        dispatcher.call("copy_", out, result)
+    return out
 
 
 def _is_vector_rhs(A, B):
@@ -1113,6 +1220,19 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
                            out=out)
 
 
+def _linear_solve_check_inputs(b, A, name):
+    """``linearSolveCheckInputs``: b and A of one dtype, A square with as many columns as b has rows."""
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b.dtype.torch_name} and A "
+                           f"of type {A.dtype.torch_name} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
+                           "matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {A.shape[-1]} by "
+                           f"{A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+
+
 def meta_triangular_solve(X, M, b, A, upper=True, transpose=False, unitriangular=False):
     """``TORCH_META_FUNC(triangular_solve)``: b and A matrices of one dtype, A square with as
     many columns as b has rows (``linearSolveCheckInputs``); the solution and the copy of A
@@ -1121,15 +1241,7 @@ def meta_triangular_solve(X, M, b, A, upper=True, transpose=False, unitriangular
         if T.dim() < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {what} to have at least 2 dimensions, but it has "
                                f"{T.dim()} dimensions instead")
-    if b.dtype is not A.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {b.dtype.torch_name} and A "
-                           f"of type {A.dtype.torch_name} instead.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} "
-                           "matrices")
-    if A.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A.shape[-1]} by "
-                           f"{A.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    _linear_solve_check_inputs(b, A, "triangular_solve")
     batch = infer_size(tuple(b.shape[:-2]), tuple(A.shape[:-2]))
     return (_matrices_out(X, (*batch, *b.shape[-2:]), b.dtype, b.device),
             _matrices_out(M, (*batch, *A.shape[-2:]), A.dtype, A.device))

@@ -19,7 +19,8 @@ from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import output_layout
 from .copy import to
 from .linear_algebra import bmm, mm
-from .structured import set_output, structured
+from .resize import resize_output
+from .structured import _check_dtype, set_output, structured
 from .tensor_factories import wrap_scalar
 
 
@@ -634,11 +635,11 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
 
 
 def addr_out(self, vec1, vec2, *, beta=1, alpha=1, out):
+    """``addr.out``: the functional result cast into ``out`` (TensorIterator's rule: any type it
+    can be cast to), ``out`` resized as ``resize_output`` resizes, with its warning where it had
+    elements."""
     result = addr(self, vec1, vec2, beta=beta, alpha=alpha)
-    if not st.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {result.dtype.torch_name} can't be cast to the desired output type "
-                           f"{out.dtype.torch_name}")
-    if list(out.shape) != list(result.shape):
-        dispatcher.call("resize_", out, list(result.shape))
+    _check_dtype("iterator", "addr", result, out)
+    resize_output(out, tuple(result.shape))
     return dispatcher.call("copy_", out, result)
 

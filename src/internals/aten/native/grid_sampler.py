@@ -341,10 +341,9 @@ def _sample_backward_cpu(grad_output, input, grid, mode, padding_mode, align_cor
     kernels, taps, layout = _cpu_taps(input, grid, mode, padding_mode, align_corners)
     grad_input = (call("zeros", list(input.shape), dtype=input.dtype, device=input.device)
                   if output_mask[0] else None)
-    grad_grid = call("empty.memory_format", list(grid.shape), dtype=grid.dtype, device=grid.device)
     want_grid = mode != NEAREST
-    if not want_grid:
-        call("zero_", grad_grid)
+    grad_grid = call("empty.memory_format" if want_grid else "zeros", list(grid.shape), dtype=grid.dtype,
+                     device=grid.device)
     pick(kernels.grid_sample_backward, (n, c, points, taps ** len(input.shape[2:])))(
         np.empty(0, input.dtype.numpy_type) if grad_input is None else grad_input._flat_buffer(),
         grad_grid._flat_buffer(), contiguous(grad_output)._flat_buffer(), contiguous(input)._flat_buffer(),
@@ -364,7 +363,9 @@ def _sample(input, grid, mode, padding_mode, align_corners, dims):
 
 
 def _sample_backward(grad_output, input, grid, mode, padding_mode, align_corners, output_mask, dims):
-    """(grad_input, grad_grid), each only where ``output_mask`` asks for it."""
+    """(grad_input, grad_grid). The composition computes each only where ``output_mask`` asks for
+    it; the CPU loops follow the mask for grad_input only and always return grad_grid, as torch's
+    CPU kernels do."""
     _check(input, grid, mode, dims)
     if _runs_loops(input):
         return _sample_backward_cpu(grad_output, input, grid, mode, padding_mode, align_corners, output_mask)

@@ -17,7 +17,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided_generic
 from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device
-from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix, _square_check
+from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix, _square_check, _warn_once
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .resize import resize_output
@@ -398,6 +398,40 @@ def linalg_multi_dot(tensors):
             return mats[i] if i == j else mm(chain(i, split[i][j]), chain(split[i][j] + 1, j))
         result = chain(0, n - 1)
     return dispatcher.call("view", result, out_shape)
+
+
+_CHAIN_MATMUL_DEPRECATED = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                            "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                            "multiple parameters.")
+
+
+def _check_chain(matrices):
+    """``checkAllSameDim(matrices, 2)``, then at least one matrix."""
+    for m in matrices:
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+
+
+def chain_matmul(matrices):
+    """``chain_matmul`` (``LinearAlgebra.cpp``), deprecated: ``linalg_multi_dot`` of matrices
+    only; one matrix comes back cloned."""
+    _warn_once(_CHAIN_MATMUL_DEPRECATED, "chain_matmul")
+    _check_chain(matrices)
+    if len(matrices) == 1:
+        return dispatcher.call("clone", matrices[0])
+    return dispatcher.call("linalg_multi_dot", list(matrices))
+
+
+def chain_matmul_out(matrices, *, out):
+    """``chain_matmul_out``: ``linalg_multi_dot``'s out= form; one matrix copied into ``out``."""
+    _warn_once(_CHAIN_MATMUL_DEPRECATED, "chain_matmul_out")
+    _check_chain(matrices)
+    if len(matrices) == 1:
+        resize_output(out, tuple(matrices[0].shape))
+        return dispatcher.call("copy_", out, matrices[0])
+    return dispatcher.call("linalg_multi_dot.out", list(matrices), out=out)
 
 
 def _matrix_chain_order(mats):

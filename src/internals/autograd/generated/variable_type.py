@@ -71,6 +71,8 @@ from .functions import (
     CeluBackward1,
     ChannelShuffleBackward0,
     CholeskyBackward0,
+    CholeskyInverseBackward0,
+    CholeskySolveBackward0,
     ClampBackward0,
     ClampBackward1,
     ClampMaxBackward0,
@@ -1039,6 +1041,10 @@ OPS = {
     'linalg_cholesky_ex': dispatcher.find('linalg_cholesky_ex'),
     'linalg_cholesky_ex.L': dispatcher.find('linalg_cholesky_ex.L'),
     'cholesky': dispatcher.find('cholesky'),
+    'cholesky_solve.out': dispatcher.find('cholesky_solve.out'),
+    'cholesky_solve': dispatcher.find('cholesky_solve'),
+    'cholesky_inverse': dispatcher.find('cholesky_inverse'),
+    'cholesky_inverse.out': dispatcher.find('cholesky_inverse.out'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
     '_linalg_solve_ex.result': dispatcher.find('_linalg_solve_ex.result'),
     'linalg_lstsq': dispatcher.find('linalg_lstsq'),
@@ -9402,6 +9408,55 @@ def cholesky(ks, self, upper=False):
     return result
 
 
+def cholesky_solve_out(ks, self, input2, upper=False, **kwargs):
+    check_out_no_requires_grad('cholesky_solve', self, input2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cholesky_solve.out'].redispatch(after_autograd(ks), self, input2, upper, **kwargs)
+
+
+def cholesky_solve(ks, self, input2, upper=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or input2._requires_grad):
+        grad_fn = CholeskySolveBackward0()
+        grad_fn._next_edges = collect_next_edges(self, input2)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.input2_ = SavedVariable(input2, False)
+        grad_fn.upper_ = upper
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['cholesky_solve'].redispatch(after_autograd(ks), self, input2, upper)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def cholesky_inverse(ks, self, upper=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CholeskyInverseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.upper_ = upper
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['cholesky_inverse'].redispatch(after_autograd(ks), self, upper)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def cholesky_inverse_out(ks, self, upper=False, **kwargs):
+    check_out_no_requires_grad('cholesky_inverse', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cholesky_inverse.out'].redispatch(after_autograd(ks), self, upper, **kwargs)
+
+
 def _linalg_solve_ex(ks, A, B, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (A._requires_grad or B._requires_grad):
@@ -13271,6 +13326,10 @@ KERNELS = {
     'linalg_cholesky_ex': linalg_cholesky_ex,
     'linalg_cholesky_ex.L': linalg_cholesky_ex_L,
     'cholesky': cholesky,
+    'cholesky_solve.out': cholesky_solve_out,
+    'cholesky_solve': cholesky_solve,
+    'cholesky_inverse': cholesky_inverse,
+    'cholesky_inverse.out': cholesky_inverse_out,
     '_linalg_solve_ex': _linalg_solve_ex,
     '_linalg_solve_ex.result': _linalg_solve_ex_result,
     'linalg_lstsq': linalg_lstsq,
