@@ -668,6 +668,21 @@ def test_a_size_equal_to_a_static_one_stays_a_symbol_in_the_backward():
     assert not str(tangent.meta["val"].shape[0]).isdigit() and tangent.meta["val"].shape[1] == 3
 
 
+def _add_row(T):
+    def add_row(x, b):
+        return (x + b).mean(0)
+    return add_row
+
+
+def test_a_broadcast_of_fewer_dims_does_not_pin_a_size_to_its_value():
+    """(n, 3) + (3,) with n = 2, 3, 4, 5: at the recompile the rows (3) equal the row's length,
+    but the broadcast aligns the shapes on the right before comparing sizes, so the rows stay a
+    symbol and the recompiled graph serves every later size (torch's 2)."""
+    calls = [[_rand((n, 3), seed=n), _rand(3)] for n in (2, 3, 4, 5)]
+    count, reasons, ours = _run_both(_add_row, calls)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
 def _root(T):
     def root(x, s):
         return x * math.sqrt(s)
