@@ -683,6 +683,21 @@ def test_a_broadcast_of_fewer_dims_does_not_pin_a_size_to_its_value():
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
 
 
+def _zeros_plus_columns(T):
+    def zeros_plus_columns(x):
+        return x.new_zeros(x.shape[0], 2) + x[:, :2]
+    return zeros_plus_columns
+
+
+def test_a_layout_decided_on_a_symbol_by_an_inequality_compiles():
+    """new_zeros(n, 2) + x[:, :2]: ordering the operands' dims decides an inequality on the
+    rows' symbol, which sympy solves as a relation, not a list of values; the recompiled graph
+    compiles (it ran eagerly, a TypeError in the guard) and serves every later size (torch's 2)."""
+    calls = [[_rand((n, 3), seed=n)] for n in (2, 3, 4, 5)]
+    count, reasons, ours = _run_both(_zeros_plus_columns, calls)
+    assert ours.recompiles == count == 2 and len(ours.graphs) == 2 and not ours.break_reasons
+
+
 def _root(T):
     def root(x, s):
         return x * math.sqrt(s)
