@@ -164,6 +164,39 @@ def test_fused_kernels_compute_both_halves():
     assert compiled.forward_compiled.kernels and compiled.backward_compiled.kernels
 
 
+def _closing_over_a_linear_in_a_list(T):
+    T.manual_seed(0)
+    layers = [T.nn.Linear(3, 2)]
+
+    def f(x):
+        return layers[0](x).relu()
+    return f, layers[0]
+
+
+def test_a_closed_over_module_in_a_list_has_its_parameters_lifted():
+    """A function closing over a list holding an nn.Linear: the Linear's parameters become
+    inputs of the joint graph (Dynamo lifts them), so it compiles where it ran eagerly, the
+    batch size changing as torch's (1, 2, 2, 2 graphs) and every gradient torch's."""
+    from torch._dynamo.testing import CompileCounter
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    (theirs_fn, theirs_lin), (ours_fn, ours_lin) = (_closing_over_a_linear_in_a_list(T) for T in (torch, internals))
+    theirs, ours = torch.compile(theirs_fn, backend=counter), internals.compile(ours_fn)
+    counts = []
+    for n in (2, 3, 4, 5):
+        x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
+        xt, xo = torch.tensor(x, requires_grad=True), internals.tensor(x, requires_grad=True)
+        want, got = theirs(xt), ours(xo)
+        assert type(got.grad_fn).__name__ == "CompiledFunctionBackward"     # torch's with an AOT backend
+        want.sum().backward()
+        got.sum().backward()
+        for g, w in [(got, want), (xo.grad, xt.grad), (ours_lin.weight.grad, theirs_lin.weight.grad),
+                     (ours_lin.bias.grad, theirs_lin.bias.grad)]:
+            _close(g, w.detach())
+        counts.append((len(ours.graphs), counter.frame_count))
+    assert [a for a, _ in counts] == [b for _, b in counts] == [1, 2, 2, 2] and not ours.break_reasons
+
+
 def test_what_is_not_lifted_runs_eagerly_and_no_grad_compiles_forward_only():
     w = internals.ones(3, requires_grad=True)
     closure = internals.compile(lambda x: x * w)

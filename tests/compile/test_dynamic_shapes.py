@@ -52,7 +52,7 @@ def _run_both(make_fn, calls, dynamic=None, prepare=None, graphs=None):
         args, kwargs = _arguments(internals, call, prepare)
         got = ours(*args, **kwargs)
         assert tuple(got.shape) == tuple(want.shape) and tuple(got.stride()) == tuple(want.stride())
-        np.testing.assert_allclose(got.to_torch().numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(got.detach().to_torch().numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
     reasons = [r.split("  #")[0].rstrip() for r in guard_failures[theirs_fn.__code__]]
     return len(compiles), reasons, ours
 
@@ -644,6 +644,58 @@ def test_a_graph_through_aot_autograd_becomes_dynamic_too(make):
     first = next(n for n in ours.aot.joint.graph.nodes if n.op == "placeholder")
     size = str(first.meta["val"].shape[0])
     assert size == "s77" if make is _normed else not size.isdigit()
+
+
+def _log_softmax(T):
+    def log_softmax(x):
+        return x.softmax(-1).log()
+    return log_softmax
+
+
+def _requiring_grad(T, args):
+    return [a.requires_grad_() for a in args]
+
+
+def test_a_size_equal_to_a_static_one_stays_a_symbol_in_the_backward():
+    """Rows of 2, 3, 4, 5 of 3 columns, requiring grad: at the recompile the rows (3) equal the
+    static columns, but the gradient coming in is traced with a symbol only where its output's
+    size is one, as torch makes it from the output's fake, so the rows are not pinned to 3 by
+    the backward's broadcast and the recompiled graph serves every later size (torch's 2)."""
+    calls = [[_rand((n, 3), seed=n)] for n in (2, 3, 4, 5)]
+    count, reasons, ours = _run_both(_log_softmax, calls, prepare=_requiring_grad)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+    tangent = [n for n in ours.aot.joint.graph.nodes if n.op == "placeholder"][-1]
+    assert not str(tangent.meta["val"].shape[0]).isdigit() and tangent.meta["val"].shape[1] == 3
+
+
+def _add_row(T):
+    def add_row(x, b):
+        return (x + b).mean(0)
+    return add_row
+
+
+def test_a_broadcast_of_fewer_dims_does_not_pin_a_size_to_its_value():
+    """(n, 3) + (3,) with n = 2, 3, 4, 5: at the recompile the rows (3) equal the row's length,
+    but the broadcast aligns the shapes on the right before comparing sizes, so the rows stay a
+    symbol and the recompiled graph serves every later size (torch's 2)."""
+    calls = [[_rand((n, 3), seed=n), _rand(3)] for n in (2, 3, 4, 5)]
+    count, reasons, ours = _run_both(_add_row, calls)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
+def _zeros_plus_columns(T):
+    def zeros_plus_columns(x):
+        return x.new_zeros(x.shape[0], 2) + x[:, :2]
+    return zeros_plus_columns
+
+
+def test_a_layout_decided_on_a_symbol_by_an_inequality_compiles():
+    """new_zeros(n, 2) + x[:, :2]: ordering the operands' dims decides an inequality on the
+    rows' symbol, which sympy solves as a relation, not a list of values; the recompiled graph
+    compiles (it ran eagerly, a TypeError in the guard) and serves every later size (torch's 2)."""
+    calls = [[_rand((n, 3), seed=n)] for n in (2, 3, 4, 5)]
+    count, reasons, ours = _run_both(_zeros_plus_columns, calls)
+    assert ours.recompiles == count == 2 and len(ours.graphs) == 2 and not ours.break_reasons
 
 
 def _root(T):

@@ -195,7 +195,8 @@ def _closed_over(fn, kinds):
     if not isinstance(fn, types.FunctionType):
         return {}
     return {name: cell for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True)
-            if _filled(cell) and type(cell.cell_contents) in kinds}
+            if _filled(cell) and (type(cell.cell_contents) in kinds or Module in kinds and
+                                  isinstance(cell.cell_contents, Module))}
 
 
 def _int_values(places, args, kwargs, signature=None):
@@ -262,10 +263,34 @@ def _exact(t):
 
 
 def _module_tensors(module):
-    """A module's parameters and buffers by qualified name (empty for a plain function)."""
-    if not isinstance(module, Module):
-        return {}
-    return dict(list(module.named_parameters()) + list(module.named_buffers()))
+    """A module's parameters and buffers by qualified name; for a plain function, those of the
+    modules it closes over (``lin``, or in a list, tuple or dict: ``mods.0``), as Dynamo lifts a
+    closed-over module's parameters to inputs of the graph."""
+    return {name: t for name, (_, _, t) in _lifted_places(module).items()}
+
+
+def _lifted_places(fn):
+    """{qualified name: (module holding it, its name there, the tensor)} of ``_module_tensors``."""
+    if isinstance(fn, Module):
+        roots = [("", fn)]
+    else:
+        roots = [(f"{name}.{k}." if k is not None else f"{name}.", m)
+                 for name, cell in _closed_over(fn, (Module, list, tuple, dict)).items()
+                 for k, m in _modules_in(cell.cell_contents)]
+    places = {}
+    for prefix, root in roots:
+        for name, t in list(root.named_parameters()) + list(root.named_buffers()):
+            places[prefix + name] = (root, name, t)
+    return places
+
+
+def _modules_in(value):
+    """(key, module) of a closed-over module (key None), or of the modules a list, tuple or dict
+    holds (a container of anything else is not searched)."""
+    if isinstance(value, Module):
+        return [(None, value)]
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    return [(k, m) for k, m in items if isinstance(m, Module)]
 
 
 def _tensors(tree):
@@ -802,13 +827,15 @@ def _lifted(flat, module, names, n_args):
     if not names:
         return flat
 
+    places = _lifted_places(module)
+
     def run(*tensors):
-        saved = {name: _swap(module, name, t) for name, t in zip(names, tensors[n_args:], strict=True)}
+        saved = {name: _swap(*places[name][:2], t) for name, t in zip(names, tensors[n_args:], strict=True)}
         try:
             return flat(*tensors[:n_args])
         finally:
             for name, old in saved.items():
-                _swap(module, name, old)
+                _swap(*places[name][:2], old)
     run.__name__ = flat.__name__
     return run
 

@@ -25,7 +25,9 @@ from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import empty_strided, zeros
 from ..autograd.function import Function
-from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, make_fx
+from ..c10.sym import is_symbolic
+from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _dynamic_fake, _example_value, make_fx
+from ..fx.experimental.symbolic_shapes import ShapeEnv
 from ..fx.passes import functionalize
 from ..utils import _python_dispatch
 from .partitioners import default_partition
@@ -40,18 +42,49 @@ class OutputInfo:
     single: bool                    # a lone tensor, not a tuple
     differentiable: list            # per output: whether it requires grad (gets a tangent)
     metas: list                     # per output: (shape, dtype, device), for the zero gradient of an unused one
+    symbolic: list = None           # per output: the dims whose size is a symbol (a trace with dims)
 
 
-def collect_metadata(fn, args):
-    """Run ``fn`` on fake twins of ``args`` with autograd on: which outputs require grad."""
+def collect_metadata(fn, args, dims=None):
+    """Run ``fn`` on fake twins of ``args`` with autograd on: which outputs require grad. With
+    the compiler's ``dims`` (``make_fx``'s ``_dynamic_dims``) the twins' dynamic sizes are
+    symbols, so the outputs' dims that are symbols are known (``OutputInfo.symbolic``)."""
+    if dims is not None and any(d is not None for d in dims):
+        mode = FakeTensorMode(shape_env=ShapeEnv(allow_unbacked=False))
+        try:
+            with mode:
+                return _collect(fn, _symbolic_twins(mode, args, dims))
+        except Exception:  # noqa: BLE001 -- a program the symbolic run cannot follow: as without dims
+            pass
     mode = FakeTensorMode()
-    fakes = [mode.from_tensor(a) if isinstance(a, Tensor) else a for a in args]    # numbers as they are
-    with mode, autograd.enable_grad():
+    with mode:
+        return _collect(fn, [mode.from_tensor(a) if isinstance(a, Tensor) else a for a in args])
+
+
+def _collect(fn, fakes):
+    with autograd.enable_grad():
         out = fn(*fakes)
     outs = _as_outputs(out)
     return OutputInfo(isinstance(out, Tensor), [o.requires_grad for o in outs],
-                      [(tuple(o.shape), o.dtype, o.device) for o in outs])
+                      [(tuple(_example_value(n) for n in o.shape), o.dtype, o.device) for o in outs],
+                      [{k for k, n in enumerate(o.shape) if is_symbolic(n)} for o in outs])
 
+
+def _symbolic_twins(mode, args, dims):
+    """Fake twins of ``args`` whose dynamic sizes and numbers are symbols, as ``make_fx`` makes
+    them for ``_dynamic_dims``."""
+    twins = []
+    for a, spec in zip(args, dims, strict=True):
+        if spec is None:
+            twins.append(mode.from_tensor(a) if isinstance(a, Tensor) else a)
+        elif isinstance(a, Tensor):
+            twins.append(_dynamic_fake(mode, a, *spec))
+        elif type(a) is int:
+            twins.append(mode.shape_env.create_symbolic_size(a, spec[0], positive=None,
+                                                              specialize_zero_one=spec[1] not in ("number", "int")))
+        else:
+            twins.append(mode.shape_env.create_symbolic_float(a, spec[0]))
+    return twins
 
 def _as_outputs(out):
     outs = [out] if isinstance(out, Tensor) else list(out) if isinstance(out, (tuple, list)) else None
@@ -70,15 +103,17 @@ def _tag(graph, tag):
 
 
 def _tangent_dims(args, dims, info):
-    """The compiler's ``_dynamic_dims`` for the tangents: a dim of an output whose size is a
-    dynamic input's example size is traced as a symbol too, which duck shaping makes that
-    input's symbol (a coincidence only pins it back to its number, a static graph)."""
+    """The compiler's ``_dynamic_dims`` for the tangents: a tangent's dim is a symbol where its
+    output's is (torch makes the tangents from the outputs' fakes), which duck shaping makes the
+    input's symbol of that size. Without the outputs' symbols (``info.symbolic`` None), a dim of
+    an output whose size is a dynamic input's example size is taken for one."""
     sizes = {a.shape[d] for a, spec in zip(args, dims, strict=True) if spec is not None and isinstance(a, Tensor)
              for d in spec[1]}
+    symbolic = info.symbolic or [None] * len(info.metas)
     out = []
-    for (shape, _, _), d in zip(info.metas, info.differentiable, strict=True):
+    for (shape, _, _), d, known in zip(info.metas, info.differentiable, symbolic, strict=True):
         if d:
-            chosen = {k for k, n in enumerate(shape) if n in sizes and n > 1}
+            chosen = known if known is not None else {k for k, n in enumerate(shape) if n in sizes and n > 1}
             out.append((f"tangents_{len(out) + 1}", chosen) if chosen else None)
     return out
 
@@ -87,7 +122,7 @@ def trace_joint(fn, args, info=None, dims=None):
     """The joint graph of ``fn`` at ``args``, placeholders named ``primals_i`` and ``tangents_i``
     and output ``(*outputs, *grads)``, one gradient per primal (None where it needs none), with
     the nodes traced during the forward tagged ``is_forward``. Returns (GraphModule, OutputInfo)."""
-    info = info or collect_metadata(fn, args)
+    info = info or collect_metadata(fn, args, dims)
     n = len(args)
 
     def joint(*flat):

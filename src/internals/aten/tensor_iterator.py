@@ -699,7 +699,9 @@ def infer_size(a, b):
     Walks from the last dim, as torch does, so a mismatch is reported at the last dim that has
     one, numbered in the result ("tensor a" is the shape so far, "tensor b" the new operand's).
     """
-    if a == b:                  # the usual case, and nothing to check
+    # the usual case, and nothing to check; the lengths first, as a tuple compares the leading
+    # sizes before its length: a traced (s77, 3) against (3,) would decide s77 == 3
+    if len(a) == len(b) and a == b:
         return a
     ndim = max(len(a), len(b))
     result = [0] * ndim
@@ -864,7 +866,9 @@ def output_layout(input_impls, shape):
 
 
 def _output_layout(input_impls, shape):
-    same_shape = all(i.sizes == shape for i in input_impls)
+    # (the lengths first: a tuple compares its leading sizes before its length, which would
+    # decide a traced size equal to another operand's size where the shapes only broadcast)
+    same_shape = all(len(i.sizes) == len(shape) and i.sizes == shape for i in input_impls)
     if same_shape and input_impls:
         fast = _fast_layout(input_impls)
         if fast == "contiguous":

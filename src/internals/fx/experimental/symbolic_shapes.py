@@ -245,5 +245,7 @@ class ShapeEnv:
                     solutions = sympy.solve(guard, symbol)
                 except (NotImplementedError, AttributeError):   # floors: sympy finds no solution set
                     solutions = []
+                if not isinstance(solutions, list):     # an inequality: sympy answers with a relation
+                    solutions = []
                 if len(solutions) == 1 and solutions[0] == self.hints[symbol]:
                     self.replacements[symbol] = self.hints[symbol]
