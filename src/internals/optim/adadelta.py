@@ -21,6 +21,7 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    foreach_weight_decay,
     group_tensors_by_device_and_dtype,
     lists_as_real_if_complex,
     to_scalar,
@@ -112,11 +113,7 @@ def _multi_tensor_adadelta(params, states, group):
         F._foreach_add_(steps, tensor(1.0), alpha=1.0)
         if group["maximize"]:
             grads = F._foreach_neg(grads)
-        if weight_decay != 0:
-            if group["maximize"]:
-                F._foreach_add_(grads, device_params, alpha=weight_decay)
-            else:
-                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        grads = foreach_weight_decay(grads, device_params, group, weight_decay)
         F._foreach_mul_(square_avgs, rho)
         F._foreach_addcmul_(square_avgs, grads, grads, value=1 - rho)
         std = F._foreach_add(square_avgs, eps)

@@ -22,6 +22,7 @@ from .optimizer import (
     _use_grad_for_differentiable,
     check_foreach_differentiable,
     check_lr,
+    foreach_weight_decay,
     group_tensors_by_device_and_dtype,
     lists_as_real_if_complex,
     to_scalar,
@@ -125,11 +126,7 @@ def _multi_tensor_adagrad(params, states, group):
         if group["maximize"]:
             grads = F._foreach_neg(grads)
         F._foreach_add_(steps, tensor(1.0), alpha=1.0)
-        if weight_decay != 0:
-            if group["maximize"]:
-                F._foreach_add_(grads, device_params, alpha=weight_decay)
-            else:
-                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        grads = foreach_weight_decay(grads, device_params, group, weight_decay)
         minus_clr = [-lr / (1 + (step.item() - 1) * lr_decay) for step in steps]
         F._foreach_addcmul_(state_sums, grads, grads, value=1)
         std = F._foreach_sqrt(state_sums)

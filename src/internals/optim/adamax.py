@@ -17,6 +17,7 @@ from .optimizer import (
     check_capturable,
     check_foreach_differentiable,
     check_lr,
+    foreach_weight_decay,
     group_tensors_by_device_and_dtype,
     lists_as_real_if_complex,
     to_scalar,
@@ -112,11 +113,7 @@ def _multi_tensor_adamax(params, states, group):
         if group["maximize"]:
             grads = F._foreach_neg(grads)
         F._foreach_add_(steps, tensor(1.0), alpha=1.0)
-        if weight_decay != 0:
-            if group["maximize"]:
-                F._foreach_add_(grads, device_params, alpha=weight_decay)
-            else:
-                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        grads = foreach_weight_decay(grads, device_params, group, weight_decay)
         F._foreach_lerp_(exp_avgs, grads, 1 - beta1)
         F._foreach_mul_(exp_infs, beta2)
         if not group["maximize"] and weight_decay == 0:

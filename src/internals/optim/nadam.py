@@ -23,6 +23,7 @@ from .optimizer import (
     _use_grad_for_differentiable,
     check_capturable,
     check_foreach_differentiable,
+    foreach_weight_decay,
     group_tensors_by_device_and_dtype,
     lists_as_real_if_complex,
     to_scalar,
@@ -132,13 +133,7 @@ def _multi_tensor_nadam(params, states, group):
         if group["maximize"]:
             grads = F._foreach_neg(grads)
         F._foreach_add_(steps, tensor(1.0), alpha=1.0)
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                F._foreach_mul_(device_params, 1 - lr * weight_decay)
-            elif group["maximize"]:       # the negated gradients are already copies: added to in place
-                F._foreach_add_(grads, device_params, alpha=weight_decay)
-            else:
-                grads = F._foreach_add(grads, device_params, alpha=weight_decay)
+        grads = foreach_weight_decay(grads, device_params, group, weight_decay, lr)
         F._foreach_lerp_(exp_avgs, grads, 1 - beta1)
         F._foreach_mul_(exp_avg_sqs, beta2)
         F._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)

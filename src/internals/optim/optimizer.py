@@ -11,6 +11,7 @@ import functools
 from collections import defaultdict
 from copy import deepcopy
 
+from .. import _functional as F
 from .._functional import view_as_real
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import tensor
@@ -134,6 +135,22 @@ def group_tensors_by_device_and_dtype(tensorlists):
             part.append(whole[i])
         indices.append(i)
     return groups
+
+
+def foreach_weight_decay(grads, params, group, weight_decay, lr=None):
+    """A multi-tensor step's weight decay, as each of torch's ``_multi_tensor_*`` steps writes it:
+    with ``decoupled_weight_decay`` the parameters shrink by ``lr * weight_decay`` (AdamW's form);
+    otherwise ``weight_decay * param`` is added to the gradients, in place when ``maximize``
+    has already negated them into fresh tensors, into new ones when they are the ``.grad``s."""
+    if weight_decay == 0:
+        return grads
+    if group.get("decoupled_weight_decay"):
+        F._foreach_mul_(params, 1 - lr * weight_decay)
+    elif group["maximize"]:
+        F._foreach_add_(grads, params, alpha=weight_decay)
+    else:
+        grads = F._foreach_add(grads, params, alpha=weight_decay)
+    return grads
 
 
 def use_foreach(group, params):
