@@ -199,6 +199,10 @@ def test_every_derivative_entry_is_tested():
     reached.add(internals.ones(2, requires_grad=True)[...].grad_fn.name())    # x[...] is alias
     # least squares (tests/aten/test_linalg_solvers.py compares its node and gradients with torch's)
     reached |= _nodes(internals.linalg.lstsq(internals.eye(3, 2, requires_grad=True), internals.ones(3)).solution)
+    # cholesky_solve and cholesky_inverse (tests/aten/test_linalg_solvers.py compares their nodes and gradients)
+    factor = (internals.eye(2, dtype=internals.float64) * 2).requires_grad_()
+    reached |= _nodes(internals.cholesky_solve(internals.ones(2, 1, dtype=internals.float64), factor))
+    reached |= _nodes(internals.cholesky_inverse(factor))
     # polar (tests/autograd/test_complex_autograd.py compares its node and gradients with torch's)
     reached.add(internals.polar(internals.ones(2, requires_grad=True), internals.zeros(2)).grad_fn.name())
     y = internals.randn(3, dtype=internals.float64, requires_grad=True)
