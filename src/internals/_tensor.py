@@ -316,7 +316,7 @@ class Tensor(TensorBase):
     def type(self, dtype=None, non_blocking=False):
         """Without a dtype, the legacy type name: ``internals.FloatTensor`` (torch's
         ``torch.FloatTensor``); with a dtype, or such a name, ``to()`` it (``x.type(torch.float)``)."""
-        prefix = "cuda." if self.is_cuda else ""
+        prefix = {"cuda": "cuda.", "meta": "meta."}.get(self.device.type, "")
         if dtype is None:
             return f"internals.{prefix}{self.dtype.torch_name}Tensor"
         if isinstance(dtype, str):
@@ -324,6 +324,10 @@ class Tensor(TensorBase):
         if not isinstance(dtype, st.dtype):
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype, non_blocking=non_blocking)
+
+    def get_device(self):
+        """The device's index: -1 for the CPU and the meta device, which have none."""
+        return self.device.index if self.device.type == "cuda" else -1
 
     def nelement(self):
         return self.numel()
