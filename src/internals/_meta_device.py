@@ -56,7 +56,9 @@ _REFUSED |= {f"aten::{name}": (NotImplementedError, _NO_META_KERNEL.format(f"ate
 # is read. ``copy_`` and ``set_`` are handled apart.
 _ANY_DEVICE = frozenset(f"aten::{name}" for name in (
     "index.Tensor", "index_put", "index_put_", "_index_put_impl_", "mm", "bmm", "addmm", "matmul", "copy_",
-    "set_.source_Tensor", "set_.source_Storage_storage_offset", "_to_copy", "to.device", "to.dtype_layout"))
+    "set_.source_Tensor", "set_.source_Storage_storage_offset", "_to_copy", "to.device", "to.dtype_layout",
+    # torch's in-place arithmetic on meta runs its Python references, which compare no devices
+    "add_.Tensor", "sub_.Tensor", "mul_.Tensor", "div_.Tensor"))
 
 
 def meta_fallback(op, keys, *args, **kwargs):
@@ -64,14 +66,18 @@ def meta_fallback(op, keys, *args, **kwargs):
     name = op.name
     refused = _REFUSED.get(name)
     if refused is not None:
-        raise refused[0](refused[1])
+        raise _refusal(refused[0], refused[1])
     if name == "aten::copy_":
         return _copy(*args, **kwargs)
     if name in _INDEXING and any(isinstance(i, TensorBase) and i.dtype in (st.bool_, st.uint8)
                                  for i in args[1] or ()):
-        raise NotImplementedError(_NONZERO)     # a mask selects as many elements as it holds True values
+        raise _refusal(NotImplementedError, _NONZERO)     # a mask selects as many elements as it holds True values
     if name not in _ANY_DEVICE:
         _check_devices(op, args, kwargs)
+    if name == "aten::set_.source_Storage_storage_offset" and args[1].device != args[0]._impl.device:
+        raise _refusal(RuntimeError, f'Attempted to set the storage of a tensor on device "{args[0]._impl.device}" '
+                       f'to a storage on different device "{args[1].device}".  This is no longer allowed; the '
+                       "devices must match.")
     if name in meta_table and not _writes_first_argument(op):
         return _from_meta(meta_table[name](*args, **kwargs))
     with _rng_untouched():
@@ -80,13 +86,24 @@ def meta_fallback(op, keys, *args, **kwargs):
                 out = op.redispatch(_CPU_KEYS, *args, **kwargs)
         except Exception as error:      # the kernel read values, or refused its input: try for real
             try:
-                return _run_on_zero_twins(op, args, kwargs)
+                return _run_on_filled_twins(op, args, kwargs, 0)
             except Exception:
-                raise error from None
+                try:        # zeros refused (a probability vector, an integer divisor): ones
+                    return _run_on_filled_twins(op, args, kwargs, 1)
+                except Exception:
+                    raise error from None
     return _moved_to_meta(out)
 
 
 _INDEXING = frozenset({"aten::index.Tensor", "aten::index_put", "aten::index_put_", "aten::_index_put_impl_"})
+
+
+def _refusal(cls, message):
+    """An error the meta device gives on purpose (values asked for, devices mixed): marked, so that
+    a composite kernel that meets it is not run again on filled twins, which would answer."""
+    error = cls(message)
+    error.meta_refusal = True
+    return error
 
 
 def _writes_first_argument(op):
@@ -111,17 +128,17 @@ def _check_devices(op, args, kwargs):
         if expected is None:
             expected = device
         elif device != expected:
-            raise RuntimeError(f"Tensor on device {device} is not on the expected device {expected}!")
+            raise _refusal(RuntimeError, f"Tensor on device {device} is not on the expected device {expected}!")
     for t in tree_flatten([kwargs.get(name) for name in out_names]):
         if isinstance(t, TensorBase) and expected is not None and t._impl.device != expected:
-            raise RuntimeError(f"Attempting to copy from device {expected} to device {t._impl.device}, but "
-                               "cross-device copies are not allowed!")
+            raise _refusal(RuntimeError, f"Attempting to copy from device {expected} to device {t._impl.device}, "
+                           "but cross-device copies are not allowed!")
 
 
 def _copy(self_, src, non_blocking=False):
     """``copy_``: into a meta tensor, a check that ``src`` broadcasts to it; out of one, refused."""
     if self_._impl.device.type != "meta":
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise _refusal(NotImplementedError, "Cannot copy out of meta tensor; no data!")
     shape = broadcast_shapes(tuple(self_.shape), tuple(src.shape))
     if tuple(shape) != tuple(self_.shape):
         raise RuntimeError(f"output with shape {list(self_.shape)} doesn't match the broadcast shape {list(shape)}")
@@ -142,14 +159,16 @@ def _meta_storage(sizes, strides, offset, dtype):
     return UntypedStorage(required_storage_elements(sizes, strides, offset) * dtype.itemsize, _META)
 
 
-def _moved_to_meta(out):
+def _moved_to_meta(out, args=(), kwargs=None):
     """The kernel's outputs on the meta device: a tensor it made on another device (a kernel
     that builds its result on the host) or over no storage becomes a meta tensor of its
-    metadata; views of one storage keep sharing one meta storage."""
+    metadata; views of one storage keep sharing one meta storage. An argument handed back (an
+    in-place op on a CPU tensor with a meta operand) stays itself."""
     storages = {}
+    given = {id(t) for t in tree_flatten((args, kwargs or {})) if isinstance(t, TensorBase)}
 
     def move(t):
-        if not isinstance(t, TensorBase):
+        if not isinstance(t, TensorBase) or id(t) in given:
             return t
         impl = t._impl
         if impl.device.type == "meta" and not isinstance(impl.storage, NoStorage):
@@ -162,21 +181,28 @@ def _moved_to_meta(out):
     return tree_map(move, out)
 
 
-def _run_on_zero_twins(op, args, kwargs):
-    """The CPU kernel for real on zero-filled CPU twins of the meta tensors (one storage per meta
-    storage, so views stay views); the outputs' metadata comes back on the meta device, and an
-    input handed back (in place, out=) as that input, resized alike."""
+def _run_on_filled_twins(op, args, kwargs, fill):
+    """The CPU kernel for real on CPU twins of the meta tensors filled with ``fill`` (one storage
+    per meta storage, so views stay views); the outputs' metadata comes back on the meta device,
+    and an input handed back (in place, out=) as that input, resized alike."""
     storages, twins = {}, {}
 
     def twin(x):
-        if not isinstance(x, TensorBase) or x._impl.device.type != "meta":
+        if not isinstance(x, TensorBase):
             return x
+        if x._impl.device.type != "meta":   # a CPU tensor written in place must not change: a copy
+            copied = dispatcher.call("clone", x)
+            twins[id(copied._impl)] = x
+            return copied
         impl = x._impl
         if id(impl.storage) not in storages:
             storage = UntypedStorage(impl.storage.nbytes(), "cpu")
             flat = TensorBase._from_impl(TensorImpl(storage, (storage.nbytes(),), (1,), 0, st.uint8))
             dispatcher.call("zero_", flat)
             storages[id(impl.storage)] = storage
+        if fill:        # ones in the twin's own dtype, over the elements the meta tensor reaches
+            dispatcher.call("fill_.Scalar", TensorBase._from_impl(TensorImpl(
+                storages[id(impl.storage)], impl.sizes, impl.strides, impl.storage_offset, impl.dtype)), fill)
         t = TensorBase._from_impl(TensorImpl(storages[id(impl.storage)], impl.sizes, impl.strides,
                                              impl.storage_offset, impl.dtype))
         t._impl.is_wrapped_number = impl.is_wrapped_number
@@ -194,13 +220,14 @@ def _run_on_zero_twins(op, args, kwargs):
         if original is None:
             return x
         impl, target = x._impl, original._impl
-        if (impl.sizes, impl.strides, impl.storage_offset) != (target.sizes, target.strides, target.storage_offset):
+        layout = (impl.sizes, impl.strides, impl.storage_offset)
+        if target.device.type == "meta" and layout != (target.sizes, target.strides, target.storage_offset):
             target.sizes, target.strides, target.storage_offset = impl.sizes, impl.strides, impl.storage_offset
             if impl.storage.nbytes() > target.storage.nbytes():
                 target.storage._nbytes = impl.storage.nbytes()
         return original
     tree_map(back, real_kwargs.get("out"))
-    return _moved_to_meta(tree_map(back, out))
+    return _moved_to_meta(tree_map(back, out), args, kwargs)
 
 
 _META_TO_CPU = {"meta": "cpu", _META: as_device("cpu")}
@@ -218,7 +245,7 @@ def _to_copy_kernel(composite):
             return composite(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
                              non_blocking=non_blocking, memory_format=memory_format)
         if target.type != "meta":
-            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise _refusal(NotImplementedError, "Cannot copy out of meta tensor; no data!")
         strides = like_strides(self, memory_format)
         out = dispatcher.call("empty_strided", tuple(self.shape), strides, dtype=dtype or self.dtype, device=target)
         return dispatcher.call("copy_", out, self, non_blocking)
@@ -238,8 +265,38 @@ def register_meta_kernels():
     for key in ("CPU", "Meta"):
         dispatcher.impl("aten::_to_copy", key, dispatcher.KernelFunction(kernel))
     dispatcher.impl("aten::equal", "Meta", dispatcher.KernelFunction(_refuse_equal))
+    for op in list(dispatcher.operators.values()):
+        composite = op.kernels.get("CompositeExplicitAutograd")
+        if composite is not None and "Meta" not in op.kernels and not composite.fallthrough:
+            dispatcher.impl(op.name, "Meta", dispatcher.KernelFunction(_composite_on_meta(op, composite.fn),
+                                                                       f"{composite.debug}, on meta"))
+
+
+def _composite_on_meta(op, composite):
+    """A composite kernel run on meta tensors, as torch's serves the Meta key: most call other
+    operators through the dispatcher and need nothing more. One that reads values itself, or
+    refuses a device other than the CPU (``randperm``'s generator), is run again for real on
+    filled CPU twins, its outputs' metadata kept on the meta device."""
+    check = op.name not in _ANY_DEVICE
+
+    def kernel(*args, **kwargs):
+        if check:       # a mix of devices is refused here, never run on twins
+            _check_devices(op, args, kwargs)
+        try:
+            return composite(*args, **kwargs)
+        except Exception as error:
+            if getattr(error, "meta_refusal", False):   # values asked for, or devices mixed, inside
+                raise
+            for fill in (0, 1):
+                try:
+                    with _rng_untouched():
+                        return _run_on_filled_twins(op, args, kwargs, fill)
+                except Exception:   # noqa: S112 -- the composite's own error is the one to report
+                    continue
+            raise error from None
+    return kernel
 
 
 def _refuse_equal(self, other):
     """``equal`` answers from the values (its composite kernel would read ``item()``)."""
-    raise NotImplementedError(_NO_META_KERNEL.format("aten::equal"))
+    raise _refusal(NotImplementedError, _NO_META_KERNEL.format("aten::equal"))

@@ -104,6 +104,64 @@ PROGRAMS = {
     "set_": lambda t: (lambda a: a.set_(meta(t, 6)))(meta(t, 2)),
 }
 
+# harder cases: views of views, out=, promotion, autograd and modules, copies and pickles
+HOSTILE = {
+    "view_chain": lambda t: meta(t, 4, 6)[1:][:, 2:].t()[1:, ::2].unsqueeze(0),
+    "as_strided_of_view": lambda t: meta(t, 10)[2:].as_strided((2, 2), (1, 2), 1),
+    "unfold": lambda t: meta(t, 10).unfold(0, 3, 2),
+    "view_dtype": lambda t: meta(t, 4).view(t.int16),
+    "view_shares_storage": lambda t: (lambda a: (a[1:]._base is a, a[1:].untyped_storage().nbytes()))(meta(t, 3)),
+    "view_as_real": lambda t: t.view_as_real(meta(t, 3, dtype=t.complex128)),
+    "channels_last_add": lambda t: meta(t, 2, 3, 4, 5).contiguous(memory_format=t.channels_last) + 1,
+    "out_mm": lambda t: (lambda o: (t.mm(meta(t, 2, 3), meta(t, 3, 4), out=o) is o, o))(meta(t, 2, 4)),
+    "out_sum_resized": lambda t: (lambda o: (t.sum(meta(t, 2, 3), 1, out=o), o))(meta(t, 0)),
+    "out_cat_resized": lambda t: (lambda o: (t.cat([meta(t, 2), meta(t, 3)], out=o), o))(meta(t, 0)),
+    "out_transposed": lambda t: (lambda o: (t.add(meta(t, 3, 2), 1, out=o), o))(meta(t, 2, 3).t()),
+    "out_wider_dtype": lambda t: (lambda o: (t.add(meta(t, 3, dtype=t.int32), 1, out=o), o))(
+        meta(t, 3, dtype=t.float64)),
+    "promote_bool_int8": lambda t: meta(t, 3, dtype=t.bool) + meta(t, 3, dtype=t.int8),
+    "promote_uint8_int8": lambda t: meta(t, 3, dtype=t.uint8) + meta(t, 3, dtype=t.int8),
+    "promote_0dim_float64": lambda t: meta(t, 3, dtype=t.float16) + meta(t, (), dtype=t.float64),
+    "promote_complex_number": lambda t: meta(t, 3, dtype=t.float64) * 1j,
+    "promote_bfloat16_float16": lambda t: meta(t, 3, dtype=t.bfloat16) + meta(t, 3, dtype=t.float16),
+    "int_floor_divide": lambda t: meta(t, 3, dtype=t.int32) // 2,
+    "sum_bool": lambda t: meta(t, 3, dtype=t.bool).sum(),
+    "abs_complex": lambda t: meta(t, 3, dtype=t.complex64).abs(),
+    "sqrt_int": lambda t: meta(t, 3, dtype=t.int32).sqrt(),
+    "where_promotes": lambda t: t.where(meta(t, 3, dtype=t.bool), meta(t, 3, dtype=t.int32),
+                                        meta(t, 3, dtype=t.float16)),
+    "cpu_scalar_first": lambda t: t.tensor(2.0) + meta(t, 3),
+    "inplace_with_cpu_operand": lambda t: (meta(t, 3).mul_(t.ones(3)), t.ones(3).add_(meta(t, 3)).device.type),
+    "cpu_index_put_meta_values": lambda t: (lambda a: (a.index_put_((t.tensor([0]),), meta(t, 1)) is a, a))(t.ones(3)),
+    "setitem_cpu_values": lambda t: (lambda a: (a.__setitem__(0, t.ones(3)), a)[1])(meta(t, 2, 3)),
+    "type_as": lambda t: (meta(t, 2).type_as(meta(t, 2, dtype=t.float64)),
+                          t.ones(2).type_as(meta(t, 2, dtype=t.float64))),
+    "to_meta_dtype": lambda t: t.ones(2, 3, dtype=t.int32).to("meta", t.float16),
+    "to_meta_keeps_grad_fn": lambda t: t.ones(2, requires_grad=True).to("meta"),
+    "grad_fn_of_views": lambda t: (lambda a: ((a * 2)[1:] ** 2).sum())(meta(t, 3, requires_grad=True)),
+    "inplace_on_view_grad_fn": lambda t: (lambda b: (b[0].mul_(2), b)[1])(meta(t, 3, 2, requires_grad=True) * 1),
+    "backward_fills_meta_grad": lambda t: (lambda a: ((a * a).sum().backward(), a.grad)[1])(
+        meta(t, 3, requires_grad=True)),
+    "scatter_add_": lambda t: meta(t, 4, 5).scatter_add_(0, index(t, 2, 5), meta(t, 2, 5)),
+    "embedding_bag": lambda t: t.nn.functional.embedding_bag(index(t, 6), meta(t, 10, 3), index(t, 2)),
+    "linalg_inv": lambda t: t.linalg.inv(meta(t, 3, 3)),
+    "multinomial": lambda t: t.multinomial(meta(t, 4), 2),
+    "randperm": lambda t: t.randperm(5, device="meta"),
+    "bernoulli": lambda t: t.bernoulli(meta(t, 4)),
+    "max_pool_indices": lambda t: t.nn.functional.max_pool2d(meta(t, 1, 2, 4, 4), 2, return_indices=True),
+    "interpolate": lambda t: t.nn.functional.interpolate(meta(t, 1, 2, 4, 4), scale_factor=2),
+    "lstm": lambda t: t.nn.LSTM(3, 4, device="meta")(meta(t, 5, 2, 3))[0],
+    "transformer_layer": lambda t: t.nn.TransformerEncoderLayer(8, 2, 16, device="meta", dropout=0.0)(
+        meta(t, 3, 2, 8)),
+    "storage_resize": lambda t: (lambda s: (s.resize_(100), s.nbytes())[1])(meta(t, 2).untyped_storage()),
+    "set_meta_storage": lambda t: meta(t, 0).set_(t.UntypedStorage(16, device="meta"), 1, (2,), (1,)),
+    "deepcopy_view": lambda t: __import__("copy").deepcopy(meta(t, 2, 3)[1:]),
+    "deepcopy_module": lambda t: __import__("copy").deepcopy(t.nn.Linear(2, 3, device="meta")).weight,
+    "pickle_view": lambda t: __import__("pickle").loads(__import__("pickle").dumps(
+        meta(t, 3, 4, requires_grad=True).detach().t()[1:].requires_grad_())),
+}
+PROGRAMS |= {f"hostile_{name}": program for name, program in HOSTILE.items()}
+
 # name -> program(lib), which raises in torch: the same class and message here
 REFUSED = {
     "cpu": lambda t: meta(t, 2).cpu(),
@@ -128,6 +186,16 @@ REFUSED = {
     "copy_wrong_shape": lambda t: meta(t, 2, 3).copy_(t.ones(4)),
     "view_of_transpose": lambda t: meta(t, 2, 3).t().view(6),
     "skip_init_needs_device": lambda t: t.nn.utils.skip_init(t.nn.ReLU),
+    "meta_0dim_with_cpu": lambda t: meta(t, ()) + t.ones(3),
+    "stack_mixed": lambda t: t.stack([meta(t, 2), t.ones(2)]),
+    "where_mixed": lambda t: t.where(meta(t, 3, dtype=t.bool), t.ones(3), meta(t, 3)),
+    "addcmul_mixed": lambda t: meta(t, 3).addcmul_(t.ones(3), t.ones(3)),
+    "clamp_mixed": lambda t: meta(t, 3).clamp_(t.ones(3)),
+    "out_mixed": lambda t: t.add(meta(t, 3), t.ones(3), out=meta(t, 3)),
+    "type_as_cpu": lambda t: meta(t, 3).type_as(t.ones(1, dtype=t.float64)),
+    "set_cpu_storage": lambda t: meta(t, 0).set_(t.UntypedStorage(16), 0, (2,), (1,)),
+    "reshape_wrong_numel": lambda t: meta(t, 2, 3).reshape(4),
+    "index_past_the_end": lambda t: meta(t, 2, 3)[5],
 }
 
 # torch's meta kernels word these differently from its CPU kernels: the class is compared
@@ -137,6 +205,11 @@ REFUSED_CLASS_ONLY = {
     "cat_sizes": lambda t: t.cat([meta(t, 2, 3), meta(t, 2, 4)]),
     "inplace_int_add_float": lambda t: meta(t, 3, dtype=t.int64).add_(1.5),
     "inplace_broadcast_grows": lambda t: meta(t, 3).add_(meta(t, 2, 3)),
+    "mean_of_int": lambda t: meta(t, 3, dtype=t.int64).mean(),
+    "out_dtype_too_narrow": lambda t: t.add(meta(t, 3), meta(t, 3), out=meta(t, 3, dtype=t.int64)),
+    "conv_channels": lambda t: t.nn.functional.conv2d(meta(t, 1, 3, 8, 8), meta(t, 4, 2, 3, 3)),
+    "layer_norm_shape": lambda t: t.nn.functional.layer_norm(meta(t, 2, 5), (4,)),
+    "storage_overflow": lambda t: meta(t, 2**62, 4),
 }
 
 
