@@ -11,8 +11,15 @@ operator, in the order a FakeTensor's call takes (``_subclasses/fake_tensor.py``
 3. a hand-written meta function (``internals._meta_registrations``), where there is one;
 4. otherwise the operator's CPU kernel runs for metadata only (``meta_execution``): every tensor
    it allocates on the meta device holds no bytes, and its loops are skipped;
-5. a kernel that reads values on the way runs for real on zero-filled CPU twins of the meta
-   tensors, and only its outputs' metadata is kept, on the meta device.
+5. a kernel that reads values on the way runs for real on CPU twins of the meta tensors, filled
+   with zeros (with ones where zeros are refused: a probability vector), and only its outputs'
+   metadata is kept, on the meta device. A CPU operand is copied for that run, so that nothing
+   real is written.
+
+Operators with a composite kernel (``CompositeExplicitAutograd``) run it on meta tensors, as
+torch's do; most call other operators through the dispatcher, which come back here. The few that
+read values themselves (``randperm``, ``bernoulli``) are run again as in step 5. ``_to_copy``
+gets kernels of its own: the package's composite one calls the CPU ``copy_`` directly.
 
 A random factory or in-place fill draws no numbers: the default generator is left as it was.
 """
@@ -92,7 +99,7 @@ def meta_fallback(op, keys, *args, **kwargs):
                     return _run_on_filled_twins(op, args, kwargs, 1)
                 except Exception:
                     raise error from None
-    return _moved_to_meta(out)
+    return _moved_to_meta(out, args, kwargs)
 
 
 _INDEXING = frozenset({"aten::index.Tensor", "aten::index_put", "aten::index_put_", "aten::_index_put_impl_"})
