@@ -20,6 +20,8 @@ from . import (
     _tensor,
     _tensor_base,
 )
+from ._meta_device import register_meta_fallback as _register_meta_fallback
+from ._meta_device import register_meta_kernels as _register_meta_kernels
 from ._tensor import Size, Tensor
 from ._tensor_str import set_printoptions
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
@@ -76,10 +78,12 @@ def _fill_tables():
     # 2. Backend fallbacks first: a kernel registered later overrides its key's fallback.
     _register_core_fallbacks()
     _register_python_fallbacks()
+    _register_meta_fallback()
     # 3. The operators of native_functions.yaml with their backend and composite kernels.
     _register_native_functions()
     _register_conjugate_fallback()      # their fallthroughs name native operators
     _register_negate_fallback()
+    _register_meta_kernels()
     # 4. The layers above the backends: ADInplaceOrView, then Autograd, then Autocast kernels.
     _register_inplace_kernels()
     _register_autograd_kernels()

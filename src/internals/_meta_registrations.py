@@ -66,6 +66,8 @@ def _unary_meta(name):
         dtype = x.dtype
         if name in _FLOATING_UNARY and not dtype.is_floating_point:
             dtype = st.get_default_dtype()
+        elif name == "abs":     # |z| of a complex z is real
+            dtype = st.to_real(dtype)
         return _elementwise([x], dtype)
     return meta
 
@@ -128,6 +130,9 @@ def meta_sum(x, dim=None, keepdim=False, *, dtype=None):
 
 @register_meta("mean", "mean.dim")
 def meta_mean(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None and not (x.dtype.is_floating_point or x.dtype.is_complex):     # the kernel's own check
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {x.dtype.torch_name}")
     return _reduction(x, dim, keepdim, dtype or x.dtype)
 
 

@@ -316,7 +316,7 @@ class Tensor(TensorBase):
     def type(self, dtype=None, non_blocking=False):
         """Without a dtype, the legacy type name: ``internals.FloatTensor`` (torch's
         ``torch.FloatTensor``); with a dtype, or such a name, ``to()`` it (``x.type(torch.float)``)."""
-        prefix = "cuda." if self.is_cuda else ""
+        prefix = {"cuda": "cuda.", "meta": "meta."}.get(self.device.type, "")
         if dtype is None:
             return f"internals.{prefix}{self.dtype.torch_name}Tensor"
         if isinstance(dtype, str):
@@ -324,6 +324,10 @@ class Tensor(TensorBase):
         if not isinstance(dtype, st.dtype):
             raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype, non_blocking=non_blocking)
+
+    def get_device(self):
+        """The device's index: -1 for the CPU and the meta device, which have none."""
+        return self.device.index if self.device.type == "cuda" else -1
 
     def nelement(self):
         return self.numel()
@@ -384,7 +388,9 @@ class Tensor(TensorBase):
         return self.to(st.bool_)
 
     def type_as(self, other):
-        return self.to(other.dtype)
+        """``self.type(other.type())``: ``other``'s dtype on ``other``'s device (its type name,
+        ``torch.meta.DoubleTensor``, names both)."""
+        return self.to(device=other.device, dtype=other.dtype)
 
     # ------------------------------------------------------------------ copies, views and math
     # The operators' methods (add, sum, view, ...) are generated from native_functions.yaml into
@@ -735,6 +741,8 @@ class Tensor(TensorBase):
                 new = _rebuild_compressed(*(copy.deepcopy(t, memo) for t in (impl.compressed_indices,
                                                                               impl.plain_indices, impl.values)),
                                           self.shape, impl.layout)
+            elif self._impl.device.type == "meta":      # no bytes to share: a clone, as torch's
+                new = type(self)._from_impl(dispatcher.call("clone", self)._impl)
             else:
                 impl = self._impl
                 new = type(self)._from_impl(TensorImpl(copy.deepcopy(impl.storage, memo), impl.sizes, impl.strides,
@@ -756,6 +764,9 @@ class Tensor(TensorBase):
             impl = self._impl
             rebuild = _rebuild_compressed, (impl.compressed_indices, impl.plain_indices, impl.values,
                                             tuple(self.shape), impl.layout)
+        elif self._impl.device.type == "meta":      # no storage to carry: only the metadata
+            rebuild = _rebuild_meta_tensor_no_storage, (self.dtype, tuple(self.shape), self.stride(),
+                                                        self.requires_grad)
         else:
             impl = self._impl
             rebuild = _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides,
@@ -790,6 +801,12 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_gr
     this package's storages are untyped)."""
     t = Tensor._from_impl(TensorImpl(storage, size, stride, storage_offset, dtype))
     return t.requires_grad_() if requires_grad else t
+
+
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    """Unpickle a meta tensor (``torch._utils._rebuild_meta_tensor_no_storage``): a fresh one of
+    these sizes and strides, at offset 0 of a storage just large enough."""
+    return dispatcher.call("empty_strided", size, stride, dtype=dtype, device="meta").requires_grad_(requires_grad)
 
 
 def _rebuild_with_state(func, args, state):

@@ -110,8 +110,9 @@ def test_backend_select_routes_by_device_and_layout():
 
 # ---------------------------------------------------------------------- dispatch tables
 # Keys whose entries mean the same in both libraries. Left out: CUDA and SparseCUDA (torch's CPU
-# wheel has no CUDA kernels), Meta (internals has no meta backend; torch's composites get Python
-# meta kernels), and the Autograd keys (see the next test).
+# wheel has no CUDA kernels), Meta (internals serves it with one backend fallback and a wrapper
+# around each composite kernel, where torch registers a kernel per operator), and the Autograd keys
+# (see the next test).
 COMPARED = ["CPU", "SparseCPU", "BackendSelect", "Python", "ADInplaceOrView", "AutocastCPU", "AutocastCUDA",
             "PythonTLSSnapshot"]
 

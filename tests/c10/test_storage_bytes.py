@@ -31,6 +31,13 @@ def test_cuda_storage_bytes_match_cpu():
     assert bytes(x.untyped_storage()) == bytes(torch.tensor([1.5, -2.0, 3.0]).untyped_storage())
 
 
-def test_storage_on_a_device_without_allocator_raises():
-    with pytest.raises(NotImplementedError):
-        internals.empty(2, device="meta")
+@pytest.mark.parametrize("read", [bytes, lambda s: s.tolist(), lambda s: s[0]], ids=["bytes", "tolist", "item"])
+def test_meta_storage_has_no_bytes_to_read(read):
+    """The meta device's allocator gives no memory: the size is kept, every read refused as torch's."""
+    ours = internals.empty(2, device="meta").untyped_storage()
+    theirs = torch.empty(2, device="meta").untyped_storage()
+    assert (ours.nbytes(), ours.data_ptr()) == (theirs.nbytes(), theirs.data_ptr()) == (8, 0)
+    with pytest.raises(NotImplementedError) as their_error:
+        read(theirs)
+    with pytest.raises(NotImplementedError, match=str(their_error.value)):
+        read(ours)

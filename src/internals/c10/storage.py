@@ -164,8 +164,8 @@ class UntypedStorage:
 
         One difference from torch, on purpose: torch lets a storage shrink under a tensor that
         still reaches past the new end (reading it then reads freed memory); here that raises,
-        because no tensor may reach outside its storage."""
-        self._no_bytes()
+        because no tensor may reach outside its storage. A meta storage has no bytes to move:
+        only its size changes, as torch's."""
         if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):    # THPUtils_checkLong
             raise RuntimeError(f"resize_ expects an int, but got {type(nbytes).__name__}")
         nbytes = operator.index(nbytes)
@@ -177,6 +177,9 @@ class UntypedStorage:
             raise RuntimeError("Trying to resize storage that is not resizable")
         if nbytes < self._nbytes:
             self._check_no_tensor_reaches(nbytes)
+        if self._data is None:
+            self._nbytes = nbytes
+            return self
         allocator = self._allocator or _allocator_for(self.device)
         new = allocator.allocate(nbytes)
         kept = min(nbytes, self._nbytes)
@@ -280,9 +283,11 @@ class UntypedStorage:
     # Without these, ``copy.deepcopy`` and ``pickle`` would walk the attributes: the allocator
     # (every cached segment of it) and a cuda array's host-side internals.
     def clone(self):
-        """A new storage on the same device holding a copy of the bytes (``UntypedStorage.clone``)."""
-        self._no_bytes()
+        """A new storage on the same device holding a copy of the bytes (``UntypedStorage.clone``);
+        on the meta device, of the size alone."""
         new = UntypedStorage(self._nbytes, self.device)
+        if self._data is None:
+            return new
         if self._nbytes:
             if self.device.type == "cpu":
                 new._data[:] = self._data
@@ -297,8 +302,10 @@ class UntypedStorage:
         return memo[id(self)]
 
     def __reduce__(self):
-        """The bytes (copied to the host) and the device: unpickled, a new storage on that device."""
-        self._no_bytes()
+        """The bytes (copied to the host) and the device: unpickled, a new storage on that device.
+        A meta storage pickles its size: torch's checkpoints of meta tensors hold no bytes either."""
+        if self._data is None:
+            return UntypedStorage, (self._nbytes, str(self.device))
         host = self._data if self.device.type == "cpu" else self._data.copy_to_host()
         return _rebuild_storage, (np.asarray(host).tobytes(), str(self.device))
 

@@ -419,11 +419,13 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Replace every parameter's and buffer's data by ``fn(data)``, keeping the Parameter objects:
-        an optimizer built before ``model.to(...)`` still holds the right tensors."""
-        for module in self.children():
-            module._apply(fn)
+        an optimizer built before ``model.to(...)`` still holds the right tensors. ``recurse``
+        False: this module's own tensors only."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         for param in self._parameters.values():
             if param is None:
                 continue
@@ -460,6 +462,13 @@ class Module:
                 return t.to(device=device, dtype=wanted, non_blocking=non_blocking, memory_format=memory_format)
             return t.to(device=device, dtype=wanted, non_blocking=non_blocking)
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Every parameter and buffer as a new uninitialized tensor of its shape on ``device``
+        (``nn.Module.to_empty``): how a module built on the meta device, which holds no values to
+        copy, gets real memory before its weights are loaded or initialized."""
+        from ...aten import dispatcher  # the operators sit below nn, looked up at the call
+        return self._apply(lambda t: dispatcher.call("empty_like", t, device=device), recurse=recurse)
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())
@@ -650,8 +659,18 @@ class Module:
             elif assign:
                 self._assign_loaded(name, own, value)
             else:
-                with no_grad():
-                    own.copy_(value)
+                if own.is_meta and not value.is_meta:
+                    warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter "
+                                  "in the current model, which is a no-op. (Did you mean to pass `assign=True` to "
+                                  "assign items in the state dictionary to their corresponding key in the module "
+                                  "instead of copying them in place?)", stacklevel=2)
+                try:
+                    with no_grad():
+                        own.copy_(value)
+                except Exception as error:      # a meta value, which has nothing to copy: torch's report
+                    errors.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{torch_size_text(own.shape)} and whose dimensions in the checkpoint are "
+                                  f"{torch_size_text(value.shape)}, an exception occurred : {error.args}.")
 
     def _assign_loaded(self, name, own, value):
         """``assign=True``: the loaded tensor takes the place of ``own``; in place of a parameter it

@@ -1,0 +1,309 @@
+"""The meta device: tensors with sizes, strides and dtype and no data (torch's Meta backend).
+
+torch serves the Meta dispatch key with the meta step of its structured kernels and the meta
+functions of ``torch/_meta_registrations.py``. Here one backend fallback serves the key for every
+operator, in the order a FakeTensor's call takes (``_subclasses/fake_tensor.py``):
+
+1. an operator whose output depends on values (``nonzero``, ``item()``) is refused, with
+   torch's error for it; a call that mixes meta tensors with tensors of another device is
+   refused too, as the meta step's device check refuses it;
+2. ``copy_`` into a meta tensor checks the shapes and copies nothing; out of one it refuses;
+3. a hand-written meta function (``internals._meta_registrations``), where there is one;
+4. otherwise the operator's CPU kernel runs for metadata only (``meta_execution``): every tensor
+   it allocates on the meta device holds no bytes, and its loops are skipped;
+5. a kernel that reads values on the way runs for real on CPU twins of the meta tensors, filled
+   with zeros (with ones where zeros are refused: a probability vector), and only its outputs'
+   metadata is kept, on the meta device. A CPU operand is copied for that run, so that nothing
+   real is written.
+
+Operators with a composite kernel (``CompositeExplicitAutograd``) run it on meta tensors, as
+torch's do; most call other operators through the dispatcher, which come back here. The few that
+read values themselves (``randperm``, ``bernoulli``) are run again as in step 5. ``_to_copy``
+gets kernels of its own: the package's composite one calls the CPU ``copy_`` directly.
+
+A random factory or in-place fill draws no numbers: the default generator is left as it was.
+"""
+from ._meta_registrations import TensorMeta, meta_table
+from ._subclasses.fake_tensor import _rng_untouched
+from ._tensor_base import TensorBase
+from .aten import dispatcher
+from .aten.empty_tensor import meta_execution
+from .aten.native.tensor_factories import like_strides
+from .aten.tensor_iterator import broadcast_shapes
+from .c10 import scalar_type as st
+from .c10.device import device as as_device
+from .c10.dispatch_key import DispatchKey, DispatchKeySet
+from .c10.storage import UntypedStorage
+from .c10.tensor_impl import NoStorage, TensorImpl, required_storage_elements
+from .utils._pytree import tree_flatten, tree_map
+
+__all__ = ["meta_fallback", "register_meta_fallback", "register_meta_kernels"]
+
+_META = as_device("meta")
+_CPU_KEYS = DispatchKeySet([DispatchKey.CPU])
+
+# torch's messages for the operators whose output sizes or Python values come from the data.
+_NO_META_KERNEL = ("{}: attempted to run this operator with Meta tensors, but there was no fake impl or "
+                   "Meta kernel registered. You may have run into this message while using an operator with "
+                   "PT2 compilation APIs (torch.compile/torch.export); in order to use this operator with those "
+                   "APIs you'll need to add a fake impl. Please see the following for next steps:  "
+                   "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+_NONZERO = ("The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+            "data-independent implementation does not exist. This implementation returns a fake value, "
+            "assuming all elements of the tensor are non-zero. To enable this registration, please set "
+            "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+_REFUSED = {"aten::_local_scalar_dense": (RuntimeError, "Tensor.item() cannot be called on meta tensors"),
+            "aten::nonzero": (NotImplementedError, _NONZERO), "aten::argwhere": (NotImplementedError, _NONZERO)}
+_REFUSED |= {f"aten::{name}": (NotImplementedError, _NO_META_KERNEL.format(f"aten::{name.split('.')[0]}"))
+             for name in ("masked_select", "_unique2", "unique_dim", "unique_consecutive", "equal", "bincount",
+                          "repeat_interleave.Tensor", "is_nonzero")}
+
+# Operators whose meta step does not compare devices in torch: an index or a matrix on the CPU
+# is taken with a meta tensor (``meta[cpu_index]``, ``meta @ cpu``), its metadata being all that
+# is read. ``copy_`` and ``set_`` are handled apart.
+_ANY_DEVICE = frozenset(f"aten::{name}" for name in (
+    "index.Tensor", "index_put", "index_put_", "_index_put_impl_", "mm", "bmm", "addmm", "matmul", "copy_",
+    "set_.source_Tensor", "set_.source_Storage_storage_offset", "_to_copy", "to.device", "to.dtype_layout",
+    # torch's in-place arithmetic on meta runs its Python references, which compare no devices
+    "add_.Tensor", "sub_.Tensor", "mul_.Tensor", "div_.Tensor"))
+
+
+def meta_fallback(op, keys, *args, **kwargs):
+    """The Meta key's kernel for every operator (a boxed backend fallback)."""
+    name = op.name
+    refused = _REFUSED.get(name)
+    if refused is not None:
+        raise _refusal(refused[0], refused[1])
+    if name == "aten::copy_":
+        return _copy(*args, **kwargs)
+    if name in _INDEXING and any(isinstance(i, TensorBase) and i.dtype in (st.bool_, st.uint8)
+                                 for i in args[1] or ()):
+        raise _refusal(NotImplementedError, _NONZERO)     # a mask selects as many elements as it holds True values
+    if name not in _ANY_DEVICE:
+        _check_devices(op, args, kwargs)
+    if name == "aten::set_.source_Storage_storage_offset" and args[1].device != args[0]._impl.device:
+        raise _refusal(RuntimeError, f'Attempted to set the storage of a tensor on device "{args[0]._impl.device}" '
+                       f'to a storage on different device "{args[1].device}".  This is no longer allowed; the '
+                       "devices must match.")
+    if name in meta_table and not _writes_first_argument(op):
+        return _from_meta(meta_table[name](*args, **kwargs))
+    with _rng_untouched():
+        try:
+            with meta_execution():
+                out = op.redispatch(_CPU_KEYS, *args, **kwargs)
+        except Exception as error:      # the kernel read values, or refused its input: try for real
+            try:
+                return _run_on_filled_twins(op, args, kwargs, 0)
+            except Exception:
+                try:        # zeros refused (a probability vector, an integer divisor): ones
+                    return _run_on_filled_twins(op, args, kwargs, 1)
+                except Exception:
+                    raise error from None
+    return _moved_to_meta(out, args, kwargs)
+
+
+_INDEXING = frozenset({"aten::index.Tensor", "aten::index_put", "aten::index_put_", "aten::_index_put_impl_"})
+
+
+def _refusal(cls, message):
+    """An error the meta device gives on purpose (values asked for, devices mixed): marked, so that
+    a composite kernel that meets it is not run again on filled twins, which would answer."""
+    error = cls(message)
+    error.meta_refusal = True
+    return error
+
+
+def _writes_first_argument(op):
+    """In-place and out= forms (``Tensor(a!)``): their meta function gives the result, not the
+    tensor written, so their kernel runs instead."""
+    arguments = op.schema.arguments
+    first = arguments.flat_positional[0] if arguments.flat_positional else None
+    return bool(arguments.out) or (first is not None and first.annotation is not None and first.annotation.is_write)
+
+
+def _check_devices(op, args, kwargs):
+    """Every tensor on one device, but a CPU scalar (a 0-dim tensor), which any device takes:
+    the first tensor's device is the expected one, as TensorIterator's meta step decides. An
+    out= tensor elsewhere is refused as the copy into it would be."""
+    out_names = {a.name for a in op.schema.arguments.out}
+    inputs = {k: v for k, v in kwargs.items() if k not in out_names}
+    expected = None
+    for t in tree_flatten((args, inputs)):
+        if not isinstance(t, TensorBase) or (t._impl.device.type == "cpu" and not t._impl.sizes):
+            continue
+        device = t._impl.device
+        if expected is None:
+            expected = device
+        elif device != expected:
+            raise _refusal(RuntimeError, f"Tensor on device {device} is not on the expected device {expected}!")
+    for t in tree_flatten([kwargs.get(name) for name in out_names]):
+        if isinstance(t, TensorBase) and expected is not None and t._impl.device != expected:
+            raise _refusal(RuntimeError, f"Attempting to copy from device {expected} to device {t._impl.device}, "
+                           "but cross-device copies are not allowed!")
+
+
+def _copy(self_, src, non_blocking=False):
+    """``copy_``: into a meta tensor, a check that ``src`` broadcasts to it; out of one, refused."""
+    if self_._impl.device.type != "meta":
+        raise _refusal(NotImplementedError, "Cannot copy out of meta tensor; no data!")
+    shape = broadcast_shapes(tuple(self_.shape), tuple(src.shape))
+    if tuple(shape) != tuple(self_.shape):
+        raise RuntimeError(f"output with shape {list(self_.shape)} doesn't match the broadcast shape {list(shape)}")
+    return self_
+
+
+def _from_meta(result):
+    if isinstance(result, TensorMeta):
+        impl = TensorImpl(_meta_storage(result.shape, result.strides, 0, result.dtype), tuple(result.shape),
+                          tuple(result.strides), 0, result.dtype)
+        return TensorBase._from_impl(impl)
+    if isinstance(result, tuple):
+        return tuple(_from_meta(r) for r in result)
+    return result
+
+
+def _meta_storage(sizes, strides, offset, dtype):
+    return UntypedStorage(required_storage_elements(sizes, strides, offset) * dtype.itemsize, _META)
+
+
+def _moved_to_meta(out, args=(), kwargs=None):
+    """The kernel's outputs on the meta device: a tensor it made on another device (a kernel
+    that builds its result on the host) or over no storage becomes a meta tensor of its
+    metadata; views of one storage keep sharing one meta storage. An argument handed back (an
+    in-place op on a CPU tensor with a meta operand) stays itself."""
+    storages = {}
+    given = {id(t) for t in tree_flatten((args, kwargs or {})) if isinstance(t, TensorBase)}
+
+    def move(t):
+        if not isinstance(t, TensorBase) or id(t) in given:
+            return t
+        impl = t._impl
+        if impl.device.type == "meta" and not isinstance(impl.storage, NoStorage):
+            return t
+        key = id(impl.storage)
+        if key not in storages:
+            storages[key] = UntypedStorage(impl.storage.nbytes(), _META)
+        return TensorBase._from_impl(TensorImpl(storages[key], impl.sizes, impl.strides, impl.storage_offset,
+                                                impl.dtype))
+    return tree_map(move, out)
+
+
+def _run_on_filled_twins(op, args, kwargs, fill):
+    """The CPU kernel for real on CPU twins of the meta tensors filled with ``fill`` (one storage
+    per meta storage, so views stay views); the outputs' metadata comes back on the meta device,
+    and an input handed back (in place, out=) as that input, resized alike."""
+    storages, twins = {}, {}
+
+    def twin(x):
+        if not isinstance(x, TensorBase):
+            return x
+        if x._impl.device.type != "meta":   # a CPU tensor written in place must not change: a copy
+            copied = dispatcher.call("clone", x)
+            twins[id(copied._impl)] = x
+            return copied
+        impl = x._impl
+        if id(impl.storage) not in storages:
+            storage = UntypedStorage(impl.storage.nbytes(), "cpu")
+            flat = TensorBase._from_impl(TensorImpl(storage, (storage.nbytes(),), (1,), 0, st.uint8))
+            dispatcher.call("zero_", flat)
+            storages[id(impl.storage)] = storage
+        if fill:        # ones in the twin's own dtype, over the elements the meta tensor reaches
+            dispatcher.call("fill_.Scalar", TensorBase._from_impl(TensorImpl(
+                storages[id(impl.storage)], impl.sizes, impl.strides, impl.storage_offset, impl.dtype)), fill)
+        t = TensorBase._from_impl(TensorImpl(storages[id(impl.storage)], impl.sizes, impl.strides,
+                                             impl.storage_offset, impl.dtype))
+        t._impl.is_wrapped_number = impl.is_wrapped_number
+        twins[id(t._impl)] = x
+        return t
+
+    real_args, real_kwargs = tree_map(twin, args), tree_map(twin, kwargs)
+    real_kwargs = {k: _META_TO_CPU.get(v, v) if k == "device" else v for k, v in real_kwargs.items()}
+    out = op.redispatch(_CPU_KEYS, *real_args, **real_kwargs)
+
+    def back(x):
+        if not isinstance(x, TensorBase):
+            return x
+        original = twins.get(id(x._impl))
+        if original is None:
+            return x
+        impl, target = x._impl, original._impl
+        layout = (impl.sizes, impl.strides, impl.storage_offset)
+        if target.device.type == "meta" and layout != (target.sizes, target.strides, target.storage_offset):
+            target.sizes, target.strides, target.storage_offset = impl.sizes, impl.strides, impl.storage_offset
+            if impl.storage.nbytes() > target.storage.nbytes():
+                target.storage._nbytes = impl.storage.nbytes()
+        return original
+    tree_map(back, real_kwargs.get("out"))
+    return _moved_to_meta(tree_map(back, out), args, kwargs)
+
+
+_META_TO_CPU = {"meta": "cpu", _META: as_device("cpu")}
+
+
+def _to_copy_kernel(composite):
+    """``_to_copy`` with the meta device on either side: torch's kernel allocates the result and
+    fills it with ``copy_`` through the dispatcher, whose Meta kernel copies nothing into a meta
+    tensor and refuses to copy out of one. The package's kernel calls the CPU ``copy_`` directly,
+    so the meta cases are taken here first; every other call goes on to that kernel."""
+    def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+                 memory_format=None):
+        target = as_device(device) if device is not None else self._impl.device
+        if target.type != "meta" and self._impl.device.type != "meta":
+            return composite(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                             non_blocking=non_blocking, memory_format=memory_format)
+        if target.type != "meta":
+            raise _refusal(NotImplementedError, "Cannot copy out of meta tensor; no data!")
+        strides = like_strides(self, memory_format)
+        out = dispatcher.call("empty_strided", tuple(self.shape), strides, dtype=dtype or self.dtype, device=target)
+        return dispatcher.call("copy_", out, self, non_blocking)
+    return _to_copy
+
+
+def register_meta_fallback():
+    """The Meta key's fallback; called before the operators get their kernels."""
+    dispatcher.register_fallback("Meta", dispatcher.KernelFunction(meta_fallback, boxed=True))
+
+
+def register_meta_kernels():
+    """``_to_copy``'s CPU and Meta kernels, which see the meta device before the composite one;
+    called once the operators have their kernels."""
+    composite = dispatcher.find("aten::_to_copy").kernels["CompositeExplicitAutograd"].fn
+    kernel = _to_copy_kernel(composite)
+    for key in ("CPU", "Meta"):
+        dispatcher.impl("aten::_to_copy", key, dispatcher.KernelFunction(kernel))
+    dispatcher.impl("aten::equal", "Meta", dispatcher.KernelFunction(_refuse_equal))
+    for op in list(dispatcher.operators.values()):
+        composite = op.kernels.get("CompositeExplicitAutograd")
+        if composite is not None and "Meta" not in op.kernels and not composite.fallthrough:
+            dispatcher.impl(op.name, "Meta", dispatcher.KernelFunction(_composite_on_meta(op, composite.fn),
+                                                                       f"{composite.debug}, on meta"))
+
+
+def _composite_on_meta(op, composite):
+    """A composite kernel run on meta tensors, as torch's serves the Meta key: most call other
+    operators through the dispatcher and need nothing more. One that reads values itself, or
+    refuses a device other than the CPU (``randperm``'s generator), is run again for real on
+    filled CPU twins, its outputs' metadata kept on the meta device."""
+    check = op.name not in _ANY_DEVICE
+
+    def kernel(*args, **kwargs):
+        if check:       # a mix of devices is refused here, never run on twins
+            _check_devices(op, args, kwargs)
+        try:
+            return composite(*args, **kwargs)
+        except Exception as error:
+            if getattr(error, "meta_refusal", False):   # values asked for, or devices mixed, inside
+                raise
+            for fill in (0, 1):
+                try:
+                    with _rng_untouched():
+                        return _run_on_filled_twins(op, args, kwargs, fill)
+                except Exception:   # noqa: S112 -- the composite's own error is the one to report
+                    continue
+            raise error from None
+    return kernel
+
+
+def _refuse_equal(self, other):
+    """``equal`` answers from the values (its composite kernel would read ``item()``)."""
+    raise _refusal(NotImplementedError, _NO_META_KERNEL.format("aten::equal"))
