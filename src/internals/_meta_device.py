@@ -18,8 +18,8 @@ operator, in the order a FakeTensor's call takes (``_subclasses/fake_tensor.py``
 
 Operators with a composite kernel (``CompositeExplicitAutograd``) run it on meta tensors, as
 torch's do; most call other operators through the dispatcher, which come back here. The few that
-read values themselves (``randperm``, ``bernoulli``) are run again as in step 5. ``_to_copy``
-gets kernels of its own: the package's composite one calls the CPU ``copy_`` directly.
+read values themselves (``randperm``, ``bernoulli``) are run again as in step 5. ``_to_copy``'s
+composite kernel is wrapped to take the meta cases first: it calls the CPU ``copy_`` directly.
 
 A random factory or in-place fill draws no numbers: the default generator is left as it was.
 """
@@ -265,12 +265,14 @@ def register_meta_fallback():
 
 
 def register_meta_kernels():
-    """``_to_copy``'s CPU and Meta kernels, which see the meta device before the composite one;
-    called once the operators have their kernels."""
-    composite = dispatcher.find("aten::_to_copy").kernels["CompositeExplicitAutograd"].fn
-    kernel = _to_copy_kernel(composite)
-    for key in ("CPU", "Meta"):
-        dispatcher.impl("aten::_to_copy", key, dispatcher.KernelFunction(kernel))
+    """``_to_copy``'s composite kernel made to see the meta device first, and a Meta kernel for
+    every other composite; called once the operators have their kernels."""
+    to_copy = dispatcher.find("aten::_to_copy")
+    entry = to_copy.kernels["CompositeExplicitAutograd"]
+    # wrapped where it stands, so the CPU row still reads "default backend kernel", as torch's
+    entry.fn = _to_copy_kernel(entry.fn)
+    to_copy.update_table()
+    dispatcher.impl("aten::_to_copy", "Meta", dispatcher.KernelFunction(entry.fn))
     dispatcher.impl("aten::equal", "Meta", dispatcher.KernelFunction(_refuse_equal))
     for op in list(dispatcher.operators.values()):
         composite = op.kernels.get("CompositeExplicitAutograd")
