@@ -92,13 +92,7 @@ def meta_fallback(op, keys, *args, **kwargs):
             with meta_execution():
                 out = op.redispatch(_CPU_KEYS, *args, **kwargs)
         except Exception as error:      # the kernel read values, or refused its input: try for real
-            try:
-                return _run_on_filled_twins(op, args, kwargs, 0)
-            except Exception:
-                try:        # zeros refused (a probability vector, an integer divisor): ones
-                    return _run_on_filled_twins(op, args, kwargs, 1)
-                except Exception:
-                    raise error from None
+            return _on_filled_twins(op, args, kwargs, error)
     return _moved_to_meta(out, args, kwargs)
 
 
@@ -237,6 +231,18 @@ def _run_on_filled_twins(op, args, kwargs, fill):
     return _moved_to_meta(tree_map(back, out), args, kwargs)
 
 
+def _on_filled_twins(op, args, kwargs, error):
+    """The kernel run for real on twins filled with zeros, then with ones (zeros are refused by a
+    probability vector, an integer divisor); where both fail, ``error``, the first refusal."""
+    for fill in (0, 1):
+        try:
+            with _rng_untouched():
+                return _run_on_filled_twins(op, args, kwargs, fill)
+        except Exception:   # noqa: S112 -- the first error is the one to report
+            continue
+    raise error from None
+
+
 _META_TO_CPU = {"meta": "cpu", _META: as_device("cpu")}
 
 
@@ -296,13 +302,7 @@ def _composite_on_meta(op, composite):
         except Exception as error:
             if getattr(error, "meta_refusal", False):   # values asked for, or devices mixed, inside
                 raise
-            for fill in (0, 1):
-                try:
-                    with _rng_untouched():
-                        return _run_on_filled_twins(op, args, kwargs, fill)
-                except Exception:   # noqa: S112 -- the composite's own error is the one to report
-                    continue
-            raise error from None
+            return _on_filled_twins(op, args, kwargs, error)
     return kernel
 
 
