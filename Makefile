@@ -19,7 +19,7 @@ export PYTHONHASHSEED = 0
 # or a notebook starts compiles the package's sources again (about a second each).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: book test test-slow check portability notebooks bench lab clean distclean vendor colab-check
+.PHONY: book test test-slow check screenshots portability notebooks bench lab clean distclean vendor colab-check
 
 # The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
 # package-lock.json pins, and are served from the book's own _static (_config.yml: html_static_path
@@ -62,6 +62,12 @@ test: $(STAMP) $(VENDOR)
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
 	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -n 2 -p no:nbval
+
+# The page and figure checks of `make test` again, each page and figure also saved as a picture in
+# _build/screenshots for a person to look at (left out of `make test`: the pictures take Chromium
+# longer than the checks).
+screenshots: book
+	BOOK_SCREENSHOTS=1 $(BIN)/python -m pytest tests/book_pages.py tests/book_figures.py -q -n 2 -p no:nbval
 
 # The tests marked slow (tests/conftest.py describes the marker), which `make test` leaves out to
 # stay within 15 minutes: those that compile kernels again in a fresh process or cache, run every CUDA kernel

@@ -7,7 +7,8 @@ sequence of steps ends in the sizes, strides and offset (or the error) the packa
 TensorIterator: the broadcast shape, loop order, output strides and coalesced loop of the
 package's own iterator. Dispatch: the key and kernel the package's dispatch table picks. Plus:
 each figure fits a 400 px phone and a 1400 px screen with legible text, its controls are named
-and reachable from the keyboard, and a screenshot of each goes to ``_build/screenshots``.
+and reachable from the keyboard (under ``make screenshots``, a picture of each goes to
+``_build/screenshots``).
 
 Run by ``make test`` after the book build (not named test_*.py, so ``pytest tests`` skips it).
 Needs a Chromium, found as tests/book_pages.py finds it; without one the checks are skipped.
@@ -16,7 +17,7 @@ import json
 import random
 
 import pytest
-from book_pages import CHROMIUM, HTML, SHOTS
+from book_pages import CHROMIUM, HTML, SHOTS, TAKE_SHOTS
 
 import internals
 from internals.aten import dispatcher
@@ -378,7 +379,8 @@ FITS = r"""(host) => {
 def test_figure_fits_and_is_named(browser, name, width):
     page, host = open_figure(browser, name, width)
     report = host.evaluate(FITS)
-    host.screenshot(path=str(SHOTS / f"figure-{name}-{width}.png"))
+    if TAKE_SHOTS:
+        host.screenshot(path=str(SHOTS / f"figure-{name}-{width}.png"))
     assert report["controls"] > 2
     assert report["past"] == [] and not report["scrolls"], report["past"]
     assert report["small"] == [], report["small"]

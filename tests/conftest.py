@@ -149,7 +149,7 @@ def pytest_configure(config):
     # command runs both.
     config.addinivalue_line("markers", "slow: left out of `make test` to keep it within 15 minutes: compiles "
                             "kernels again in a fresh process or cache, runs every CUDA kernel on the simulator "
-                            "or to PTX, trains a whole program, or gradchecks every mode of an operator")
+                            "or to PTX, runs or trains a whole model, or gradchecks every mode of an operator")
     if config.getoption("compile_report"):
         from numba.core import event  # numba is loaded by now: internals, imported above, settled its environment
 

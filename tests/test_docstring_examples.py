@@ -112,8 +112,18 @@ def transcript(lib, statements):
     return ADDRESS.sub("0xADDR", buffer.getvalue().replace("internals", "torch"))
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n]))
-                                  if n in KNOWN else n for n in APIS])
+# Examples that run a whole model: TransformerDecoder's is six 512-wide layers over 32 sequences
+# (about 10 CPU s here), so it runs with the slow tests.
+WHOLE_MODELS = {"torch.nn.TransformerDecoder"}
+
+
+def _case(name):
+    if name in KNOWN:
+        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN[name]))
+    return pytest.param(name, marks=pytest.mark.slow) if name in WHOLE_MODELS else name
+
+
+@pytest.mark.parametrize("name", [_case(n) for n in APIS])
 def test_docstring_examples_print_what_torch_prints(name):
     statements = examples(name)
     assert statements, f"{name}'s docstring has no examples"

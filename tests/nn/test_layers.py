@@ -52,11 +52,17 @@ ADAPTERS = {
                                        kwargs=("padding_idx", "scale_grad_by_freq"), min_ran=0.5),
 }
 DTYPES = (torch.float32, torch.float64)
+# max_pool2d's OpInfo gives 1,440 samples (six shapes, 144 mixes of kernel, stride, padding,
+# dilation, ceil_mode and return_indices, each twice or more), all through the one pooling loop
+# compiled per dtype: float32 runs them all; float64 every 7th, which still holds all six shapes
+# and all 144 mixes.
+MAX_POOL_STEP = 7
 
 
 @pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, DTYPES))
 def test_opinfo_samples(name, dtype):
-    check_opinfo_samples(name, dtype, ADAPTERS[name])
+    step = MAX_POOL_STEP if name == "nn.functional.max_pool2d" and dtype != torch.float32 else 1
+    check_opinfo_samples(name, dtype, ADAPTERS[name], step=step)
 
 
 # ---------------------------------------------------------------------------- random geometries
