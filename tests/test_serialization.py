@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 import torch
-from helpers import assert_same, assert_same_error
+from helpers import assert_same, assert_same_error, both_with_warnings
 
 import internals
 
@@ -179,3 +179,21 @@ def test_meta_tensors_save_and_stay_meta(tmp_path, reader):
     got = lib.load(tmp_path / "again.pt", map_location="cpu")
     assert _meta_summary(got) == _meta_summary(torch.load(tmp_path / "torch_again.pt", map_location="cpu"))
     assert all(v.is_meta for v in got.values())
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+@pytest.mark.parametrize("extra", [{"pickle_protocol": 4}, {"errors": "strict"}, {"encoding": "latin1"}])
+def test_load_checks_its_pickle_arguments_as_torch(tmp_path, weights_only, extra):
+    """Keywords beyond torch.load's own go to the unpickler: the weights-only one takes only
+    ``encoding`` (with a warning that they are ignored), pickle's Unpickler its own four; any
+    other is a TypeError."""
+    def run(lib):
+        path = tmp_path / f"{lib.__name__}.pt"
+        lib.save(lib.arange(3), path)
+        try:
+            return lib.load(path, weights_only=weights_only, **extra).tolist()
+        except TypeError as error:
+            return str(error)
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(run)
+    assert ours == theirs
+    assert our_warnings == their_warnings

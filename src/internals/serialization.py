@@ -573,7 +573,23 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             raise RuntimeError("mmap can only be used with files saved with `torch.save("
                                f"{name}_use_new_zipfile_serialization=True), please torch.save your checkpoint "
                                "with this option in order to use mmap.")
+        _check_pickle_load_args(pickle_load_args, weights_only)
         return _load_archive(opened, map_location, trusted=not weights_only)
+
+
+def _check_pickle_load_args(pickle_load_args, weights_only):
+    """torch hands ``pickle_load_args`` to its unpickler: the weights-only one takes only
+    ``encoding`` (and warns that the rest is ignored), ``pickle.Unpickler`` its four keywords; any
+    other name is the unpickler's TypeError. They are checked, not used: the package's unpickler
+    reads the strings and bytes its own ``save`` wrote."""
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=3)
+    known = ("encoding",) if weights_only else ("fix_imports", "encoding", "errors", "buffers")
+    for name in pickle_load_args:
+        if name not in known:
+            raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{name}'" if weights_only
+                            else f"'{name}' is an invalid keyword argument for Unpickler()")
+
 
 
 _TRUE_VALUES = ("1", "y", "yes", "true")

@@ -735,6 +735,23 @@ def test_inplace_on_views_copy_slices(edit):
     assert_same(results[1][1], results[0][1], exact_layout=False)
 
 
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_gradients_through_copy_slices_are_row_major_even_with_a_size_one_dimension(batch_first):
+    """The in-place op's backward receives a row-major copy of its slice of the gradient: a
+    length-1 sequence stacked by pad_sequence gets the gradient strides (2, 1), not the padded
+    tensor's (6, 1) that a layout-preserving copy would keep for its size-1 dimension."""
+    results = []
+    for lib in (torch, internals):
+        seqs = [lib.ones(n, 2, dtype=lib.float64, requires_grad=True) for n in (2, 4, 1)]
+        z = lib.zeros(4, 3, dtype=lib.float64)
+        column = lib.ones(4, 1, dtype=lib.float64, requires_grad=True)
+        z[:, 1:2].copy_(column)
+        out = lib.nn.utils.rnn.pad_sequence(seqs, batch_first=batch_first)
+        grads = lib.autograd.grad(out.sum() + z.sum(), seqs + [column])
+        results.append([(g.stride(), g.storage_offset()) for g in grads])
+    assert results[1] == results[0]
+
 @pytest.mark.parametrize("edit", [
     lambda lib, y: y.imag.mul_(3),
     lambda lib, y: y.diagonal().imag.mul_(0.5),

@@ -121,6 +121,40 @@ def test_gradcheck_catches_a_wrong_backward():
             lib.autograd.gradcheck(Wrong.apply, (x,))
 
 
+
+def test_gradgradcheck_passes_layers_and_catches_a_wrong_double_backward():
+    """gradgradcheck checks the first gradients' own gradients; a Function whose backward is
+    right but not differentiable through (it uses the saved input detached) fails it in both."""
+    for lib in (torch, internals):
+        F = lib.nn.functional
+        x = lib.tensor([[0.3, -0.7, 1.2], [2.0, -0.1, 0.5]], dtype=lib.float64, requires_grad=True)
+        for fn in (lambda x, F=F: F.layer_norm(x, (3,)), lambda x, F=F: F.log_softmax(x, 1),
+                   lambda x, F=F: F.elu(x, 0.5), lambda x, F=F: F.hardtanh(x * 3)):
+            assert lib.autograd.gradgradcheck(fn, (x,)) is True
+
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 3 * x.detach() ** 2 * g           # right once, constant for the second order
+        assert lib.autograd.gradcheck(Cube.apply, (x,)) is True
+        assert lib.autograd.gradgradcheck(Cube.apply, (x,), raise_exception=False) is False
+
+
+def test_gradcheck_warns_of_single_precision_inputs():
+    caught = []
+    for lib in (torch, internals):
+        x = lib.tensor([0.5, 1.5], requires_grad=True)
+        with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double precision") as record:
+            lib.autograd.gradcheck(lambda x: x * 2, (x,), atol=1e-2, raise_exception=False)
+        caught.append([str(w.message) for w in record])
+    assert caught[0] == caught[1]
+
 @pytest.mark.parametrize("reentrant", [True, False])
 def test_checkpoint_gives_the_same_gradients(reentrant):
     def block(lib, w):

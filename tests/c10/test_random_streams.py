@@ -74,6 +74,21 @@ def test_seed_api():
     same(internals.rand(4), a.to_torch())
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"devices": []}, {"enabled": False}, {"device_type": "meta"}])
+def test_fork_rng_puts_the_generators_back_as_torch(kwargs):
+    """``torch.random.fork_rng``: draws inside the block leave the default generator where it
+    was before it (unless disabled, or for the meta device, which has no generator)."""
+    results = []
+    for lib in (torch, internals):
+        lib.manual_seed(11)
+        with lib.random.fork_rng(**kwargs):
+            lib.manual_seed(3)
+            inside = lib.rand(3).tolist()
+        results.append((inside, lib.rand(2).tolist()))
+    assert results[1] == results[0]
+    assert_same_error(lambda: internals.random.fork_rng(device_type="nosuch").__enter__(),
+                      lambda: torch.random.fork_rng(device_type="nosuch").__enter__())
+
 def test_bad_states_are_refused():
     g = internals.Generator()
     with pytest.raises(RuntimeError, match="Expected a CPUGeneratorImplState of size 5056"):

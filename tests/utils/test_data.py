@@ -78,3 +78,38 @@ def test_errors():
         default_collate([internals.zeros(2), internals.zeros(3)])
     with pytest.raises(AssertionError, match="Size mismatch"):
         TensorDataset(internals.zeros(2), internals.zeros(3))
+
+
+def test_the_single_process_iterator_has_torchs_length_and_protocol():
+    """``iter(loader)`` is an iterator object with a length (the number of batches of the pass),
+    as torch's ``_SingleProcessDataLoaderIter``; it refuses pickling with torch's error class."""
+    import pickle
+    results = []
+    for data in (internals.utils.data, tud):
+        it = iter(data.DataLoader(list(range(5)), batch_size=2))
+        first = next(it)
+        results.append((type(it).__name__, len(it), iter(it) is it, first.tolist(), [b.tolist() for b in it]))
+        with pytest.raises(NotImplementedError):
+            pickle.dumps(iter(data.DataLoader(list(range(5)))))
+    assert results[0] == results[1]
+
+
+def test_an_iterable_dataset_longer_than_its_reported_length_warns_for_each_extra_batch():
+    import warnings
+    counts = []
+    for data in (internals.utils.data, tud):
+        class Five(data.IterableDataset):
+            def __iter__(self):
+                return iter(range(5))
+
+            def __len__(self):
+                return 3
+
+        loader = data.DataLoader(Five(), batch_size=None)
+        before = list(loader)               # len(loader) not asked yet: nothing to compare with
+        assert len(loader) == 3
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert list(loader) == before == list(range(5))
+        counts.append([str(w.message).split(" samples")[0].split("but ")[-1] for w in caught])
+    assert counts[0] == counts[1] == ["4", "5"]

@@ -21,11 +21,11 @@ from .grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "GradcheckError",
-           "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "gradgradcheck", "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "Variable", "detect_anomaly", "set_detect_anomaly"]
 
 

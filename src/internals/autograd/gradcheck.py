@@ -9,14 +9,16 @@ outputs alike. Backward gives, for a seed ``g`` on output y, the gradient of the
 Re(sum(conj(g) * y)) in torch's convention (d/dRe x + i d/dIm x): so the seed 1 gives the row of
 Re y, the seed 1j the row of Im y, and a complex gradient's two parts are the row's two halves.
 """
+import warnings
+
 import numpy as np
 
 from .._tensor_base import TensorBase
-from ..aten.native.tensor_factories import zeros_like
+from ..aten.native.tensor_factories import empty, zeros_like
+from ..c10 import scalar_type as st
 from ..c10.memory_format import contiguous_format
-from .grad_mode import no_grad
 
-__all__ = ["gradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -36,8 +38,9 @@ def _real_coordinates(t):
 
 
 def _flat_outputs(fn, inputs):
-    with no_grad():
-        outputs = _as_tuple(fn(*inputs))
+    # with gradients recorded, as torch evaluates it: gradgradcheck's function is itself a backward
+    # pass (autograd.grad), which needs its outputs' graph
+    outputs = _as_tuple(fn(*inputs))
     return np.concatenate([_real_coordinates(o) for o in outputs if isinstance(o, TensorBase)])
 
 
@@ -79,6 +82,11 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     """True if the analytical Jacobian of ``func`` at ``inputs`` matches the numerical one."""
     inputs = _as_tuple(inputs)
     wrt = [x for x in inputs if isinstance(x, TensorBase) and x.requires_grad]
+    for i, x in enumerate(inputs):      # torch's _check_inputs: finite differences want float64
+        if isinstance(x, TensorBase) and x.requires_grad and x.dtype not in (st.float64, st.complex128):
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating "
+                          "point or complex. ", stacklevel=2)
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")
@@ -92,3 +100,29 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                                      f"numerical:{numerical}\nanalytical:{a}\n")
             return False
     return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_):
+    """gradcheck of the first gradients: the function checked maps (inputs, cotangents) to the
+    gradients of ``func``'s outputs weighted by the cotangents, built with ``create_graph``. Without
+    ``grad_outputs`` the cotangents are drawn uniformly in [-1, 1) from the global generator, as
+    torch's ``make_tensor`` draws them (float64 for a non-floating output)."""
+    from . import grad  # the autograd package imports gradcheck: a real cycle
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, TensorBase) and o.requires_grad]
+        grad_outputs = tuple(
+            empty(o.shape, dtype=o.dtype if o.is_floating_point() or o.is_complex() else st.float64)
+            .uniform_(-1, 1).requires_grad_() for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    count = len(grad_outputs)
+    differentiable = [i for i, x in enumerate(inputs) if isinstance(x, TensorBase) and x.requires_grad]
+
+    def first_gradients(*args):
+        outputs = [o for o in _as_tuple(func(*args[:-count])) if isinstance(o, TensorBase) and o.requires_grad]
+        grads = grad(outputs, [args[i] for i in differentiable], args[-count:], create_graph=True,
+                     allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_gradients, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

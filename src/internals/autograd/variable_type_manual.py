@@ -12,6 +12,7 @@ from ..aten.fallbacks import check_out_no_requires_grad
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
+from ..c10.memory_format import contiguous_format
 from ..c10.tensor_impl import strided
 from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
@@ -187,7 +188,10 @@ class CopySlices(Node):
         result.copy_(grad)
         target = dispatcher.call("view_as_real", result) if self.real_view else result
         grad_slice = target.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
-        res = self.fn.apply([grad_slice.clone()])
+        # a fresh row-major copy, as torch's clone(MemoryFormat::Contiguous): the in-place op's
+        # backward sees (and may hand on as a gradient) contiguous strides, even where a size-1
+        # dimension of the view keeps the base's stride
+        res = self.fn.apply([grad_slice.clone(memory_format=contiguous_format)])
         if res[0] is not None:
             grad_slice.copy_(res[0])
         else:

@@ -267,6 +267,7 @@ class DataLoader:
         self.pin_memory_device, self.in_order, self.worker_init_fn = pin_memory_device, in_order, worker_init_fn
         self.multiprocessing_context = _check_context(multiprocessing_context, num_workers)
         self._iterator = None       # the one iterator persistent workers keep between epochs
+        self._IterableDataset_len_called = None    # what len(loader) last said of an IterableDataset
         _warn_if_too_many_workers(num_workers)     # here and again for each new set of workers
         self._initialized = True
 
@@ -303,28 +304,59 @@ class DataLoader:
         _pin_memory_enabled(self)
         if self.timeout != 0:    # torch's single-process iterator asserts it (a timeout is for workers)
             raise AssertionError("a single-process DataLoader iterator requires timeout == 0")
-        indices = iter(self._index_sampler)
-        empty((), dtype=st.int64).random_(generator=self.generator)
-        fetcher = create_fetcher(isinstance(self.dataset, IterableDataset), self.dataset,   # an iterable's
-                                 self.batch_sampler is not None, self.collate_fn, self.drop_last)  # iterator starts
-        return self._batches(indices, fetcher)
-
-    @staticmethod
-    def _batches(indices, fetcher):
-        for index in indices:
-            try:
-                batch = fetcher.fetch(index)
-            except StopIteration:       # the IterableDataset is done
-                return
-            yield batch
+        return _SingleProcessDataLoaderIter(self)
 
     def __len__(self):
-        if isinstance(self.dataset, IterableDataset):       # trusts the dataset's own length
-            length = len(self.dataset)
+        if isinstance(self.dataset, IterableDataset):       # trusts the dataset's own length,
+            length = self._IterableDataset_len_called = len(self.dataset)   # and its iterators warn past it
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
             return length
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _warn_past_reported_length(iterator, num_workers):
+    """torch's ``_BaseDataLoaderIter.__next__``: an IterableDataset whose ``len(loader)`` was asked
+    and that then yields more batches than it said gets a warning for each extra batch."""
+    reported = iterator._IterableDataset_len_called
+    if iterator._iterable and reported is not None and iterator._num_yielded > reported:
+        message = (f"Length of IterableDataset {iterator._dataset} was reported to be {reported}(when accessing "
+                   f"len(dataloader)), but {iterator._num_yielded} samples have been fetched. ")
+        if num_workers > 0:
+            message += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                        "IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+        warnings.warn(message, stacklevel=3)
+
+
+class _SingleProcessDataLoaderIter:
+    """torch's iterator in the main process (torch/utils/data/dataloader.py): an object, not a
+    generator, so that ``len(iter(loader))`` is the number of batches of a pass. Creating it takes
+    the sampler's iterator, draws the base seed and starts the dataset's fetcher, as torch does."""
+
+    def __init__(self, loader):
+        self._index_sampler, self._dataset = loader._index_sampler, loader.dataset
+        self._iterable = isinstance(loader.dataset, IterableDataset)
+        self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = empty((), dtype=st.int64).random_(generator=loader.generator).item()
+        self._num_yielded, self._IterableDataset_len_called = 0, loader._IterableDataset_len_called
+        self._dataset_fetcher = create_fetcher(self._iterable, loader.dataset, loader.batch_sampler is not None,
+                                               loader.collate_fn, loader.drop_last)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        data = self._dataset_fetcher.fetch(next(self._sampler_iter))   # either may raise StopIteration
+        self._num_yielded += 1
+        _warn_past_reported_length(self, 0)
+        return data
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def __getstate__(self):
+        raise NotImplementedError("{} cannot be pickled", type(self).__name__)
 
 
 class _MultiProcessingDataLoaderIter:
@@ -343,7 +375,7 @@ class _MultiProcessingDataLoaderIter:
         if self._prefetch_factor <= 0:      # the loader accepts 0; torch's iterator then refuses it
             raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         self._in_order, self._shutdown, self._worker_pids_set = loader.in_order, False, False
-        self._iterable = isinstance(loader.dataset, IterableDataset)
+        self._iterable, self._dataset = isinstance(loader.dataset, IterableDataset), loader.dataset
         context = loader.multiprocessing_context or _multiprocessing
         self._worker_result_queue = self._data_queue = context.Queue()
         self._workers_done_event = context.Event()
@@ -378,6 +410,7 @@ class _MultiProcessingDataLoaderIter:
         if not first_iter:
             self._sampler_iter = iter(loader._index_sampler)
         self._send_idx, self._rcvd_idx, self._task_info, self._tasks_outstanding = 0, 0, {}, 0
+        self._num_yielded, self._IterableDataset_len_called = 0, loader._IterableDataset_len_called
         self._workers_status = [True] * self._num_workers
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
@@ -408,7 +441,10 @@ class _MultiProcessingDataLoaderIter:
         self._send_idx += 1
 
     def __next__(self):
-        return self._next_data()
+        data = self._next_data()
+        self._num_yielded += 1
+        _warn_past_reported_length(self, self._num_workers)
+        return data
 
     def _next_data(self):
         """The batch numbered ``_rcvd_idx``: from the buffer if it came early, else read results,
