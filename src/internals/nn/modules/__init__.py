@@ -35,6 +35,7 @@ from .activation import (
                          Tanhshrink,
                          Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
 from .batchnorm import (
                          BatchNorm1d,
@@ -182,5 +183,5 @@ __all__ += ["RReLU", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "Channe
             "FractionalMaxPool3d", "TripletMarginWithDistanceLoss"]
 __all__ += ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
             "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
-            "SyncBatchNorm",
+            "SyncBatchNorm", "AdaptiveLogSoftmaxWithLoss",
             "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
