@@ -35,8 +35,17 @@ from .activation import (
                          Tanhshrink,
                          Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
+from .batchnorm import (
+                         BatchNorm1d,
+                         BatchNorm2d,
+                         BatchNorm3d,
+                         LazyBatchNorm1d,
+                         LazyBatchNorm2d,
+                         LazyBatchNorm3d,
+                         SyncBatchNorm,
+)
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import (
@@ -174,4 +183,5 @@ __all__ += ["RReLU", "Softmax2d", "AlphaDropout", "FeatureAlphaDropout", "Channe
             "FractionalMaxPool3d", "TripletMarginWithDistanceLoss"]
 __all__ += ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
             "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+            "SyncBatchNorm", "AdaptiveLogSoftmaxWithLoss",
             "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

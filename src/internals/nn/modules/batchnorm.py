@@ -4,6 +4,7 @@ While training, each channel is normalized by the batch's mean and variance, and
 statistics (buffers: saved in ``state_dict``, moved by ``.to()``, not trained) move towards them
 by ``momentum``; in eval mode the running statistics are used instead.
 """
+from ... import distributed as dist
 from ..._functional import empty, ones, zeros
 from ...aten.native.tensor_factories import tensor
 from ...c10 import scalar_type as st
@@ -14,7 +15,7 @@ from ._repr_fields import bias_field
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "SyncBatchNorm", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -106,6 +107,59 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics are taken over every process of a group (``batchnorm.py``).
+
+    Statistics are synchronised only while training inside an initialised process group; torch
+    does that for accelerator tensors only, so on the CPU such a call raises as torch's does, and
+    outside a process group the layer is a plain batch norm over any input of 2 or more dims.
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
+                         bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if self.training and dist.is_available() and dist.is_initialized():
+            # torch syncs through its accelerator kernels only; a CPU tensor is refused up front
+            if input.device.type not in ("cuda", "hpu", "xpu", "privateuseone"):
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+            if dist.get_world_size(self.process_group) > 1:
+                raise NotImplementedError("internals.nn.SyncBatchNorm does not synchronise statistics across "
+                                          "processes; use BatchNorm with DistributedDataParallel")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every batch norm in it replaced by a SyncBatchNorm holding the same
+        parameter and buffer objects, training flag and ``qconfig``; other modules are kept."""
+        out = module
+        # torch's test is its _BatchNorm, which the instance norms do not derive from (here they do);
+        # the lazy batch norms derive from these three
+        if isinstance(module, (BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm)):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 # ---- the lazy norms (``batchnorm.py``'s ``_LazyNormBase``): num_features from the first input's dim 1
