@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from torch._dynamo.testing import CompileCounter
+from torch._dynamo.testing import CompileCounter, CompileCounterWithBackend
 from torch._dynamo.utils import guard_failures
 
 import internals
@@ -747,3 +747,57 @@ def test_tensors_gathered_by_star_args_are_named_as_dynamo_names_them():
     theirs = [p.name[2:-1] for p in graphs[0].graph.nodes if p.op == "placeholder"]
     assert [p.name[:-2] for p in ours.graphs[0].graph.nodes if p.op == "placeholder"] == theirs == ["xs_0", "xs_1"]
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+
+
+def _first_half(T):
+    def first_half(x):
+        return x.chunk(2)[0] * 2
+    return first_half
+
+
+def _requiring_grad(T, args):
+    return [a.requires_grad_() for a in args]
+
+
+@pytest.mark.parametrize("prepare", [None, _requiring_grad], ids=["no grad", "requires grad"])
+def test_a_piece_of_1_leaves_the_chunked_size_a_symbol(prepare):
+    """Sizes 2, 3, 4, 5 chunked in two: at 3 the last piece has 1 row. Its contiguity is decided
+    without a guard (its strides are those of a contiguous tensor whatever the size), split's
+    backward saves the piece size ``(s77 + 1) // 2`` as a symbol and counts the last piece
+    without a comparison, so nothing pins the size to 3: the recompile's graph serves 4 and 5,
+    as torch's (1, 2, 2, 2 graphs; the package compiled 1, 2, 3, 3, and with grad 1, 2, 3, 4)."""
+    calls = [[_rand((n, 3))] for n in (2, 3, 4, 5)]
+    count, reasons, ours = _run_both(_first_half, calls, prepare=prepare)
+    assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
+    if prepare is not None:     # the gradient of the general graph, at a size it was not traced at
+        x_i, x_t = (T.tensor(_rand((5, 3), 1), requires_grad=True) for T in (internals, torch))
+        ours(x_i).sum().backward()
+        _first_half(torch)(x_t).sum().backward()
+        np.testing.assert_array_equal(x_i.grad.to_torch().numpy(), x_t.grad.numpy())
+        assert ours.recompiles == 2
+
+
+def _first_rows_sum(T):
+    def first_rows_sum(x, n):
+        return x[:n].sum()
+    return first_rows_sum
+
+
+def test_a_slice_to_1_with_grad_pins_its_bound_as_aotautograd_does():
+    """``x[:n].sum()`` with x requiring grad, n = 0, 1, 2, 3: the package compiles the joint graph
+    of AOTAutograd, whose metadata asks whether the backward's rows ``n`` are 1 (torch's
+    ``is_contiguous``, with a guard on a backed size): at n = 1 that pins n, and 2 compiles once
+    more. torch.compile through AOTAutograd (``aot_eager``, as Inductor) counts the same 1, 2, 3
+    (and 3 for n = 3); its eager backend (1, 2, 2) traces no backward, so no guard of it."""
+    torch._dynamo.reset()
+    counter = CompileCounterWithBackend("aot_eager")
+    theirs = torch.compile(_first_rows_sum(torch), backend=counter)
+    ours = internals.compile(_first_rows_sum(internals))
+    counts = []
+    for n in (0, 1, 2):
+        x_t, x_i = torch.arange(6.0, requires_grad=True), internals.arange(6.0, requires_grad=True)
+        theirs(x_t, n).backward()
+        ours(x_i, n).backward()
+        np.testing.assert_array_equal(x_i.grad.to_torch().numpy(), x_t.grad.numpy())
+        counts.append((ours.recompiles, counter.frame_count))
+    assert counts == [(1, 1), (2, 2), (3, 3)]

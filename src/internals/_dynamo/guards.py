@@ -325,7 +325,10 @@ class TensorGuards:
         # torch guards no storage offset: its kernels start at each input's first element. Here
         # too, unless the graph addresses a storage itself (``as_strided`` with its offset)
         self.offsets = check_offsets
-        self.guards = list(shape_env.guards) if shape_env is not None else []
+        # each guard with the replacements made after it was kept (a tangent's symbol named as
+        # the inputs' expression); one that no symbol is left in held at the example: dropped
+        self.guards = [g for g in map(shape_env.replace, shape_env.guards) if g.free_symbols] \
+            if shape_env is not None else []
         # the symbols a guard pinned to a number: their sizes are checked as numbers above, so
         # no call's tensor gives them a value; the guards that name them read the number
         self.pinned = {s: int(v) for s, v in shape_env.replacements.items()

@@ -1110,9 +1110,10 @@ def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
 
 
 def split_backward(grads, split_size, dim, sizes, options):
-    """``split``'s pieces are ``split_size`` long, the last one shorter."""
+    """``split``'s pieces are ``split_size`` long, the last one what is left: counted without
+    a comparison (as ``FunctionsManual.cpp``), which a traced size would answer with a guard."""
     d = dim % max(len(sizes), 1)
-    lengths = [min(split_size, sizes[d] - i * split_size) for i in range(len(grads))]
+    lengths = [split_size] * (len(grads) - 1) + [sizes[d] - split_size * (len(grads) - 1)]
     return split_with_sizes_backward(grads, lengths, dim, sizes, options)
 
 

@@ -13,6 +13,7 @@ from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
 from ..c10.memory_format import contiguous_format
+from ..c10.sym import SymInt
 from ..c10.tensor_impl import strided
 from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
@@ -36,8 +37,10 @@ def after_autograd(ks):
 
 
 def as_int(value):
-    """An ``int`` argument as saved: a 0-dim integer tensor standing for it becomes an int."""
-    return value if isinstance(value, (int, list, tuple)) else int(value)
+    """An ``int`` argument as saved: a 0-dim integer tensor standing for it becomes an int; a
+    traced size (a SymInt) is saved as it is, as torch saves a SymInt, where ``int`` of it would
+    guard on its example value (split's ``(s + 1) // 2`` pinned to 2)."""
+    return value if isinstance(value, (int, list, tuple, SymInt)) else int(value)
 
 
 def strides_or_error(t):

@@ -13,7 +13,7 @@ import math
 import threading
 
 __all__ = ["SymBool", "SymFloat", "SymInt", "in_operator", "in_size_oblivious", "inside_operator", "is_symbolic",
-           "size_oblivious", "sym_int", "sym_sqrt"]
+           "size_oblivious", "statically_known_true", "sym_int", "sym_sqrt"]
 
 _oblivious = threading.local()
 
@@ -163,6 +163,16 @@ def sym_int(a):
     if isinstance(a, SymFloat):
         return math.trunc(a)
     return a if isinstance(a, SymInt) else int(a)
+
+
+def statically_known_true(value):
+    """True only where ``value`` holds for every value its symbols may take, decided without a
+    guard (torch's ``statically_known_true``): False where it is false or not known. The
+    framework's metadata code asks it before a question whose guard would pin a size (``s == 1``
+    in a contiguity test), so a size that happens to be 1 in the example stays a symbol."""
+    if isinstance(value, SymBool):
+        return value.node.statically_known_true()
+    return bool(value)
 
 
 def is_symbolic(value):

@@ -11,7 +11,7 @@ from types import MappingProxyType
 from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
-from .sym import SymInt, inside_operator, is_symbolic, size_oblivious
+from .sym import SymInt, inside_operator, is_symbolic, size_oblivious, statically_known_true
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
            "sparse_bsc", "COMPRESSED_LAYOUTS", "compute_key_set",
@@ -292,12 +292,31 @@ def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize, sh
 
 def is_contiguous(sizes, strides):
     """Row-major with no gaps; dims of size 1 may have any stride; an empty tensor is contiguous."""
+    for n in sizes:     # a plain loop: every new tensor comes here
+        if type(n) is not int and _known_contiguous(sizes, strides):
+            return True
     if 0 in sizes:
         return True
     expected = 1
     for n, s in zip(reversed(sizes), reversed(strides)):
         if n != 1:
             if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def _known_contiguous(sizes, strides):
+    """Contiguity of symbolic sizes decided without a guard: each stride is the product of the
+    sizes after it, or its size is 1 whatever the symbols (c10's ``is_contiguous_or_false``,
+    tried before the test that guards). A ``(s,)`` tensor of stride 1 is contiguous for every
+    s: asking ``s != 1`` first would pin an example's size of 1 into the graph's guards."""
+    expected = 1
+    with inside_operator():     # the test's own arithmetic: no node of the traced program
+        for n, s in zip(reversed(sizes), reversed(strides)):
+            if statically_known_true(n == 1):
+                continue
+            if not statically_known_true(s == expected):
                 return False
             expected *= n
     return True

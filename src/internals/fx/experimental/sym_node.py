@@ -88,6 +88,10 @@ class SymNode:
         import sympy  # a heavy module, imported when a trace reads data
         return bool(self.shape_env.evaluate_expr(self.expr if self.pytype is bool else sympy.Ne(self.expr, 0)))
 
+    def statically_known_true(self):
+        """Whether this bool holds for every value of its symbols, asking no example value."""
+        return self.shape_env.evaluate_static(self.expr) is True
+
     def guard_int(self):
         return int(self.shape_env.evaluate_expr(self.expr))
 

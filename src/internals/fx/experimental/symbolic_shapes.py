@@ -178,9 +178,21 @@ class ShapeEnv:
 
     def replace(self, expr):
         """``expr`` with the pinned symbols replaced by their values (torch's ``ShapeEnv.replace``)."""
-        if self.replacements and expr.free_symbols & self.replacements.keys():
-            return expr.xreplace(self.replacements)
+        while self.replacements and expr.free_symbols & self.replacements.keys():
+            expr = expr.xreplace(self.replacements)     # again: a replacement's own symbols may be pinned
         return expr
+
+    def evaluate_static(self, expr):
+        """``expr``'s value where it is the same for every value of its symbols (their
+        replacements made, their assumptions -- a size is positive -- used), else None; no
+        example value is read and no guard kept (torch's ``_maybe_evaluate_static``)."""
+        import sympy  # a heavy module, imported when a trace has symbols
+        expr = self.replace(expr)
+        if expr in (sympy.true, sympy.false):
+            return bool(expr)
+        if not expr.free_symbols:
+            return expr
+        return None
 
     def evaluate_expr(self, expr):
         """The value of ``expr`` if it is the same for every value of its symbols, else raise.
@@ -249,3 +261,16 @@ class ShapeEnv:
                     solutions = []
                 if len(solutions) == 1 and solutions[0] == self.hints[symbol]:
                     self.replacements[symbol] = self.hints[symbol]
+        elif isinstance(guard, sympy.Eq):
+            self._replace_newer(guard)
+
+    def _replace_newer(self, guard):
+        """``Eq(s91, (s77 + 1) // 2)``: the symbol made later (a tangent's size, given a symbol of
+        its own) becomes the expression in the earlier ones, as torch's ``_maybe_guard_rel``
+        replaces a symbol an equality solves, so every guard after it names the inputs' sizes."""
+        order = {s: i for i, s in enumerate(self.hints)}
+        for side, other in ((guard.lhs, guard.rhs), (guard.rhs, guard.lhs)):
+            if side.is_Symbol and side in order and other.free_symbols and \
+                    all(order.get(s, len(order)) < order[side] for s in other.free_symbols):
+                self.replacements[side] = other
+                return
