@@ -103,6 +103,7 @@ from . import (
     autograd,
     cuda,
     distributions,
+    func,  # torch.func
     library,
     linalg,  # torch.linalg
     multiprocessing,
