@@ -99,6 +99,7 @@ _initialize()
 # decompositions of internals._decomp, for one), so they come after the registration.
 from . import (
     _C,
+    __future__,  # torch.__future__ (the package's module, not Python's)
     amp,
     autograd,
     cuda,
