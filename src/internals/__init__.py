@@ -56,6 +56,9 @@ from .c10.scalar_type import (  # noqa: A004
     result_type,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .c10.scalar_type import bool_ as bool
 from .c10.storage import UntypedStorage
