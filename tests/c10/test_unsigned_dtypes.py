@@ -7,6 +7,7 @@ converts to float first: division, square roots); they promote with a float (the
 with nothing else. Every other kernel raises NotImplementedError, and internals refuses the same
 ones, by the kernel's name where the refusal sits outside TensorIterator.
 """
+import io
 import pickle
 
 import pytest
@@ -133,3 +134,16 @@ def test_interop_keeps_the_dtype():
     ours = internals.from_torch(t)
     assert ours.dtype is internals.uint16 and ours.tolist() == t.tolist()
     assert ours.to_torch().dtype is torch.uint16
+
+
+@pytest.mark.parametrize("saver", ["internals", "torch"])
+def test_saved_tensors_load_in_either_library(saver):
+    """No legacy storage class holds these dtypes: they are saved as bytes beside the dtype."""
+    libs = {"internals": internals, "torch": torch}
+    lib, other = libs[saver], libs["torch" if saver == "internals" else "internals"]
+    buffer = io.BytesIO()
+    lib.save(lib.tensor([1, 2**64 - 1], dtype=lib.uint64)[1:], buffer)
+    for reader in (lib, other):
+        buffer.seek(0)
+        loaded = reader.load(buffer)
+        assert (loaded.dtype is reader.uint64, loaded.tolist(), loaded.storage_offset()) == (True, [2**64 - 1], 1)
