@@ -247,7 +247,7 @@ index_out = structured(meta_index, impl_index)
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put_``: ``self[indices] = values`` (or ``+=``), ``values`` broadcast to the indexed shape."""
-    refuse_unlisted_dtypes("index_put", self)
+    refuse_unlisted_dtypes("index_put", self, complex32=False)
     mask = None if accumulate else _masked_fill_mask(self, indices, values)
     if mask is not None:
         return masked_fill_scalar_(self, mask, values.item())
@@ -489,7 +489,7 @@ def index_select(self, dim, index):
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     if index.dtype not in (st.int64, st.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    refuse_unlisted_dtypes("index_select", self)
+    refuse_unlisted_dtypes("index_select", self, complex32=False)
     if self.dim() > 1 and index.numel() and self.shape[d] == 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     size = self.shape[d] if self.dim() else 1
@@ -919,7 +919,7 @@ def masked_fill_scalar_(self, mask, value):
     """``masked_fill_``: ``value`` written where ``mask`` is true."""
     _check_mask(mask, "masked_fill_")
     common_device(self, mask)
-    refuse_unlisted_dtypes("masked_fill", self)
+    refuse_unlisted_dtypes("masked_fill", self, complex32=False)
     if is_meta_execution():     # metadata only (a fake's meta step): the checks, and no values to write
         _mask_shape(self, mask)
         return self
@@ -996,7 +996,7 @@ def masked_select(self, mask):
 
 def nonzero(self):
     """``nonzero``: the coordinates of the nonzero elements, one row each (int64, n x ndim)."""
-    refuse_unlisted_dtypes("nonzero_count_cpu", self)
+    refuse_unlisted_dtypes("nonzero_count_cpu", self, complex32=False)
     values = np.asarray(_host_array(self))
     coords = np.argwhere(values != 0) if self.dim() else np.zeros((int(values != 0), 0), np.int64)
     # torch fills an (ndim, n) tensor and returns its transpose: strides (1, n)

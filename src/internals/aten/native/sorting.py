@@ -247,7 +247,7 @@ def impl_topk(outs, self, k, dim=-1, largest=True, sorted=True):
     values, indices = outs
     if self.dtype is st.bool_ and not self.is_cuda:     # (CUDA's refusal is not checked here)
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    refuse_unlisted_dtypes("topk_cpu", self)
+    refuse_unlisted_dtypes("topk_cpu", self, complex32=False)
     _sortable(self, "topk")
     if self.dim() == 0:
         dispatcher.call("copy_", values, self)

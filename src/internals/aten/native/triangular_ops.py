@@ -28,7 +28,7 @@ def _impl_triangle(out, x, diagonal, keep_lower):
     ``out``'s own strides."""
     if x.numel() == 0:
         return out
-    refuse_unlisted_dtypes("tril" if keep_lower else "triu", x)
+    refuse_unlisted_dtypes("tril" if keep_lower else "triu", x, complex32=False)
     if out is not x:
         same_device_copy(out, x)
     rows, cols = x.shape[-2], x.shape[-1]
