@@ -56,6 +56,9 @@ from .c10.scalar_type import (  # noqa: A004
     result_type,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .c10.scalar_type import bool_ as bool
 from .c10.storage import UntypedStorage
@@ -99,10 +102,12 @@ _initialize()
 # decompositions of internals._decomp, for one), so they come after the registration.
 from . import (
     _C,
+    __future__,  # torch.__future__ (the package's module, not Python's)
     amp,
     autograd,
     cuda,
     distributions,
+    func,  # torch.func
     library,
     linalg,  # torch.linalg
     multiprocessing,

@@ -123,8 +123,9 @@ class TensorIteratorConfig:
         return self
 
     def moves_complex32(self, moves=True):
-        """Ours: the loop only moves elements (a copy of one dtype), so complex32's words, which
-        no arithmetic loop reads as numbers, may pass."""
+        """Ours: the loop only moves or stores elements (a copy, a fill), so complex32's words,
+        which no arithmetic loop reads as numbers, may pass, and so may uint16, uint32 and
+        uint64, which torch's arithmetic kernels mostly refuse."""
         self.moves_complex32_ = moves
         return self
 
@@ -285,7 +286,8 @@ class TensorIterator:
     def nullary_op(cls, out):
         """``nullary_op``: one output, no inputs (``fill_``). Writing one value to an element
         reachable twice is harmless, so no overlap check (``Fill.cpp`` turns it off too)."""
-        return TensorIteratorConfig().add_output(out).check_mem_overlap(False).resize_outputs(False).build()
+        return (TensorIteratorConfig().add_output(out).check_mem_overlap(False).resize_outputs(False)
+                .moves_complex32().build())
 
     @classmethod
     def reduce_op(cls, out, a, dims, *, out_dtype=None, in_memory_order=True):
@@ -568,7 +570,7 @@ class TensorIterator:
             buffers.append(impl.storage.typed(impl.dtype) if view is None else view)
         return buffers
 
-    def for_each(self, loop):
+    def for_each(self, loop, limited_unsigned=False):
         """Run ``loop(buffers, sizes, strides, offsets)`` over the whole iteration space (nothing
         for an empty one), then copy temporaries back into the outputs. Returns the result.
 
@@ -581,6 +583,9 @@ class TensorIterator:
         if self.common_dtype is st.complex32 and not self.config.moves_complex32_:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
                                       "tensors are copied, cast, filled and viewed; torch computes with few more)")
+        if self.common_dtype in st.LIMITED_UNSIGNED and not (limited_unsigned or self.config.moves_complex32_):
+            raise NotImplementedError(f"internals: this kernel is not implemented for '{self.common_dtype.torch_name}' "
+                                      "(torch's limited support for uint16, uint32 and uint64)")
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             # ``buffers()``, written out: every elementwise call comes here
             buffers = []

@@ -76,8 +76,17 @@ complex128 = dtype("complex128", "ComplexDouble", 16, COMPLEX, np.complex128)
 # complex32: its storage is viewed as uint32, one word per element, which only copies move.
 complex32 = dtype("complex32", "ComplexHalf", 4, COMPLEX, np.uint32)
 
+# uint16, uint32, uint64 (``torch.uint16``...): torch gives them "limited support" -- creation,
+# casts, copies, indexing, and the few kernels compiled for them. They promote with nothing (a
+# mix raises), and, as complex32, they stay out of ALL_DTYPES: an arithmetic loop refuses them
+# (TensorIterator's ``for_each``), and only loops that move elements accept them.
+uint16 = dtype("uint16", "UInt16", 2, INTEGRAL, np.uint16, signed=False)
+uint32 = dtype("uint32", "UInt32", 4, INTEGRAL, np.uint32, signed=False)
+uint64 = dtype("uint64", "UInt64", 8, INTEGRAL, np.uint64, signed=False)
+LIMITED_UNSIGNED = (uint16, uint32, uint64)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
-_BY_NAME = {d.name: d for d in ALL_DTYPES + (complex32,)}
+_BY_NAME = {d.name: d for d in ALL_DTYPES + (complex32, *LIMITED_UNSIGNED)}
 # the Python types a ``dtype`` argument may be (``THPDtype`` from ``PyFloat_Type`` and the others)
 PYTHON_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
 
@@ -143,7 +152,7 @@ def from_numpy_dtype(np_dtype):
 def _dtype_of_numpy(np_dtype):
     if np_dtype == np.float16:
         return float16
-    for d in ALL_DTYPES:
+    for d in ALL_DTYPES + LIMITED_UNSIGNED:
         if d.numpy_type == np_dtype and d is not float16 and d is not bfloat16:
             return d
     raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
@@ -160,6 +169,10 @@ def promote_types(a, b):
     """
     if a is b:
         return a
+    # uint16, uint32 and uint64 meet only a float (which wins); anything else is refused
+    if (a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED) and FLOATING not in (a.category, b.category):
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{a.torch_name} and {b.torch_name}")
     if a is bool_ or b is bool_:
         return b if a is bool_ else a
     if a.is_complex or b.is_complex:
@@ -214,13 +227,15 @@ def _combine_categories(higher, lower):
 
 # Each dtype's C++ type in ATen's kernels, as torch's error messages name it.
 _CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-              "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double", "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+              "int64": "int64_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
+              "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+              "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
               "complex128": "c10::complex<double>"}
 # Each dtype's ``caffe2::TypeMeta`` name (the C++ type demangled by the compiler), as torch's
 # messages about a tensor's dtype print it.
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "int32": "int", "int64": "long int", "uint16": "unsigned short", "uint32": "unsigned int",
+                    "uint64": "unsigned long", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                     "float32": "float", "float64": "double", "complex32": "c10::complex<c10::Half>",
                     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 

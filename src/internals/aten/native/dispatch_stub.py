@@ -97,9 +97,14 @@ def _arm_capability():
 
 
 # ---------------------------------------------------------------------- dtypes a kernel lacks
-def refuse_complex32(kernel, *tensors_or_dtypes):
-    """``AT_DISPATCH_..._TYPES`` without ComplexHalf: the kernels torch compiles for no complex32
-    (flip, gather and scatter, take, the scans, ...) refuse such a tensor by the kernel's name,
-    where a loop of ours that only moves words would otherwise run (a tensor, or a dtype)."""
-    if any(getattr(t, "dtype", t) is st.complex32 for t in tensors_or_dtypes):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'ComplexHalf\'')
+def refuse_unlisted_dtypes(kernel, *tensors_or_dtypes, complex32=True, limited_unsigned=True):
+    """A kernel's ``AT_DISPATCH_...`` list without ComplexHalf, and without uint16, uint32 and
+    uint64 (torch compiles few kernels for those: flip, gather and scatter, take, the scans,
+    arange, the products, nonzero, topk, tril...): such a tensor (or dtype) is refused by the
+    kernel's name, where a loop of ours that only moves words, or one Numba compiles for any
+    NumPy type, would otherwise run. ``complex32=False`` or ``limited_unsigned=False`` where
+    torch's list has those."""
+    for t in tensors_or_dtypes:
+        d = getattr(t, "dtype", t)
+        if (complex32 and d is st.complex32) or (limited_unsigned and d in st.LIMITED_UNSIGNED):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{d.torch_name}\'')

@@ -460,6 +460,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_mem
     st.checked_convert(max(n - 1, 0), dtype)    # ``check_supported_max_int_with_precision``: n-1 must fit
     if dtype is st.bool_:
         raise NotImplementedError('"randperm" not implemented for \'Bool\'')
+    stub.refuse_unlisted_dtypes("randperm", dtype, complex32=False)
     gen = _mt19937(generator, out, "randperm")
     with gen._lock:
         if n < (1 << 32) // 20:      # torch keeps its original algorithm below this

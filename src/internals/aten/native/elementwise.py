@@ -29,7 +29,14 @@ def binary_loop(it, op, scalar):
     # meta tensor has no loops to find), and called with its arguments in place: a plain call,
     # no argument list assembled from the buffers and the geometry.
     return it.for_each(lambda buffers, shape, strides, offsets: loops(it.device).binary_loop(
-        op, buffers[0], buffers[1], buffers[2], scalar, shape, strides, offsets))
+        op, buffers[0], buffers[1], buffers[2], scalar, shape, strides, offsets),
+        limited_unsigned=op in _LIMITED_UNSIGNED_OPS)
+
+
+# The binary kernels torch compiles for uint16, uint32 and uint64 (``AT_DISPATCH_V2`` with
+# ``AT_BAREBONES_UNSIGNED_TYPES``): equality, product and the bitwise and/or/xor. Their results
+# wrap around exactly as the fixed-width integers do.
+_LIMITED_UNSIGNED_OPS = frozenset((ops.EQ, ops.NE, ops.MUL, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR))
 
 
 # ---- complex32: the few loops torch has for it (``BinaryOpsKernel.cpp``'s kComplexHalf branches)

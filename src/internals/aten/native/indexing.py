@@ -37,7 +37,7 @@ from ..tensor_iterator import (
     output_layout,
 )
 from .copy import buffer, fill_, same_device_copy, to_device
-from .dispatch_stub import loops, refuse_complex32
+from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .elementwise import common_device
 from .structured import set_output, structured
 from .tensor_factories import empty_strided, from_host, wrap_scalar
@@ -247,6 +247,7 @@ index_out = structured(meta_index, impl_index)
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put_``: ``self[indices] = values`` (or ``+=``), ``values`` broadcast to the indexed shape."""
+    refuse_unlisted_dtypes("index_put", self, complex32=False)
     mask = None if accumulate else _masked_fill_mask(self, indices, values)
     if mask is not None:
         return masked_fill_scalar_(self, mask, values.item())
@@ -488,6 +489,7 @@ def index_select(self, dim, index):
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     if index.dtype not in (st.int64, st.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    refuse_unlisted_dtypes("index_select", self, complex32=False)
     if self.dim() > 1 and index.numel() and self.shape[d] == 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     size = self.shape[d] if self.dim() else 1
@@ -512,7 +514,7 @@ def take(self, index):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.torch_name}")
     n = self.numel()
     if index.numel():
-        refuse_complex32("take_cpu", self)
+        refuse_unlisted_dtypes("take_cpu", self)
     if n == 0 and index.numel():
         raise IndexError("take(): tried to take from an empty tensor")
     picks = _wrap_checked(_host_array(index), n, 0, IndexError,
@@ -552,7 +554,7 @@ def put_(self, index, source, accumulate=False):
     _check_put(self, index, source, accumulate)
     if index.numel() == 0 or is_meta_execution():
         return self
-    refuse_complex32("put_cpu" if self.device.type == "cpu" else "put_cuda", self)
+    refuse_unlisted_dtypes("put_cpu" if self.device.type == "cpu" else "put_cuda", self)
     picks = _wrap_checked(_host_array(index).reshape(-1), self.numel(), 0, IndexError,
                           "out of range: tried to access index {} on a tensor of {} elements.")
     dst_at, src_at = walk(self).reshape(-1)[picks], walk(source).reshape(-1)
@@ -639,7 +641,7 @@ def impl_gather(out, self, dim, index, *, sparse_grad=False):
     """``gather_stub``: ``out[i][j] = self[index[i][j]][j]`` along ``dim``, each element written
     at ``out``'s own strides."""
     if index.numel():
-        refuse_complex32("scatter_gather_tensor_cpu", self)
+        refuse_unlisted_dtypes("scatter_gather_tensor_cpu", self)
         d = wrap_dim(dim, self.dim())
         picks = _picks(index, _geometry(self)[0][d], d)
         move(out, walk(out), self, _along(self, index, d, picks))
@@ -678,7 +680,7 @@ def _scatter(self, dim, index, src, reduce):
     element written (or combined by ``reduce``) into the ``self`` element ``index`` names along
     ``dim``. The meta step has checked the arguments."""
     if index.numel():
-        refuse_complex32("scatter_gather_tensor_cpu", self)
+        refuse_unlisted_dtypes("scatter_gather_tensor_cpu", self)
         d = wrap_dim(dim, self.dim())
         picks = _picks(index, _geometry(self)[0][d], d)
         src = _on_device(src, self.device)
@@ -764,7 +766,7 @@ def impl_scatter_value(out, self, dim, index, value):
     """``scatter.value_out`` (``scatter_fill_stub``): ``value`` written where ``index`` points."""
     _into(out, self)
     if index.numel():
-        refuse_complex32("scatter_gather_scalar_cpu", out)
+        refuse_unlisted_dtypes("scatter_gather_scalar_cpu", out)
     return _scatter(out, dim, index, _scalar_source(out, value, index), None) if index.numel() else out
 
 
@@ -798,7 +800,7 @@ def impl_scatter_value_reduce(out, self, dim, index, value, *, reduce):
     _into(out, self)
     if not index.numel():
         return out
-    refuse_complex32("scatter_gather_scalar_cpu", out)
+    refuse_unlisted_dtypes("scatter_gather_scalar_cpu", out)
     return _scatter(out, dim, index, _scalar_source(out, value, index), _reduction(reduce))
 
 
@@ -849,7 +851,7 @@ def impl_scatter_reduce_two(out, self, dim, index, src, reduce, *, include_self=
     if not index.numel():
         return out
     if not include_self:
-        refuse_complex32("scatter_reduce_exclude_input_init", out)
+        refuse_unlisted_dtypes("scatter_reduce_exclude_input_init", out)
         _scatter(out, dim, index, _scalar_source(out, _reduction_identity(reduce, out.dtype), index), None)
     _scatter(out, dim, index, src, _reduction(reduce, new_options=True))
     if reduce == "mean":
@@ -917,6 +919,7 @@ def masked_fill_scalar_(self, mask, value):
     """``masked_fill_``: ``value`` written where ``mask`` is true."""
     _check_mask(mask, "masked_fill_")
     common_device(self, mask)
+    refuse_unlisted_dtypes("masked_fill", self, complex32=False)
     if is_meta_execution():     # metadata only (a fake's meta step): the checks, and no values to write
         _mask_shape(self, mask)
         return self
@@ -962,7 +965,7 @@ def masked_scatter_(self, mask, source):
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.torch_name}")
     common_device(self, mask)
-    refuse_complex32("masked_scatter", self)
+    refuse_unlisted_dtypes("masked_scatter", self)
     at = walk(self)[np.asarray(_host_array(mask), dtype=bool)]
     if at.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -993,6 +996,7 @@ def masked_select(self, mask):
 
 def nonzero(self):
     """``nonzero``: the coordinates of the nonzero elements, one row each (int64, n x ndim)."""
+    refuse_unlisted_dtypes("nonzero_count_cpu", self, complex32=False)
     values = np.asarray(_host_array(self))
     coords = np.argwhere(values != 0) if self.dim() else np.zeros((int(values != 0), 0), np.int64)
     # torch fills an (ndim, n) tensor and returns its transpose: strides (1, n)

@@ -43,7 +43,7 @@ def _product_into(out, a, b, name):
     *lead, M, K = a.shape
     if K == 0:
         return dispatcher.call("zero_", out)
-    if a.dtype is st.bool_ or a.dtype is st.complex32:     # the product kernels' dispatch has neither
+    if a.dtype in (st.bool_, st.complex32, *st.LIMITED_UNSIGNED):     # the product kernels' dispatch has none
         raise NotImplementedError(f'"{name}" not implemented for \'{a.dtype.torch_name}\'')
     N = b.shape[-1]
     batch = lead[0] if lead else 1

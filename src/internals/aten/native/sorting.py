@@ -24,7 +24,7 @@ from .. import dispatcher
 from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import assert_no_overlap, broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
-from .dispatch_stub import loops, refuse_complex32
+from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .resize import resize_output
 from .structured import set_output, structured
@@ -247,6 +247,7 @@ def impl_topk(outs, self, k, dim=-1, largest=True, sorted=True):
     values, indices = outs
     if self.dtype is st.bool_ and not self.is_cuda:     # (CUDA's refusal is not checked here)
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    refuse_unlisted_dtypes("topk_cpu", self, complex32=False)
     _sortable(self, "topk")
     if self.dim() == 0:
         dispatcher.call("copy_", values, self)
@@ -623,7 +624,7 @@ def meta_cumsum(out, self, dim, *, dtype=None):
 
 
 def impl_cumsum(result, self, dim, *, dtype=None):
-    refuse_complex32("cumsum_out_cpu", result)
+    refuse_unlisted_dtypes("cumsum_out_cpu", result)
     return _impl_scan(result, self, dim, False)
 
 
@@ -632,7 +633,7 @@ def meta_cumprod(out, self, dim, *, dtype=None):
 
 
 def impl_cumprod(result, self, dim, *, dtype=None):
-    refuse_complex32("cumprod_out_cpu", result)
+    refuse_unlisted_dtypes("cumprod_out_cpu", result)
     return _impl_scan(result, self, dim, True)
 
 

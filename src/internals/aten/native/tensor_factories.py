@@ -42,7 +42,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill, logspace_fill
-from .dispatch_stub import fma_contracted, refuse_complex32
+from .dispatch_stub import fma_contracted, refuse_unlisted_dtypes
 
 
 # ---------------------------------------------------------------------- allocation (backend kernels)
@@ -123,7 +123,7 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = st.get_default_dtype() if is_float else st.int64
-    refuse_complex32("arange_cpu", dtype)     # before any check
+    refuse_unlisted_dtypes("arange_cpu", dtype)     # before any check
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is st.int64:   # the bounds read as int64 (``start.to<int64_t>()``): 0.5 is 0, 2**63 refused
@@ -172,7 +172,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if steps:       # an empty one is made without the kernel
-        refuse_complex32("linspace_cpu", dtype)
+        refuse_unlisted_dtypes("linspace_cpu", dtype)
     if dtype.is_complex:
         # c10::complex's step times an index scales both parts by the index, so each part is
         # the real linspace of the parts, in the part's own type
@@ -363,11 +363,17 @@ def _host_values(data, inferred, target):
               else np.float64 if inferred.is_floating_point else np.int64)
     if holder is np.int64 and target.category != st.INTEGRAL:
         holder = np.bool_ if target is st.bool_ else np.float64
+    if holder is np.int64 and target is st.uint64:      # unpacked as an unsigned long long
+        holder = np.uint64
     enabled = GradMode.is_enabled()
     GradMode.set_enabled(False)     # tensors among the values are read as numbers, as torch's item() reads them
     try:
         return np.array(data, dtype=holder)
     except OverflowError:
+        if holder is np.uint64:
+            negative = bool((np.array(data, dtype=object) < 0).any())
+            raise OverflowError("can't convert negative int to unsigned" if negative else "int too big to convert") \
+                from None
         if holder is not np.int64:
             raise                            # "int too large to convert to float", as Python says
         raise ValueError("Overflow when unpacking long long") from None

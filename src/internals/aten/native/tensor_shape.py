@@ -19,7 +19,7 @@ from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap
 from .copy import contiguous, fill_, same_device_copy
-from .dispatch_stub import refuse_complex32
+from .dispatch_stub import refuse_unlisted_dtypes
 from .elementwise import common_device
 from .structured import set_output, structured
 from .tensor_factories import empty
@@ -936,7 +936,7 @@ def trace(x):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.dim()}")
     if x.dtype is st.bool_:
         raise NotImplementedError('"trace" not implemented for \'Bool\'')
-    refuse_complex32("trace", x)
+    refuse_unlisted_dtypes("trace", x)
     dtype = st.int64 if x.dtype.category == st.INTEGRAL else None
     return dispatcher.call("sum", dispatcher.call("diagonal", x, 0, 0, 1), dtype=dtype)
 

@@ -5,7 +5,7 @@ import numpy as np
 from ...c10.memory_format import contiguous_format
 from ...c10.wrap_dim import dim_list_to_bitset
 from .. import dispatcher
-from .dispatch_stub import refuse_complex32
+from .dispatch_stub import refuse_unlisted_dtypes
 from .indexing import element_offsets, move, walk
 from .tensor_factories import empty_strided, like_strides
 from .tensor_shape import _fresh, wrap_dim
@@ -15,7 +15,7 @@ def flip(x, dims):
     """``flip``: the order reversed along ``dims``; the result keeps ``x``'s layout (``empty_like``)."""
     wrapped = dim_list_to_bitset(dims, x.dim())
     if x.numel():
-        refuse_complex32("flip_cpu", x)
+        refuse_unlisted_dtypes("flip_cpu", x)
     out = empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
     positions = [np.arange(n)[::-1] if d in wrapped else np.arange(n) for d, n in enumerate(x.shape)]
     return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))

@@ -9,6 +9,7 @@ are derived from it."""
 import numpy as np
 
 from .copy import fill_, same_device_copy
+from .dispatch_stub import refuse_unlisted_dtypes
 from .indexing import element_offsets, move
 from .structured import set_output, structured
 from .tensor_factories import empty_strided
@@ -27,6 +28,7 @@ def _impl_triangle(out, x, diagonal, keep_lower):
     ``out``'s own strides."""
     if x.numel() == 0:
         return out
+    refuse_unlisted_dtypes("tril" if keep_lower else "triu", x, complex32=False)
     if out is not x:
         same_device_copy(out, x)
     rows, cols = x.shape[-2], x.shape[-1]

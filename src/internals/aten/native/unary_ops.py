@@ -20,7 +20,7 @@ from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .binary_ops import div_out
-from .dispatch_stub import loops, refuse_complex32
+from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .elementwise import binary_loop, complex32_in_opmath
 from .resize import resize_output
 from .structured import structured
@@ -577,7 +577,7 @@ def fix_out(x, *, out):
 def logical_not(x, *, out=None):
     """``logical_not``: bool, True where ``x`` is zero; in place or into ``out``, 0 or 1 in that
     tensor's own dtype (``out`` resized to ``x``'s shape first, as ``resize_output`` does)."""
-    refuse_complex32("logical_not_cpu", x)
+    refuse_unlisted_dtypes("logical_not_cpu", x)
     result = dispatcher.call("eq.Scalar", x, 0)
     if out is None:
         return result
@@ -634,7 +634,7 @@ def nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
         resize_output(out, self.shape)
         return dispatcher.call("copy_", out, self)
     it = TensorIterator.unary_op(out, self)
-    refuse_complex32("nan_to_num", self)
+    refuse_unlisted_dtypes("nan_to_num", self, limited_unsigned=False)
     if self.dtype.is_complex:
         nan_to_num_out(dispatcher.call("view_as_real", self), nan, posinf, neginf,
                        out=dispatcher.call("view_as_real", it.result))

@@ -10,10 +10,12 @@ import functools
 import warnings
 from collections import OrderedDict, namedtuple
 
+from ... import __future__ as _future
 from ..._tensor import Tensor
 from ..._tensor_base import torch_size_text
 from ...autograd.grad_mode import no_grad
 from ...c10 import scalar_type as st
+from ...utils import swap_tensors
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
@@ -426,11 +428,15 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        swap = _future.get_swap_module_params_on_conversion()
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 moved = fn(param)
+            if swap:
+                self._swap_in_converted(key, param, fn, moved)
+                continue
             param.data = moved
             if param.grad is not None:
                 with no_grad():
@@ -440,6 +446,30 @@ class Module:
             if buf is not None:
                 self._buffers[name] = fn(buf)
         return self
+
+    def _swap_in_converted(self, key, param, fn, moved):
+        """``_apply`` under ``__future__.set_swap_module_params_on_conversion(True)``: the
+        converted tensor, made a Parameter, is swapped into the Parameter object, and so is the
+        converted gradient into the gradient object."""
+        grad = param.grad
+        try:
+            if grad is not None:
+                param.grad = None       # the swapped-in Parameter's grad would be checked against the old one
+            swap_tensors(param, Parameter(moved, requires_grad=param.requires_grad))
+        except Exception as e:
+            if grad is not None:
+                param.grad = grad
+            raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+        if grad is None:
+            return
+        with no_grad():
+            moved_grad = fn(grad)
+        moved_grad.requires_grad_(grad.requires_grad)
+        try:
+            swap_tensors(grad, moved_grad)
+        except Exception as e:
+            raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}.grad") from e
+        param.grad = grad
 
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)`` (its device and

@@ -2,7 +2,8 @@
 folded into the layer before it (``fusion``), convolution weights in a memory format, packed
 sequences for the recurrent layers (``nn.utils.rnn``), parameters as one flat vector, and
 parametrizations (``nn.utils.parametrize``, ``nn.utils.parametrizations``, and the older
-hook-based ``weight_norm`` and ``spectral_norm``)."""
+hook-based ``weight_norm`` and ``spectral_norm``), and ``stateless.functional_call``, the
+deprecated spelling of ``torch.func.functional_call``."""
 import importlib
 
 from . import rnn
@@ -18,12 +19,13 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
            "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "get_total_norm",
            "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm",
-           "remove_weight_norm", "rnn", "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "remove_weight_norm", "rnn", "skip_init", "spectral_norm", "stateless", "vector_to_parameters",
+           "weight_norm"]
 
 # Imported on first use rather than here: nn.modules.rnn imports nn.utils.rnn while nn.modules is
-# still being imported, and these two need nn.modules' classes (Module, ModuleDict, the
+# still being imported, and these need nn.modules' classes (Module, ModuleDict, the
 # transposed convolutions) at their own import, so importing them here would close a cycle.
-_LAZY = ("parametrize", "parametrizations")
+_LAZY = ("parametrize", "parametrizations", "stateless")
 
 
 def __getattr__(name):
