@@ -39,7 +39,7 @@ SMALLEST_PX = 9     # internals.viz.legibility.SMALLEST_PX (this script runs wit
 # The notebooks start in this order, so the two jobs end together: in name order the longest
 # ones (10, 07, 09) came late, and one job ran on alone. Only the order hangs on these
 # figures; a notebook missing here starts last, and a stale figure costs only some balance.
-SECONDS = {"10_cnn": 132, "09_capstone": 73, "appendix_numba": 71, "07_memory": 55, "11_compile": 52,
+SECONDS = {"10_cnn": 95, "09_capstone": 73, "appendix_numba": 71, "07_memory": 55, "11_compile": 52,
            "13_ddp": 47, "08_codebase_tour": 40, "03_storage": 37, "04_kernels": 36, "02_strides": 34,
            "05_dispatch": 26, "01_tensors": 25, "08b_boundary": 25, "12_processes": 25, "04b_cuda_kernels": 24,
            "06_autograd": 24, "performance": 15}
