@@ -170,7 +170,8 @@ def _reference_cat_error(tensors, dim):
     ``torch._prims.cat``): the dims against the first tensor that is not 1-D, a 1-D tensor
     allowed only empty, then the sizes against the first tensor kept."""
     example = next((t for t in tensors if t.dim() != 1), tensors[0])
-    mismatch = "Number of dimensions of tensors must match.  Expected {}-D tensors, but got {}-D for tensor number {} in the list"
+    mismatch = ("Number of dimensions of tensors must match.  Expected {}-D tensors, but got {}-D for tensor number "
+                "{} in the list")
     for i, t in enumerate(tensors):
         if t.dim() not in (1, example.dim()):
             return mismatch.format(example.dim(), t.dim(), i)
