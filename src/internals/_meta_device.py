@@ -75,12 +75,30 @@ def meta_fallback(op, keys, *args, **kwargs):
     """The Meta key's kernel for every operator (a boxed backend fallback); a shape error
     reworded as torch's meta kernels word it."""
     try:
-        return _meta_kernel(op, *args, **kwargs)
+        out = _meta_kernel(op, *args, **kwargs)
     except RuntimeError as error:
         message = _meta_wording(op.name, args, kwargs, str(error))
         if message is None:
             raise
         raise _refusal(RuntimeError, message) from None
+    relayout = _META_LAYOUTS.get(op.name)
+    return out if relayout is None else relayout(out, *args, **kwargs)
+
+
+def _svd_layout(out, A, full_matrices=False, compute_uv=True, *, driver=None):
+    """torch's ``_linalg_svd`` meta function lays Vh out row-major on the meta device (as for
+    cuSOLVER), where the CPU kernel's Vh is column-major (LAPACK's)."""
+    U, S, Vh = out
+    return (U, S, _meta_empty(Vh.shape, Vh.dtype)) if compute_uv else out
+
+
+def _mse_loss_layout(out, input, target, reduction=1):
+    """torch's meta ``mse_loss`` is its decomposition, ``((input - target) ** 2).mean()``: a
+    reduced loss is a fresh scalar, where the CPU kernel's is a view of the squared errors."""
+    return out if reduction == 0 else _meta_empty((), out.dtype)
+
+
+_META_LAYOUTS = {"aten::_linalg_svd": _svd_layout, "aten::mse_loss": _mse_loss_layout}
 
 
 def _meta_kernel(op, *args, **kwargs):

@@ -106,6 +106,12 @@ PROGRAMS = {
 
 # harder cases: views of views, out=, promotion, autograd and modules, copies and pickles
 HOSTILE = {
+    # torch's meta functions lay these out apart from its CPU kernels: Vh row-major, a fresh loss
+    "svd_vh_row_major": lambda t: t.linalg.svd(meta(t, 2, 4, 3)),
+    "svd_reduced_wide": lambda t: t.linalg.svd(meta(t, 3, 5, dtype=t.complex64), full_matrices=False),
+    "svd_v": lambda t: t.svd(meta(t, 4, 3), some=False),
+    "mse_loss_fresh_scalar": lambda t: (lambda loss: (loss, loss.untyped_storage().nbytes()))(
+        t.nn.functional.mse_loss(meta(t, 4, 3), meta(t, 4, 3), reduction="sum")),
     "min_max_empty": lambda t: (meta(t, 0).min(), meta(t, 0, dtype=t.int32).max()),
     "min_max_empty_dim": lambda t: (*meta(t, 0, 3).min(0), *meta(t, 0, 3).max(-2, keepdim=True)),
     "mode_empty_dim": lambda t: tuple(meta(t, 3, 0).mode()),
