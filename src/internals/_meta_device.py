@@ -152,6 +152,8 @@ def _meta_wording(name, args, kwargs, message):
     product's (``meta_mm``), and a broadcast's in the elementwise references."""
     if name == "aten::cat" and message.startswith(("Sizes of tensors must match", "Tensors must have same number")):
         return _reference_cat_error(list(args[0]), args[1] if len(args) > 1 else kwargs.get("dim", 0))
+    if name == "aten::topk" and message == "selected index k out of range":
+        return "k not in range for dimension"
     matched = _MATMUL_SIZES.fullmatch(message)
     if matched:
         n, m1, m2, p = matched.groups()

@@ -106,6 +106,8 @@ PROGRAMS = {
 
 # harder cases: views of views, out=, promotion, autograd and modules, copies and pickles
 HOSTILE = {
+    "one_hot_classes_given": lambda t: t.nn.functional.one_hot(meta(t, 2, 3, dtype=t.long), 4),
+    "one_hot_no_classes": lambda t: t.nn.functional.one_hot(meta(t, 2, 3, dtype=t.long), 0),
     # torch's meta functions lay these out apart from its CPU kernels: Vh row-major, a fresh loss
     "svd_vh_row_major": lambda t: t.linalg.svd(meta(t, 2, 4, 3)),
     "svd_reduced_wide": lambda t: t.linalg.svd(meta(t, 3, 5, dtype=t.complex64), full_matrices=False),
@@ -230,6 +232,8 @@ REFUSED = {
     "argmin_empty": lambda t: meta(t, 0, 3).argmin(keepdim=True),
     "argmin_empty_dim": lambda t: meta(t, 0, 3).argmin(-2),
     "kthvalue_empty": lambda t: meta(t, 3, 0).kthvalue(1),
+    "topk_too_many": lambda t: meta(t, 3, 4).topk(5),
+    "one_hot_classes_inferred": lambda t: t.nn.functional.one_hot(meta(t, 3, dtype=t.long)),
     # a gradient on another device than its output's, but a 0-dim one, which is moved
     "backward_cpu_gradient": lambda t: (meta(t, 3, requires_grad=True) * 2).backward(t.ones(3)),
     "grad_meta_gradient": lambda t: (lambda x: t.autograd.grad(x * 2, x, t.ones(3, device="meta")))(
