@@ -679,3 +679,23 @@ def test_the_default_device_fills_the_factories_of_its_thread_only():
         internals.set_default_device(None)
     assert (made.device, kept.device, inner, seen, after) == (cuda, cpu, (cpu, cpu), [(cpu, cpu)], (cuda, cuda))
     assert (internals.get_default_device(), internals.zeros(1).device) == (cpu, cpu)
+
+
+def test_an_int_default_device_is_a_cuda_index():
+    """With a GPU, torch reads an int as ``cuda:N`` (``torch.device(3)``) and checks no index when
+    the default is set: a factory that allocates on a missing GPU is what fails, with CUDA's
+    invalid device ordinal. The simulated GPU makes internals such a machine, with one GPU.
+    (torch's CPU wheel refuses the int itself: it has no accelerator.)"""
+    with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is available"):
+        torch.set_default_device(0)
+    try:
+        internals.set_default_device(0)
+        first = (internals.get_default_device(), internals.zeros(1).device)
+        internals.set_default_device(3)
+        missing = internals.get_default_device()
+        with pytest.raises(RuntimeError, match="invalid device ordinal"):
+            internals.zeros(1)
+    finally:
+        internals.set_default_device(None)
+    assert first == (internals.device("cuda", 0), internals.device("cuda", 0))
+    assert missing == internals.device("cuda", 3)

@@ -23,6 +23,8 @@ composite kernel is wrapped to take the meta cases first: it calls the CPU ``cop
 
 A random factory or in-place fill draws no numbers: the default generator is left as it was.
 """
+import re
+
 from ._meta_registrations import TensorMeta, meta_table
 from ._subclasses.fake_tensor import _rng_untouched
 from ._tensor_base import TensorBase
@@ -34,7 +36,8 @@ from .c10 import scalar_type as st
 from .c10.device import device as as_device
 from .c10.dispatch_key import DispatchKey, DispatchKeySet
 from .c10.storage import UntypedStorage
-from .c10.tensor_impl import NoStorage, TensorImpl, required_storage_elements
+from .c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides, required_storage_elements
+from .c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .utils._pytree import tree_flatten, tree_map
 
 __all__ = ["meta_fallback", "register_meta_fallback", "register_meta_kernels"]
@@ -69,7 +72,36 @@ _ANY_DEVICE = frozenset(f"aten::{name}" for name in (
 
 
 def meta_fallback(op, keys, *args, **kwargs):
-    """The Meta key's kernel for every operator (a boxed backend fallback)."""
+    """The Meta key's kernel for every operator (a boxed backend fallback); a shape error
+    reworded as torch's meta kernels word it."""
+    try:
+        out = _meta_kernel(op, *args, **kwargs)
+    except RuntimeError as error:
+        message = _meta_wording(op.name, args, kwargs, str(error))
+        if message is None:
+            raise
+        raise _refusal(RuntimeError, message) from None
+    relayout = _META_LAYOUTS.get(op.name)
+    return out if relayout is None else relayout(out, *args, **kwargs)
+
+
+def _svd_layout(out, A, full_matrices=False, compute_uv=True, *, driver=None):
+    """torch's ``_linalg_svd`` meta function lays Vh out row-major on the meta device (as for
+    cuSOLVER), where the CPU kernel's Vh is column-major (LAPACK's)."""
+    U, S, Vh = out
+    return (U, S, _meta_empty(Vh.shape, Vh.dtype)) if compute_uv else out
+
+
+def _mse_loss_layout(out, input, target, reduction=1):
+    """torch's meta ``mse_loss`` is its decomposition, ``((input - target) ** 2).mean()``: a
+    reduced loss is a fresh scalar, where the CPU kernel's is a view of the squared errors."""
+    return out if reduction == 0 else _meta_empty((), out.dtype)
+
+
+_META_LAYOUTS = {"aten::_linalg_svd": _svd_layout, "aten::mse_loss": _mse_loss_layout}
+
+
+def _meta_kernel(op, *args, **kwargs):
     name = op.name
     refused = _REFUSED.get(name)
     if refused is not None:
@@ -85,6 +117,11 @@ def meta_fallback(op, keys, *args, **kwargs):
         raise _refusal(RuntimeError, f'Attempted to set the storage of a tensor on device "{args[0]._impl.device}" '
                        f'to a storage on different device "{args[1].device}".  This is no longer allowed; the '
                        "devices must match.")
+    empty = _EMPTY_REDUCTIONS.get(name)
+    if empty is not None and args[0]._impl.device.type == "meta" and args[0].numel() == 0:
+        result = empty(*args, **kwargs)
+        if result is not None:
+            return result
     if name in meta_table and not _writes_first_argument(op):
         return _from_meta(meta_table[name](*args, **kwargs))
     with _rng_untouched():
@@ -97,6 +134,142 @@ def meta_fallback(op, keys, *args, **kwargs):
 
 
 _INDEXING = frozenset({"aten::index.Tensor", "aten::index_put", "aten::index_put_", "aten::_index_put_impl_"})
+
+
+# Elementwise operators whose meta kernel in torch is its Python reference (``torch/_refs``):
+# their broadcast errors are the reference's, not TensorIterator's.
+_REFERENCE_BROADCAST = frozenset((
+    "add", "sub", "mul", "div", "atan2", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "pow",
+    "copysign", "fmod", "remainder", "hypot", "logaddexp", "floor_divide", "xlogy", "lerp", "addcmul",
+    "addcdiv", "where", "clamp", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or",
+    "logical_xor"))
+_MATMUL_SIZES = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+_OUTPUT_SHAPE = re.compile(r"output with shape \[([\d, ]*)\] doesn't match the broadcast shape \[([\d, ]*)\]")
+
+
+def _meta_wording(name, args, kwargs, message):
+    """torch's meta message for a shape error the CPU kernels word otherwise, or None: a matrix
+    product's (``meta_mm``), and a broadcast's in the elementwise references."""
+    if name == "aten::cat" and message.startswith(("Sizes of tensors must match", "Tensors must have same number")):
+        return _reference_cat_error(list(args[0]), args[1] if len(args) > 1 else kwargs.get("dim", 0))
+    if name == "aten::topk" and message == "selected index k out of range":
+        return "k not in range for dimension"
+    matched = _MATMUL_SIZES.fullmatch(message)
+    if matched:
+        n, m1, m2, p = matched.groups()
+        return f"a and b must have same reduction dim, but got [{n}, {m1}] X [{m2}, {p}]."
+    if name.split("::")[-1].split(".")[0].rstrip("_") not in _REFERENCE_BROADCAST:
+        return None
+    matched = _OUTPUT_SHAPE.fullmatch(message)
+    if matched:
+        out, shape = ([int(s) for s in g.split(",") if s.strip()] for g in matched.groups())
+        return f"output with shape torch.Size({out}) doesn't match the broadcast shape {tuple(shape)}"
+    if message.startswith("The size of tensor a ("):
+        return _reference_broadcast_error([tuple(t.shape) for t in tree_flatten((args, kwargs))
+                                           if isinstance(t, TensorBase)])
+    return None
+
+
+def _reference_broadcast_error(shapes):
+    """The first mismatch as ``torch._refs._broadcast_shapes`` finds it, walking each shape from
+    its last dim into a common shape of ones; None where the shapes broadcast."""
+    common = [1] * max(len(s) for s in shapes)
+    for index, shape in enumerate(shapes):
+        for dim in range(-1, -1 - len(shape), -1):
+            if common[dim] == 1:
+                common[dim] = shape[dim]
+            elif shape[dim] != 1 and common[dim] != shape[dim]:
+                return (f"Attempting to broadcast a dimension of length {shape[dim]} at {dim}! Mismatching argument "
+                        f"at index {index} had torch.Size({list(shape)}); but expected shape should be broadcastable "
+                        f"to {common}")
+    return None
+
+
+def _reference_cat_error(tensors, dim):
+    """``cat``'s first error as torch's reference finds it (``torch._refs.cat``, then
+    ``torch._prims.cat``): the dims against the first tensor that is not 1-D, a 1-D tensor
+    allowed only empty, then the sizes against the first tensor kept."""
+    example = next((t for t in tensors if t.dim() != 1), tensors[0])
+    mismatch = ("Number of dimensions of tensors must match.  Expected {}-D tensors, but got {}-D for tensor number "
+                "{} in the list")
+    for i, t in enumerate(tensors):
+        if t.dim() not in (1, example.dim()):
+            return mismatch.format(example.dim(), t.dim(), i)
+    kept = []
+    for i, t in enumerate(tensors):
+        if t.dim() != example.dim() and t.shape[0] != 0:
+            return mismatch.format(example.dim(), 1, i)
+        if not (t.dim() == 1 and t.shape[0] == 0):
+            kept.append(t)
+    dim = wrap_dim(dim, example.dim())
+    for i, t in enumerate(kept):
+        for d, (common, length) in enumerate(zip(kept[0].shape, t.shape)):
+            if d != dim and common != length:
+                return (f"Sizes of tensors must match except in dimension {dim}. Expected {common} in dimension {d} "
+                        f"but got {length} for tensor number {i} in the list")
+    return None
+
+
+def _meta_empty(sizes, dtype):
+    sizes = tuple(sizes)
+    strides = contiguous_strides(sizes)
+    return TensorBase._from_impl(TensorImpl(_meta_storage(sizes, strides, 0, dtype), sizes, strides, 0, dtype))
+
+
+def _reduced_sizes(sizes, dims, keepdim):
+    return [1 if i in dims else s for i, s in enumerate(sizes) if keepdim or i not in dims]
+
+
+# An empty input to a reduction without an identity: torch's meta kernels word and decide this
+# apart from its CPU kernels. ``min()``/``max()`` and their ``dim`` forms check nothing there (the
+# CPU check looks at the data's size in the kernel); ``amin``/``amax``/``aminmax`` refuse in their
+# meta step with TensorIterator's words; ``argmin`` shares ``argmax``'s meta check, name and all.
+def _min_max_all(self):
+    return _meta_empty((), self.dtype)
+
+
+def _min_max_dim(self, dim, keepdim=False):
+    dim = wrap_dim(dim, self.dim())
+    sizes = _reduced_sizes(self.shape, (dim,), keepdim) if self.dim() else []
+    return _meta_empty(sizes, self.dtype), _meta_empty(sizes, st.int64)
+
+
+def _mode(self, dim=-1, keepdim=False):
+    return _min_max_dim(self, dim, keepdim)
+
+
+def _kthvalue(self, k, dim=-1, keepdim=False):
+    dim = wrap_dim(dim, self.dim())
+    if self.dim() and self.shape[dim] == 0:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+
+
+def _no_identity(self, dims):
+    dims = dim_list_to_bitset(dims, self.dim()) if dims else range(self.dim())
+    if not self.dim() or any(self.shape[d] == 0 for d in dims):
+        raise RuntimeError("reducing over zero-size dimension for reduction operation without identity")
+
+
+def _amin_amax(self, dim=(), keepdim=False):
+    _no_identity(self, list(dim))
+
+
+def _aminmax(self, *, dim=None, keepdim=False):
+    _no_identity(self, [] if dim is None else [dim])
+
+
+def _argmin_argmax(self, dim=None, keepdim=False):
+    if dim is None:
+        raise RuntimeError("argmax: Expected reduction dim to be specified for input.numel() == 0.")
+    dim = wrap_dim(dim, self.dim())
+    if self.dim() and self.shape[dim] == 0:
+        raise IndexError(f"argmax: Expected reduction dim {dim} to have non-zero size.")
+
+
+_EMPTY_REDUCTIONS = {"aten::min": _min_max_all, "aten::max": _min_max_all, "aten::min.dim": _min_max_dim,
+                     "aten::max.dim": _min_max_dim, "aten::amin": _amin_amax, "aten::amax": _amin_amax,
+                     "aten::aminmax": _aminmax, "aten::argmin": _argmin_argmax, "aten::argmax": _argmin_argmax,
+                     "aten::mode": _mode, "aten::kthvalue": _kthvalue}
 
 
 def _refusal(cls, message):

@@ -207,6 +207,11 @@ def meta_addr(self, vec1, vec2, *, beta=1, alpha=1):
 
 @register_meta("mv")
 def meta_mv(a, v):
+    """torch's ``mv`` decomposition's checks (``torch/_decomp/decompositions.py``), then (N,)."""
+    if a.dim() != 2 or v.dim() != 1:
+        raise RuntimeError(f"matrix @ vector expected, got {a.dim()}, {v.dim()}")
+    if a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}x{a.shape[1]}), vec ({v.shape[0]})")
     return TensorMeta((a.shape[0],), (1,), a.dtype, a.device)
 
 

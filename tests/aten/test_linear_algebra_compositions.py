@@ -81,6 +81,8 @@ PROGRAMS = [
     f"lib.chain_matmul({A}[:, :2], {A}[:2], {A}, {A}[:, :1])", "lib.chain_matmul(lib.ones(2, 3, dtype=lib.long))",
     f"lib.chain_matmul({A}.detach(), {A}.detach(), out=lib.empty(0))",
     f"lib.chain_matmul({A}.detach()[:2], out=lib.empty(0, dtype=lib.float64))",
+    f"lib.linalg.multi_dot([{A}[0].detach(), {A}.detach(), {A}[1].detach()], out=lib.empty(4))",
+    f"lib.linalg.multi_dot([{A}.detach(), {A}.detach(), {A}.detach(), {A}[0].detach()], out=lib.empty(2, 3).t())",
 ]
 
 
@@ -113,6 +115,11 @@ ERRORS = [
     "lib.chain_matmul()", f"lib.chain_matmul({A}[0], {A})", f"lib.chain_matmul({A}, {A}.reshape(1, 3, 3))",
     f"lib.chain_matmul({A}, {A}[:2])", f"lib.chain_matmul({A}, {A}.double())", f"lib.chain_matmul([{A}, {A}])",
     f"lib.chain_matmul({A}.reshape(1, 3, 3).detach(), out=lib.empty(0))", "lib.chain_matmul(out=lib.empty(0))",
+    # out= takes no input that requires grad (the last product is mm.out's), nor another dtype
+    f"lib.linalg.multi_dot([{A}, {A}], out=lib.empty(0))", f"lib.chain_matmul({A}, {A}, {A}, out=lib.empty(0))",
+    f"lib.linalg.multi_dot([{A}.detach(), {A}.detach()], out=lib.empty(0, requires_grad=True))",
+    f"lib.linalg.multi_dot([{A}.detach(), {A}.detach()], out=lib.empty(0, dtype=lib.float64))",
+    f"lib.chain_matmul({A}.detach(), {A}.detach(), out=lib.empty(0, dtype=lib.float64))",
 ]
 
 

@@ -106,6 +106,21 @@ PROGRAMS = {
 
 # harder cases: views of views, out=, promotion, autograd and modules, copies and pickles
 HOSTILE = {
+    "one_hot_classes_given": lambda t: t.nn.functional.one_hot(meta(t, 2, 3, dtype=t.long), 4),
+    "one_hot_no_classes": lambda t: t.nn.functional.one_hot(meta(t, 2, 3, dtype=t.long), 0),
+    # torch's meta functions lay these out apart from its CPU kernels: Vh row-major, a fresh loss
+    "svd_vh_row_major": lambda t: t.linalg.svd(meta(t, 2, 4, 3)),
+    "svd_reduced_wide": lambda t: t.linalg.svd(meta(t, 3, 5, dtype=t.complex64), full_matrices=False),
+    "svd_v": lambda t: t.svd(meta(t, 4, 3), some=False),
+    "mse_loss_fresh_scalar": lambda t: (lambda loss: (loss, loss.untyped_storage().nbytes()))(
+        t.nn.functional.mse_loss(meta(t, 4, 3), meta(t, 4, 3), reduction="sum")),
+    "min_max_empty": lambda t: (meta(t, 0).min(), meta(t, 0, dtype=t.int32).max()),
+    "min_max_empty_dim": lambda t: (*meta(t, 0, 3).min(0), *meta(t, 0, 3).max(-2, keepdim=True)),
+    "mode_empty_dim": lambda t: tuple(meta(t, 3, 0).mode()),
+    "amax_empty_kept_dim": lambda t: meta(t, 0, 3).amax(1),
+    "argmax_empty_kept_dim": lambda t: meta(t, 0, 3).argmax(1, keepdim=True),
+    "backward_0dim_cpu_gradient": lambda t: (lambda x: ((x * 2).backward(t.tensor(1.0)), x.grad)[1])(
+        meta(t, (), requires_grad=True)),
     "view_chain": lambda t: meta(t, 4, 6)[1:][:, 2:].t()[1:, ::2].unsqueeze(0),
     "as_strided_of_view": lambda t: meta(t, 10)[2:].as_strided((2, 2), (1, 2), 1),
     "unfold": lambda t: meta(t, 10).unfold(0, 3, 2),
@@ -196,15 +211,40 @@ REFUSED = {
     "set_cpu_storage": lambda t: meta(t, 0).set_(t.UntypedStorage(16), 0, (2,), (1,)),
     "reshape_wrong_numel": lambda t: meta(t, 2, 3).reshape(4),
     "index_past_the_end": lambda t: meta(t, 2, 3)[5],
+    # torch's meta kernels word these apart from its CPU kernels: its references' words, meta_mm's
+    "broadcast": lambda t: meta(t, 2, 3) + meta(t, 4),
+    "broadcast_where": lambda t: t.where(meta(t, 3, dtype=t.bool), meta(t, 4), meta(t, 3)),
+    "broadcast_in_place": lambda t: meta(t, 2, 3).mul_(meta(t, 5, 1, 4)),
+    "inplace_broadcast_grows": lambda t: meta(t, 3).add_(meta(t, 2, 3)),
+    "matmul_sizes": lambda t: meta(t, 2, 3) @ meta(t, 4, 5),
+    "linear_sizes": lambda t: t.nn.functional.linear(meta(t, 2, 3), meta(t, 4, 5)),
+    "addmm_sizes": lambda t: t.addmm(meta(t, 2, 5), meta(t, 2, 3), meta(t, 4, 5)),
+    "mv_sizes": lambda t: t.mv(meta(t, 2, 3), meta(t, 4)),
+    "cat_sizes": lambda t: t.cat([meta(t, 0), meta(t, 2, 3), meta(t, 2, 4)]),
+    "cat_sizes_dim": lambda t: t.cat([meta(t, 2, 3, 4), meta(t, 3, 5, 5)], -1),
+    "cat_dims": lambda t: t.cat([meta(t, 2), meta(t, 2, 3, 4), meta(t, 2, 3)]),
+    "cat_1d_not_empty": lambda t: t.cat([meta(t, 2, 3), meta(t, 3)]),
+    # reductions without an identity of an empty tensor: torch's meta kernels decide apart from its CPU ones
+    "amax_empty": lambda t: meta(t, 0).amax(),
+    "amin_empty_dim": lambda t: meta(t, 0, 3).amin(-2),
+    "aminmax_empty": lambda t: meta(t, 0, 3).aminmax(dim=0),
+    "argmax_empty": lambda t: meta(t, 0).argmax(),
+    "argmin_empty": lambda t: meta(t, 0, 3).argmin(keepdim=True),
+    "argmin_empty_dim": lambda t: meta(t, 0, 3).argmin(-2),
+    "kthvalue_empty": lambda t: meta(t, 3, 0).kthvalue(1),
+    "topk_too_many": lambda t: meta(t, 3, 4).topk(5),
+    "one_hot_classes_inferred": lambda t: t.nn.functional.one_hot(meta(t, 3, dtype=t.long)),
+    # a gradient on another device than its output's, but a 0-dim one, which is moved
+    "backward_cpu_gradient": lambda t: (meta(t, 3, requires_grad=True) * 2).backward(t.ones(3)),
+    "grad_meta_gradient": lambda t: (lambda x: t.autograd.grad(x * 2, x, t.ones(3, device="meta")))(
+        t.ones(3, requires_grad=True)),
+    "second_root_gradient": lambda t: (lambda x: t.autograd.backward([x.sum(), x * 2], [t.ones(()), t.ones(3)]))(
+        meta(t, 3, requires_grad=True)),
 }
 
 # torch's meta kernels word these differently from its CPU kernels: the class is compared
 REFUSED_CLASS_ONLY = {
-    "broadcast": lambda t: meta(t, 2, 3) + meta(t, 4),
-    "matmul_sizes": lambda t: meta(t, 2, 3) @ meta(t, 4, 5),
-    "cat_sizes": lambda t: t.cat([meta(t, 2, 3), meta(t, 2, 4)]),
     "inplace_int_add_float": lambda t: meta(t, 3, dtype=t.int64).add_(1.5),
-    "inplace_broadcast_grows": lambda t: meta(t, 3).add_(meta(t, 2, 3)),
     "mean_of_int": lambda t: meta(t, 3, dtype=t.int64).mean(),
     "out_dtype_too_narrow": lambda t: t.add(meta(t, 3), meta(t, 3), out=meta(t, 3, dtype=t.int64)),
     "conv_channels": lambda t: t.nn.functional.conv2d(meta(t, 1, 3, 8, 8), meta(t, 4, 2, 3, 3)),

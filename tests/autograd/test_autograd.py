@@ -980,7 +980,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
     math |= {"lu_solve"}        # the older torch.lu_solve: linalg_lu_solve with its arguments reordered
-    math |= {"chain_matmul", "chain_matmul.out"}     # the deprecated linalg_multi_dot of matrices only
+    math |= {"chain_matmul", "chain_matmul.out", "linalg_multi_dot.out"}  # multi_dot_out: its last product by mm.out
     math |= {"ctc_loss.IntList", "ctc_loss.Tensor"}      # the composites over _ctc_loss
     # torch.special's renamings of operators the package has (special_expit is sigmoid), with their
     # out= forms, and ndtr over erf: torch's composites (internals/special.py)

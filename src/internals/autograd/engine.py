@@ -69,6 +69,9 @@ def _validate(grad, meta, node, index):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got "
                                f"{list(grad.shape)} but expected shape compatible with {list(sizes)}")
         grad = sum_to(grad, sizes)
+    if grad.device != device and grad._impl.sizes:
+        # only a 0-dim gradient is moved across devices; any other on the wrong device is a bug
+        raise RuntimeError(f"invalid gradient at index {index} - expected device {device} but got {grad.device}")
     if grad._impl.dtype is not dtype or grad.device != device:
         grad = grad.to(dtype=dtype, device=device)
     return grad
@@ -269,9 +272,10 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
     task.deps = compute_dependencies(root_nodes)
     if inputs:
         task.needed = init_to_execute(root_nodes, task.deps, task.targets)
-    for (node, input_nr), g in roots:
-        if g is not None:
-            _add_to_buffer(task.buffers, node, input_nr, g)
+    for index, ((node, input_nr), g) in enumerate(roots):
+        if g is not None:       # the given gradients are checked as a node's outputs are (Engine::execute)
+            meta = node._input_meta[input_nr]
+            _add_to_buffer(task.buffers, node, input_nr, g if meta is None else _validate(g, meta, node, index))
     for node in dict.fromkeys(root_nodes):
         if not task.deps.get(node):
             task.push_ready(node)

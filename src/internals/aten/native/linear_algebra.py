@@ -359,6 +359,16 @@ def linalg_multi_dot(tensors):
     """The product of a chain of matrices (the first and last may be vectors), in the order of
     fewest scalar multiplications (``multi_dot_impl``): two by ``mm``, three by comparing the two
     orders' costs, more by the classic dynamic programme over split points."""
+    return _multi_dot(tensors, None)
+
+
+def linalg_multi_dot_out(tensors, *, out):
+    """``linalg_multi_dot_out``: the same chain, its last product written by ``mm.out`` into
+    ``out`` (so inputs that require grad are refused, as ``mm.out`` refuses them)."""
+    return _multi_dot(tensors, out)
+
+
+def _multi_dot(tensors, out):
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
@@ -381,23 +391,33 @@ def linalg_multi_dot(tensors):
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} and "
                                f"{list(tensors[i].shape)} cannot be multiplied")
 
-    def mm(a, b):
+    if out is not None:
+        if out.dtype is not mats[0].dtype:
+            raise RuntimeError(f"multi_dot(): expected out tensor to have dtype {st.type_meta_name(mats[0].dtype)} "
+                               f"but got {st.type_meta_name(out.dtype)}")
+        check_out_no_requires_grad("mm", tensors, out)     # the last product's check, before out is resized
+        resize_output(out, out_shape)
+        final = dispatcher.call("view", out, [mats[0].shape[0], mats[-1].shape[1]])
+
+    def mm(a, b, last=False):
+        if last and out is not None:
+            return dispatcher.call("mm.out", a, b, out=final)
         return dispatcher.call("mm", a, b)
     if n == 2:
-        result = mm(*mats)
+        result = mm(*mats, last=True)
     elif n == 3:
         a, b, c, d = mats[0].shape[0], mats[1].shape[0], mats[2].shape[0], mats[2].shape[1]
         if (a * c) * (b + d) > (b * d) * (a + c):
-            result = mm(mats[0], mm(mats[1], mats[2]))
+            result = mm(mats[0], mm(mats[1], mats[2]), last=True)
         else:
-            result = mm(mm(mats[0], mats[1]), mats[2])
+            result = mm(mm(mats[0], mats[1]), mats[2], last=True)
     else:
         split = _matrix_chain_order(mats)
 
-        def chain(i, j):
-            return mats[i] if i == j else mm(chain(i, split[i][j]), chain(split[i][j] + 1, j))
-        result = chain(0, n - 1)
-    return dispatcher.call("view", result, out_shape)
+        def chain(i, j, last=False):
+            return mats[i] if i == j else mm(chain(i, split[i][j]), chain(split[i][j] + 1, j), last)
+        result = chain(0, n - 1, last=True)
+    return out if out is not None else dispatcher.call("view", result, out_shape)
 
 
 _CHAIN_MATMUL_DEPRECATED = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "

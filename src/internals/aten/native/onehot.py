@@ -12,6 +12,10 @@ def one_hot(x, num_classes=-1):
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         return call("empty.memory_format", [*shape, num_classes], dtype=x.dtype, device=x.device)
+    if x._impl.device.type == "meta" and num_classes != -1:
+        # torch's traceable form on meta tensors: a comparison with every class, no value read or checked
+        classes = call("arange.start_step", 0, num_classes, 1, dtype=st.int64, device=x.device)
+        return call("_to_copy", call("eq.Tensor", call("unsqueeze", x, -1), classes), dtype=st.int64)
     if call("min", x).item() < 0:
         raise RuntimeError("Class values must be non-negative.")
     largest = call("max", x).item()
