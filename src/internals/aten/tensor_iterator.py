@@ -65,7 +65,7 @@ class TensorIteratorConfig:
     is_reduction_ = False
     reduce_dims, in_memory_order = (), True
     compute_in_opmath_ = True
-    moves_complex32_ = False        # ours: only copies move complex32 words (see ``for_each``)
+    only_moves_ = False        # ours: only copies and fills take complex32 and uint16-64 (see ``for_each``)
     original_scalar_inputs = ()
     static_shape = None
 
@@ -122,11 +122,11 @@ class TensorIteratorConfig:
         self.reduce_dims, self.in_memory_order = dims, in_memory_order
         return self
 
-    def moves_complex32(self, moves=True):
+    def only_moves(self, moves=True):
         """Ours: the loop only moves or stores elements (a copy, a fill), so complex32's words,
         which no arithmetic loop reads as numbers, may pass, and so may uint16, uint32 and
         uint64, which torch's arithmetic kernels mostly refuse."""
-        self.moves_complex32_ = moves
+        self.only_moves_ = moves
         return self
 
     def compute_in_opmath(self, opmath=True):
@@ -287,7 +287,7 @@ class TensorIterator:
         """``nullary_op``: one output, no inputs (``fill_``). Writing one value to an element
         reachable twice is harmless, so no overlap check (``Fill.cpp`` turns it off too)."""
         return (TensorIteratorConfig().add_output(out).check_mem_overlap(False).resize_outputs(False)
-                .moves_complex32().build())
+                .only_moves().build())
 
     @classmethod
     def reduce_op(cls, out, a, dims, *, out_dtype=None, in_memory_order=True):
@@ -580,10 +580,10 @@ class TensorIterator:
         # ``is_meta_execution()``, written out: metadata only, build() already made the outputs
         if _meta_blocks[0] and _meta.active:
             return self.result
-        if self.common_dtype is st.complex32 and not self.config.moves_complex32_:
+        if self.common_dtype is st.complex32 and not self.config.only_moves_:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
                                       "tensors are copied, cast, filled and viewed; torch computes with few more)")
-        if self.common_dtype in st.LIMITED_UNSIGNED and not (limited_unsigned or self.config.moves_complex32_):
+        if self.common_dtype in st.LIMITED_UNSIGNED and not (limited_unsigned or self.config.only_moves_):
             raise NotImplementedError(f"internals: this kernel is not implemented for '{self.common_dtype.torch_name}' "
                                       "(torch's limited support for uint16, uint32 and uint64)")
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute

@@ -31,7 +31,7 @@ def _copy_iterator(dst, src):
     """``copy_``'s TensorIterator: ``dst`` keeps its shape and dtype, ``src`` is read as it is (the
     loop converts), no overlap check (``copy_`` checks itself, before broadcasting)."""
     return (TensorIteratorConfig().add_output(dst).add_const_input(src).resize_outputs(False)
-            .check_mem_overlap(False).compute_in_opmath(False).moves_complex32().build())
+            .check_mem_overlap(False).compute_in_opmath(False).only_moves().build())
 
 
 _TO_FLOAT = {st.float16: ops.HALF_BITS_TO_FLOAT, st.bfloat16: ops.BF16_BITS_TO_FLOAT}
