@@ -159,6 +159,13 @@ def _dtype_of_numpy(np_dtype):
                     "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
 
 
+def _check_limited_unsigned(a, b):
+    """uint16, uint32 and uint64 promote only with a float (which wins): torch refuses the rest."""
+    if (a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED) and FLOATING not in (a.category, b.category):
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{a.torch_name} and {b.torch_name}")
+
+
 def promote_types(a, b):
     """The smallest dtype both ``a`` and ``b`` convert to without losing their category.
 
@@ -169,10 +176,7 @@ def promote_types(a, b):
     """
     if a is b:
         return a
-    # uint16, uint32 and uint64 meet only a float (which wins); anything else is refused
-    if (a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED) and FLOATING not in (a.category, b.category):
-        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
-                           f"{a.torch_name} and {b.torch_name}")
+    _check_limited_unsigned(a, b)
     if a is bool_ or b is bool_:
         return b if a is bool_ else a
     if a.is_complex or b.is_complex:
