@@ -293,8 +293,10 @@ def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize, sh
 def is_contiguous(sizes, strides):
     """Row-major with no gaps; dims of size 1 may have any stride; an empty tensor is contiguous."""
     for n in sizes:     # a plain loop: every new tensor comes here
-        if type(n) is not int and _known_contiguous(sizes, strides):
-            return True
+        if type(n) is not int:      # symbolic: first the answer that needs no guard
+            if _known_contiguous(sizes, strides):
+                return True
+            break
     if 0 in sizes:
         return True
     expected = 1
