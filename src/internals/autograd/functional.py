@@ -7,12 +7,18 @@ inputs, run it once under grad mode on fresh copies of the inputs, and ask the e
 for the combinations it does not support.
 """
 from .._tensor_base import TensorBase
-from ..aten.native.tensor_factories import zeros_like
+from ..aten import dispatcher
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 _STRATEGIES = ("forward-mode", "reverse-mode")
+
+
+def _zeros_like(t):
+    # through the dispatcher, as the rest of autograd calls operators: importing the kernels'
+    # module here would make ``import internals.autograd`` load aten.native, which imports autograd
+    return dispatcher.call("zeros_like", t)
 
 
 def _tupled(value, arg_name, fn_name):
@@ -131,7 +137,7 @@ def _zeros_for_missing(grads, refs, strict, create_graph, stage):
         if g is None:
             if strict:
                 raise RuntimeError(_MISSING_MESSAGES[stage].format(i=i))
-            g = zeros_like(refs[i])
+            g = _zeros_like(refs[i])
         elif strict and create_graph and not g.requires_grad:
             what = "hessian" if stage.startswith("double") else "jacobian"
             raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
@@ -179,7 +185,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         v = _prepare_v(v, inputs, in_tuple, create_graph, "jvp", _INPUT_IS)
         out_tuple, outputs = _tupled(func(*inputs), "outputs of the user-provided function", "jvp")
         _require_grad(outputs, "outputs", strict)
-        dummies = tuple(zeros_like(o).requires_grad_() for o in outputs)
+        dummies = tuple(_zeros_like(o).requires_grad_() for o in outputs)
         vjps = _grad(outputs, inputs, dummies, create_graph=True)
         _require_grad(vjps, "grad_inputs", strict)
     with set_grad_enabled(create_graph or is_grad_enabled()):
@@ -218,13 +224,13 @@ def _jacobian_rows(out, i, inputs, create_graph, strict):
                 if strict:
                     raise RuntimeError(f"Output {i} of the user-provided function is independent of input {k}. "
                                        "This is not allowed in strict mode.")
-                g = zeros_like(inp)
+                g = _zeros_like(inp)
             elif strict and create_graph and not g.requires_grad:
                 raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. This "
                                    "is not allowed in strict mode when create_graph=True.")
             per_input[k].append(g)
-    from .._functional import stack  # the functional namespace imports autograd: a real cycle
-    return tuple(stack(rows, 0).view(out.size() + inp.size()) for rows, inp in zip(per_input, inputs))
+    return tuple(dispatcher.call("stack", rows, 0).view(out.size() + inp.size())
+                 for rows, inp in zip(per_input, inputs))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -317,7 +323,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         out_tuple, outputs = _scalar_output(func, inputs, strict, "hvp")
         gradient = _grad(outputs, inputs, create_graph=True)
         _require_grad(gradient, "jacobian", strict)
-        dummies = tuple(zeros_like(inp).requires_grad_() for inp in inputs)
+        dummies = tuple(_zeros_like(inp).requires_grad_() for inp in inputs)
         double_back = _grad(gradient, inputs, dummies, create_graph=True)
         _require_grad(gradient, "hessian", strict)  # torch checks the gradient here too, not double_back
     with set_grad_enabled(create_graph or is_grad_enabled()):

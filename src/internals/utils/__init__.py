@@ -3,8 +3,6 @@
 import copyreg
 import weakref
 
-from ..autograd.graph import grad_accumulator as _grad_accumulator
-
 __all__ = ["swap_tensors"]
 
 
@@ -63,6 +61,8 @@ def _poison(grad_outputs):
 def _poison_live_accumulator(t):
     """A graph recorded before the swap reaches this leaf through its AccumulateGrad: make that node
     raise if a backward ever runs it."""
+    from ..autograd.graph import grad_accumulator  # aten's kernels import this package: a real cycle
+
     ref = getattr(t, "_grad_accumulator", None)
     if ref is not None and ref() is not None and t._grad_fn is None:
-        _grad_accumulator(t).register_prehook(_poison)
+        grad_accumulator(t).register_prehook(_poison)
