@@ -299,15 +299,23 @@ def _scalar_output(func, inputs, strict, fn_name):
     return out_tuple, outputs
 
 
+def _gradient_of_scalar(func, inputs, v, create_graph, strict, fn_name):
+    """What ``vhp`` and ``hvp`` share, under grad mode: fresh inputs, ``v`` checked against them,
+    ``func``'s single-element output and its gradient, kept differentiable for the second pass."""
+    in_tuple, inputs = _tupled(inputs, "inputs", fn_name)
+    inputs = _fresh(inputs, create_graph, need_graph=True)
+    v = _prepare_v(v, inputs, in_tuple, create_graph, fn_name, _INPUT_IS)
+    out_tuple, outputs = _scalar_output(func, inputs, strict, fn_name)
+    gradient = _grad(outputs, inputs, create_graph=True)
+    _require_grad(gradient, "jacobian", strict)
+    return in_tuple, inputs, v, out_tuple, outputs, gradient
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)``: backward through the gradient (``torch.autograd.functional.vhp``)."""
     with enable_grad():
-        in_tuple, inputs = _tupled(inputs, "inputs", "vhp")
-        inputs = _fresh(inputs, create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, in_tuple, create_graph, "vhp", _INPUT_IS)
-        out_tuple, outputs = _scalar_output(func, inputs, strict, "vhp")
-        gradient = _grad(outputs, inputs, create_graph=True)
-        _require_grad(gradient, "jacobian", strict)
+        in_tuple, inputs, v, out_tuple, outputs, gradient = _gradient_of_scalar(func, inputs, v, create_graph,
+                                                                                strict, "vhp")
     with set_grad_enabled(create_graph or is_grad_enabled()):
         res = _grad(gradient, inputs, v, create_graph)
         res = _zeros_for_missing(res, inputs, strict, create_graph, "double_back")
@@ -317,12 +325,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)`` by the double-backward trick on the gradient (``torch.autograd.functional.hvp``)."""
     with enable_grad():
-        in_tuple, inputs = _tupled(inputs, "inputs", "hvp")
-        inputs = _fresh(inputs, create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, in_tuple, create_graph, "hvp", _INPUT_IS)
-        out_tuple, outputs = _scalar_output(func, inputs, strict, "hvp")
-        gradient = _grad(outputs, inputs, create_graph=True)
-        _require_grad(gradient, "jacobian", strict)
+        in_tuple, inputs, v, out_tuple, outputs, gradient = _gradient_of_scalar(func, inputs, v, create_graph,
+                                                                                strict, "hvp")
         dummies = tuple(_zeros_like(inp).requires_grad_() for inp in inputs)
         double_back = _grad(gradient, inputs, dummies, create_graph=True)
         _require_grad(gradient, "hessian", strict)  # torch checks the gradient here too, not double_back
