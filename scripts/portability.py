@@ -1,7 +1,8 @@
 """Run the differential tests and the notebooks under other CPU code paths than this machine's.
 
 torch picks its vectorised kernels by CPU capability (``ATEN_CPU_CAPABILITY``), MKL its BLAS
-kernels by instruction set (``MKL_ENABLE_INSTRUCTIONS``, ``MKL_CBWR``), and Numba compiles the
+kernels by instruction set (``MKL_ENABLE_INSTRUCTIONS``, ``MKL_CBWR``), oneDNN its convolutions
+(``ONEDNN_MAX_CPU_ISA``: which 16-bit float convolutions it takes at all), and Numba compiles the
 package's kernels for the host CPU unless told otherwise (``NUMBA_CPU_NAME``; the package keys its
 kernel cache by that setting, so a generic build compiles once into a cache of its own). Each
 setting plays another reader's machine; one summary line is printed per setting.
@@ -28,6 +29,7 @@ SETTINGS = {
     "mkl-compatible": {"MKL_CBWR": "COMPATIBLE"},
     "mkl-avx2": {"MKL_ENABLE_INSTRUCTIONS": "AVX2"},
     "numba-generic": {"NUMBA_CPU_NAME": "generic"},
+    "onednn-avx2": {"ONEDNN_MAX_CPU_ISA": "AVX2"},
 }
 # The differential test files whose results torch takes from CPU-dependent code (vector math,
 # BLAS, reductions, complex kernels, printed values): the set CI runs under one other setting.

@@ -60,7 +60,8 @@ def test_values_gradients_and_nodes_match_torch(spatial, stride, padding, dilati
 
 
 BIAS_DTYPES = [(torch.float64, torch.float32), (torch.float32, torch.float64), (torch.float32, torch.int64),
-               (torch.float16, torch.float32), (torch.int64, torch.float32), (torch.float32, torch.complex64)]
+               (torch.float16, torch.float32), (torch.bfloat16, torch.float32), (torch.int64, torch.float32),
+               (torch.float32, torch.complex64)]
 
 
 @pytest.mark.parametrize("spatial", [1, 2, 3])
@@ -84,6 +85,29 @@ def test_a_bias_of_another_dtype_is_added_as_torchs_kernels_add_it(spatial, dtyp
         return assert_same_error(lambda: run(internals), lambda: run(torch))
     for o, t in zip(run(internals), theirs, strict=True):
         assert_same(o, t, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("other", ["weight", "bias"])
+def test_16_bit_operands_of_another_type_as_this_cpus_torch(dtype, transposed, other):
+    """Where oneDNN computes bfloat16 or half natively (AVX-512, AVX-512 FP16, AVX2-VNNI-2;
+    ``ONEDNN_MAX_CPU_ISA`` caps it), torch sends these convolutions there, and oneDNN wants the
+    weight and bias in the input's type; elsewhere the slow kernels take a bias of another type.
+    Either way the same call must run or fail here as torch's does on this CPU, with its message."""
+    def run(lib):
+        x = lib.arange(1.0, 9.0).reshape(1, 1, 2, 4).to(getattr(lib, str(dtype)[6:]))
+        w = lib.ones(1, 2 if transposed else 1, 1, 1, dtype=x.dtype) / 2
+        b = lib.tensor([0.3, -1.7][:w.shape[1] if transposed else 1], dtype=x.dtype)
+        w, b = (w.float(), b) if other == "weight" else (w, b.float())
+        return getattr(lib.nn.functional, "conv_transpose2d" if transposed else "conv2d")(x, w, b, stride=2)
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        ours, theirs = assert_same_error(lambda: run(internals), lambda: run(torch))
+        assert str(ours) == str(theirs)
+        return
+    assert_same(run(internals), theirs, rtol=0, atol=0)
 
 
 def test_unbatched_float32_and_empty_batch():

@@ -27,7 +27,7 @@ from ...c10.memory_format import (
 )
 from ..dispatcher import call
 from .copy import buffer, contiguous, to
-from .dispatch_stub import loops
+from .dispatch_stub import loops, onednn_native
 from .tensor_factories import empty, empty_strided
 
 Geometry = namedtuple("Geometry", "N C H W OC G kh kw sh sw ph pw dh dw OH OW")
@@ -117,6 +117,36 @@ def conv_geometry(input, weight, stride, padding, dilation, groups, bias=None):
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     OH, OW = ((p - e) // s + 1 for p, e, s in zip(padded, extent, stride))
     return Geometry(N, C, H, W, OC, groups, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
+
+
+# The C++ type names torch's errors print (``TensorBase::toString``): "CPUHalfType", which torch's
+# Python layer then rewrites to the legacy tensor name where there is one ("torch.HalfTensor").
+_LEGACY_NAMES = {st.float32: "Float", st.float64: "Double", st.float16: "Half", st.uint8: "Byte", st.int8: "Char",
+                 st.int16: "Short", st.int32: "Int", st.int64: "Long"}
+
+
+def _type_string(t):
+    cuda = t.device.type == "cuda"
+    if t.dtype in _LEGACY_NAMES:
+        return f"torch.{'cuda.' if cuda else ''}{_LEGACY_NAMES[t.dtype]}Tensor"
+    return f"{'CUDA' if cuda else 'CPU'}{t.dtype.torch_name}Type"
+
+
+def _check_onednn_types(input, weight, bias, transposed=False, output_padding=(), stride=()):
+    """``ConvParams::use_mkldnn``'s first rule: on a CPU where oneDNN computes bfloat16 (or half)
+    natively, torch hands such convolutions to oneDNN, which wants the weight and the bias in
+    the input's type (``check_input_same_type_as_parameters``, Mkldnn backend). Elsewhere the
+    slow kernels below run and decide for themselves (a transposed one adds the bias with add_)."""
+    if input.device.type != "cpu" or input.dtype not in (st.bfloat16, st.float16):
+        return
+    if not onednn_native(input.dtype.torch_name):
+        return
+    if transposed and any(o >= s for o, s in zip(output_padding, stride)):    # is_output_padding_big
+        return
+    for name, other in (("weight", weight), ("bias", bias)):
+        if other is not None and other.dtype is not input.dtype:
+            raise RuntimeError(f"Input type ({_type_string(input)}) and {name} type ({_type_string(other)}) should "
+                               f"be the same or input should be a MKLDNN tensor and {name} is a dense tensor")
 
 
 def _check_types(input, weight, bias):
@@ -210,6 +240,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if bias is not None and bias.dtype is not input.dtype:      # _convolution checks the bias before the weight
         raise RuntimeError(f"Input type ({st.type_meta_name(input.dtype)}) and bias type "
                            f"({st.type_meta_name(bias.dtype)}) should be the same")
+    _check_onednn_types(input, weight, bias)
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
     if g is None:
@@ -418,8 +449,9 @@ def _transposed_convolution(input, weight, bias, stride, padding, dilation, outp
     torch's 2-d kernel (``slow_conv_transpose2d``) adds the bias with ``add_``, so a bias of
     another floating dtype is taken (promoted, the sum cast to the output's dtype); its 3-d kernel
     reads the bias in the input's dtype and refuses any other."""
-    _check_types(input, weight, bias if weight.dim() == 5 else None)
     stride, padding, dilation, output_padding = _transposed_params(weight, stride, padding, dilation, output_padding)
+    _check_onednn_types(input, weight, bias, True, output_padding, stride)
+    _check_types(input, weight, bias if weight.dim() == 5 else None)
     _check_transposed(input, weight, bias, output_padding, stride, dilation, groups)
     if weight.dim() == 3:
         out = _transposed_convolution(_view4d(contiguous(input)), _view4d(weight), bias,

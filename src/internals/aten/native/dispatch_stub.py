@@ -9,6 +9,7 @@ import functools
 import importlib
 import os
 import platform
+import sys
 
 from ...c10 import scalar_type as st
 
@@ -94,6 +95,52 @@ def _arm_capability():
             return "sve256" if int(f.read().split()[0]) == 32 else "default"
     except (OSError, ValueError, IndexError):
         return "default"
+
+
+# oneDNN's tests of its native 16-bit float support (``has_data_type_support`` behind ideep's
+# ``has_bf16_type_support``/``has_fp16_type_support``): an AVX-512 instruction set, or AVX2-VNNI-2,
+# by x86 feature name without underscores.
+_AVX512_ROUTE = {"BFloat16": {"avx512f", "avx512bw", "avx512vl", "avx512dq"},
+                 "Half": {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512bf16", "avx512vnni", "avx512fp16"}}
+_VNNI2_ROUTE = {"avx2", "avxvnni", "avxvnniint8", "avxneconvert"}
+_ARM_16BIT = {"BFloat16": {"bf16"}, "Half": {"fphp", "asimdhp"}}
+# ``ONEDNN_MAX_CPU_ISA`` caps the instruction sets oneDNN may use (``get_max_cpu_isa``). Its
+# AVX-512 caps in order; bfloat16 needs the first (avx512_core), half the fourth (avx512_core_fp16).
+_AVX512_CAPS = ("AVX512_CORE", "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10_1_512",
+                "AVX512_CORE_AMX", "AVX10_1_512_AMX", "AVX512_CORE_AMX_FP16", "AVX10_1_512_AMX_FP16", "AVX10_2_512",
+                "AVX10_2_512_AMX_2")
+_BELOW_AVX512 = ("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2")
+
+
+def _routes_under_cap(dtype_name):
+    """(AVX-512 route open, AVX2-VNNI-2 route open) under ``ONEDNN_MAX_CPU_ISA``; unset, ALL or a
+    value oneDNN does not know leaves both open."""
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
+    if cap in _AVX512_CAPS:
+        return _AVX512_CAPS.index(cap) >= (3 if dtype_name == "Half" else 0), False
+    if cap in _BELOW_AVX512:
+        return False, cap == "AVX2_VNNI_2"
+    return True, True
+
+
+@functools.cache
+def onednn_native(dtype_name):
+    """``mkldnn_bf16_device_check`` / ``mkldnn_fp16_device_check`` (``ATen/native/mkldnn/Utils.h``):
+    whether oneDNN computes ``"BFloat16"`` or ``"Half"`` natively on this CPU. Where it does,
+    torch sends those convolutions to oneDNN, which checks its operands' types before anything
+    else, so the same call raises on one CPU and runs on another. x86: AVX-512 (core) for
+    bfloat16, AVX-512 FP16 for half, or AVX2-VNNI-2 for both; aarch64 Linux: the CPU's bf16 and
+    half-precision arithmetic flags. ``ATEN_CPU_CAPABILITY`` does not change it (oneDNN reads the
+    CPU itself); ``ONEDNN_MAX_CPU_ISA`` does, for torch and here alike, so one machine can play
+    another (``make portability``)."""
+    machine = platform.machine().lower()
+    if machine in ("arm64", "aarch64"):
+        return sys.platform.startswith("linux") and _ARM_16BIT[dtype_name] <= set(_proc_cpuinfo_flags())
+    if machine not in ("x86_64", "amd64"):
+        return False
+    features = {f.replace("_", "") for f in _host_cpu_features()}
+    avx512_open, vnni2_open = _routes_under_cap(dtype_name)
+    return (avx512_open and _AVX512_ROUTE[dtype_name] <= features) or (vnni2_open and _VNNI2_ROUTE <= features)
 
 
 # ---------------------------------------------------------------------- dtypes a kernel lacks
