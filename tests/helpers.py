@@ -470,6 +470,24 @@ def assert_same_result(ours, theirs, tol=None):
         assert ours == theirs
 
 
+def assert_same_tree(ours, theirs, compare):
+    """Nested dicts, lists and tuples of tensors and plain values (an ``outcome``): the same
+    structure, plain values equal, and ``compare(our_tensor, torchs_tensor)`` for each tensor
+    (``assert_same`` within some ulps, say)."""
+    if isinstance(theirs, torch.Tensor):
+        compare(ours, theirs)
+    elif isinstance(theirs, dict):
+        assert isinstance(ours, dict) and list(ours) == list(theirs), f"{ours!r} vs {theirs!r}"
+        for key in theirs:
+            assert_same_tree(ours[key], theirs[key], compare)
+    elif isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs), f"{ours!r} vs {theirs!r}"
+        for o, t in zip(ours, theirs):
+            assert_same_tree(o, t, compare)
+    else:
+        assert ours == theirs
+
+
 def noncontiguous(value):
     """OpInfo's ``noncontiguous_like`` applied to every tensor of a sample."""
     if isinstance(value, torch.Tensor):

@@ -1,6 +1,7 @@
 """internals.autograd.Function, gradcheck and checkpoint, against torch."""
 import pytest
 import torch
+from helpers import LIBM_ULPS, assert_same, assert_same_tree
 from torch.utils.checkpoint import checkpoint as torch_checkpoint
 
 import internals
@@ -228,8 +229,9 @@ def test_checkpoint_replays_the_forward_random_draws(reentrant, preserve):
         out = ckpt(lambda a, lib=lib: lib.nn.functional.dropout(a.exp(), 0.5) * a, x, use_reentrant=reentrant,
                    preserve_rng_state=preserve)
         out.sum().backward()
-        results[lib] = (out.tolist(), x.grad.tolist(), lib.rand(3).tolist())
-    assert results[internals] == results[torch]
+        results[lib] = (out.detach(), x.grad, lib.rand(3).tolist())
+    # exp's last bit follows the CPU's vector math: the values within ulps, the next draws exact
+    assert_same_tree(results[internals], results[torch], lambda o, t: assert_same(o, t, ulps=LIBM_ULPS))
 
 
 def test_non_reentrant_checkpoint_passes_keyword_arguments():
