@@ -84,7 +84,8 @@ check: $(STAMP)
 		tests/amp -n 2 --dist loadfile -q -p no:nbval
 
 # The differential tests and nbval again under other CPU code paths (torch's ATEN_CPU_CAPABILITY,
-# MKL's MKL_CBWR and MKL_ENABLE_INSTRUCTIONS, Numba's NUMBA_CPU_NAME=generic), one summary line per
+# MKL's MKL_CBWR and MKL_ENABLE_INSTRUCTIONS, oneDNN's ONEDNN_MAX_CPU_ISA, Numba's
+# NUMBA_CPU_NAME=generic), one summary line per
 # setting: what CONTRIBUTING.md promises on every CPU. Long (each setting is most of `make test`);
 # SETTINGS=default,avx2 picks some.
 portability: $(STAMP)
