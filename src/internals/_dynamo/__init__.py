@@ -58,6 +58,7 @@ import math
 import re
 import threading
 import types
+import weakref
 
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
@@ -96,7 +97,7 @@ from .side_effects import PythonState, _filled
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
-           "maybe_mark_dynamic"]
+           "maybe_mark_dynamic", "reset"]
 
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
@@ -613,6 +614,14 @@ class CompiledFunction:
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
         self._names = frozenset().union(*map(_names, _user_codes(fn)))     # what an object argument is guarded by
+        _COMPILED.add(self)
+
+    def _forget(self):
+        """Drop every cache entry and what the frame state remembers (``reset``); the graphs
+        compiled so far stay listed, as a counting backend keeps its count."""
+        with self._lock:
+            self.entries, self.recompiles, self.skipped = [], 0, False
+            self.frame_state, self._dynamic_sources, self._resumed = FrameState(), frozenset(), {}
 
     def __get__(self, instance, owner=None):
         """``@compile`` on a method: read from an instance it is bound to it, as torch.compile's
@@ -1200,6 +1209,17 @@ class GraphBreakReason:
 
     reason: str
     user_stack: list = dataclasses.field(default_factory=list)
+
+
+# Every compiled function alive, for ``reset`` (weakly: a function dropped is forgotten).
+_COMPILED = weakref.WeakSet()
+
+
+def reset():
+    """Forget every compiled function's cache entries and frame state: the next call of each
+    compiles again, its sizes and numbers static again (``torch._dynamo.reset``)."""
+    for compiled in list(_COMPILED):
+        compiled._forget()
 
 
 def explain(fn):
