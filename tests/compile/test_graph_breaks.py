@@ -922,7 +922,7 @@ def test_sorted_by_a_read_key_compiles_the_code_after_it_per_order_read():
     assert theirs == [1, 1, 1] and ours == [1, 2, 2]
 
 
-def _sum_of_reads(x):
+def _sum_of_comprehension(x):
     values = [int(v.item()) for v in x]
     return x * sum(values)
 
@@ -933,7 +933,7 @@ def test_a_comprehension_over_reads_runs_eagerly():
     once they changed (torch: 2, 3, 3). Here a read inside a loop, the comprehension's too, runs
     the whole function eagerly (0 graphs): the results are eager's, the counts are not torch's."""
     calls = [lambda T, v=v: (T.tensor(np.asarray(v, dtype=np.float32)),) for v in ([2, 3, 4], [3, 4, 5], [5, 6, 7])]
-    theirs, ours, compiled = _counts_per_call(_sum_of_reads, calls)
+    theirs, ours, compiled = _counts_per_call(_sum_of_comprehension, calls)
     print("graphs: torch", theirs, "ours", ours)
     assert theirs == [2, 3, 3] and ours == [0, 0, 0]
     assert ITEM_BREAK in compiled.break_reasons[0]
