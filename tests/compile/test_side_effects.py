@@ -262,3 +262,36 @@ def test_a_write_of_a_tensor_that_requires_grad_before_a_break_runs_eagerly():
     print("graphs: torch", counts[:4], "ours", counts[4:])
     assert grads[0] == grads[1]
     assert counts == [2, 4, 5, 6, 0, 0, 0, 0]
+
+
+def _appends_to_argument(x, out):
+    out.append(x * 2)
+    return x + 1
+
+
+def _sets_an_entry(x, table):
+    table["y"] = x * 2
+    return x + 1
+
+
+def _bumps_a_nested_entry(x, options):
+    options["affine"]["n"] = options["affine"]["n"] + 1
+    return x * options["affine"]["n"]
+
+
+def test_writes_into_the_arguments_containers_reach_the_callers():
+    """An append to a list argument, an entry set in a dict argument, a number bumped two dicts
+    deep: the trace works on copies of the containers, so such a write makes the function run
+    eagerly here, and the caller's containers hold what torch.compile's hold after each call
+    (the writes were lost before: the copies took them)."""
+    for fn, make in ((_appends_to_argument, lambda: []), (_sets_an_entry, lambda: {}),
+                     (_bumps_a_nested_entry, lambda: {"affine": {"n": 1.0}})):
+        torch._dynamo.reset()
+        theirs, ours = torch.compile(fn, backend=CompileCounter()), internals.compile(fn)
+        held_t, held_i = make(), make()
+        for i in range(3):
+            a = np.arange(2, dtype=np.float32) + i
+            got, want = ours(internals.tensor(a), held_i), theirs(torch.tensor(a), held_t)
+            np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+            assert repr(held_i).replace("internals.", "").replace("tensor", "T") == \
+                repr(held_t).replace("torch.", "").replace("tensor", "T"), fn.__name__

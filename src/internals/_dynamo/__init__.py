@@ -1013,6 +1013,9 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
             cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
+        # the trace's copies of the argument containers: a write into one would reach no
+        # container of the caller's, so it makes the function run eagerly (below)
+        containers = _containers([*a, *k.values()])
         returned = False
         try:
             with watching_requires_grad():
@@ -1026,6 +1029,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                 cell.cell_contents = closed[name]
             for cell, number in numbers:
                 cell.cell_contents = number
+            if writes is not None and any(_items(c) != items for c, items in containers):
+                writes.append("state")      # a list or dict of the arguments written (``out.append(y)``)
             if any([restore() for restore in reversed(undo)]) and writes is not None:
                 writes.append("state")      # the function wrote a number traced as a symbol
             for name, (plain, _) in maths.items():
@@ -1050,6 +1055,29 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
     flat.__signature__ = inspect.Signature(params)
     return flat
+
+
+def _containers(values):
+    """(container, its items) of every list and dict in the argument ``values`` (the trace's
+    copies), tuples looked into: what a write into an argument would change."""
+    found, todo = [], list(values)
+    while todo:
+        value = todo.pop()
+        if isinstance(value, (list, dict)):
+            found.append((value, _items(value)))
+        if isinstance(value, (list, tuple)):
+            todo.extend(value)
+        elif isinstance(value, dict):
+            todo.extend(dict.values(value))
+    return found
+
+
+def _items(container):
+    """A container's items by identity, read as a plain list's or dict's (a ``_ReadDict``
+    notes no read)."""
+    if isinstance(container, dict):
+        return [(k, id(v)) for k, v in dict.items(container)]
+    return [id(v) for v in list.__iter__(container)]
 
 
 # One trace at a time, as Dynamo compiles one frame at a time (``compile_lock`` in
