@@ -26,7 +26,10 @@ way (``L['n']``), an argument of the graph after the tensors, and so does a floa
 specializes no float: ``specialize_float=False``), any value but nan; an operator's Scalar
 argument (``clamp(min=s)``, ``alpha=s``) takes the symbol without a guard on its value, as torch
 passes the float to the operator from a graph input (``l_s_.item()``); a number the function
-closes over is followed the same way (``k == 1.0``, then an input). Of a dict argument, a
+closes over is followed the same way (``k == 1.0``, then an input), and so is one inside an
+argument or the compiled module, reached through attributes and dict entries
+(``L['d']['opts']['scale']``, ``L['self'].settings.scale``: ``_Source``), but an int an
+``nn.Module`` holds, which torch takes as a setting and guards by value. Of a dict argument, a
 global dict or a closed-over one only the entries the function reads are guarded
 (``_ReadDict``), and its keys where the function writes an entry, as in Dynamo.
 
@@ -38,7 +41,8 @@ Where no graph can be trusted -- a value no guard can check, inputs on different
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
 lost), a write to Python state while traced that no graph can make again (``side_effects.py``:
 a write of a tensor the graph computes, of an old value or a constant is made again after each
-call of the graph, as Dynamo replays it, and a name the function only writes is not guarded),
+call of the graph, as Dynamo replays it, and a name the function only writes is not guarded;
+a write into a list or dict argument, which the trace sees as a copy, always runs eagerly),
 an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
