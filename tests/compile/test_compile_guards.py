@@ -294,3 +294,20 @@ def test_an_attribute_name_is_no_global_the_function_reads():
         a = value
         assert compiled(internals.ones(2)).tolist() == [2.0, 2.0]
     assert len(compiled.graphs) == 1 and compiled.recompile_reasons == []
+
+
+def test_reset_forgets_the_cache_and_the_frame_state_as_torchs():
+    """After ``reset`` the next call compiles again, static: a size that had made a dim
+    dynamic is first-seen again (torch: 1, 2, 3, 4 graphs over sizes 3, 4, reset, 4, 5)."""
+    counter = CompileCounter()
+    torch._dynamo.reset()
+    theirs, ours = torch.compile(lambda x: x * 2, backend=counter), internals.compile(lambda x: x * 2)
+    counts = []
+    for n in (3, 4, None, 4, 5):
+        if n is None:
+            torch._dynamo.reset()
+            internals._dynamo.reset()
+            continue
+        np.testing.assert_array_equal(ours(internals.ones(n)).to_torch().numpy(), theirs(torch.ones(n)).numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 3, 4]

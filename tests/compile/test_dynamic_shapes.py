@@ -53,7 +53,8 @@ def _run_both(make_fn, calls, dynamic=None, prepare=None, graphs=None):
         got = ours(*args, **kwargs)
         assert tuple(got.shape) == tuple(want.shape) and tuple(got.stride()) == tuple(want.stride())
         np.testing.assert_allclose(got.detach().to_torch().numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
-    reasons = [r.split("  #")[0].rstrip() for r in guard_failures[theirs_fn.__code__]]
+    code = getattr(theirs_fn, "__code__", None) or type(theirs_fn).forward.__code__     # a module: its forward's
+    reasons = [r.split("  #")[0].rstrip() for r in guard_failures[code]]
     return len(compiles), reasons, ours
 
 
@@ -801,3 +802,82 @@ def test_a_slice_to_1_with_grad_pins_its_bound_as_aotautograd_does():
         np.testing.assert_array_equal(x_i.grad.to_torch().numpy(), x_t.grad.numpy())
         counts.append((ours.recompiles, counter.frame_count))
     assert counts == [(1, 1), (2, 2), (3, 3)]
+
+
+class _Settings:
+    """A plain object a module holds: its numbers are read as ``self.settings.scale``."""
+
+    def __init__(self, scale):
+        self.scale = scale
+
+
+def _configured(T):
+    class Configured(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.settings, self.table = _Settings(1.0), {"shift": 1}
+
+        def forward(self, x):
+            return x * self.settings.scale + self.table["shift"]
+    return Configured()
+
+
+def _nested_entry(T):
+    def nested_entry(x, options):
+        return x * options["affine"]["scale"] - options["affine"]["shift"]
+    return nested_entry
+
+
+def test_numbers_nested_in_module_attributes_become_inputs_after_one_change():
+    """A float held by an object a module holds, changed before each call: torch's frame state
+    follows the number by its source (``L['self'].settings.scale``), so its first change
+    recompiles with it an input of the graph, and that graph serves every later value (torch:
+    1, 2, 2, 2 graphs). An int a module holds (``L['self'].table['shift']``) is a setting to
+    torch, a constant guarded by value: each new one compiles again (then 3, 4). Values and the
+    input's gradient are eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    modules = {T: _configured(T) for T in (torch, internals)}
+    theirs, ours = torch.compile(modules[torch], backend=counter), internals.compile(modules[internals])
+    x = _rand(3)
+    counts = []
+    for scale, shift in ((1.0, 1), (2.5, 1), (-3.0, 1), (0.5, 1), (0.5, 2), (1.5, 3)):
+        for T in (torch, internals):
+            modules[T].settings.scale, modules[T].table["shift"] = scale, shift
+        x_t, x_i = torch.tensor(x, requires_grad=True), internals.tensor(x, requires_grad=True)
+        want, got = theirs(x_t), ours(x_i)
+        want.sum().backward(), got.sum().backward()
+        np.testing.assert_array_equal(got.detach().to_torch().numpy(), want.detach().numpy())
+        np.testing.assert_array_equal(x_i.grad.to_torch().numpy(), x_t.grad.numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+    print("graphs (torch, ours):", counts)
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 2, 2, 3, 4] and not ours.break_reasons
+
+
+def test_numbers_nested_in_dict_entries_become_inputs_after_one_change():
+    """A number two dicts deep in an argument (``L['options']['affine']['scale']``): after its
+    first change it is an input, as torch marks that source dynamic (torch: 1, 2, 2, 2 graphs);
+    the entry it left unchanged stays a constant of the graph."""
+    x = _rand(3)
+    calls = [[x, {"affine": {"scale": s, "shift": 1}}] for s in (1.0, 2.0, 3.0, 4.0)]
+    count, _, ours = _run_both(_nested_entry, calls)
+    print("graphs: torch", count, "ours", len(ours.graphs))
+    assert len(ours.graphs) == count == 2
+    count, _, ours = _run_both(_nested_entry, calls + [[x, {"affine": {"scale": 4.0, "shift": 2}}]])
+    assert len(ours.graphs) == count == 3       # the shift changed: one more graph, both inputs
+
+
+def _repeated(T):
+    def repeated(x, options):
+        for _ in range(options["times"]):
+            x = x * 2
+        return x
+    return repeated
+
+
+def test_a_nested_int_a_guard_pins_is_checked_as_that_number():
+    """``range(options['times'])`` pins the symbol made of the entry (torch guards it ``== 3``):
+    each new value compiles again, never a graph of another count of turns (torch: 1, 2, 3, 3)."""
+    x = _rand(3)
+    count, _, ours = _run_both(_repeated, [[x, {"times": n}] for n in (2, 3, 4, 3)])
+    assert len(ours.graphs) == count == 3

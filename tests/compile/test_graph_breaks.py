@@ -10,6 +10,7 @@ from torch._dynamo.testing import CompileCounter
 
 import internals
 from internals._dynamo import explain
+from internals._dynamo.resume_execution import ITEM_BREAK
 from internals._tensor import Tensor
 
 
@@ -881,3 +882,98 @@ def test_a_list_read_that_changes_takes_its_items_as_inputs():
     # the graph after the second list read takes its items as numbers
     placeholders = [n for n in ours.graphs[2].graph.nodes if n.op == "placeholder"]
     assert [type(n.meta["val"]).__name__ for n in placeholders] == ["FakeTensor", "SymFloat", "SymFloat"]
+
+
+def _counts_per_call(fn, calls):
+    """Graphs after each call of ``fn`` on ``calls`` (each a function of the library giving the
+    arguments), torch's and ours; the results compared with eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs, ours = torch.compile(fn, backend=counter), internals.compile(fn)
+    counts = []
+    for make in calls:
+        got, want = ours(*make(internals)), theirs(*make(torch))
+        _same(got, want)
+        np.testing.assert_allclose(got.to_torch().numpy(), fn(*make(torch)).numpy(), rtol=1e-6)
+        counts.append((counter.frame_count, len(ours.graphs)))
+    return [t for t, _ in counts], [o for _, o in counts], ours
+
+
+def _sorted_by_value(xs):
+    ys = sorted(xs, key=lambda t: t.item())
+    return ys[0] * 2 + ys[-1]
+
+
+def _scalars(values):
+    return lambda T: ([T.tensor(float(v)) for v in values],)
+
+
+def test_sorted_by_a_read_key_compiles_the_code_after_it_per_order_read():
+    """``sorted(xs, key=lambda t: t.item())``: torch breaks the graph at the call of ``sorted``
+    (the key's read cannot be inlined), runs the call eagerly and resumes after it with the
+    sorted list as the resume function's input: one graph for every order (torch: 1, 1, 1).
+    Here the key's reads are cuts inside the call, and the graph after them takes the tensors
+    in the order the trace sorted them, so each new order read compiles again (the same order
+    reuses its graph: 1, 2, 2). Torch's count needs the call run eagerly as one step, the
+    graph after it taking the list's items by position: not done here."""
+    calls = [_scalars([3, 1, 2]), _scalars([5, 4, 6]), _scalars([3, 1, 2])]
+    theirs, ours, _ = _counts_per_call(_sorted_by_value, calls)
+    print("graphs: torch", theirs, "ours", ours)
+    assert theirs == [1, 1, 1] and ours == [1, 2, 2]
+
+
+def _sum_of_comprehension(x):
+    values = [int(v.item()) for v in x]
+    return x * sum(values)
+
+
+def test_a_comprehension_over_reads_runs_eagerly():
+    """``[int(v.item()) for v in x]``: torch runs the comprehension's frame eagerly (a break in
+    its loop) and compiles the code around it, the list's items inputs of the graph after it
+    once they changed (torch: 2, 3, 3). Here a read inside a loop, the comprehension's too, runs
+    the whole function eagerly (0 graphs): the results are eager's, the counts are not torch's."""
+    calls = [lambda T, v=v: (T.tensor(np.asarray(v, dtype=np.float32)),) for v in ([2, 3, 4], [3, 4, 5], [5, 6, 7])]
+    theirs, ours, compiled = _counts_per_call(_sum_of_comprehension, calls)
+    print("graphs: torch", theirs, "ours", ours)
+    assert theirs == [2, 3, 3] and ours == [0, 0, 0]
+    assert ITEM_BREAK in compiled.break_reasons[0]
+
+
+def _shows_size(y):
+    print(y.size())
+    return y * 2
+
+
+def _calls_show(x):
+    return _shows_size(x + 1) + 1
+
+
+def test_a_size_printed_in_a_called_function_leaves_the_sizes_dynamic(capsys):
+    """``print(y.size())`` in a function the compiled one calls: a size read only to be
+    printed is no decision on it (Dynamo prints the symbolic size, no guard), so the second
+    size makes the graphs dynamic and later sizes reuse them, each call printing its own size.
+    torch: 3, 7, 7 graphs; here 3, 6, 6: torch's seventh is the callee's graph before the
+    print, with no operation, that returns the symbolic size printed (this package compiles
+    no graph without an operation)."""
+    calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
+    theirs, ours, _ = _counts_per_call(_calls_show, calls)
+    print("graphs: torch", theirs, "ours", ours)
+    assert theirs == [3, 7, 7] and ours == [3, 6, 6]
+    printed = capsys.readouterr().out.splitlines()
+    ours_printed = [line for line in printed if line.startswith("internals.Size")]
+    assert ours_printed == [f"internals.Size([{n}])" for n in (3, 4, 5)]
+
+
+def _size_kept(x):
+    y = x + 1
+    size = y.size()
+    print(size)
+    return y * size[0]
+
+
+def test_a_printed_size_the_program_also_keeps_still_decides_the_graph():
+    """A size the program holds in a variable besides printing it may decide the graph after
+    the print (``y * size[0]``): the graphs stay exact to the sizes, never a stale one."""
+    calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
+    _, ours, _ = _counts_per_call(_size_kept, calls)
+    assert ours == [2, 4, 6]

@@ -188,3 +188,110 @@ def test_a_global_written_from_inputs_that_require_grad_is_replayed_after_one_gr
         counts.append((counter.frame_count, len(ours.graphs)))
     assert [o for _, o in counts] == [t for t, _ in counts] == [1, 1, 1]
     assert ours.break_reasons == []
+
+
+def _writes_then_breaks(lib):
+    """{name: (function, what it wrote so far)}: a write of a computed tensor, then an ``if`` on
+    a tensor (a graph break after the write)."""
+    log, holder = [], _Box()
+
+    def appends(x):
+        y = x * 2
+        log.append(y)
+        if y.sum() > 0:
+            return y + 1
+        return y - 1
+
+    def sets_attribute(x):
+        y = x * 2
+        holder.last = y
+        if y.sum() > 0:
+            return y + 1
+        return y - 1
+    return {"append": (appends, lambda: list(log)), "attribute": (sets_attribute, lambda: [holder.last])}
+
+
+def test_a_write_before_a_graph_break_runs_the_function_eagerly():
+    """A write to Python state, then a graph break: torch makes the write at the break, after
+    the graph before it, and compiles the code after it as a resume function (torch: 2, 3, 5, 6
+    graphs for the append, whose list's length is guarded; 2, 2, 3, 3 for the attribute). Here
+    the segments around a read make no write, so the function runs eagerly (no graph): the
+    results and the state written are eager's, the counts are not torch's."""
+    for name, expected in (("append", [2, 3, 5, 6]), ("attribute", [2, 2, 3, 3])):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        (theirs, written_t), (ours, written_i) = _writes_then_breaks(torch)[name], _writes_then_breaks(internals)[name]
+        theirs, ours = torch.compile(theirs, backend=counter), internals.compile(ours)
+        counts = []
+        for values in ([1, 2, 3], [1, 2, 3], [-1, -2, -3], [2, 3, 4]):
+            a = np.asarray(values, dtype=np.float32)
+            np.testing.assert_array_equal(ours(internals.tensor(a)).to_torch().numpy(), theirs(torch.tensor(a)).numpy())
+            np.testing.assert_array_equal(np.asarray(_as_numpy(written_i(), internals)),
+                                          np.asarray(_as_numpy(written_t(), torch)))
+            counts.append((counter.frame_count, len(ours.graphs)))
+        print(name, "graphs (torch, ours):", counts)
+        assert [t for t, _ in counts] == expected and [o for _, o in counts] == [0, 0, 0, 0], name
+        assert "write to Python state" in ours.break_reasons[0]
+
+
+def test_a_write_of_a_tensor_that_requires_grad_before_a_break_runs_eagerly():
+    """The append of a tensor computed from an input that requires grad, to a list that is the
+    function's default argument, then a read: torch compiles the graph before the read and the
+    one after it, then recompiles as the list's length it guards grows (2, 4, 5, 6 graphs).
+    Here the function runs eagerly -- its trace's append to the default list undone, as a
+    write to a global's -- so gradients and the tensors written are eager's, the counts are
+    not torch's."""
+    counts, grads = [], []
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    for lib in (torch, internals):
+        log = []
+
+        def keeps(x, log=log):
+            y = x * 2
+            log.append(y)
+            return y.sum().item() * y
+        compiled = torch.compile(keeps, backend=counter) if lib is torch else internals.compile(keeps)
+        seen = []
+        for i in range(4):
+            x = lib.tensor(np.arange(3, dtype=np.float32) + i, requires_grad=True)
+            (compiled(x).sum() + log[-1].sum()).backward()
+            seen.append((_as_numpy(x.grad, lib).tolist(), _as_numpy(log, lib)[-1].tolist(), len(log)))
+            counts.append(counter.frame_count if lib is torch else len(compiled.graphs))
+        grads.append(seen)
+    print("graphs: torch", counts[:4], "ours", counts[4:])
+    assert grads[0] == grads[1]
+    assert counts == [2, 4, 5, 6, 0, 0, 0, 0]
+
+
+def _appends_to_argument(x, out):
+    out.append(x * 2)
+    return x + 1
+
+
+def _sets_an_entry(x, table):
+    table["y"] = x * 2
+    return x + 1
+
+
+def _bumps_a_nested_entry(x, options):
+    options["affine"]["n"] = options["affine"]["n"] + 1
+    return x * options["affine"]["n"]
+
+
+def test_writes_into_the_arguments_containers_reach_the_callers():
+    """An append to a list argument, an entry set in a dict argument, a number bumped two dicts
+    deep: the trace works on copies of the containers, so such a write makes the function run
+    eagerly here, and the caller's containers hold what torch.compile's hold after each call
+    (the writes were lost before: the copies took them)."""
+    for fn, make in ((_appends_to_argument, lambda: []), (_sets_an_entry, lambda: {}),
+                     (_bumps_a_nested_entry, lambda: {"affine": {"n": 1.0}})):
+        torch._dynamo.reset()
+        theirs, ours = torch.compile(fn, backend=CompileCounter()), internals.compile(fn)
+        held_t, held_i = make(), make()
+        for i in range(3):
+            a = np.arange(2, dtype=np.float32) + i
+            got, want = ours(internals.tensor(a), held_i), theirs(torch.tensor(a), held_t)
+            np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+            assert repr(held_i).replace("internals.", "").replace("tensor", "T") == \
+                repr(held_t).replace("torch.", "").replace("tensor", "T"), fn.__name__

@@ -26,7 +26,10 @@ way (``L['n']``), an argument of the graph after the tensors, and so does a floa
 specializes no float: ``specialize_float=False``), any value but nan; an operator's Scalar
 argument (``clamp(min=s)``, ``alpha=s``) takes the symbol without a guard on its value, as torch
 passes the float to the operator from a graph input (``l_s_.item()``); a number the function
-closes over is followed the same way (``k == 1.0``, then an input). Of a dict argument, a
+closes over is followed the same way (``k == 1.0``, then an input), and so is one inside an
+argument or the compiled module, reached through attributes and dict entries
+(``L['d']['opts']['scale']``, ``L['self'].settings.scale``: ``_Source``), but an int an
+``nn.Module`` holds, which torch takes as a setting and guards by value. Of a dict argument, a
 global dict or a closed-over one only the entries the function reads are guarded
 (``_ReadDict``), and its keys where the function writes an entry, as in Dynamo.
 
@@ -38,7 +41,8 @@ Where no graph can be trusted -- a value no guard can check, inputs on different
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
 lost), a write to Python state while traced that no graph can make again (``side_effects.py``:
 a write of a tensor the graph computes, of an old value or a constant is made again after each
-call of the graph, as Dynamo replays it, and a name the function only writes is not guarded),
+call of the graph, as Dynamo replays it, and a name the function only writes is not guarded;
+a write into a list or dict argument, which the trace sees as a copy, always runs eagerly),
 an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
@@ -58,6 +62,7 @@ import math
 import re
 import threading
 import types
+import weakref
 
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
@@ -96,7 +101,7 @@ from .side_effects import PythonState, _filled
 from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
-           "maybe_mark_dynamic"]
+           "maybe_mark_dynamic", "reset"]
 
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
 _GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
@@ -169,9 +174,11 @@ class _Graph:
         self.inputs = self.ints if inputs is None else inputs
 
     replay = None   # writes to Python state made again after the graph (``side_effects.Replay``)
+    fn = None       # the compiled callable, where a number the graph takes is reached from it
 
     def __call__(self, args, kwargs):
-        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature))
+        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature,
+                                                                     self.fn))
         if self.replay is None:
             return out
         out, written = out
@@ -199,13 +206,61 @@ def _closed_over(fn, kinds):
                                   isinstance(cell.cell_contents, Module))}
 
 
-def _int_values(places, args, kwargs, signature=None):
+class _Source:
+    """A number reached from an argument or the compiled callable through attributes and dict
+    entries (``L['d']['opts']['scale']``, ``L['self'].cfg.scale``): a place an automatic-dynamic
+    number may be, as Dynamo's frame state follows any source, not only the arguments. ``top``
+    is the argument's place (``_int_places``), or None for the callable itself; ``steps`` the
+    ``("attr", name)`` and ``("item", key)`` steps of ``GuardWalker.numbers``' path."""
+
+    def __init__(self, arg, top, steps):
+        self.arg, self.top, self.steps = arg, top, steps
+
+    def read(self, base):
+        for kind, k in self.steps:
+            base = getattr(base, k) if kind == "attr" else base[k]
+        return base
+
+    def write(self, base, value):
+        """Put ``value`` at the path below ``base``; return how to undo it, which answers whether
+        the function wrote there itself meanwhile (``self.calls += 1``: a write to Python state,
+        whose trace ran with the symbol). A dict entry is written as a dict's (``_ReadDict``
+        would note the write as the function's)."""
+        parent, (kind, k) = self.read_parent(base), self.steps[-1]
+        get, put = (getattr, object.__setattr__) if kind == "attr" else (dict.__getitem__, dict.__setitem__)
+        old = get(parent, k)
+        put(parent, k, value)
+
+        def undo():
+            written = get(parent, k) is not value
+            put(parent, k, old)
+            return written
+        return undo
+
+    def read_parent(self, base):
+        return _Source(self.arg, self.top, self.steps[:-1]).read(base)
+
+
+def _source_text(path):
+    """A path of ``GuardWalker.numbers`` as Dynamo names its source: ``L['d']['scale']``,
+    ``L['self'].cfg.scale``."""
+    root, *steps = path
+    text = f"L[{root[1]!r}]" if root[0] == "arg" else "L['self']"
+    for kind, k in steps:
+        text += f".{k}" if kind == "attr" else f"[{k!r}]"
+    return text
+
+
+def _int_values(places, args, kwargs, signature=None, fn=None):
     """The values of the int arguments ``places`` ({name: place}) in a call: by keyword, at their
     position, or -- a call that passes them otherwise than the compiled one, or leaves one to
     its default -- as the signature binds them."""
     values = []
     for name, place in places.items():
-        if isinstance(place, types.CellType):
+        if isinstance(place, _Source):
+            base = fn if place.top is None else _int_values({place.arg: place.top}, args, kwargs, signature)[0]
+            values.append(place.read(base))
+        elif isinstance(place, types.CellType):
             values.append(place.cell_contents)
         elif name in kwargs:
             values.append(kwargs[name])
@@ -230,7 +285,8 @@ class _Differentiable:
     replay = None   # writes to Python state made again after the graph, as ``_Graph.replay``
 
     def __call__(self, args, kwargs):
-        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature),
+        out = self.compiled(*_tensors((args, kwargs)),
+                            *_int_values(self.inputs, args, kwargs, self.signature, self.module),
                             *_module_tensors(self.module).values())
         if self.replay is None:
             return out
@@ -336,7 +392,8 @@ class _CacheEntry:
         inputs = getattr(self.run, "inputs", None)     # every number the graph takes, pinned ones too
         if not inputs:
             return self.tensor_guards.check(tensors)
-        values = _int_values(inputs, args, kwargs or {}, self.run.signature)
+        values = _int_values(inputs, args, kwargs or {}, self.run.signature,
+                             getattr(self.run, "fn", None) or getattr(self.run, "module", None))
         return self.tensor_guards.check(tensors, dict(zip(inputs, values, strict=True)))
 
     def _argument_failure(self, arguments):
@@ -374,7 +431,8 @@ def _arguments_key(walker, signature, args, kwargs, names=frozenset()):
     passed = set(bound.arguments)
     bound.apply_defaults()
     # a default is the function's own value: guarded as the function's other values are
-    parts = tuple((name, walker.argument(v, names) if name in passed else walker.value(v, name))
+    parts = tuple((name, walker.at(("arg", name), walker.argument, v, names) if name in passed else
+                   walker.at(("default",), walker.value, v, name))
                   for name, v in bound.arguments.items())
     return parts, tuple(k for k, v in kwargs.items() if _tensors(v))
 
@@ -554,11 +612,20 @@ class CompiledFunction:
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self.skipped = False    # the first trace had no operation: every call runs eagerly
         self.frame_state = FrameState()
+        self._dynamic_sources = frozenset()     # paths of the numbers made dynamic (``_Source``)
         self._resumed = {}      # non-tensor guard key -> what the segments after reads remember
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
         self._names = frozenset().union(*map(_names, _user_codes(fn)))     # what an object argument is guarded by
+        _COMPILED.add(self)
+
+    def _forget(self):
+        """Drop every cache entry and what the frame state remembers (``reset``); the graphs
+        compiled so far stay listed, as a counting backend keeps its count."""
+        with self._lock:
+            self.entries, self.recompiles, self.skipped = [], 0, False
+            self.frame_state, self._dynamic_sources, self._resumed = FrameState(), frozenset(), {}
 
     def __get__(self, instance, owner=None):
         """``@compile`` on a method: read from an instance it is bound to it, as torch.compile's
@@ -568,11 +635,8 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.skipped:
             return self.fn(*args, **kwargs)
-        walker = GuardWalker(tensors_apart=True)
         try:
-            key = (_arguments_key(walker, self._signature, args, kwargs, self._names), global_state_key(),
-                   walker.function(self.fn))
-            hash(key)
+            key, walker = self._key(args, kwargs)
         except (Unguardable, TypeError) as e:
             return self._eager(str(e), args, kwargs)
         tensors = _tensors((args, kwargs))     # in the order the trace takes them
@@ -585,8 +649,17 @@ class CompiledFunction:
                 if entry is None:
                     if failures:
                         self.recompile_reasons.append(failures)
-                    entry = self._new_entry(key, args, kwargs, tensors, walker.tensors)
+                    entry = self._new_entry(key, args, kwargs, tensors, walker)
         return entry.run(args, kwargs)
+
+    def _key(self, args, kwargs):
+        """The guard key of a call, and the walker that made it (the tensors and the numbers it
+        met); a number at a source made dynamic is keyed by its type alone."""
+        walker = GuardWalker(tensors_apart=True, dynamic=self._dynamic_sources)
+        key = (_arguments_key(walker, self._signature, args, kwargs, self._names), global_state_key(),
+               walker.at(("fn",), walker.function, self.fn))
+        hash(key)
+        return key, walker
 
     def _lookup(self, key, tensors, args, kwargs):
         """The first entry whose guards pass, else None and each entry's failure. The entry
@@ -602,10 +675,13 @@ class CompiledFunction:
             failures.append(f"0/{entry.index}: {failure}")
         return None, failures
 
-    def _new_entry(self, key, args, kwargs, tensors, seen_tensors):
+    def _new_entry(self, key, args, kwargs, tensors, walker):
         names = _tensor_names(self.fn, args, kwargs)
         dims = self._dynamic_dims(names, tensors)
-        ints = self._dynamic_ints(args, kwargs)
+        ints = self._dynamic_ints(args, kwargs) | self._dynamic_sources_of(args, kwargs, walker.numbers)
+        if self._dynamic_sources != walker.dynamic:     # a source made dynamic now: keyed by its type
+            key, walker = self._key(args, kwargs)
+        seen_tensors = walker.tensors
         self._shape_env, self._int_symbols = None, {}
         self._resumed_key = key     # the segments after a read remember sizes across entries of this key
         run = self._compile(args, kwargs, seen_tensors, dims, ints)
@@ -642,6 +718,25 @@ class CompiledFunction:
         # a nan is never a symbol: torch specializes on it (the symbol's graph refuses it)
         return {name: place for (name, place), value in zip(places.items(), values, strict=True)
                 if value == value and self.frame_state.update(name, (value,))}
+
+    def _dynamic_sources_of(self, args, kwargs, numbers):
+        """{name: ``_Source``} of the numbers inside the arguments or the compiled module
+        (``numbers``: ``GuardWalker.numbers``) to trace as symbols: those whose value changed
+        since the first compile, as Dynamo's frame state marks any source automatic dynamic."""
+        if self.dynamic is False or not config.automatic_dynamic_shapes:
+            return {}
+        tops = {name: place for name, place, _ in _tops(self.fn, args, kwargs)}
+        found = {}
+        for path, value in numbers.items():
+            text = _source_text(path)
+            if value != value or not self.frame_state.update(text, (value,)):
+                continue
+            if path[0][0] == "arg" and path[0][1] not in tops:
+                continue
+            top = tops[path[0][1]] if path[0][0] == "arg" else None
+            self._dynamic_sources = self._dynamic_sources | {path}
+            found[_identifier(text.removeprefix("L"))] = _Source(path[0][-1], top, path[1:])
+        return found
 
     def _eager(self, reason, args, kwargs):
         self._record(reason)
@@ -740,7 +835,7 @@ class CompiledFunction:
         (``_dynamic_ints``, taken after the tensors) are traced as symbols, and the ShapeEnv's
         guards -- the trace's and the backend's -- join the entry's guards."""
         tensors, ints, reads = _tensors((args, kwargs)), dict(ints or {}), {}
-        values = _int_values(ints, args, kwargs)
+        values = _int_values(ints, args, kwargs, fn=self.fn)
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
@@ -777,7 +872,7 @@ class CompiledFunction:
         and so are the int and float arguments ``ints`` (``_dynamic_ints``), primals after the
         tensors: the joint graph, and both halves, serve every later size and value."""
         tensors, lifted, ints = _tensors((args, kwargs)), _module_tensors(self.fn), dict(ints or {})
-        values = _int_values(ints, args, kwargs)
+        values = _int_values(ints, args, kwargs, fn=self.fn)
         reads, replays, layout = {}, [], {}
         flat = _lifted(_outputs_flat(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes,
                                            replays=replays), replays, layout),
@@ -900,8 +995,12 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile
+        undo = []        # numbers inside an argument or the module, the symbol written in their place
         for place, value in zip(ints.values(), values, strict=True):
-            if isinstance(place, types.CellType):
+            if isinstance(place, _Source):
+                base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
+                undo.append(place.write(base, value))
+            elif isinstance(place, types.CellType):
                 numbers.append((place, place.cell_contents))
                 place.cell_contents = value
             else:
@@ -918,6 +1017,9 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
             cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
         for name, (_, symbolic) in maths.items():
             fn.__globals__[name] = symbolic
+        # the trace's copies of the argument containers: a write into one would reach no
+        # container of the caller's, so it makes the function run eagerly (below)
+        containers = _containers([*a, *k.values()])
         returned = False
         try:
             with watching_requires_grad():
@@ -931,6 +1033,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                 cell.cell_contents = closed[name]
             for cell, number in numbers:
                 cell.cell_contents = number
+            if writes is not None and any(_items(c) != items for c, items in containers):
+                writes.append("state")      # a list or dict of the arguments written (``out.append(y)``)
+            if any([restore() for restore in reversed(undo)]) and writes is not None:
+                writes.append("state")      # the function wrote a number traced as a symbol
             for name, (plain, _) in maths.items():
                 if plain is _BUILTIN:
                     del fn.__globals__[name]
@@ -953,6 +1059,29 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
               for n in [*_tensor_names(fn, args, kwargs), *ints]]
     flat.__signature__ = inspect.Signature(params)
     return flat
+
+
+def _containers(values):
+    """(container, its items) of every list and dict in the argument ``values`` (the trace's
+    copies), tuples looked into: what a write into an argument would change."""
+    found, todo = [], list(values)
+    while todo:
+        value = todo.pop()
+        if isinstance(value, (list, dict)):
+            found.append((value, _items(value)))
+        if isinstance(value, (list, tuple)):
+            todo.extend(value)
+        elif isinstance(value, dict):
+            todo.extend(dict.values(value))
+    return found
+
+
+def _items(container):
+    """A container's items by identity, read as a plain list's or dict's (a ``_ReadDict``
+    notes no read)."""
+    if isinstance(container, dict):
+        return [(k, id(v)) for k, v in dict.items(container)]
+    return [id(v) for v in list.__iter__(container)]
 
 
 # One trace at a time, as Dynamo compiles one frame at a time (``compile_lock`` in
@@ -1112,6 +1241,17 @@ class GraphBreakReason:
 
     reason: str
     user_stack: list = dataclasses.field(default_factory=list)
+
+
+# Every compiled function alive, for ``reset`` (weakly: a function dropped is forgotten).
+_COMPILED = weakref.WeakSet()
+
+
+def reset():
+    """Forget every compiled function's cache entries and frame state: the next call of each
+    compiles again, its sizes and numbers static again (``torch._dynamo.reset``)."""
+    for compiled in list(_COMPILED):
+        compiled._forget()
 
 
 def explain(fn):

@@ -58,8 +58,14 @@ class GuardWalker:
     """Builds guard keys; ``tensors`` collects every tensor met on the way (for the device and
     requires_grad checks of the caller)."""
 
-    def __init__(self, tensors_apart=False):
+    def __init__(self, tensors_apart=False, dynamic=frozenset()):
         self.tensors, self._seen = [], set()
+        # Automatic dynamic for numbers held inside an argument or the compiled module (Dynamo's
+        # frame state keyed by source, ``L['d']['scale']``, ``L['self'].cfg.scale``): ``numbers``
+        # collects each such int or float by its path (``_SOURCE_ROOTS``, then ``attr`` and
+        # ``item`` steps), and one whose path is in ``dynamic`` is keyed by its type alone, as an
+        # argument made a symbol is
+        self.numbers, self.dynamic, self._path, self._modules_entered = {}, dynamic, [], 0
         self._unread = set()    # attribute names the functions walked only write: not guarded
         self._read, self._kept, self._walking = set(), set(), False
         # The compiler's walker: an argument tensor is left out of the key (``("tensor",)``), for
@@ -96,10 +102,36 @@ class GuardWalker:
                 return ("tensor",)
             return ("tensor", *tensor_meta(value, offset=False))
         if isinstance(value, (tuple, list)):
-            return (type(value), tuple(self.argument(v) for v in value))
+            return (type(value), tuple(self.at(("index", i), self.argument, v) for i, v in enumerate(value)))
         if isinstance(value, dict):
-            return ("dict", tuple((self._hashable(k), self.argument(v)) for k, v in value.items()))
+            return ("dict", tuple((self._hashable(k), self.at(("item", k), self.argument, v))
+                                  for k, v in value.items()))
         return self.value(value, "argument", names)
+
+    def at(self, step, method, *args):
+        """``method(*args)`` with the path one ``step`` deeper: a root (``("arg", name)``,
+        ``("fn",)``), an ``("attr", name)`` or ``("item", key)`` step, or another kind, which
+        marks the numbers below it as not reachable by a path a trace can write to."""
+        self._path.append(step)
+        try:
+            return method(*args)
+        finally:
+            self._path.pop()
+
+    def _number(self, v):
+        """A number's key, keyed by its type alone where its path is dynamic; noted in ``numbers``
+        where a path leads to it through attributes and dict entries only."""
+        path = tuple(self._path)
+        if len(path) < 2 or path[0][0] not in _SOURCE_ROOTS or any(s[0] not in ("attr", "item") for s in path[1:]):
+            return (type(v), repr(v)) if isinstance(v, float) else (type(v), v)
+        if type(v) is int and self._modules_entered:
+            # an int an nn.Module holds stays a constant, guarded by value: torch takes a module's
+            # int attributes as settings (``is_int_specialization_case``), its floats not
+            return (type(v), v)
+        self.numbers[path] = v
+        if path in self.dynamic:
+            return (type(v),)
+        return (type(v), repr(v)) if isinstance(v, float) else (type(v), v)
 
     def _function(self, fn):
         """Everything ``fn`` reads from outside: its closure cells, the globals its code (and the
@@ -110,9 +142,13 @@ class GuardWalker:
             if code is not None:
                 self._unread |= _written_only(code) - self._kept    # ``self.last = v`` is no read of ``self``
                 self._read |= names - _written_only(code)
-            return ("method", self.value(fn.__self__, "self", names), self._function(fn.__func__))
+            return ("method", self.at(("attr", "__self__"), self.value, fn.__self__, "self", names),
+                    self.at(("func",), self._function, fn.__func__))
         if not isinstance(fn, types.FunctionType):
-            return self.value(fn, getattr(fn, "__name__", "the function"))
+            # a module: the attributes its forward's code (and its methods') names are read
+            code = getattr(getattr(type(fn), "forward", None), "__code__", None)
+            names = _method_names(type(fn), _names(code)) if code is not None else frozenset()
+            return self.value(fn, getattr(fn, "__name__", "the function"), names)
         if id(fn) in self._seen:
             return ("seen", id(fn))
         self._seen.add(id(fn))
@@ -122,16 +158,20 @@ class GuardWalker:
         names, written = _names(code), _written_only(code)
         self._unread |= written - self._kept
         self._read |= names - written
-        cells = []
-        for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
-            try:
-                cells.append((name, self.value(cell.cell_contents, name, names)))
-            except ValueError:                   # a cell not filled yet
-                cells.append((name, "empty"))
-        # the globals are the names it loads as globals: ``self.a`` reads no global ``a``
-        glob = tuple((n, self.value(fn.__globals__[n], n, names)) for n in sorted(_global_names(code) - written)
-                     if n in fn.__globals__)
-        defaults = self.value((fn.__defaults__, fn.__kwdefaults__), "defaults", names)
+        self._path.append(("code",))        # its cells, globals and defaults: no path of an argument's
+        try:
+            cells = []
+            for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
+                try:
+                    cells.append((name, self.value(cell.cell_contents, name, names)))
+                except ValueError:                   # a cell not filled yet
+                    cells.append((name, "empty"))
+            # the globals are the names it loads as globals: ``self.a`` reads no global ``a``
+            glob = tuple((n, self.value(fn.__globals__[n], n, names)) for n in sorted(_global_names(code) - written)
+                         if n in fn.__globals__)
+            defaults = self.value((fn.__defaults__, fn.__kwdefaults__), "defaults", names)
+        finally:
+            self._path.pop()
         return ("function", id(code), tuple(cells), glob, defaults)
 
     def value(self, v, name, names=frozenset()):
@@ -142,14 +182,17 @@ class GuardWalker:
             # may be baked into a kernel as a number, so its value is guarded as well.
             value = v.item() if v.numel() == 1 and v.device.type != "meta" else None
             return ("tensor", id(v), tensor_meta(v), repr(value))
+        if type(v) in (int, float):
+            return self._number(v)               # a float by its repr: nan equals itself
         if isinstance(v, (float, complex)):
-            return (type(v), repr(v))            # repr: nan equals itself
+            return (type(v), repr(v))
         if isinstance(v, _EQUALS):
             return (type(v), v)
         if isinstance(v, (tuple, list)):
-            return (type(v), tuple(self.value(x, name, names) for x in v))
+            return (type(v), tuple(self.at(("index", i), self.value, x, name, names) for i, x in enumerate(v)))
         if isinstance(v, dict):
-            return ("dict", tuple((self._hashable(k), self.value(x, name, names)) for k, x in v.items()))
+            return ("dict", tuple((self._hashable(k), self.at(("item", k), self.value, x, name, names))
+                                  for k, x in v.items()))
         if isinstance(v, (types.FunctionType, types.MethodType)) and not _library(v):
             return self.function(v)
         from ..nn.modules.module import Module  # a real cycle: nn loads after _dynamo in the package's import
@@ -166,10 +209,16 @@ class GuardWalker:
         self._seen.add(id(v))
         from ..nn.modules.module import Module  # a real cycle: nn loads after _dynamo in the package's import
         if isinstance(v, Module):       # its parameters, buffers, submodules and settings; its forward
-            state = self.value(dict(vars(v)), name, names)
-            return ("module", id(v), state, self.value(type(v).forward, "forward"))
+            self._modules_entered += 1
+            try:
+                state = ("dict", tuple((self._hashable(k), self.at(("attr", k), self.value, x, name, names))
+                                       for k, x in vars(v).items()))
+            finally:
+                self._modules_entered -= 1
+            return ("module", id(v), state, self.at(("forward",), self.value, type(v).forward, "forward"))
         if isinstance(v, types.ModuleType):
-            attrs = tuple((n, self.value(getattr(v, n), n, names)) for n in sorted(names) if hasattr(v, n))
+            attrs = tuple((n, self.at(("global",), self.value, getattr(v, n), n, names))
+                          for n in sorted(names) if hasattr(v, n))
             return ("pymodule", id(v), attrs)
         if type(v).__eq__ is not object.__eq__ and type(v).__hash__ is not None:
             return ("equals", type(v), v)
@@ -179,8 +228,8 @@ class GuardWalker:
             # TYPE_MATCH and a guard per attribute read, ``self.w == 2.0``)
             names = _method_names(type(v), names)
             attrs = vars(v)
-            return ("object", id(type(v)), tuple((n, self.value(attrs[n], n, names)) for n in sorted(names)
-                                                 if n in attrs and n not in self._unread))
+            return ("object", id(type(v)), tuple((n, self.at(("attr", n), self.value, attrs[n], n, names))
+                                                 for n in sorted(names) if n in attrs and n not in self._unread))
         raise Unguardable(f"cannot guard {name!r}: a {type(v).__name__} has no equality to check")
 
     def _hashable(self, key):
@@ -188,7 +237,11 @@ class GuardWalker:
             hash(key)
         except TypeError:
             raise Unguardable(f"cannot guard a dict key of type {type(key).__name__}") from None
-        return self.value(key, "key")
+        return self.at(("key",), self.value, key, "key")
+
+
+# Where a path to a number starts: an argument by its parameter's name, or the compiled callable.
+_SOURCE_ROOTS = ("arg", "fn")
 
 
 def _method_names(cls, names):
@@ -361,6 +414,8 @@ class TensorGuards:
         for name, symbol in self.int_symbols.items():       # any int, 0 and 1 too; any float but nan
             if ints[name] != ints[name]:
                 return f"not math.isnan({name})"
+            if self.pinned.get(symbol, ints[name]) != ints[name]:     # a guard pinned it: its value
+                return f"{name} == {self.pinned[symbol]}"
             if symbol in values and values[symbol] != ints[name]:     # one symbol, two values
                 return f"{name} == {_source_text(self.shape_env.sources[symbol][0])}"
             values[symbol] = ints[name]

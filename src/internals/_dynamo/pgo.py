@@ -12,7 +12,9 @@ a graph of its own. ``dynamic=True`` traces every dim as a symbol from the first
 
 An int argument is treated the same way: the first graph bakes its value in (guarded
 ``n == 2``); once a call changes it, the recompile takes it as an argument, a symbol (``s86``,
-from its source ``L['n']``) that the kernels take as a parameter, for every later value.
+from its source ``L['n']``) that the kernels take as a parameter, for every later value. The
+frame state is keyed by source, so a number inside an argument or the compiled module
+(``L['d']['scale']``, ``L['self'].settings.scale``) is remembered and made a symbol the same way.
 """
 
 __all__ = ["FrameState"]

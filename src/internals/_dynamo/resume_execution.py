@@ -116,6 +116,8 @@ _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYN
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
+# sys.getrefcount of a size only a print's arguments hold (``BreakingTracer._printed_size``).
+_PRINTED_REFS = 5
 
 
 class RequiresGradBreak(RuntimeError):
@@ -254,7 +256,10 @@ class BreakingTracer(ProxyTorchDispatchMode):
         self.read_symbols = {}      # the symbol answering a read -> the read's node name
         # the segments (by the number of reads before them) whose Python read a tensor's size:
         # the trace holds for the sizes it ran with only (``x.shape[0] * y``, ``x[:4]``)
-        self.size_reads, self._depth = set(), 0
+        self.size_reads, self._depth = {}, 0     # {segment: how many reads}
+        # the sizes (``x.size()``, ``x.shape``) read by the program: id -> (the size, its tensor, the
+        # segment); one the program only hands to ``print`` is no decision on it (``cut_print``)
+        self._sizes = {}
         # the calls of the user's functions in progress inside the compiled function, innermost
         # last: [frame, the number of nodes at its start, whether a read happened inside, the
         # tensors its parameters hold]
@@ -325,11 +330,29 @@ class BreakingTracer(ProxyTorchDispatchMode):
         self.read_symbols[symbol.node._expr] = node.name
         return symbol
 
-    def note_size_read(self, caller=None):
+    def note_size_read(self, caller=None, size=None, tensor=None):
         """A size read by the program: from its own code (``caller``: the reading frame's file,
-        not this package's), or by an index (``caller`` None), outside any operator."""
+        not this package's), or by an index (``caller`` None), outside any operator. ``size``:
+        the whole size read, of ``tensor``."""
         if self._depth == 0 and (caller is None or not caller.startswith(_PACKAGE)):
-            self.size_reads.add(self.reads)
+            self.size_reads[self.reads] = self.size_reads.get(self.reads, 0) + 1
+            hit = self._nodes.get(id(tensor._impl)) if isinstance(size, tuple) and isinstance(tensor, Tensor) else None
+            if hit is not None:
+                self._sizes[id(size)] = (size, hit[1], self.reads)
+
+    def _printed_size(self, value):
+        """The node of the tensor whose size ``value`` is, where the program read it only to print it (no
+        other reference holds it: ``print(y.size())``): the read is no decision on the size,
+        as Dynamo prints a symbolic size without a guard, and the print shows the call's own."""
+        found = self._sizes.get(id(value))
+        # references: the print's arguments, ``_sizes``, the caller's ``map``, this frame, getrefcount
+        if found is None or found[0] is not value or sys.getrefcount(value) > _PRINTED_REFS:
+            return None
+        _, node, segment = self._sizes.pop(id(value))
+        self.size_reads[segment] -= 1
+        if not self.size_reads[segment]:
+            del self.size_reads[segment]
+        return node
 
     def __enter__(self):
         recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
@@ -448,8 +471,11 @@ class BreakingTracer(ProxyTorchDispatchMode):
         tensors, the symbols of values read) when a call reaches it, as Dynamo breaks the graph
         at ``print`` and calls it between two graphs."""
         self._breaking()
+        sizes = {i: t for i, t in enumerate(map(self._printed_size, args)) if t is not None}
+        args = tuple(sizes.get(i, a) for i, a in enumerate(args))     # the tensor's node: the step reads its size
         cut = self.graph.call_function(print, tree_map(self.node_of, args), tree_map(self.node_of, kwargs))
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (cut.args, cut.kwargs))
+        named = (tuple(_SizeOf(a.name) if i in sizes else a for i, a in enumerate(named[0])), named[1])
         cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
 
     def _breaking(self):
@@ -638,9 +664,11 @@ def _install_size_watch():
         @functools.wraps(function)
         def read(*args, **kwargs):
             tracer = getattr(_tracing, "tracer", None)
+            result = function(*args, **kwargs)
             if tracer is not None:
-                tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename)
-            return function(*args, **kwargs)
+                tracer.note_size_read(None if by_index else sys._getframe(1).f_code.co_filename, result,
+                                      args[0] if args and not kwargs and len(args) == 1 else None)
+            return result
         return read
     places = [(owner, name) for name in ("shape", "size", "numel", "nelement", "stride", "__len__", "__iter__")
               for owner in (Tensor, TensorBase) if name in owner.__dict__] + [(_tensor_indexing, "_size")]
@@ -684,6 +712,13 @@ def _format_value(value, spec):
 @dataclasses.dataclass
 class _Name:
     """A value of the program by its node's name, in an output's structure."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _SizeOf:
+    """A printed size, by its tensor's node name: read again from the call's tensor."""
 
     name: str
 
@@ -967,7 +1002,8 @@ class Segmented:
                 step.reported = True
                 self.record(step.cut)
             if step.cut.kind == "print":
-                args, kwargs = tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.cut.value)
+                args, kwargs = tree_map(lambda a: env[a.name].size() if isinstance(a, _SizeOf) else
+                                        env[a.name] if isinstance(a, _Name) else a, step.cut.value)
                 print(*args, **kwargs)
             if step.cut.kind == "operator":
                 target, (args, kwargs) = step.cut.value

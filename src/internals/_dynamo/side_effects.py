@@ -41,7 +41,11 @@ class PythonState:
             {name: glob.get(name, _MISSING) for name in _names(code)}
         self.cells = [c for c in getattr(fn, "__closure__", None) or () if _filled(c)]
         self.cell_values = [c.cell_contents for c in self.cells]
-        roots = [*self.globals.values(), *self.cell_values, *values]
+        # a default value is the function's own (``log=[]``): a write to it is a write too
+        function = getattr(fn, "__func__", fn)
+        defaults = [*(getattr(function, "__defaults__", None) or ()),
+                    *(getattr(function, "__kwdefaults__", None) or {}).values()]
+        roots = [*self.globals.values(), *self.cell_values, *values, *defaults]
         if isinstance(fn, types.MethodType):
             roots.append(fn.__self__)   # a method's object: its attributes (``self.last = v``)
         elif not isinstance(fn, types.FunctionType):
