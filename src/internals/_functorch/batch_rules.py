@@ -10,11 +10,13 @@ loop, as torch's fallback is (torch can warn about the performance drop:
 ``torch._C._functorch._set_vmap_fallback_warning_enabled``; here ``set_fallback_warning``).
 """
 import ast
+import contextlib
 import threading
 import warnings
 
-from .. import autograd
 from .._tensor import Tensor
+from ..autograd.grad_mode import InferenceMode
+from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
 from .batched_tensor import BatchedTensor, is_batched
 from .pytree import tree_flatten, tree_unflatten
 
@@ -38,14 +40,27 @@ def run_batched(func, args, kwargs):
     level = max(a._level for a in tree_flatten((args, kwargs))[0] if isinstance(a, BatchedTensor))
     name = func.overloadpacket.__name__
     _refuse_data_dependent(name)
-    # below autograd, as torch's batched kernels are: the graph is recorded on the batched values
-    with autograd.no_grad():
+    with _autograd_below():
         rule = _rule_for(name, func)
         if rule is not None:
             result = rule(func, level, args, kwargs)
             if result is not NotImplemented:
                 return _as_returned(result)
         return _as_returned(_fallback(func, level, args, kwargs))
+
+
+@contextlib.contextmanager
+def _autograd_below():
+    """Autograd back on for the physical operators: the Python key runs below autograd (this
+    batched value's graph, if any, is recorded already), but a transform outside this vmap
+    records its graph on the physical tensors, as torch's interpreter one level down does."""
+    saved = tls.excluded
+    if not InferenceMode.is_enabled():
+        tls.excluded = saved - AUTOGRAD_AND_AD_INPLACE_OR_VIEW
+    try:
+        yield
+    finally:
+        tls.excluded = saved
 
 
 def _as_returned(result):
@@ -263,6 +278,9 @@ def _dim_rule(func, level, args, kwargs):
                                                                   "amax", "amin", "std", "var", "median", "argmax"):
         return NotImplemented     # the overload without dims: the fallback reduces each element whole
     else:
+        if "input_sizes" in bound:      # select_backward, slice_backward: the input's sizes are one example's
+            out_rank = len(bound["input_sizes"])
+            bound["input_sizes"] = [_batch_size(level, batched), *bound["input_sizes"]]
         for key in _DIM_NAMES:
             if key in bound:
                 bound[key] = _shift(bound[key], out_rank if key == "dim" else rank)

@@ -5,16 +5,17 @@ It shows the *logical* shape (one example's) and holds the *physical* tensor, wh
 dim in front, and the ``level`` of the ``vmap`` that made it: inside nested vmaps a batched value
 wraps another, the outer level's, and the higher level is the inner vmap. Torch gives it the
 FuncTorchBatched dispatch key; here it is a wrapper subclass, so every operator called on it
-reaches its ``__torch_dispatch__`` through the dispatcher's Python key, below autograd (the graph
-is recorded on batched values, so ``grad`` inside ``vmap`` works), and there the batching rules
-run (``batch_rules.py``).
+reaches its ``__torch_dispatch__`` through the dispatcher's Python key, below autograd, and there
+the batching rules run (``batch_rules.py``) on the physical tensors. Two graphs can be recorded:
+``grad`` inside ``vmap`` makes batched values that require grad, and autograd records their
+operators above the Python key; a transform outside the vmap sees the rules' operators on the
+physical tensors, which require grad when the vmap's inputs did.
 """
 import itertools
 import threading
 
 from .._disable_torch_function import _disabled_torch_function_impl
 from .._tensor import Tensor
-from ..autograd import function as _function
 
 __all__ = ["BatchedTensor", "add_batch_dim", "remove_batch_dim", "is_batched", "new_level", "active"]
 
@@ -62,41 +63,19 @@ def is_batched(x, level=None):
     return isinstance(x, BatchedTensor) and (level is None or x._level == level)
 
 
-class _AddBatchDim(_function.Function):
-    """Wrapping is an autograd step, so ``grad(vmap(f))`` reaches the unwrapped input: the
-    gradient of the batched value comes back batched and is unwrapped into the input's layout."""
-
-    @staticmethod
-    def forward(ctx, x, in_dim, level):
-        ctx.in_dim, ctx.level, ctx.size = in_dim, level, x.shape[in_dim]
-        return BatchedTensor(x.movedim(in_dim, 0), level)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return remove_batch_dim(grad, ctx.level, ctx.size, ctx.in_dim), None, None
-
-
-class _RemoveBatchDim(_function.Function):
-    @staticmethod
-    def forward(ctx, x, out_dim):
-        ctx.level, ctx.out_dim = x._level, out_dim
-        return x._value.movedim(0, out_dim)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return BatchedTensor(grad.movedim(ctx.out_dim, 0), ctx.level), None
-
-
 def add_batch_dim(x, in_dim, level):
-    """``x`` as a batched value of ``level`` over its dim ``in_dim`` (``_add_batch_dim``)."""
-    return _AddBatchDim.apply(x, in_dim, level)
+    """``x`` as a batched value of ``level`` over its dim ``in_dim`` (``_add_batch_dim``). The
+    physical tensor is a view of ``x``: a transform outside this vmap (``grad(vmap(f))``) records
+    its graph on the physical tensors, as torch's outer interpreter sees the batching rules'
+    physical operators; one inside (``vmap(grad(f))``) records on the batched values."""
+    return BatchedTensor(x.movedim(in_dim, 0), level)
 
 
 def remove_batch_dim(x, level, size, out_dim):
     """The physical tensor of a ``level`` output with its batch at ``out_dim`` (``_remove_batch_dim``);
     an output the vmap did not batch is expanded to ``size`` along ``out_dim``, as torch does."""
     if is_batched(x, level):
-        return _RemoveBatchDim.apply(x, out_dim)
+        return x._value.movedim(0, out_dim)
     shape = list(x.shape)
     shape.insert(out_dim, size)
     return x.unsqueeze(out_dim).expand(shape)

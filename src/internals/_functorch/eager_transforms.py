@@ -16,6 +16,7 @@ import threading
 
 from .. import autograd
 from .._tensor import Tensor
+from .batched_tensor import BatchedTensor
 from .pytree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
@@ -53,7 +54,13 @@ class _Level:
 def _differentiable(x):
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_()
+    if x.requires_grad:
+        return x.view_as(x)
+    if isinstance(x, BatchedTensor):
+        # a new batched value over the same physical tensor: detaching that would cut the graph a
+        # transform outside the vmap records on it (``grad(vmap(grad(f)))``)
+        return BatchedTensor(x._value, x._level).requires_grad_()
+    return x.detach().requires_grad_()
 
 
 def _fresh(tree):
