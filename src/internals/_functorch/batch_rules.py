@@ -14,6 +14,7 @@ import contextlib
 import threading
 import warnings
 
+from .._functional import broadcast_shapes, stack
 from .._tensor import Tensor
 from ..autograd.grad_mode import InferenceMode
 from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
@@ -134,8 +135,6 @@ def _refuse_unbatched_self(func, level, args, kwargs):
 def _refuse_broadcast_into(self, level, flat):
     """An in-place broadcasting op on an unbatched ``self`` with a batched operand: the result
     would need the batch dim ``self`` lacks (torch's message is the broadcast check's)."""
-    from .. import broadcast_shapes
-
     logical = broadcast_shapes(*[tuple(x.shape) for x in flat if isinstance(x, Tensor)])
     shape = [_batch_size(level, flat), *logical]
     raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {shape}")
@@ -161,8 +160,6 @@ def _fallback(func, level, args, kwargs):
 
 
 def _stack_results(results, level, func):
-    from .. import stack  # the frontend's stack: results may be batched values of an outer level
-
     leaves = [tree_flatten(r) for r in results]
     if not results:
         raise RuntimeError(f"vmap: aten::{func.__name__} over a batch of size 0 has no per-element result to stack")

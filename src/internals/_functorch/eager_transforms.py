@@ -15,6 +15,7 @@ import functools
 import threading
 
 from .. import autograd
+from .._functional import stack
 from .._tensor import Tensor
 from .batched_tensor import BatchedTensor
 from .pytree import tree_flatten, tree_unflatten
@@ -49,6 +50,12 @@ class _Level:
             return tree
         flat, spec = tree_flatten(tree)
         return tree_unflatten([x.detach() if isinstance(x, Tensor) else x for x in flat], spec)
+
+
+def _zeros_like(x):
+    from .. import zeros_like  # a generated binding: made when the package registers its operators, after this import
+
+    return zeros_like(x)
 
 
 def _differentiable(x):
@@ -102,15 +109,13 @@ def _with_fresh(args, argnums):
 
 def _grads(outputs, inputs, cotangents=None, retain_graph=None):
     """``autograd.grad`` with zeros for inputs the outputs do not depend on."""
-    from .. import zeros_like
-
     pairs = [(o, c) for o, c in zip(outputs, cotangents or [None] * len(outputs), strict=True) if o.requires_grad]
     if not pairs:
-        return [zeros_like(x) for x in inputs]
+        return [_zeros_like(x) for x in inputs]
     outs = [o for o, _ in pairs]
     cots = None if cotangents is None else [c for _, c in pairs]
     got = autograd.grad(outs, inputs, cots, retain_graph=retain_graph, create_graph=True, allow_unused=True)
-    return [zeros_like(x) if g is None else g for x, g in zip(inputs, got, strict=True)]
+    return [_zeros_like(x) if g is None else g for x, g in zip(inputs, got, strict=True)]
 
 
 def _split_aux(api, output, has_aux):
@@ -228,15 +233,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 def _forward(outputs, inputs, tangent_sets):
     """``J t`` for each tangent list in ``tangent_sets`` by the double vjp: one pass for
     ``g(u) = J^T u``, then one per tangent list."""
-    from .. import zeros_like
-
-    dummies = [zeros_like(o).requires_grad_() for o in outputs]
+    dummies = [_zeros_like(o).requires_grad_() for o in outputs]
     g = _grads(outputs, inputs, dummies, retain_graph=True)
     linked = [(gi, i) for i, gi in enumerate(g) if gi.requires_grad]
     results = []
     for tangents in tangent_sets:
         if not linked:
-            results.append([zeros_like(o) for o in outputs])
+            results.append([_zeros_like(o) for o in outputs])
             continue
         results.append(_grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True))
     return results
@@ -245,7 +248,7 @@ def _forward(outputs, inputs, tangent_sets):
 # ---------------------------------------------------------------------------- jacobians
 def _basis(x):
     """The standard basis for ``x``'s elements, one tensor of ``x``'s shape per element."""
-    from .. import eye
+    from .. import eye  # a generated binding: made when the package registers its operators, after this import
 
     n = x.numel()
     rows = eye(n, dtype=x.dtype, device=x.device)
@@ -253,9 +256,9 @@ def _basis(x):
 
 
 def _stack_rows(rows, lead_shape, tail_shape):
-    from .. import stack, zeros
-
     if not rows:
+        from .. import zeros  # a generated binding: made when the package registers its operators, after this import
+
         return zeros(*lead_shape, *tail_shape)
     return stack(rows).view(*lead_shape, *tail_shape)
 
@@ -300,9 +303,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             flat_in, in_spec = tree_flatten(diff)
             jacs = [[] for _ in flat_out]
             for j, x in enumerate(flat_in):
-                from .. import zeros_like
-
-                zeros = [zeros_like(y) for y in flat_in]
+                zeros = [_zeros_like(y) for y in flat_in]
                 sets = [[e if k == j else zeros[k] for k in range(len(flat_in))] for e in _basis(x)]
                 cols = _forward(flat_out, flat_in, sets)
                 for i, o in enumerate(flat_out):

@@ -3,6 +3,7 @@ tensors passed in, given as one dictionary or as several with distinct keys (par
 buffers in another, as ``dict(m.named_parameters())``, ``dict(m.named_buffers())``)."""
 from collections.abc import Sequence
 
+from .._functional import stack
 from ..nn.utils import stateless
 
 
@@ -51,8 +52,6 @@ def stack_module_state(models):
 
 
 def _stacked_leaf(tensors, name):
-    from .. import stack  # the frontend's: this module sits beside it, not below
-
     wanted = {t.requires_grad for t in tensors}
     if len(wanted) != 1:
         raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")

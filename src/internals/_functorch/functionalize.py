@@ -10,6 +10,9 @@ writes, and calling it gives ``f``'s results and ``f``'s effect on its inputs.
 """
 import functools
 
+from ..fx.experimental.proxy_tensor import make_fx
+from ..fx.passes.functionalize import functionalize as functionalize_graph
+
 __all__ = ["functionalize"]
 
 
@@ -26,9 +29,6 @@ def functionalize(func, *, remove="mutations"):
 
     @functools.wraps(func)
     def wrapper(*args):
-        from ..fx.experimental.proxy_tensor import make_fx
-        from ..fx.passes.functionalize import functionalize as functionalize_graph
-
         gm = make_fx(func, tracing_mode="fake")(*args)     # a real trace would run the writes twice
         functionalize_graph(gm)
         gm.graph.eliminate_dead_code()

@@ -10,6 +10,7 @@ batch (``'same'``) or draw per example (``'different'``).
 """
 import functools
 
+from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
 from .batched_tensor import BatchedTensor, active, add_batch_dim, is_batched, new_level, remove_batch_dim
@@ -96,8 +97,6 @@ def _run(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs):
 
 def _run_chunks(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs, chunk_size):
     """Run the batch in chunks of ``chunk_size`` and concatenate each output along its out dim."""
-    from .. import cat
-
     results = []
     for start in range(0, size, chunk_size):
         n = min(chunk_size, size - start)
