@@ -4,7 +4,7 @@ vmaps, pytree inputs and outputs, ``in_dims=None``, negative dims, ``out_dims``,
 the per-element fallback for operators without a rule, randomness modes, and torch's errors."""
 import pytest
 import torch
-from helpers import assert_same, outcome, torch_on_one_thread
+from helpers import assert_same, in_threads, outcome, torch_on_one_thread
 
 import internals
 
@@ -111,6 +111,9 @@ ROUNDED = {
     "mse_loss": lambda lib, d: lib.func.vmap(lib.nn.functional.mse_loss)(d["x"], d["y"]),
     "conv1d": lambda lib, d: lib.func.vmap(lambda a: lib.nn.functional.conv1d(a.unsqueeze(0), d["m"][:2, :3].reshape(
         2, 1, 3)))(d["x"].unsqueeze(1)),
+    "conv2d_max_pool": lambda lib, d: lib.func.vmap(lambda a: lib.nn.functional.max_pool2d(lib.nn.functional.conv2d(
+        a.view(1, 1, 2, 3), d["m"][:2, :4].reshape(2, 1, 2, 2), padding=1), 2))(d["b"]),
+    "embedding": lambda lib, d: lib.func.vmap(lambda i: lib.nn.functional.embedding(i, d["m"].t()))(d["i"]),
     "logsumexp": lambda lib, d: lib.func.vmap(lambda a: a.logsumexp(-1))(d["b"]),
     "norm": lambda lib, d: lib.func.vmap(lambda a: lib.linalg.vector_norm(a))(d["b"]),
 }
@@ -211,3 +214,40 @@ def test_randomness_different_draws_per_example():
 def test_randomness_same_for_a_like_draw_broadcasts():
     like = internals.func.vmap(lambda a: internals.randn_like(a), randomness="same")(internals.ones(4, 3))
     assert like.shape == (4, 3) and internals.equal(like, like[:1].expand(4, 3))
+
+
+def test_dropout_masks_per_randomness_mode():
+    """``'same'``: one mask for the whole batch; ``'different'``: one per example."""
+    internals.manual_seed(0)
+    drop = lambda a: internals.nn.functional.dropout(a, 0.5)     # noqa: E731
+    same = internals.func.vmap(drop, randomness="same")(internals.ones(4, 8))
+    different = internals.func.vmap(drop, randomness="different")(internals.ones(4, 8))
+    assert internals.equal(same, same[:1].expand(4, 8))
+    assert not internals.equal(different, different[:1].expand(4, 8))
+    assert set(same.unique().tolist()) <= {0.0, 2.0} and set(different.unique().tolist()) <= {0.0, 2.0}
+
+
+def test_nested_vmaps_draw_per_example_at_both_levels():
+    out = internals.func.vmap(internals.func.vmap(lambda a: a + internals.randn(()), randomness="different"),
+                              randomness="different")(internals.zeros(3, 2))
+    assert out.shape == (3, 2) and len(set(out.reshape(-1).tolist())) == 6
+
+
+def test_vmap_runs_on_several_threads_at_once():
+    """Each thread's vmaps have their own levels and randomness mode."""
+    x = internals.arange(12.0).reshape(4, 3)
+    expected = (x * x).sum(1)
+    results = {}
+
+    def work(k):
+        f = internals.func.vmap(internals.func.vmap(lambda a: a * a + k * 0), in_dims=1)
+        for _ in range(5):
+            results[k] = f(x.t()).sum(1)
+    assert in_threads(work) == []
+    assert all(internals.equal(r, expected) for r in results.values())
+
+
+def test_a_batched_value_prints_its_level_and_value():
+    seen = []
+    internals.func.vmap(lambda a: seen.append(repr(a)) or a)(internals.arange(2.0))
+    assert seen[0].startswith("BatchedTensor(lvl=") and "bdim=0, value=" in seen[0] and "tensor([0., 1.])" in seen[0]
