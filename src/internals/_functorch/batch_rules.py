@@ -208,7 +208,7 @@ def _pointwise(func, level, args, kwargs):
 _DIM_NAMES = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dims")
 # reductions whose dim None (or []) means every dim
 _REDUCE_ALL = {"sum", "mean", "amax", "amin", "var", "std", "var_mean", "std_mean", "nansum", "linalg_vector_norm",
-               "count_nonzero", "any", "all", "logsumexp", "norm"}
+               "count_nonzero", "any", "all", "norm"}
 _DIM_OPS = set("""
 sum mean amax amin prod var std var_mean std_mean nansum logsumexp linalg_vector_norm norm count_nonzero any all
 max min argmax argmin cumsum cumprod cummax cummin logcumsumexp softmax _softmax log_softmax _log_softmax
@@ -261,26 +261,28 @@ def _dim_rule(func, level, args, kwargs):
         return NotImplemented
     if name == "index_select" and is_batched(bound.get("index"), level):
         return NotImplemented
+    schema = func._handle.schema.arguments
+    arg_names = {a.name for a in (*schema.flat_positional, *schema.flat_kwarg_only)}
+    if not arg_names & set(_DIM_NAMES) or rank == 0 and name != "unsqueeze":
+        # an overload without dims (``sum(x)``, ``squeeze(x)``), or one example a 0-dim tensor
+        # (whose dim 0 is itself): the fallback's
+        return NotImplemented
+    if "dim" in arg_names and (bound.get("dim") is None or bound["dim"] in ([], ()) and name in _REDUCE_ALL):
+        if name not in _REDUCE_ALL:
+            return NotImplemented     # ``argmax(x)`` flattens: the fallback's
+        bound["dim"] = list(range(1, rank + 1))     # no dims: every one of an example's
+        return _call_physical(func, level, names, bound)
     out_rank = rank + 1 if name == "unsqueeze" else rank
-    if "dim" in bound and bound["dim"] is None or ("dim" in bound and bound["dim"] in ([], ()) and name in _REDUCE_ALL):
-        if name not in _REDUCE_ALL:
-            return NotImplemented
-        bound["dim"] = list(range(1, rank + 1))
-    elif "dim" not in bound and name in _REDUCE_ALL | {"prod", "max", "min", "argmax", "argmin", "median"} \
-            and "dim" in names:
-        if name not in _REDUCE_ALL:
-            return NotImplemented
-        bound["dim"] = list(range(1, rank + 1))
-    elif "dim" not in bound and "dim" not in names and name in ("sum", "mean", "prod", "max", "min", "any", "all",
-                                                                  "amax", "amin", "std", "var", "median", "argmax"):
-        return NotImplemented     # the overload without dims: the fallback reduces each element whole
-    else:
-        if "input_sizes" in bound:      # select_backward, slice_backward: the input's sizes are one example's
-            out_rank = len(bound["input_sizes"])
-            bound["input_sizes"] = [_batch_size(level, batched), *bound["input_sizes"]]
-        for key in _DIM_NAMES:
-            if key in bound:
-                bound[key] = _shift(bound[key], out_rank if key == "dim" else rank)
+    if "input_sizes" in bound:      # select_backward, slice_backward: the input's sizes are one example's
+        out_rank = len(bound["input_sizes"])
+        bound["input_sizes"] = [_batch_size(level, batched), *bound["input_sizes"]]
+    for key in _DIM_NAMES:
+        if key in bound:
+            bound[key] = _shift(bound[key], out_rank if key == "dim" else rank)
+    return _call_physical(func, level, names, bound)
+
+
+def _call_physical(func, level, names, bound):
     phys = {k: (v._value if is_batched(v, level) else v) for k, v in bound.items()}
     positional = []
     for n in names:              # positional up to the first one left at its default, the rest by name
@@ -359,6 +361,24 @@ def _mm_rule(func, level, args, kwargs):
     return NotImplemented
 
 
+def _addmm_rule(func, level, args, kwargs):
+    """``beta * bias + alpha * (a @ b)`` (``nn.Linear``'s operator) from the physical product."""
+    names, bound = _bind(func, args, kwargs)
+    bias, a, b = (bound[n] for n in names[:3])
+    beta, alpha = bound.get("beta", 1), bound.get("alpha", 1)
+    product = _physical(a, level)[0].matmul(_physical(b, level)[0])
+    if alpha != 1:
+        product = product * alpha
+    bias = _pad(bias._value, bias.dim(), 2) if is_batched(bias, level) else bias
+    if beta == 0:
+        return BatchedTensor(product if is_batched(a, level) or is_batched(b, level) else
+                             product.expand(bias.shape[0], *product.shape), level)
+    out = product + (bias if beta == 1 else bias * beta)
+    if out.dim() == 2:      # only the bias was batched and it broadcast to one example's shape
+        out = out.expand(_batch_size(level, [bound[n] for n in names[:3]]), *out.shape)
+    return BatchedTensor(out, level)
+
+
 def _rule_for(name, func):
     if name in _POINTWISE or name.rstrip("_") in _POINTWISE and name.endswith("_"):
         return _pointwise
@@ -374,5 +394,7 @@ def _rule_for(name, func):
         return _t_rule
     if name in ("mm", "bmm", "mv", "dot", "vdot"):
         return _mm_rule
+    if name == "addmm":
+        return _addmm_rule
     return None
 
