@@ -150,6 +150,8 @@ def _fallback(func, level, args, kwargs):
                       f"implementation.", stacklevel=2)
     flat, spec = tree_flatten((args, kwargs))
     size = _batch_size(level, flat)
+    if size == 0:
+        return _empty_batch(func, level, flat, spec)
     results = []
     for b in range(size):
         a, k = tree_unflatten([x._value[b] if is_batched(x, level) else x for x in flat], spec)
@@ -159,10 +161,20 @@ def _fallback(func, level, args, kwargs):
     return _stack_results(results, level, func)
 
 
+def _empty_batch(func, level, flat, spec):
+    """A batch of none: the operator runs once on zeros of one example's shape, for the shapes
+    and dtypes of its results, each given an empty batch dim."""
+    a, k = tree_unflatten([x._value.new_zeros(x.shape) if is_batched(x, level) else x for x in flat], spec)
+    one = func(*a, **k)
+    if _inplace(func):
+        return flat[0]
+    leaves, out_spec = tree_flatten(one)
+    return tree_unflatten([BatchedTensor(r.new_empty((0, *r.shape)), level) if isinstance(r, Tensor) else r
+                           for r in leaves], out_spec)
+
+
 def _stack_results(results, level, func):
     leaves = [tree_flatten(r) for r in results]
-    if not results:
-        raise RuntimeError(f"vmap: aten::{func.__name__} over a batch of size 0 has no per-element result to stack")
     spec = leaves[0][1]
     out = []
     for i, first in enumerate(leaves[0][0]):

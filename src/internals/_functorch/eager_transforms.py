@@ -188,8 +188,8 @@ def vjp(func, *primals, has_aux=False):
                                "outputs to the function.")
         for o, c in zip(flat_out, flat_cot, strict=True):
             if tuple(o.shape) != tuple(c.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {tuple(c.shape)} and output[0] "
-                                   f"has a shape of {tuple(o.shape)}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and output[0] has a "
+                                   f"shape of {o.shape}.")
         with level:
             return level.undo(tree_unflatten(_grads(flat_out, flat_in, flat_cot, retain_graph), in_spec))
 
@@ -215,9 +215,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     for p, t in zip(flat_p, flat_t, strict=True):
         if not isinstance(p, Tensor) or not isinstance(t, Tensor):
             raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors")
+        for what, x in (("primal", p), ("tangent", t)):     # the checks of torch's ``make_dual``, in its order
+            if not (x.dtype.is_floating_point or x.dtype.is_complex):
+                raise ValueError(f"Expected {what} to be floating point or complex, but got: {x.dtype}")
         if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError(f"{api}: Expected primals and tangents to have the same shape, got {tuple(p.shape)} "
-                               f"and {tuple(t.shape)}")
+            raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
+                               f"forward gradient is of size {list(t.shape)}.")
     with _Level() as level:
         fresh = _fresh(primals)
         output, aux = _split_aux(api, func(*fresh), has_aux)

@@ -62,7 +62,7 @@ def _process_inputs(func, in_dims, args):
                          f"structure of `inputs`.")
     normalized = []
     for arg, d in zip(flat_args, flat_dims, strict=True):
-        if d is not None and (not isinstance(d, int) or isinstance(d, bool)):
+        if d is not None and not isinstance(d, int):
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but in_dim "
                              f"must be either an integer dimension or None.")
         if isinstance(d, int) and not isinstance(arg, Tensor):
@@ -73,6 +73,8 @@ def _process_inputs(func, in_dims, args):
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, but "
                              f"that input is a Tensor of dimensionality {arg.dim()} so expected in_dim to satisfy "
                              f"-{arg.dim()} <= in_dim < {arg.dim()}.")
+        if isinstance(d, bool):     # an int to Python, but torch's ``size(dim)`` refuses it
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         normalized.append(None if d is None else d % arg.dim())
     sizes = [a.shape[d] for a, d in zip(flat_args, normalized, strict=True) if d is not None]
     if not sizes:
