@@ -264,3 +264,12 @@ def test_a_batched_value_prints_its_level_and_value():
     seen = []
     internals.func.vmap(lambda a: seen.append(repr(a)) or a)(internals.arange(2.0))
     assert seen[0].startswith("BatchedTensor(lvl=") and "bdim=0, value=" in seen[0] and "tensor([0., 1.])" in seen[0]
+
+
+@pytest.mark.slow
+def test_vmap_and_per_example_grad_keep_the_device():
+    """The batched value reports its physical tensor's device, and the rules run there (on the
+    CUDA simulator where there is no GPU)."""
+    x = internals.arange(6.0).reshape(2, 3).to("cuda")
+    out = internals.func.vmap(internals.func.grad(lambda a: (a ** 2).sum()))(x)
+    assert out.device.type == "cuda" and out.cpu().tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
