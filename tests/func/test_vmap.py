@@ -56,6 +56,11 @@ EXACT = {
     "sum_all": lambda lib, d: lib.func.vmap(lambda a: (a.sum(), a.sum(dim=None), a.mean([])))(d["b"]),
     "zero_dim_examples": lambda lib, d: lib.func.vmap(lambda s: (s.sum(), s.sum(0), s.unsqueeze(0), s.amax(-1),
                                                                   s.squeeze()))(d["v"]),
+    "whole_reductions": lambda lib, d: lib.func.vmap(lambda a: (
+        a.sum(), a.mean(), a.prod(), a.max(), a.min(), (a > 0).any(), (a > 0).all(), a.sum(dtype=lib.float32)))(
+        d["b"].transpose(1, 2)),
+    "integer_sum_promotes": lambda lib, d: lib.func.vmap(lambda i: i.sum())(d["i"].int()),
+    "squeeze_all": lambda lib, d: lib.func.vmap(lambda a: a.squeeze() + 0)(d["b"].view(4, 1, 2, 1, 3)),
     "squeeze_keeps_batch_of_one": lambda lib, d: lib.func.vmap(lambda a: a.squeeze())(d["b"][:1, :1]),
     "cumsum": lambda lib, d: lib.func.vmap(lambda a: a.cumsum(0))(d["b"]),
     "transpose": lambda lib, d: lib.func.vmap(lambda a: a.t().contiguous())(d["b"]),

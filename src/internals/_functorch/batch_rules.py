@@ -391,9 +391,39 @@ def _addmm_rule(func, level, args, kwargs):
     return BatchedTensor(out, level)
 
 
+_WHOLE = {"sum": "sum", "mean": "mean", "nansum": "nansum", "prod": "prod", "max": "amax", "min": "amin",
+          "any": "any", "all": "all"}
+
+
+def _whole_rule(func, level, args, kwargs):
+    """A reduction of a whole example (``x.sum()``): the physical tensor flattened past the batch
+    dim and reduced along it (torch's rule reduces the same dims)."""
+    self = args[0]
+    if func._overloadname != "default" or not is_batched(self, level) or self.dim() == 0 or len(args) > 1:
+        return NotImplemented
+    value = self._value
+    flat = value.reshape(value.shape[0], self.numel())     # not -1: a batch of none would leave it ambiguous
+    return BatchedTensor(getattr(flat, _WHOLE[func.overloadpacket.__name__])(1, **kwargs), level)
+
+
+def _squeeze_rule(func, level, args, kwargs):
+    """``squeeze()`` of one example: only its own size-1 dims go, never the batch dim."""
+    self = args[0]
+    if func._overloadname != "default" or not is_batched(self, level):
+        return NotImplemented
+    value = self._value
+    for d in reversed([d for d, n in enumerate(self.shape) if n == 1]):
+        value = value.squeeze(d + 1)
+    return BatchedTensor(value if value is not self._value else value.view_as(value), level)
+
+
 def _rule_for(name, func):
     if name in _POINTWISE or name.rstrip("_") in _POINTWISE and name.endswith("_"):
         return _pointwise
+    if name in _WHOLE and func._overloadname == "default":
+        return _whole_rule
+    if name == "squeeze" and func._overloadname == "default":
+        return _squeeze_rule
     if name in _DIM_OPS:
         return _dim_rule
     if name in ("view", "_unsafe_view", "reshape", "expand"):
