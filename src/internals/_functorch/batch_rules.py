@@ -284,6 +284,8 @@ def _dim_rule(func, level, args, kwargs):
             return NotImplemented     # ``argmax(x)`` flattens: the fallback's
         bound["dim"] = list(range(1, rank + 1))     # no dims: every one of an example's
         return _call_physical(func, level, names, bound)
+    if name == "roll" and not bound.get("dims"):
+        return NotImplemented     # no dims: a roll of the flattened example, the fallback's
     out_rank = rank + 1 if name == "unsqueeze" else rank
     if "input_sizes" in bound:      # select_backward, slice_backward: the input's sizes are one example's
         out_rank = len(bound["input_sizes"])
@@ -324,7 +326,7 @@ def _cat_rule(func, level, bound, names):
 def _view_rule(func, level, args, kwargs):
     """Sizes given for one example: the batch size goes in front."""
     self = args[0]
-    if not is_batched(self, level):
+    if not is_batched(self, level) or func._overloadname != "default":     # ``view(dtype)``: the fallback's
         return NotImplemented
     name = func.overloadpacket.__name__
     value, size = self._value, list(args[1])
