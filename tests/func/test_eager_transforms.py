@@ -1,5 +1,5 @@
 """``torch.func``'s differentiation transforms against torch's: ``grad``, ``grad_and_value``,
-``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian`` on many programs, composed with each other
+``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd`` and ``hessian`` on many programs, composed with each other
 and with ``vmap`` (per-sample gradients, ensembles over ``stack_module_state``), ``functionalize``,
 and torch's errors for non-scalar outputs, bad ``argnums`` and bad structures."""
 import pytest
@@ -86,6 +86,12 @@ PROGRAMS = {
     "jvp_has_aux": lambda lib, d: lib.func.jvp(lambda x: (x.exp(), x + 1), (d["x"],), (d["y"],), has_aux=True),
     "jvp_matmul": lambda lib, d: lib.func.jvp(lambda m: m @ d["x"], (d["m"],), (lib.ones_like(d["m"]),)),
     "vmap_jvp": lambda lib, d: lib.func.vmap(lambda t: lib.func.jvp(lambda x: x.tanh(), (d["x"],), (t,))[1])(d["b"]),
+    "linearize": lambda lib, d: (lambda out, fn: (out, fn(d["y"]), fn(d["x"])))(
+        *lib.func.linearize(lambda x: x.sin() * x.sum(), d["x"])),
+    "linearize_two_inputs": lambda lib, d: (lambda out, fn: fn(d["y"], d["m"]))(
+        *lib.func.linearize(lambda x, m: (m @ x).exp(), d["x"], d["m"])),
+    "input_requiring_grad_stays_attached": lambda lib, d: lib.autograd.grad(
+        lib.func.grad(lambda x: (x.sin() * x).sum())(d["x"].requires_grad_()).sum(), d["x"]),
     "jacrev": lambda lib, d: lib.func.jacrev(lambda x: x.sin() * x.sum())(d["x"]),
     "jacrev_matrix": lambda lib, d: lib.func.jacrev(lambda m: (m @ d["x"]).exp())(d["m"]),
     "jacrev_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: m @ x, argnums=(0, 1))(d["m"], d["x"]),
@@ -211,6 +217,8 @@ ERRORS = {
     "vjp_has_aux_not_pair": lambda lib, d: lib.func.vjp(lambda x: x * 2, d["x"], has_aux=True),
     "jacrev_chunk_size": lambda lib, d: lib.func.jacrev(lib.sin, chunk_size=0)(d["x"]),
     "jacrev_argnums_range": lambda lib, d: lib.func.jacrev(lib.sin, argnums=1)(d["x"]),
+    "linearize_tangent_shape": lambda lib, d: lib.func.linearize(lib.sin, d["x"])[1](d["m"]),
+    "linearize_tangent_dtype": lambda lib, d: lib.func.linearize(lib.sin, d["x"])[1](d["x"].float()),
     "functionalize_remove": lambda lib, d: lib.func.functionalize(lib.sin, remove="views")(d["x"]),
 }
 

@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from .batched_tensor import BatchedTensor
 from .pytree import tree_flatten, tree_unflatten
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
 
 class _Depth(threading.local):
@@ -32,6 +32,9 @@ _depth = _Depth()
 
 class _Level:
     """Counts nested transforms, so the outermost one knows to detach what it returns."""
+
+    def __init__(self):
+        self.attached = False       # an input required grad outside any transform: the results stay on its graph
 
     def __enter__(self):
         _depth.value += 1
@@ -45,8 +48,9 @@ class _Level:
         _depth.value -= 1
 
     def undo(self, tree):
-        """What leaves the transform: detached at the outermost level."""
-        if not self.outermost:
+        """What leaves the transform: detached at the outermost level, unless an input was on a
+        graph of the caller's (then, as torch's, the results are too)."""
+        if not self.outermost or self.attached:
             return tree
         flat, spec = tree_flatten(tree)
         return tree_unflatten([x.detach() if isinstance(x, Tensor) else x for x in flat], spec)
@@ -70,8 +74,9 @@ def _differentiable(x):
     return x.detach().requires_grad_()
 
 
-def _fresh(tree):
+def _fresh(tree, level):
     flat, spec = tree_flatten(tree)
+    level.attached |= any(isinstance(x, Tensor) and x.requires_grad for x in flat) and level.outermost
     return tree_unflatten([_differentiable(x) for x in flat], spec)
 
 
@@ -97,12 +102,12 @@ def _check_argnums(argnums, count):
     return wrapped
 
 
-def _with_fresh(args, argnums):
+def _with_fresh(args, argnums, level):
     """The arguments with those at ``argnums`` made differentiable, and those (one, or a tuple)."""
     args = list(args)
     picked = (argnums,) if isinstance(argnums, int) else argnums
     for i in picked:
-        args[i] = _fresh(args[i])
+        args[i] = _fresh(args[i], level)
     diff = args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
     return args, diff
 
@@ -135,7 +140,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         api = "grad_and_value(f)(*args)"
         with _Level() as level:
             argnums_ = _check_argnums(argnums, len(args))
-            args, diff = _with_fresh(args, argnums_)
+            args, diff = _with_fresh(args, argnums_, level)
             output, aux = _split_aux(api, func(*args, **kwargs), has_aux)
             if not isinstance(output, Tensor):
                 raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
@@ -169,7 +174,7 @@ def vjp(func, *primals, has_aux=False):
     """``(func(*primals), vjp_fn[, aux])``; ``vjp_fn(cotangents)`` gives one gradient per primal."""
     level = _Level()
     with level:
-        fresh = _fresh(primals)
+        fresh = _fresh(primals, level)
         output, aux = _split_aux("vjp(f, *primals)", func(*fresh), has_aux)
         flat_out, out_spec = tree_flatten(output)
         for o in flat_out:
@@ -223,7 +228,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
                                f"forward gradient is of size {list(t.shape)}.")
     with _Level() as level:
-        fresh = _fresh(primals)
+        fresh = _fresh(primals, level)
         output, aux = _split_aux(api, func(*fresh), has_aux)
         flat_out, out_spec = tree_flatten(output)
         for o in flat_out:
@@ -235,18 +240,50 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 
 def _forward(outputs, inputs, tangent_sets):
-    """``J t`` for each tangent list in ``tangent_sets`` by the double vjp: one pass for
-    ``g(u) = J^T u``, then one per tangent list."""
+    """``J t`` for each tangent list in ``tangent_sets`` by the double vjp."""
+    apply = _transposed(outputs, inputs)
+    return [apply(tangents) for tangents in tangent_sets]
+
+
+def _transposed(outputs, inputs):
+    """The first pass of the double vjp, ``g(u) = J^T u`` at ``u = 0``; returns the second, which
+    maps a tangent list ``t`` to ``J t`` (the gradient of ``g . t`` with respect to ``u``)."""
     dummies = [_zeros_like(o).requires_grad_() for o in outputs]
     g = _grads(outputs, inputs, dummies, retain_graph=True)
     linked = [(gi, i) for i, gi in enumerate(g) if gi.requires_grad]
-    results = []
-    for tangents in tangent_sets:
+
+    def apply(tangents):
         if not linked:
-            results.append([_zeros_like(o) for o in outputs])
-            continue
-        results.append(_grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True))
-    return results
+            return [_zeros_like(o) for o in outputs]
+        return _grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True)
+    return apply
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is ``jvp``'s second result, for many
+    tangents at the cost of one forward (torch traces a graph of the linear map; here the double
+    vjp's first pass is kept)."""
+    level = _Level()
+    with level:
+        fresh = _fresh(primals, level)
+        output = func(*fresh)
+        flat_out, out_spec = tree_flatten(output)
+        flat_in, in_spec = tree_flatten(fresh)
+        apply = _transposed(flat_out, flat_in)
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != in_spec:
+            raise RuntimeError("Expected the tangents to have the same argspec as the primals")
+        for idx, (t, p) in enumerate(zip(flat_t, flat_in, strict=True)):
+            for what in ("shape", "device", "dtype"):
+                if getattr(t, what) != getattr(p, what):
+                    raise RuntimeError(f"tangent:{idx} with {what} {getattr(t, what)} in flattened pytree doesn't "
+                                       f"match the {what} {getattr(p, what)} of the corresponding primal.")
+        with level:
+            return level.undo(tree_unflatten(apply(flat_t), out_spec))
+
+    return level.undo(output), jvp_fn
 
 
 # ---------------------------------------------------------------------------- jacobians
@@ -276,7 +313,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     def wrapper(*args):
         with _Level() as level:
             argnums_ = _check_argnums(argnums, len(args))
-            args, diff = _with_fresh(args, argnums_)
+            args, diff = _with_fresh(args, argnums_, level)
             output, aux = _split_aux("jacrev(f, ...)(*args)", func(*args), has_aux)
             flat_out, out_spec = tree_flatten(output)
             for o in flat_out:
@@ -301,7 +338,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     def wrapper(*args):
         with _Level() as level:
             argnums_ = _check_argnums(argnums, len(args))
-            args, diff = _with_fresh(args, argnums_)
+            args, diff = _with_fresh(args, argnums_, level)
             output, aux = _split_aux("jacfwd(f, ...)(*args)", func(*args), has_aux)
             flat_out, out_spec = tree_flatten(output)
             flat_in, in_spec = tree_flatten(diff)
