@@ -17,18 +17,10 @@ import threading
 from .._disable_torch_function import _disabled_torch_function_impl
 from .._tensor import Tensor
 
-__all__ = ["BatchedTensor", "add_batch_dim", "remove_batch_dim", "is_batched", "new_level", "active"]
+__all__ = ["BatchedTensor", "add_batch_dim", "remove_batch_dim", "is_batched", "new_level"]
 
 _levels = itertools.count(1)     # unique and increasing: an inner vmap always has the higher level
 _lock = threading.Lock()
-
-
-class _Active(threading.local):
-    def __init__(self):
-        self.stack = []          # the vmaps running on this thread, innermost last: (level, size, randomness)
-
-
-active = _Active()
 
 
 def new_level():

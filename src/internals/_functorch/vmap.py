@@ -13,7 +13,7 @@ import functools
 from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
-from .batched_tensor import BatchedTensor, active, add_batch_dim, is_batched, new_level, remove_batch_dim
+from .batched_tensor import BatchedTensor, add_batch_dim, is_batched, new_level, remove_batch_dim
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
@@ -88,12 +88,8 @@ def _process_inputs(func, in_dims, args):
 def _run(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs):
     level = new_level()
     batched = [a if d is None else add_batch_dim(a, d, level) for a, d in zip(flat_args, flat_dims, strict=True)]
-    active.stack.append((level, size, randomness))
-    try:
-        with _RandomnessMode(level, size, randomness):
-            out = func(*tree_unflatten(batched, spec), **kwargs)
-    finally:
-        active.stack.pop()
+    with _RandomnessMode(level, size, randomness):
+        out = func(*tree_unflatten(batched, spec), **kwargs)
     return _unwrap_outputs(func, out, out_dims, level, size)
 
 
