@@ -365,6 +365,8 @@ def _mm_rule(func, level, args, kwargs):
     if name in ("mm", "bmm"):
         return _wrap(a.matmul(b), level)
     if name == "mv":
+        if b_batched and not a_batched:      # the vectors as the columns of one matrix: one product, as torch's rule
+            return _wrap(a.mm(b.t()).t(), level)
         return _wrap(a.matmul(b.unsqueeze(-1)).squeeze(-1) if b_batched else a.matmul(b), level)
     if name == "dot" or name == "vdot":
         if name == "vdot":
