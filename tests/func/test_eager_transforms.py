@@ -25,8 +25,8 @@ def _leaves(tree):
     return [tree]
 
 
-def _check(program, ulps=64):
-    """``program(lib, inputs)`` in both libraries: the same structure, values within ``ulps`` of
+def _check(program, ulps=64, exact_layout=True):
+    """``program(lib, inputs)`` in both libraries: the same structure, layout, values within ``ulps`` of
     the largest (products, library math and the order of accumulation follow the CPU, and
     gradients sum terms that cancel), shapes, dtypes, and
     whether each result requires grad (a transform's results are not attached to a graph)."""
@@ -38,7 +38,7 @@ def _check(program, ulps=64):
     assert len(ours_leaves) == len(theirs_leaves)
     for o, t in zip(ours_leaves, theirs_leaves, strict=True):
         if isinstance(t, torch.Tensor):
-            assert_within_ulps_of_largest(o, t, ulps, exact_layout=False)
+            assert_within_ulps_of_largest(o, t, ulps, exact_layout=exact_layout)
             assert o.requires_grad == t.requires_grad
         else:
             assert o == t
@@ -109,9 +109,14 @@ PROGRAMS = {
 }
 
 
+# torch's Jacobians for several inputs or outputs are views into one tensor it splits: their
+# offsets and strides are that tensor's, no promise of the API
+LAYOUT_FREE = {"jacrev_argnums", "jacrev_tuple_output", "jacfwd_argnums"}
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_transform_matches_torch(name):
-    _check(PROGRAMS[name])
+    _check(PROGRAMS[name], exact_layout=name not in LAYOUT_FREE)
 
 
 def _model(lib, seed):

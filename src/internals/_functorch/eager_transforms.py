@@ -351,7 +351,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     # columns stacked last: out.shape + x.shape
                     col = _stack_rows([c[i] for c in cols], x.shape, o.shape)
                     perm = list(range(x.dim(), x.dim() + o.dim())) + list(range(x.dim()))
-                    jacs[i].append(col.permute(perm).contiguous() if perm else col)
+                    jacs[i].append(col.permute(perm))     # columns last, a view as torch's out_dims=-1 leaves it
             result = level.undo(tree_unflatten([tree_unflatten(js, in_spec) for js in jacs], out_spec))
             return (result, level.undo(aux)) if has_aux else result
 
