@@ -283,7 +283,6 @@ def test_a_batched_value_prints_its_level_and_value():
     assert seen[0].startswith("BatchedTensor(lvl=") and "bdim=0, value=" in seen[0] and "tensor([0., 1.])" in seen[0]
 
 
-@pytest.mark.slow
 def test_vmap_and_per_example_grad_keep_the_device():
     """The batched value reports its physical tensor's device, and the rules run there (on the
     CUDA simulator where there is no GPU)."""
