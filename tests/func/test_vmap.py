@@ -289,3 +289,16 @@ def test_vmap_and_per_example_grad_keep_the_device():
     x = internals.arange(6.0).reshape(2, 3).to("cuda")
     out = internals.func.vmap(internals.func.grad(lambda a: (a ** 2).sum()))(x)
     assert out.device.type == "cuda" and out.cpu().tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
+
+
+def test_a_tracer_below_vmap_records_the_physical_operators():
+    """``make_fx(vmap(f))``: the batching rules run before the tracing mode sees a call, so the
+    graph holds the batch-wide operators and runs on another batch (torch's vmap interpreter
+    sits above the dispatch modes the same way)."""
+    from internals.fx.experimental.proxy_tensor import make_fx
+
+    f = internals.func.vmap(internals.func.grad(lambda a: (a.sin() * a).sum()))
+    gm = make_fx(f)(internals.ones(3, 2))
+    x = internals.arange(6.0).reshape(3, 2)
+    assert internals.equal(gm(x), f(x))
+    assert not any(n.op == "get_attr" for n in gm.graph.nodes)      # no batched value baked in as a constant

@@ -4,15 +4,18 @@ on a batch.
 Each input gets wrapped as a batched value of a fresh level (``batched_tensor.py``); the function
 runs once, every operator on a batched value runs through its batching rule
 (``batch_rules.py``); each output is unwrapped with its batch dim moved to ``out_dims``. While it
-runs, a dispatch mode of the level watches for random operators, which have no batch argument to
-tell them apart: ``randomness`` says whether they raise (``'error'``), draw once for the whole
-batch (``'same'``) or draw per example (``'different'``).
+runs, a dispatch mode of the level sees every operator first: it runs the level's batching rules
+before any other mode (a tracer) sees the call, so that one records the physical operators; and
+it watches for random operators, which have no batch argument to tell them apart:
+``randomness`` says whether they raise (``'error'``), draw once for the whole batch
+(``'same'``) or draw per example (``'different'``).
 """
 import functools
 
 from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
+from .batch_rules import run_batched
 from .batched_tensor import BatchedTensor, add_batch_dim, is_batched, new_level, remove_batch_dim
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -144,18 +147,21 @@ class _RandomnessMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = func.overloadpacket.__name__.rstrip("_")
+        batched = any(is_batched(a, self.level) for a in tree_flatten((args, kwargs))[0])
         if name not in _RANDOM:
-            out = func(*args, **kwargs)
+            # this level's batching rules run here, before any mode below (a tracer, a fake mode)
+            # sees the call: those see the rules' physical operators, as torch's vmap interpreter
+            # sits above them
+            out = run_batched(func, args, kwargs) if batched else func(*args, **kwargs)
             # a ``Tensor[]`` result reaches Python as a tuple, as torch's binding turns a handler's list into one
             return tuple(out) if type(out) is list else out
         if self.randomness == "error":
             raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
                                "'same' or 'different' randomness flags on vmap or perform the randomness operation "
                                "out of vmap")
-        batched = any(is_batched(a, self.level) for a in tree_flatten((args, kwargs))[0])
         if self.randomness == "different":
             if batched:
-                return func(*args, **kwargs)
+                return run_batched(func, args, kwargs)
             return self._different_factory(func, args, kwargs)
         return self._same(func, name, batched, args, kwargs)
 
