@@ -11,7 +11,6 @@ loop, as torch's fallback is (torch can warn about the performance drop:
 """
 import ast
 import contextlib
-import threading
 import warnings
 
 from .._functional import broadcast_shapes, stack
@@ -24,16 +23,13 @@ from .pytree import tree_flatten, tree_unflatten
 __all__ = ["run_batched", "set_fallback_warning"]
 
 
-class _Flags(threading.local):
-    warn_fallback = False
-
-
-_flags = _Flags()
+class _Flags:
+    warn_fallback = False       # one switch for every thread, as torch's is
 
 
 def set_fallback_warning(enabled):
     """Warn each time an operator without a batching rule runs through the per-element loop."""
-    _flags.warn_fallback = bool(enabled)
+    _Flags.warn_fallback = bool(enabled)
 
 
 def run_batched(func, args, kwargs):
@@ -144,7 +140,7 @@ def _refuse_broadcast_into(self, level, flat):
 def _fallback(func, level, args, kwargs):
     """Run ``func`` once per batch element and stack the results (``batchedTensorForLoopFallback``)."""
     _refuse_unbatched_self(func, level, args, kwargs)
-    if _flags.warn_fallback:
+    if _Flags.warn_fallback:
         warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
                       f"aten::{func.__name__}. Please file us an issue on GitHub so that we can prioritize its "
                       f"implementation.", stacklevel=2)
