@@ -92,6 +92,14 @@ PROGRAMS = {
         *lib.func.linearize(lambda x, m: (m @ x).exp(), d["x"], d["m"])),
     "input_requiring_grad_stays_attached": lambda lib, d: lib.autograd.grad(
         lib.func.grad(lambda x: (x.sin() * x).sum())(d["x"].requires_grad_()).sum(), d["x"]),
+    "jvp_nn_functional": lambda lib, d: lib.func.jvp(lambda b: (
+        b.softmax(-1), lib.nn.functional.layer_norm(b, (3,)),
+        lib.nn.functional.batch_norm(b, None, None, training=True),
+        lib.nn.functional.max_pool1d(b.unsqueeze(0), 2), lib.nn.functional.cross_entropy(b, lib.tensor([0, 2, 1, 1])),
+        b.cumsum(0), lib.where(b > 0, b, b * b)), (d["b"],), (d["b"].flip(0),)),
+    "vmap_grad_nn_functional": lambda lib, d: lib.func.vmap(lib.func.grad(lambda r: (
+        lib.nn.functional.layer_norm(r, (3,)).sin().sum() + r.softmax(-1)[0] + lib.nn.functional.conv1d(
+            r.view(1, 1, 3), d["m"][:1, :2].view(1, 1, 2)).sum() + lib.nn.functional.gelu(r).max())))(d["b"]),
     "jacrev": lambda lib, d: lib.func.jacrev(lambda x: x.sin() * x.sum())(d["x"]),
     "jacrev_matrix": lambda lib, d: lib.func.jacrev(lambda m: (m @ d["x"]).exp())(d["m"]),
     "jacrev_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: m @ x, argnums=(0, 1))(d["m"], d["x"]),
