@@ -3,6 +3,7 @@ tensors passed in, given as one dictionary or as several with distinct keys (par
 buffers in another, as ``dict(m.named_parameters())``, ``dict(m.named_buffers())``)."""
 from collections.abc import Sequence
 
+from .._functional import stack
 from ..nn.utils import stateless
 
 
@@ -31,3 +32,27 @@ def _merge_distinct(dicts):
     if repeated:
         raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
     return {k: v for d in dicts for k, v in d.items()}
+
+
+def stack_module_state(models):
+    """The parameters and buffers of several modules of one class, each stacked along a new
+    first dim, by name: what ``vmap`` over ``functional_call`` runs an ensemble on. The stacked
+    parameters are new leaves (an optimizer can train them), not views of the modules' own."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) != 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if any(type(m) is not type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    named = [dict(m.named_parameters()) for m in models]
+    params = {k: _stacked_leaf([p[k] for p in named], k) for k in named[0]}
+    named = [dict(m.named_buffers()) for m in models]
+    buffers = {k: _stacked_leaf([b[k] for b in named], k) for k in named[0]}
+    return params, buffers
+
+
+def _stacked_leaf(tensors, name):
+    wanted = {t.requires_grad for t in tensors}
+    if len(wanted) != 1:
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    return stack(tensors).detach().requires_grad_(wanted.pop())

@@ -1,0 +1,442 @@
+"""Batching rules (``aten/src/ATen/functorch/BatchRules*.cpp``, ``BatchedFallback.cpp``).
+
+An operator called on batched values runs once, on their physical tensors (batch dim in front),
+with its arguments adjusted so the batch dim rides along: broadcasting operators get each
+batched argument's dims padded to the same logical rank; operators with dim arguments get those
+dims shifted past the batch dim; matrix products become ``matmul`` on the physical tensors, whose
+leading dims broadcast. An operator without a rule runs through the *fallback*: once per batch
+element on that element's slices, the results stacked -- correct for any operator, but a Python
+loop, as torch's fallback is (torch can warn about the performance drop:
+``torch._C._functorch._set_vmap_fallback_warning_enabled``; here ``set_fallback_warning``).
+"""
+import ast
+import contextlib
+import warnings
+
+from .._functional import broadcast_shapes, stack
+from .._tensor import Tensor
+from ..autograd.grad_mode import InferenceMode
+from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
+from .batched_tensor import BatchedTensor, is_batched
+from .pytree import tree_flatten, tree_unflatten
+
+__all__ = ["run_batched", "set_fallback_warning"]
+
+
+class _Flags:
+    warn_fallback = False       # one switch for every thread, as torch's is
+
+
+def set_fallback_warning(enabled):
+    """Warn each time an operator without a batching rule runs through the per-element loop."""
+    _Flags.warn_fallback = bool(enabled)
+
+
+def run_batched(func, args, kwargs):
+    """The batched kernel: the rule for ``func`` at the innermost level among the arguments."""
+    level = max(a._level for a in tree_flatten((args, kwargs))[0] if isinstance(a, BatchedTensor))
+    name = func.overloadpacket.__name__
+    _refuse_data_dependent(name)
+    with _autograd_below():
+        rule = _rule_for(name, func)
+        if rule is not None:
+            result = rule(func, level, args, kwargs)
+            if result is not NotImplemented:
+                return _as_returned(result)
+        return _as_returned(_fallback(func, level, args, kwargs))
+
+
+@contextlib.contextmanager
+def _autograd_below():
+    """Autograd back on for the physical operators: the Python key runs below autograd (this
+    batched value's graph, if any, is recorded already), but a transform outside this vmap
+    records its graph on the physical tensors, as torch's interpreter one level down does."""
+    saved = tls.excluded
+    if not InferenceMode.is_enabled():
+        tls.excluded = saved - AUTOGRAD_AND_AD_INPLACE_OR_VIEW
+    try:
+        yield
+    finally:
+        tls.excluded = saved
+
+
+def _as_returned(result):
+    # a ``Tensor[]`` result reaches Python as a tuple, as torch's binding turns a handler's list into one
+    return tuple(result) if type(result) is list else result
+
+
+def _refuse_data_dependent(name):
+    if name == "_local_scalar_dense":
+        raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+                           "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+                           "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+                           "bug report.")
+    if name in ("is_nonzero", "equal"):
+        raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+                           "flow. We don't support that yet, please shout over at "
+                           "https://github.com/pytorch/functorch/issues/257 .")
+
+
+# ---------------------------------------------------------------------------- helpers
+def _physical(x, level):
+    """The physical tensor and whether it is batched at ``level``."""
+    return (x._value, True) if is_batched(x, level) else (x, False)
+
+
+def _logical_rank(x, level):
+    return x._value.dim() - 1 if is_batched(x, level) else (x.dim() if isinstance(x, Tensor) else 0)
+
+
+def _batch_size(level, values):
+    for a in values:
+        if is_batched(a, level):
+            return a._value.shape[0]
+    raise AssertionError("no batched argument at this level")
+
+
+def _wrap(out, level):
+    if isinstance(out, Tensor):
+        return BatchedTensor(out, level)
+    if isinstance(out, (tuple, list)):
+        return type(out)(_wrap(o, level) for o in out) if not hasattr(out, "_fields") else \
+            type(out)(*(_wrap(o, level) for o in out))
+    return out
+
+
+def _pad(value, rank, target):
+    """A physical tensor (batch in front, logical rank ``rank``) with size-1 dims after the batch
+    dim up to logical rank ``target``, so it broadcasts against the others as its logical self would."""
+    for _ in range(target - rank):
+        value = value.unsqueeze(1)
+    return value
+
+
+def _inplace(func):
+    return func.overloadpacket.__name__.endswith("_") and not func.overloadpacket.__name__.startswith("_")
+
+
+def _refuse_unbatched_self(func, level, args, kwargs):
+    if not _inplace(func) or not args or is_batched(args[0], level):
+        return
+    others = [a for a in tree_flatten((args[1:], kwargs))[0] if is_batched(a, level)]
+    if others:
+        op = func.overloadpacket.__name__
+        raise RuntimeError(f"vmap: {op}(self, *extra_args) is not possible because there exists a Tensor `other` "
+                           f"in extra_args that has more elements than `self`. This happened due to `other` being "
+                           f"vmapped over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
+                           f"operators instead of {op}. If said operator is being called inside the PyTorch "
+                           f"framework, please file a bug report instead.")
+
+
+def _refuse_broadcast_into(self, level, flat):
+    """An in-place broadcasting op on an unbatched ``self`` with a batched operand: the result
+    would need the batch dim ``self`` lacks (torch's message is the broadcast check's)."""
+    logical = broadcast_shapes(*[tuple(x.shape) for x in flat if isinstance(x, Tensor)])
+    shape = [_batch_size(level, flat), *logical]
+    raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {shape}")
+
+
+# ---------------------------------------------------------------------------- the fallback
+def _fallback(func, level, args, kwargs):
+    """Run ``func`` once per batch element and stack the results (``batchedTensorForLoopFallback``)."""
+    _refuse_unbatched_self(func, level, args, kwargs)
+    if _Flags.warn_fallback:
+        warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
+                      f"aten::{func.__name__}. Please file us an issue on GitHub so that we can prioritize its "
+                      f"implementation.", stacklevel=2)
+    flat, spec = tree_flatten((args, kwargs))
+    size = _batch_size(level, flat)
+    if size == 0:
+        return _empty_batch(func, level, flat, spec)
+    results = []
+    for b in range(size):
+        a, k = tree_unflatten([x._value[b] if is_batched(x, level) else x for x in flat], spec)
+        results.append(func(*a, **k))
+    if _inplace(func):
+        return args[0]
+    return _stack_results(results, level, func)
+
+
+def _empty_batch(func, level, flat, spec):
+    """A batch of none: the operator runs once on zeros of one example's shape, for the shapes
+    and dtypes of its results, each given an empty batch dim."""
+    a, k = tree_unflatten([x._value.new_zeros(x.shape) if is_batched(x, level) else x for x in flat], spec)
+    one = func(*a, **k)
+    if _inplace(func):
+        return flat[0]
+    leaves, out_spec = tree_flatten(one)
+    return tree_unflatten([BatchedTensor(r.new_empty((0, *r.shape)), level) if isinstance(r, Tensor) else r
+                           for r in leaves], out_spec)
+
+
+def _stack_results(results, level, func):
+    leaves = [tree_flatten(r) for r in results]
+    spec = leaves[0][1]
+    out = []
+    for i, first in enumerate(leaves[0][0]):
+        if isinstance(first, Tensor):
+            out.append(BatchedTensor(stack([leaf[i] for leaf, _ in leaves]), level))
+        else:
+            out.append(first)
+    return tree_unflatten(out, spec)
+
+
+# ---------------------------------------------------------------------------- rules
+_POINTWISE = set("""
+abs absolute acos acosh add addcdiv addcmul alias angle asin asinh atan atan2 atanh bitwise_and bitwise_not
+bitwise_or bitwise_xor ceil clamp clamp_max clamp_min clip clone conj_physical copy copysign cos cosh deg2rad
+detach digamma div elu elu_backward empty_like eq erf erfc erfinv exp exp2 expm1 fill fix float_power floor
+floor_divide fmax fmin fmod frac full_like ge gelu gelu_backward gt hardshrink hardsigmoid hardsigmoid_backward
+hardswish hardswish_backward hardtanh hardtanh_backward heaviside hypot i0 igamma igammac isfinite isinf isnan
+isneginf isposinf le leaky_relu leaky_relu_backward lerp lgamma log log10 log1p log2 log_sigmoid_forward
+logaddexp logaddexp2 logical_and logical_not logical_or logical_xor lt masked_fill maximum minimum mish
+mish_backward mul nan_to_num ne neg nextafter ones_like positive pow rad2deg rand_like randn_like reciprocal
+relu relu6 remainder round rsqrt rsub sgn sigmoid sigmoid_backward sign signbit silu silu_backward sin sinc sinh
+softplus softplus_backward softshrink sqrt square sub tan tanh tanh_backward threshold threshold_backward
+trunc where xlogy zero zeros_like _to_copy lift_fresh lift_fresh_copy true_divide multiply divide subtract
+greater greater_equal less less_equal not_equal
+""".split())
+
+
+def _pointwise(func, level, args, kwargs):
+    """Broadcasting operators: batched arguments padded to the largest logical rank; the unbatched
+    ones broadcast from the right as they would have."""
+    flat, spec = tree_flatten((args, kwargs))
+    if _inplace(func) and not is_batched(args[0], level) and any(is_batched(x, level) for x in flat):
+        _refuse_broadcast_into(args[0], level, flat)
+    rank = max(_logical_rank(x, level) for x in flat if isinstance(x, Tensor))
+    if _inplace(func):
+        rank = _logical_rank(args[0], level)
+    physical = [_pad(x._value, _logical_rank(x, level), rank) if is_batched(x, level) else x for x in flat]
+    a, k = tree_unflatten(physical, spec)
+    out = func(*a, **k)
+    return args[0] if _inplace(func) else _wrap(out, level)
+
+
+_DIM_NAMES = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dims")
+# reductions whose dim None (or []) means every dim
+_REDUCE_ALL = {"sum", "mean", "amax", "amin", "var", "std", "var_mean", "std_mean", "nansum", "linalg_vector_norm",
+               "count_nonzero", "any", "all", "norm"}
+_DIM_OPS = set("""
+sum mean amax amin prod var std var_mean std_mean nansum logsumexp linalg_vector_norm norm count_nonzero any all
+max min argmax argmin cumsum cumprod cummax cummin logcumsumexp softmax _softmax log_softmax _log_softmax
+sort argsort topk kthvalue median nanmedian mode flip roll squeeze unsqueeze transpose movedim select narrow slice
+index_select split split_with_sizes chunk unbind diagonal flatten unflatten cat stack
+_softmax_backward_data _log_softmax_backward_data select_backward slice_backward
+""".split())
+
+
+def _schema_positional(func):
+    return func._handle.schema.arguments.flat_positional
+
+
+def _bind(func, args, kwargs):
+    """Positional arguments by name, the schema's defaults left out."""
+    schema = func._handle.schema.arguments
+    names = [a.name for a in _schema_positional(func)]
+    bound = dict(zip(names, args, strict=False))
+    bound.update(kwargs)
+    for a in (*schema.flat_positional, *schema.flat_kwarg_only):
+        # a dim left at its default (``unbind(x)`` is ``unbind(x, 0)``) must move past the batch dim too
+        if a.name in _DIM_NAMES and a.name not in bound and a.default not in (None, "None"):
+            bound[a.name] = ast.literal_eval(a.default)
+    return names, bound
+
+
+def _shift(d, rank):
+    if d is None:
+        return None
+    if not isinstance(d, int):
+        return [_shift(x, rank) for x in d]
+    if d < -rank or d >= max(rank, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(rank, 1)}, {max(rank, 1) - 1}], "
+                         f"but got {d})")
+    return (d % rank if rank else 0) + 1
+
+
+def _dim_rule(func, level, args, kwargs):
+    """Operators with dim arguments: those dims moved past the batch dim."""
+    name = func.overloadpacket.__name__
+    names, bound = _bind(func, args, kwargs)
+    tensors = [v for v in tree_flatten(list(bound.values()))[0] if isinstance(v, Tensor)]
+    batched = [t for t in tensors if is_batched(t, level)]
+    rank = max(_logical_rank(t, level) for t in tensors)
+    if name in ("cat", "stack"):
+        return _cat_rule(func, level, bound, names)
+    if len(batched) != len(tensors) and name not in ("index_select",):
+        return NotImplemented     # an unbatched tensor among them: the fallback gets it right
+    if any(_logical_rank(t, level) != rank for t in batched):
+        return NotImplemented
+    if name == "index_select" and is_batched(bound.get("index"), level):
+        return NotImplemented
+    schema = func._handle.schema.arguments
+    arg_names = {a.name for a in (*schema.flat_positional, *schema.flat_kwarg_only)}
+    if not arg_names & set(_DIM_NAMES) or rank == 0 and name != "unsqueeze":
+        # an overload without dims (``sum(x)``, ``squeeze(x)``), or one example a 0-dim tensor
+        # (whose dim 0 is itself): the fallback's
+        return NotImplemented
+    if "dim" in arg_names and (bound.get("dim") is None or bound["dim"] in ([], ()) and name in _REDUCE_ALL):
+        if name not in _REDUCE_ALL:
+            return NotImplemented     # ``argmax(x)`` flattens: the fallback's
+        bound["dim"] = list(range(1, rank + 1))     # no dims: every one of an example's
+        return _call_physical(func, level, names, bound)
+    if name == "roll" and not bound.get("dims"):
+        return NotImplemented     # no dims: a roll of the flattened example, the fallback's
+    out_rank = rank + 1 if name == "unsqueeze" else rank
+    if "input_sizes" in bound:      # select_backward, slice_backward: the input's sizes are one example's
+        out_rank = len(bound["input_sizes"])
+        bound["input_sizes"] = [_batch_size(level, batched), *bound["input_sizes"]]
+    for key in _DIM_NAMES:
+        if key in bound:
+            bound[key] = _shift(bound[key], out_rank if key == "dim" else rank)
+    return _call_physical(func, level, names, bound)
+
+
+def _call_physical(func, level, names, bound):
+    phys = {k: (v._value if is_batched(v, level) else v) for k, v in bound.items()}
+    positional = []
+    for n in names:              # positional up to the first one left at its default, the rest by name
+        if n not in phys:
+            break
+        positional.append(phys.pop(n))
+    out = func(*positional, **phys)
+    return _wrap(out, level)
+
+
+def _cat_rule(func, level, bound, names):
+    tensors = bound["tensors"]
+    rank = max(_logical_rank(t, level) for t in tensors if not (t.dim() == 1 and t.shape[0] == 0))
+    size = _batch_size(level, tensors)
+    phys = []
+    for t in tensors:
+        if is_batched(t, level):
+            phys.append(t._value)
+        else:
+            phys.append(t.unsqueeze(0).expand(size, *t.shape))
+    dim = bound.get("dim", 0)
+    out_rank = rank + 1 if func.overloadpacket.__name__ == "stack" else rank
+    args = [phys, _shift(dim, out_rank)]
+    return _wrap(func(*args), level)
+
+
+def _view_rule(func, level, args, kwargs):
+    """Sizes given for one example: the batch size goes in front."""
+    self = args[0]
+    if not is_batched(self, level) or func._overloadname != "default":     # ``view(dtype)``: the fallback's
+        return NotImplemented
+    name = func.overloadpacket.__name__
+    value, size = self._value, list(args[1])
+    batch = value.shape[0]
+    if name == "expand":
+        value = _pad(value, self.dim(), len(size))
+        return BatchedTensor(func(value, [batch, *size], *args[2:], **kwargs), level)
+    return BatchedTensor(func(value, [batch, *size], *args[2:], **kwargs), level)
+
+
+def _new_factory_rule(func, level, args, kwargs):
+    self = args[0]
+    value = self._value if is_batched(self, level) else self
+    batch = _batch_size(level, [self])
+    return BatchedTensor(func(value, [batch, *args[1]], *args[2:], **kwargs), level)
+
+
+def _permute_rule(func, level, args, kwargs):
+    self = args[0]
+    rank = self.dim()
+    dims = [0] + _shift(list(args[1]), rank)
+    return BatchedTensor(func(self._value, dims), level)
+
+
+def _t_rule(func, level, args, kwargs):
+    self = args[0]
+    value = self._value
+    return BatchedTensor(value.transpose(1, 2) if self.dim() == 2 else value.view_as(value), level)
+
+
+def _mm_rule(func, level, args, kwargs):
+    """Matrix products as ``matmul`` on the physical tensors, whose leading dims broadcast."""
+    name = func.overloadpacket.__name__
+    a, a_batched = _physical(args[0], level)
+    b, b_batched = _physical(args[1], level)
+    if name in ("mm", "bmm"):
+        return _wrap(a.matmul(b), level)
+    if name == "mv":
+        if b_batched and not a_batched:      # the vectors as the columns of one matrix: one product, as torch's rule
+            return _wrap(a.mm(b.t()).t(), level)
+        return _wrap(a.matmul(b.unsqueeze(-1)).squeeze(-1) if b_batched else a.matmul(b), level)
+    if name == "dot" or name == "vdot":
+        if name == "vdot":
+            a = a.conj()
+        if a_batched and b_batched:
+            return _wrap(a.unsqueeze(-2).matmul(b.unsqueeze(-1)).squeeze(-1).squeeze(-1), level)
+        return _wrap(a.matmul(b), level)
+    return NotImplemented
+
+
+def _addmm_rule(func, level, args, kwargs):
+    """``beta * bias + alpha * (a @ b)`` (``nn.Linear``'s operator) from the physical product."""
+    names, bound = _bind(func, args, kwargs)
+    bias, a, b = (bound[n] for n in names[:3])
+    beta, alpha = bound.get("beta", 1), bound.get("alpha", 1)
+    product = _physical(a, level)[0].matmul(_physical(b, level)[0])
+    if alpha != 1:
+        product = product * alpha
+    bias = _pad(bias._value, bias.dim(), 2) if is_batched(bias, level) else bias
+    if beta == 0:
+        return BatchedTensor(product if is_batched(a, level) or is_batched(b, level) else
+                             product.expand(bias.shape[0], *product.shape), level)
+    out = product + (bias if beta == 1 else bias * beta)
+    if out.dim() == 2:      # only the bias was batched and it broadcast to one example's shape
+        out = out.expand(_batch_size(level, [bound[n] for n in names[:3]]), *out.shape)
+    return BatchedTensor(out, level)
+
+
+_WHOLE = {"sum": "sum", "mean": "mean", "nansum": "nansum", "prod": "prod", "max": "amax", "min": "amin",
+          "any": "any", "all": "all"}
+
+
+def _whole_rule(func, level, args, kwargs):
+    """A reduction of a whole example (``x.sum()``): the physical tensor flattened past the batch
+    dim and reduced along it (torch's rule reduces the same dims)."""
+    self = args[0]
+    if func._overloadname != "default" or not is_batched(self, level) or self.dim() == 0 or len(args) > 1:
+        return NotImplemented
+    value = self._value
+    flat = value.reshape(value.shape[0], self.numel())     # not -1: a batch of none would leave it ambiguous
+    return BatchedTensor(getattr(flat, _WHOLE[func.overloadpacket.__name__])(1, **kwargs), level)
+
+
+def _squeeze_rule(func, level, args, kwargs):
+    """``squeeze()`` of one example: only its own size-1 dims go, never the batch dim."""
+    self = args[0]
+    if func._overloadname != "default" or not is_batched(self, level):
+        return NotImplemented
+    value = self._value
+    for d in reversed([d for d, n in enumerate(self.shape) if n == 1]):
+        value = value.squeeze(d + 1)
+    return BatchedTensor(value if value is not self._value else value.view_as(value), level)
+
+
+def _rule_for(name, func):
+    if name in _POINTWISE or name.rstrip("_") in _POINTWISE and name.endswith("_"):
+        return _pointwise
+    if name in _WHOLE and func._overloadname == "default":
+        return _whole_rule
+    if name == "squeeze" and func._overloadname == "default":
+        return _squeeze_rule
+    if name in _DIM_OPS:
+        return _dim_rule
+    if name in ("view", "_unsafe_view", "reshape", "expand"):
+        return _view_rule
+    if name in ("new_zeros", "new_ones", "new_empty", "new_full"):
+        return _new_factory_rule
+    if name == "permute":
+        return _permute_rule
+    if name == "t":
+        return _t_rule
+    if name in ("mm", "bmm", "mv", "dot", "vdot"):
+        return _mm_rule
+    if name == "addmm":
+        return _addmm_rule
+    return None
+

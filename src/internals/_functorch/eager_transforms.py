@@ -1,0 +1,363 @@
+"""``grad``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian`` (``torch/_functorch/eager_transforms.py``).
+
+Torch runs these as interpreters with levels of their own. Here they are built on the package's
+autograd engine: each call makes its inputs fresh differentiable tensors (a view of an input
+that already requires grad, so an outer transform still sees through it), runs the function
+with grad mode on, and asks ``autograd.grad`` with ``create_graph=True``, so that a transform
+around this one can differentiate the result again. The outermost call detaches what it
+returns, as torch's results leave the transform unattached to any graph.
+
+``jvp`` is forward mode computed with two reverse passes (the "double vjp"): ``g(u) = J^T u`` is
+linear in ``u``, so differentiating ``g`` at any ``u`` against the tangent gives ``J t``.
+Inside ``vmap`` all of it runs on batched values: ``vmap(grad(f))`` gives per-example gradients.
+"""
+import functools
+import threading
+
+from .. import autograd
+from .._functional import stack
+from .._tensor import Tensor
+from .batched_tensor import BatchedTensor
+from .pytree import tree_flatten, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
+
+
+class _Depth(threading.local):
+    value = 0
+
+
+_depth = _Depth()
+
+
+class _Level:
+    """Counts nested transforms, so the outermost one knows to detach what it returns."""
+
+    def __init__(self):
+        self.attached = False       # an input required grad outside any transform: the results stay on its graph
+
+    def __enter__(self):
+        _depth.value += 1
+        self.outermost = _depth.value == 1
+        self.grad_mode = autograd.enable_grad()
+        self.grad_mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.grad_mode.__exit__(*exc)
+        _depth.value -= 1
+
+    def undo(self, tree):
+        """What leaves the transform: detached at the outermost level, unless an input was on a
+        graph of the caller's (then, as torch's, the results are too)."""
+        if not self.outermost or self.attached:
+            return tree
+        flat, spec = tree_flatten(tree)
+        return tree_unflatten([x.detach() if isinstance(x, Tensor) else x for x in flat], spec)
+
+
+def _zeros_like(x):
+    from .. import zeros_like  # a generated binding: made when the package registers its operators, after this import
+
+    return zeros_like(x)
+
+
+def _differentiable(x):
+    if not isinstance(x, Tensor):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if x.requires_grad:
+        return x.view_as(x)
+    if isinstance(x, BatchedTensor):
+        # a new batched value over the same physical tensor: detaching that would cut the graph a
+        # transform outside the vmap records on it (``grad(vmap(grad(f)))``)
+        return BatchedTensor(x._value, x._level).requires_grad_()
+    return x.detach().requires_grad_()
+
+
+def _fresh(tree, level):
+    flat, spec = tree_flatten(tree)
+    level.attached |= any(isinstance(x, Tensor) and x.requires_grad for x in flat) and level.outermost
+    return tree_unflatten([_differentiable(x) for x in flat], spec)
+
+
+def _wrap_argnum(argnum, count):
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if -count <= argnum < count:
+        return argnum % count
+    raise RuntimeError(f"Got argnum={argnum}, but only {count} positional inputs")
+
+
+def _check_argnums(argnums, count):
+    """``argnums`` checked and wrapped (``_slice_argnums``)."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, int):
+        return _wrap_argnum(argnums, count)
+    wrapped = tuple(_wrap_argnum(a, count) for a in argnums)
+    if not wrapped:
+        raise RuntimeError("argnums must be non-empty")
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return wrapped
+
+
+def _with_fresh(args, argnums, level):
+    """The arguments with those at ``argnums`` made differentiable, and those (one, or a tuple)."""
+    args = list(args)
+    picked = (argnums,) if isinstance(argnums, int) else argnums
+    for i in picked:
+        args[i] = _fresh(args[i], level)
+    diff = args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+    return args, diff
+
+
+def _grads(outputs, inputs, cotangents=None, retain_graph=None):
+    """``autograd.grad`` with zeros for inputs the outputs do not depend on."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents or [None] * len(outputs), strict=True) if o.requires_grad]
+    if not pairs:
+        return [_zeros_like(x) for x in inputs]
+    outs = [o for o, _ in pairs]
+    cots = None if cotangents is None else [c for _, c in pairs]
+    got = autograd.grad(outs, inputs, cots, retain_graph=retain_graph, create_graph=True, allow_unused=True)
+    return [_zeros_like(x) if g is None else g for x, g in zip(inputs, got, strict=True)]
+
+
+def _split_aux(api, output, has_aux):
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output
+
+
+# ---------------------------------------------------------------------------- grad
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``func``'s gradient with respect to the arguments at ``argnums``, and its value."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        api = "grad_and_value(f)(*args)"
+        with _Level() as level:
+            argnums_ = _check_argnums(argnums, len(args))
+            args, diff = _with_fresh(args, argnums_, level)
+            output, aux = _split_aux(api, func(*args, **kwargs), has_aux)
+            if not isinstance(output, Tensor):
+                raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
+            if output.dim() != 0:
+                raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
+                                   f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+            flat, spec = tree_flatten(diff)
+            grads = level.undo(tree_unflatten(_grads([output], flat), spec))
+            output = level.undo(output)
+            if has_aux:
+                return grads, (output, level.undo(aux))
+            return grads, output
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """``func``'s gradient with respect to the arguments at ``argnums`` (``func`` returns a scalar)."""
+    both = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        grads, value = both(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+
+    return wrapper
+
+
+# ---------------------------------------------------------------------------- vjp
+def vjp(func, *primals, has_aux=False):
+    """``(func(*primals), vjp_fn[, aux])``; ``vjp_fn(cotangents)`` gives one gradient per primal."""
+    level = _Level()
+    with level:
+        fresh = _fresh(primals, level)
+        output, aux = _split_aux("vjp(f, *primals)", func(*fresh), has_aux)
+        flat_out, out_spec = tree_flatten(output)
+        for o in flat_out:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"vjp(f, ...): Expected output of f to be a Tensor or Tensors, got {type(o)} "
+                                   f"as an output")
+            if not (o.dtype.is_floating_point or o.dtype.is_complex):
+                raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                                   f"Tensor with dtype {o.dtype}")
+    flat_in, in_spec = tree_flatten(fresh)
+
+    def vjp_fn(cotangents, retain_graph=True):
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
+                               "outputs to the function.")
+        for o, c in zip(flat_out, flat_cot, strict=True):
+            if tuple(o.shape) != tuple(c.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and output[0] has a "
+                                   f"shape of {o.shape}.")
+        with level:
+            return level.undo(tree_unflatten(_grads(flat_out, flat_in, flat_cot, retain_graph), in_spec))
+
+    result = (level.undo(output), vjp_fn)
+    return (*result, level.undo(aux)) if has_aux else result
+
+
+# ---------------------------------------------------------------------------- jvp
+def _check_tuple(api, name, elts):
+    if not isinstance(elts, tuple):
+        raise RuntimeError(f"{api}: Expected {name} to be a tuple. E.g. it should be valid to call f(*{name}).")
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J @ tangents)``: the output and its directional derivative."""
+    api = "jvp(f, primals, tangents)"
+    _check_tuple(api, "primals", primals)
+    flat_p, p_spec = tree_flatten(primals)
+    flat_t, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec or not isinstance(tangents, tuple):
+        raise RuntimeError(f"{api}: Expected primals and tangents to have the same python structure. For example, if "
+                           f"primals is a tuple of 3 tensors, tangents also must be.")
+    for p, t in zip(flat_p, flat_t, strict=True):
+        if not isinstance(p, Tensor) or not isinstance(t, Tensor):
+            raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors")
+        for what, x in (("primal", p), ("tangent", t)):     # the checks of torch's ``make_dual``, in its order
+            if not (x.dtype.is_floating_point or x.dtype.is_complex):
+                raise ValueError(f"Expected {what} to be floating point or complex, but got: {x.dtype}")
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
+                               f"forward gradient is of size {list(t.shape)}.")
+    with _Level() as level:
+        fresh = _fresh(primals, level)
+        output, aux = _split_aux(api, func(*fresh), has_aux)
+        flat_out, out_spec = tree_flatten(output)
+        for o in flat_out:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"{api}: expected f(*args) to return only tensors, got unsupported type {type(o)}")
+        tangents_out = _forward(flat_out, tree_flatten(fresh)[0], [flat_t])[0]
+        result = (level.undo(output), level.undo(tree_unflatten(tangents_out, out_spec)))
+        return (*result, level.undo(aux)) if has_aux else result
+
+
+def _forward(outputs, inputs, tangent_sets):
+    """``J t`` for each tangent list in ``tangent_sets`` by the double vjp."""
+    apply = _transposed(outputs, inputs)
+    return [apply(tangents) for tangents in tangent_sets]
+
+
+def _transposed(outputs, inputs):
+    """The first pass of the double vjp, ``g(u) = J^T u`` at ``u = 0``; returns the second, which
+    maps a tangent list ``t`` to ``J t`` (the gradient of ``g . t`` with respect to ``u``)."""
+    dummies = [_zeros_like(o).requires_grad_() for o in outputs]
+    g = _grads(outputs, inputs, dummies, retain_graph=True)
+    linked = [(gi, i) for i, gi in enumerate(g) if gi.requires_grad]
+
+    def apply(tangents):
+        if not linked:
+            return [_zeros_like(o) for o in outputs]
+        return _grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True)
+    return apply
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is ``jvp``'s second result, for many
+    tangents at the cost of one forward (torch traces a graph of the linear map; here the double
+    vjp's first pass is kept)."""
+    level = _Level()
+    with level:
+        fresh = _fresh(primals, level)
+        output = func(*fresh)
+        flat_out, out_spec = tree_flatten(output)
+        flat_in, in_spec = tree_flatten(fresh)
+        apply = _transposed(flat_out, flat_in)
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != in_spec:
+            raise RuntimeError("Expected the tangents to have the same argspec as the primals")
+        for idx, (t, p) in enumerate(zip(flat_t, flat_in, strict=True)):
+            for what in ("shape", "device", "dtype"):
+                if getattr(t, what) != getattr(p, what):
+                    raise RuntimeError(f"tangent:{idx} with {what} {getattr(t, what)} in flattened pytree doesn't "
+                                       f"match the {what} {getattr(p, what)} of the corresponding primal.")
+        with level:
+            return level.undo(tree_unflatten(apply(flat_t), out_spec))
+
+    return level.undo(output), jvp_fn
+
+
+# ---------------------------------------------------------------------------- jacobians
+def _basis(x):
+    """The standard basis for ``x``'s elements, one tensor of ``x``'s shape per element."""
+    from .. import eye  # a generated binding: made when the package registers its operators, after this import
+
+    n = x.numel()
+    rows = eye(n, dtype=x.dtype, device=x.device)
+    return [rows[i].view(x.shape) for i in range(n)]
+
+
+def _stack_rows(rows, lead_shape, tail_shape):
+    if not rows:
+        from .. import zeros  # a generated binding: made when the package registers its operators, after this import
+
+        return zeros(*lead_shape, *tail_shape)
+    return stack(rows).view(*lead_shape, *tail_shape)
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian by reverse mode: one vector-Jacobian product per output element."""
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        with _Level() as level:
+            argnums_ = _check_argnums(argnums, len(args))
+            args, diff = _with_fresh(args, argnums_, level)
+            output, aux = _split_aux("jacrev(f, ...)(*args)", func(*args), has_aux)
+            flat_out, out_spec = tree_flatten(output)
+            for o in flat_out:
+                if not isinstance(o, Tensor):
+                    raise RuntimeError(f"jacrev(f, ...)(*args): Expected f to return only tensors, got {type(o)}")
+            flat_in, in_spec = tree_flatten(diff)
+            jacs = []
+            for o in flat_out:
+                rows = [_grads([o], flat_in, [e], retain_graph=True) for e in _basis(o)]
+                jacs.append(tree_unflatten([_stack_rows([r[j] for r in rows], o.shape, x.shape)
+                                            for j, x in enumerate(flat_in)], in_spec))
+            result = level.undo(tree_unflatten(jacs, out_spec))
+            return (result, level.undo(aux)) if has_aux else result
+
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian by forward mode: one Jacobian-vector product per input element."""
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        with _Level() as level:
+            argnums_ = _check_argnums(argnums, len(args))
+            args, diff = _with_fresh(args, argnums_, level)
+            output, aux = _split_aux("jacfwd(f, ...)(*args)", func(*args), has_aux)
+            flat_out, out_spec = tree_flatten(output)
+            flat_in, in_spec = tree_flatten(diff)
+            jacs = [[] for _ in flat_out]
+            for j, x in enumerate(flat_in):
+                zeros = [_zeros_like(y) for y in flat_in]
+                sets = [[e if k == j else zeros[k] for k in range(len(flat_in))] for e in _basis(x)]
+                cols = _forward(flat_out, flat_in, sets)
+                for i, o in enumerate(flat_out):
+                    # columns stacked last: out.shape + x.shape
+                    col = _stack_rows([c[i] for c in cols], x.shape, o.shape)
+                    perm = list(range(x.dim(), x.dim() + o.dim())) + list(range(x.dim()))
+                    jacs[i].append(col.permute(perm))     # columns last, a view as torch's out_dims=-1 leaves it
+            result = level.undo(tree_unflatten([tree_unflatten(js, in_spec) for js in jacs], out_spec))
+            return (result, level.undo(aux)) if has_aux else result
+
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian: ``jacfwd`` of ``jacrev``, as torch composes it."""
+    return jacfwd(jacrev(func, argnums), argnums)
