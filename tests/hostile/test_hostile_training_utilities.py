@@ -5,9 +5,14 @@ save and load (odd objects, ``map_location``, damaged files), ``autograd.functio
 internals and gives torch's values, dtypes, shapes, strides and nodes, or torch's exception class."""
 import collections
 import io
+import threading
 
 import pytest
+import torch
+from helpers import in_threads
 from test_hostile_training_stack import COMPOSITE_ULPS, twin
+
+import internals
 
 P = "L.nn.Parameter(L.linspace(-1., 2., 6).reshape(2, 3))"
 Q = "L.nn.Parameter(L.linspace(0.5, 3., 4))"
@@ -842,3 +847,66 @@ def _program(code):
 @pytest.mark.parametrize("name", CASES)
 def test_gives_torchs_result_or_error(name):
     twin(_program(CASES[name]), ulps=COMPOSITE_ULPS)
+
+
+# ---------------------------------------------------------------------- threads
+def _train_on_a_loader(L, seed):
+    """A small convolutional model trained for two epochs on its own shuffled loader, with a
+    momentum SGD, a step schedule and gradient clipping: its weights and learning rate after."""
+    g = torch.Generator().manual_seed(seed)
+    data, labels = torch.randn(12, 2, 5, generator=g, dtype=torch.float64), torch.randint(3, (12,), generator=g)
+    init = [torch.randn(4, 2, 3, generator=g, dtype=torch.float64),
+            torch.randn(3, 12, generator=g, dtype=torch.float64)]
+    as_lib = (lambda t: t) if L is torch else internals.from_torch
+    model = L.nn.Sequential(L.nn.Conv1d(2, 4, 3, bias=False), L.nn.BatchNorm1d(4), L.nn.ReLU(), L.nn.Flatten(),
+                            L.nn.Linear(12, 3, bias=False)).double()
+    with L.no_grad():
+        model[0].weight.copy_(as_lib(init[0]))
+        model[4].weight.copy_(as_lib(init[1]))
+    opt = L.optim.SGD(model.parameters(), lr=0.2, momentum=0.9, nesterov=True)
+    schedule = L.optim.lr_scheduler.StepLR(opt, 2, gamma=0.5)
+    loader = L.utils.data.DataLoader(L.utils.data.TensorDataset(as_lib(data), as_lib(labels)), batch_size=5,
+                                     shuffle=True, generator=L.Generator().manual_seed(seed))
+    for _ in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            L.nn.functional.cross_entropy(model(x), y).backward()
+            L.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            schedule.step()
+    return [p.detach().clone() for p in model.parameters()] + [model[1].running_var.clone(), schedule.get_last_lr()]
+
+
+def test_two_threads_train_two_models_each_on_its_own_loader():
+    """Each thread ends where the same training run alone in torch ends: loaders, generators,
+    schedulers, batch-norm statistics and clipping share nothing between the threads."""
+    got = {}
+    errors = in_threads(lambda k: got.__setitem__(k, _train_on_a_loader(internals, k)), n=2)
+    assert errors == []
+    for k in range(2):
+        twin(lambda L, k=k: got[k] if L is internals else _train_on_a_loader(torch, k), ulps=8 * COMPOSITE_ULPS)
+
+
+@pytest.mark.parametrize("shared_iterator", [False, True])
+def test_one_loader_read_from_two_threads(shared_iterator):
+    """Two threads iterate one DataLoader: each its own pass (both see every batch, in order),
+    or one shared iterator under a lock (between them, every batch once)."""
+    loader = internals.utils.data.DataLoader(Numbers(internals, 40), batch_size=3)
+    expected = [[b[0].tolist(), b[1].tolist()] for b in torch.utils.data.DataLoader(Numbers(torch, 40), batch_size=3)]
+    seen, lock, shared = {0: [], 1: []}, threading.Lock(), iter(loader)
+
+    def read(k):
+        if not shared_iterator:
+            seen[k] = [[b[0].tolist(), b[1].tolist()] for b in loader]
+            return
+        while True:
+            with lock:
+                batch = next(shared, None)
+            if batch is None:
+                return
+            seen[k].append([batch[0].tolist(), batch[1].tolist()])
+    assert in_threads(read, n=2) == []
+    if shared_iterator:
+        assert sorted(seen[0] + seen[1]) == sorted(expected)
+    else:
+        assert seen[0] == seen[1] == expected
