@@ -168,6 +168,73 @@ THIRD = {
         "t = L.tensor([[1, 2], [1, 1]]); third(L, lambda lp: L.nn.functional.ctc_loss(lp, t, [5, 4], [2, 2]), lp)",
  "mha": "x = L.linspace(-1., 1., 24, dtype=L.float64).reshape(3, 2, 4); L.manual_seed(0); "
         "m = L.nn.MultiheadAttention(4, 2).double(); third(L, lambda x: m(x, x, x)[0], x)",
+
+ # channels_last inputs, empty batches, float32, and modules
+ "conv2d_channels_last": f"x = {IMG}.to(memory_format=L.channels_last); "
+                         "w = L.linspace(-1., 1., 54, dtype=L.float64).reshape(2, 3, 3, 3); "
+                         "third(L, lambda x, w: L.nn.functional.conv2d(x, w, padding=1), x, w)",
+ "conv2d_channels_last_weight": f"x = {IMG}; w = L.linspace(-1., 1., 54, dtype=L.float64).reshape(2, 3, 3, 3)"
+                                ".to(memory_format=L.channels_last); "
+                                "third(L, lambda x, w: L.nn.functional.conv2d(x, w, stride=2), x, w)",
+ "conv_transpose2d_channels_last": f"x = {IMG}.to(memory_format=L.channels_last); "
+                                   "w = L.linspace(-1., 1., 24, dtype=L.float64).reshape(3, 2, 2, 2); "
+                                   "third(L, lambda x, w: L.nn.functional.conv_transpose2d(x, w, stride=2), x, w)",
+ "conv_transpose2d_groups_dilated": f"x = {IMG}[:, :2]; w = L.linspace(-1., 1., 16, dtype=L.float64).reshape(2, 2, "
+                                    "2, 2); third(L, lambda x, w: L.nn.functional.conv_transpose2d(x, w, groups=2, "
+                                    "dilation=2, padding=1), x, w)",
+ "conv1d_empty_batch": "x = L.ones(0, 3, 5, dtype=L.float64); w = L.linspace(-1., 1., 18, dtype=L.float64)"
+                       ".reshape(2, 3, 3); third(L, lambda x, w: L.nn.functional.conv1d(x, w), x, w)",
+ "conv3d": "x = L.linspace(-1., 1., 64, dtype=L.float64).reshape(1, 2, 2, 4, 4); "
+           "w = L.linspace(-1., 1., 16, dtype=L.float64).reshape(2, 1, 2, 2, 2); "
+           "third(L, lambda x, w: L.nn.functional.conv3d(x, w, groups=2, stride=(1, 2, 1)), x, w)",
+ "conv2d_float32": "x = L.linspace(-2., 2., 96).reshape(2, 3, 4, 4); w = L.linspace(-1., 1., 24).reshape(2, 3, 2, 2); "
+                   "third(L, lambda x, w: L.nn.functional.conv2d(x, w, padding=(1, 0)), x, w)",
+ "conv2d_bias_module": "L.manual_seed(0); m = L.nn.Conv2d(3, 2, 2, bias=True).double(); "
+                       f"x = {IMG}; third(L, lambda x: m(x * x), x)",
+ "group_norm_channels_last": f"x = {IMG}.to(memory_format=L.channels_last); "
+                             "third(L, lambda x: L.nn.functional.group_norm(x * x, 3), x)",
+ "layer_norm_2d_shape": f"x = {X}; w = L.linspace(0.5, 1.5, 12, dtype=L.float64).reshape(3, 4); "
+                        "third(L, lambda x, w: L.nn.functional.layer_norm(x * x, (3, 4), w), x, w)",
+ "layer_norm_whole_input": f"x = {X}[0]; w = L.linspace(0.5, 1.5, 12, dtype=L.float64).reshape(3, 4); "
+                           "b = L.zeros(3, 4, dtype=L.float64); "
+                           "third(L, lambda x, w, b: L.nn.functional.layer_norm(x * x, (3, 4), w, b), x, w, b)",
+ "layer_norm_float32": "x = L.linspace(-2., 2., 24).reshape(2, 3, 4); w = L.linspace(0.5, 1.5, 4); "
+                       "third(L, lambda x, w: L.nn.functional.layer_norm(x * x, (4,), w), x, w)",
+ "layer_norm_empty_batch": "x = L.ones(0, 4, dtype=L.float64); w = L.linspace(0.5, 1.5, 4, dtype=L.float64); "
+                           "third(L, lambda x, w: L.nn.functional.layer_norm(x, (4,), w), x, w)",
+ "softplus_float32": "x = L.linspace(-2., 2., 12); third(L, lambda x: L.nn.functional.softplus(x, beta=0.5), x)",
+ "soft_margin_sum": f"x = {X}; t = L.sign({X}.flip(2)); "
+                    "third(L, lambda x: L.nn.functional.soft_margin_loss(x, t, reduction='sum'), x)",
+ "soft_margin_none": f"x = {X}; t = L.sign({X}.flip(2)); "
+                     "third(L, lambda x: L.nn.functional.soft_margin_loss(x, t, reduction='none'), x)",
+ "batch_norm_module_train": "L.manual_seed(0); m = L.nn.BatchNorm1d(3).double(); "
+                            f"x = {X}; third(L, lambda x: m(x * x), x)",
+ "instance_norm_affine_module": "m = L.nn.InstanceNorm1d(3, affine=True).double(); "
+                                f"x = {X}; third(L, lambda x: m(x * x), x)",
+ "transformer_layer": "L.manual_seed(0); m = L.nn.TransformerEncoderLayer(4, 2, 6, dropout=0.).double(); "
+                      "x = L.linspace(-1., 1., 24, dtype=L.float64).reshape(3, 2, 4); third(L, m, x)",
+ "gru": "x = L.linspace(-1., 1., 12, dtype=L.float64).reshape(2, 2, 3); L.manual_seed(0); "
+        "r = L.nn.GRU(3, 2, bidirectional=True).double(); third(L, lambda x: r(x)[0], x)",
+ "lstm_two_layers": "x = L.linspace(-1., 1., 12, dtype=L.float64).reshape(2, 2, 3); L.manual_seed(0); "
+                    "r = L.nn.LSTM(3, 2, num_layers=2).double(); third(L, lambda x: r(x)[1][1], x)",
+ "embedding_max_norm": "w = L.linspace(-1., 1., 12, dtype=L.float64).reshape(4, 3); i = L.tensor([0, 2, 2]); "
+                       "third(L, lambda w: L.nn.functional.embedding(i, w * 3, max_norm=1.), w)",
+ "max_unpool2d": f"x = {IMG}; y, i = L.nn.functional.max_pool2d({IMG}, 2, return_indices=True); "
+                 "third(L, lambda y: L.nn.functional.max_unpool2d(y * y, i, 2), y.detach())",
+ "avg_pool3d": "x = L.linspace(-1., 1., 64, dtype=L.float64).reshape(1, 1, 4, 4, 4); "
+               "third(L, lambda x: L.nn.functional.avg_pool3d(x * x, 2, stride=1, divisor_override=3), x)",
+ "adaptive_avg_pool3d": "x = L.linspace(-1., 1., 64, dtype=L.float64).reshape(1, 1, 4, 4, 4); "
+                        "third(L, lambda x: L.nn.functional.adaptive_avg_pool3d(x * x, (3, 2, 1)), x)",
+ "interpolate_trilinear": "x = L.linspace(-1., 1., 16, dtype=L.float64).reshape(1, 1, 2, 2, 4); "
+                          "third(L, lambda x: L.nn.functional.interpolate(x * x, scale_factor=1.5, "
+                          "mode='trilinear'), x)",
+ "local_response_norm": f"x = {X}; third(L, lambda x: L.nn.functional.local_response_norm(x, 2), x)",
+ "hinge_embedding": f"x = {X}; t = L.sign({X}.flip(2)); "
+                    "third(L, lambda x: L.nn.functional.hinge_embedding_loss(x * x, t, margin=2.), x)",
+ "multilabel_margin": "x = L.linspace(-1., 1., 8, dtype=L.float64).reshape(2, 4); t = L.tensor([[3, 0, -1, 1], "
+                      "[1, 2, 3, -1]]); third(L, lambda x: L.nn.functional.multilabel_margin_loss(x * x, t), x)",
+ "weight_norm_interface": "v = L.linspace(-1., 1., 6, dtype=L.float64).reshape(2, 3); g = L.tensor([[2.], [0.5]], "
+                          "dtype=L.float64); third(L, lambda v, g: L._weight_norm(v, g, 0), v, g)",
 }
 
 
