@@ -3,6 +3,8 @@ gradients taken twice with ``create_graph=True`` (a third derivative): each prog
 ``L`` torch and with ``L`` internals, and gives torch's values (within the ulps CONTRIBUTING.md
 allows a chain of library functions), dtypes, shapes, strides and ``grad_fn`` names, or raises
 torch's exception class."""
+import math
+
 import pytest
 from test_hostile_training_stack import COMPOSITE_ULPS, NORM_ULPS, twin
 
@@ -252,3 +254,63 @@ def _program(code):
 @pytest.mark.parametrize("name", THIRD)
 def test_third_derivatives_through_layers_and_losses(name):
     twin(_program(THIRD[name]), ulps=NORM_ULPS if "norm" in name else 8 * COMPOSITE_ULPS)
+
+
+# modules given an input in each layout: their outputs, the input's and the parameters' gradients
+MODULES = {
+ "Conv2d": ("L.nn.Conv2d(3, 4, 3, padding=1, stride=(2, 1))", (2, 3, 5, 6)),
+ "Conv2d_groups": ("L.nn.Conv2d(3, 6, 2, groups=3, dilation=(1, 2))", (2, 3, 5, 6)),
+ "ConvTranspose2d": ("L.nn.ConvTranspose2d(3, 2, 3, stride=2, output_padding=1)", (2, 3, 5, 6)),
+ "BatchNorm2d": ("L.nn.BatchNorm2d(3)", (2, 3, 5, 6)),
+ "GroupNorm": ("L.nn.GroupNorm(1, 3)", (2, 3, 5, 6)),
+ "InstanceNorm2d": ("L.nn.InstanceNorm2d(3, affine=True)", (2, 3, 5, 6)),
+ "LayerNorm": ("L.nn.LayerNorm([5, 6])", (2, 3, 5, 6)),
+ "MaxPool2d": ("L.nn.MaxPool2d(2, ceil_mode=True)", (2, 3, 5, 6)),
+ "AvgPool2d": ("L.nn.AvgPool2d(3, stride=2, padding=1)", (2, 3, 5, 6)),
+ "AdaptiveAvgPool2d": ("L.nn.AdaptiveAvgPool2d((2, 4))", (2, 3, 5, 6)),
+ "AdaptiveMaxPool2d": ("L.nn.AdaptiveMaxPool2d((3, 2))", (2, 3, 5, 6)),
+ "Upsample_bilinear": ("L.nn.Upsample(scale_factor=2, mode='bilinear')", (2, 3, 5, 6)),
+ "Upsample_nearest": ("L.nn.Upsample(size=(7, 4))", (2, 3, 5, 6)),
+ "PixelShuffle": ("L.nn.PixelShuffle(1)", (2, 3, 5, 6)),
+ "ReflectionPad2d": ("L.nn.ReflectionPad2d((1, 2, 0, 3))", (2, 3, 5, 6)),
+ "Dropout2d_eval": ("L.nn.Dropout2d().eval()", (2, 3, 5, 6)),
+ "PReLU": ("L.nn.PReLU(3)", (2, 3, 5, 6)),
+ "Softmax2d": ("L.nn.Softmax2d()", (2, 3, 5, 6)),
+ "LogSoftmax_dim1": ("L.nn.LogSoftmax(1)", (2, 3, 5, 6)),
+ "Hardswish": ("L.nn.Hardswish()", (2, 3, 5, 6)),
+ "GELU": ("L.nn.GELU('tanh')", (2, 3, 5, 6)),
+ "Flatten": ("L.nn.Flatten()", (2, 3, 5, 6)),
+ "Linear_last_dim": ("L.nn.Linear(6, 2)", (2, 3, 5, 6)),
+ "Bilinear_like_unfold": ("L.nn.Unfold(2, stride=2)", (2, 3, 5, 6)),
+ "LocalResponseNorm": ("L.nn.LocalResponseNorm(2)", (2, 3, 5, 6)),
+}
+
+
+def _layout(L, shape, layout):
+    # cubed: a gradient of a normalization over an input linear in the position nearly cancels
+    base = L.linspace(-2., 2., max(1, math.prod(shape)), dtype=L.float64)[:math.prod(shape)] ** 3
+    if layout == "channels_last":
+        return base.reshape(shape).to(memory_format=L.channels_last)
+    if layout == "noncontiguous":
+        return base.reshape(shape[0], shape[1], shape[3], shape[2]).transpose(2, 3)
+    if layout == "empty_batch":
+        return L.ones(0, *shape[1:], dtype=L.float64)
+    return base.reshape(shape)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last", "noncontiguous", "empty_batch"])
+@pytest.mark.parametrize("name", MODULES)
+def test_modules_in_each_layout(name, layout):
+    make, shape = MODULES[name]
+
+    def run(L):
+        L.manual_seed(0)
+        m = eval(make, {"L": L}).double()
+        x = _layout(L, shape, layout).requires_grad_()
+        out = m(x)
+        # a cotangent that is not linear in the position: a normalization's input gradient of a
+        # linear one nearly cancels, and its last bits are then all rounding
+        cot = L.linspace(0.5, 1.5, max(out.numel(), 1), dtype=out.dtype)[:out.numel()] ** 2
+        out.backward(cot.reshape(out.shape))
+        return [out, x.grad] + [p.grad for p in m.parameters()]
+    twin(run, ulps=NORM_ULPS if "Norm" in name else 4 * COMPOSITE_ULPS)
