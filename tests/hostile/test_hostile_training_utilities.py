@@ -6,6 +6,7 @@ internals and gives torch's values, dtypes, shapes, strides and nodes, or torch'
 import collections
 import io
 import threading
+import zipfile
 
 import pytest
 import torch
@@ -364,7 +365,12 @@ CASES.update({
  "load_garbage": "L.load(io.BytesIO(b'not a checkpoint at all'), weights_only=True)",
  "load_truncated_half": "damaged(L, {'w': L.ones(50)}, slice(0, 300))",
  "load_truncated_tail": "damaged(L, {'w': L.ones(50)}, slice(0, -30))",
- "load_head_cut": "damaged(L, {'w': L.ones(50)}, slice(10, None))",
+ "load_memo_never_stored": "f = io.BytesIO(); z = zipfile.ZipFile(f, 'w'); "
+                           "z.writestr('archive/data.pkl', b'\\x80\\x02h\\x41.'); z.writestr('archive/byteorder', "
+                           "b'little'); z.writestr('archive/version', b'3\\n'); z.close(); f.seek(0); "
+                           "L.load(f, weights_only=True)",
+ "save_entry_dates": "f = io.BytesIO(); L.save({'w': L.ones(3)}, f); "
+                     "[(i.filename, i.date_time) for i in zipfile.ZipFile(f).infolist()][:-1]",
  "load_pickle_protocol_2": "f = io.BytesIO(); L.save([L.arange(3)], f, pickle_protocol=2); f.seek(0); "
                            "L.load(f, weights_only=True)",
  "load_legacy_format": "f = io.BytesIO(); L.save({'a': L.arange(3.)}, f, _use_new_zipfile_serialization=False); "
@@ -838,7 +844,8 @@ def _program(code):
     def run(L):
         import numpy as np
         env = {"L": L, "steps": steps, "saved": saved, "damaged": damaged, "Numbers": Numbers,
-               "iterable": iterable, "Pair": Pair, "collections": collections, "io": io, "np": np}
+               "iterable": iterable, "Pair": Pair, "collections": collections, "io": io, "np": np,
+               "zipfile": zipfile}
         exec(body, env)
         return eval(last, env)
     return run
