@@ -153,6 +153,28 @@ CASES.update({
  "sgd_sparse_momentum": "p = L.nn.Parameter(L.ones(3)); "
                         "p.grad = L.sparse_coo_tensor(L.tensor([[0, 2]]), L.tensor([1., 2.]), (3,)); "
                         "o = L.optim.SGD([p], lr=0.1, momentum=0.9); o.step(); o.step(); [p]",
+ "adam_capturable_cpu": f"p = {P}; o = L.optim.Adam([p], lr=0.1, capturable=True); [steps(L, o, [p], 2), "
+                        "o.state[p]['step']]",
+ "adam_fused_cpu": f"p = {P}; o = L.optim.Adam([p], lr=0.1, fused=True); steps(L, o, [p], 2)",
+ "adam_fused_foreach": f"p = {P}; L.optim.Adam([p], lr=0.1, fused=True, foreach=True)",
+ "sgd_differentiable": f"p = {P}; q = p.clone(); o = L.optim.SGD([q], lr=0.1, momentum=0.5, differentiable=True); "
+                       "q.grad = L.ones(2, 3); o.step(); [q, q.grad_fn is None]",
+ "averaged_model": "L.manual_seed(0); m = L.nn.Linear(2, 2); a = L.optim.swa_utils.AveragedModel(m); "
+                   "a.update_parameters(m)\nwith L.no_grad():\n  m.weight.mul_(3.)\na.update_parameters(m)\n"
+                   "[a.n_averaged, a.module.weight]",
+ "ema_model": "L.manual_seed(0); m = L.nn.Linear(2, 2); a = L.optim.swa_utils.AveragedModel(m, "
+              "multi_avg_fn=L.optim.swa_utils.get_ema_multi_avg_fn(0.9)); a.update_parameters(m)\n"
+              "with L.no_grad():\n  m.weight.add_(1.)\na.update_parameters(m)\n[a.n_averaged, a.module.weight]",
+ "optimizer_step_hooks": f"p = {P}; o = L.optim.SGD([p], lr=0.1); seen = []; "
+                         "o.register_step_pre_hook(lambda opt, a, k: seen.append('pre')); "
+                         "o.register_step_post_hook(lambda opt, a, k: seen.append('post')); "
+                         f"{G}; o.step(); seen",
+ "optimizer_state_dict_hook": f"p = {P}; o = L.optim.SGD([p], lr=0.1); "
+                              "o.register_state_dict_post_hook(lambda opt, sd: {**sd, 'extra': 1}); "
+                              "sorted(o.state_dict())",
+ "load_state_dict_keeps_lr_tensor": f"p = {P}; o = L.optim.Adam([p], lr=L.tensor(0.1)); sd = o.state_dict(); "
+                                    "o2 = L.optim.Adam([p], lr=0.5); o2.load_state_dict(sd); "
+                                    "[type(o2.param_groups[0]['lr']).__name__, o2.param_groups[0]['lr']]",
  "complex_param_adam": "p = L.nn.Parameter(L.tensor([1+1j, 2-1j])); o = L.optim.Adam([p], lr=0.1); "
                        "p.grad = L.tensor([0.5-1j, 1+2j]); o.step(); o.step(); [p]",
  "int_param": "p = L.ones(3, dtype=L.long); L.optim.SGD([p], lr=0.1)",
