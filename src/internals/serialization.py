@@ -37,6 +37,7 @@ import io
 import os
 import pickle
 import pickletools
+import re
 import struct
 import sys
 import types
@@ -249,7 +250,13 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
     records += [("version", b"3\n"), (".data/serialization_id", os.urandom(20).hex().encode())]
     with _zip_writer(f) as archive:
         for name, data in records:
-            archive.writestr(f"{_PREFIX}/{name}", data)
+            archive.writestr(_record(name), data)
+
+
+def _record(name):
+    """A record's zip entry dated as torch's writer dates each (the zero DOS date of 1980), so an
+    object saves to the same bytes at any time, but for its serialization id."""
+    return zipfile.ZipInfo(f"{_PREFIX}/{name}", date_time=(1980, 0, 0, 0, 0, 0))
 
 
 def _zip_writer(f):
@@ -768,6 +775,9 @@ def _unpickle(unpickler):
     except _Refused as error:
         raise refused_global(error.module, error.name) from None
     except pickle.UnpicklingError as error:
+        memo = re.fullmatch(r"Memo value not found at index (\d+)", str(error))
+        if memo and not unpickler.trusted:      # torch's weights-only unpickler reads its memo as a dict
+            raise KeyError(int(memo.group(1))) from None
         raise weights_only_error(str(error)) from None
 
 

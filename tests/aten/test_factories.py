@@ -210,6 +210,10 @@ ERRORS = {
     "int_randn_like": lambda lib: lib.randn_like(lib.ones(2, dtype=lib.int64)),
     "int_requires_grad": lambda lib: lib.zeros(2, dtype=lib.int64, requires_grad=True),
     "arange_zero_step": lambda lib: lib.arange(0, 1, 0),
+    # torch's arange kernel lists the real dtypes: no bool, no complex (it used to count in them)
+    "arange_bool": lambda lib: lib.arange(3, dtype=lib.bool),
+    "arange_bool_empty": lambda lib: lib.arange(0, dtype=lib.bool),
+    "arange_complex": lambda lib: lib.arange(0., 3., 0.5, dtype=lib.complex128),
     "negative_eye": lambda lib: lib.eye(-1),
     "unknown_keyword": lambda lib: lib.ones(2, colour="red"),
     "bad_generator": lambda lib: lib.rand(2, generator=3),
@@ -240,3 +244,12 @@ def test_complex_linspace_refuses_a_real_dtype():
     ours, theirs = assert_same_error(lambda: internals.linspace(1 + 2j, 3, 3, dtype=internals.float64),
                                      lambda: torch.linspace(1 + 2j, 3, 3, dtype=torch.float64))
     assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "complex64"])
+def test_arange_of_a_dtype_without_a_kernel_is_laid_out_on_meta(dtype):
+    """torch's meta arange takes any dtype: only the kernels refuse bool and complex."""
+    def run(lib):
+        t = lib.arange(0, 5, 2, dtype=getattr(lib, dtype), device="meta")
+        return t.shape, t.stride(), str(t.dtype).split(".")[-1], t.device.type
+    assert run(internals) == run(torch)

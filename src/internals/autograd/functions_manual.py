@@ -1484,7 +1484,7 @@ def grad_mode_is_enabled():
 
 def softplus_double_backward(grad, input, beta, threshold):
     x = input * beta
-    return sigmoid_backward(grad, x.sigmoid()) * (x < threshold) * beta
+    return mul_scalar(sigmoid_backward(grad, x.sigmoid()) * (x < threshold), beta)
 
 
 def clamp_backward(grad, self, min, max):
@@ -1837,11 +1837,25 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
             ggO = _add(ggO, ggb.reshape(bias_shape).expand(gO.shape))
     # an empty input (torch's empty backend) gets neither: no gradient at all, not zeros
     if grad_input_mask[1] and ggW is not None and input.numel() != 0:
-        gI = dispatcher.call("convolution_backward", gO, input, ggW, None, *conv, [True, False, False])[0]
+        gI = _input_double_backward(gO, ggW, input, stride, padding, dilation, transposed, groups)
     if grad_input_mask[2] and ggI is not None and input.numel() != 0:
         gW = dispatcher.call("convolution_backward", gO, ggI, weight, None, *conv, [False, True, False])[1]
         gW = _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed)
     return _zeros_if_missing(ggO, gO, grad_input_mask[0]), gI, gW
+
+
+def _input_double_backward(gO, ggW, input, stride, padding, dilation, transposed, groups):
+    """The input's gradient, as torch writes it: the convolution of gO by ggW in the other
+    direction (a transposed convolution undoes a convolution, and the reverse), whose weight
+    layout is the same tensor; a transposed one gets the output padding that gives back the
+    input's size. A convolution node (ConvolutionBackward0), as in torch's graph."""
+    output_padding = [0] * len(stride)
+    if not transposed:
+        k = ggW.shape[2:]
+        output_padding = [input.shape[i + 2] - ((gO.shape[i + 2] - 1) * stride[i] - 2 * padding[i]
+                                                 + dilation[i] * (k[i] - 1) + 1) for i in range(len(stride))]
+    return dispatcher.call("convolution", gO, ggW, None, stride, padding, dilation, not transposed, output_padding,
+                           groups)
 
 
 def _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed):
@@ -1856,12 +1870,16 @@ def _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transpose
     if list(spatial) == list(gW.shape[2:]):     # no narrowing: a transpose of a contiguous tensor, as torch's
         swapped = dispatcher.call("clone", dispatcher.call("transpose.int", gW, 0, 1), memory_format=contiguous_format)
         return dispatcher.call("transpose.int", swapped, 0, 1)
-    buffer = dispatcher.call("empty.memory_format", [gW.shape[1], gW.shape[0], *spatial], dtype=gW.dtype,
-                             device=gW.device)
-    laid_out = dispatcher.call("transpose.int", buffer, 0, 1)
+    # the longer result: gW's channel dims swapped, zero-padded at the end of each kernel dim (a
+    # contiguous tensor), transposed back and narrowed; the graph ends with torch's SliceBackward0
+    pad = []
+    for extent, size in zip(reversed(spatial), reversed(gW.shape[2:])):
+        pad += [0, extent - size]
+    longer = dispatcher.call("constant_pad_nd", dispatcher.call("transpose.int", gW, 0, 1), pad, 0)
+    laid_out = dispatcher.call("transpose.int", longer, 0, 1)
     for i, size in enumerate(gW.shape[2:]):
         laid_out = dispatcher.call("narrow", laid_out, i + 2, 0, size)
-    return dispatcher.call("copy_", laid_out, gW)
+    return laid_out
 
 
 def _zeros_if_missing(ggO, gO, needed):
@@ -1931,8 +1949,11 @@ def layer_norm_double_backward(input, weight, ggI, ggW, ggb, gO, mean, rstd, nor
     dims = list(range(input.dim() - k, input.dim()))
     batch_dims = list(range(input.dim() - k))
     xhat = (input - mean) * rstd
-    return _normalization_double_backward(input, weight, ggI, ggW, ggb, gO, xhat, rstd, dims, batch_dims,
-                                          grad_input_mask)
+    gI, gW, ggO = _normalization_double_backward(input, weight, ggI, ggW, ggb, gO, xhat, rstd, dims, batch_dims,
+                                                 grad_input_mask)
+    # torch sums the weight's gradient over the rows of the input seen as (M, N), then views it
+    # as normalized_shape: the same numbers, and the node torch's graph ends with (ViewBackward0)
+    return gI, None if gW is None else gW.view(list(normalized_shape)), ggO
 
 
 def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, running_var, train, eps,
@@ -2451,7 +2472,7 @@ def soft_margin_loss_double_backward(grad, input, target, reduction):
     z = (input * -target).exp()
     zplus1 = z + 1
     grad_input = grad * target * target * z / (zplus1 * zplus1)
-    return grad_input / input.numel() if reduction == 1 else grad_input
+    return div_scalar_(grad_input, input.numel()) if reduction == 1 else grad_input
 
 
 def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, target, reduction):

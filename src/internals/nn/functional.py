@@ -64,16 +64,36 @@ def _reduce(loss, reduction):
     return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
 
 
+def _takes_a_tensor(name):
+    """torch's argument parser refusing a non-tensor first argument: these functions are bindings
+    of aten operators there (``torch._C._nn.elu``, ``torch.relu``), so a list or a number given
+    as ``input`` is a TypeError naming the binding, before any kernel is looked for."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(input, *args, **kwargs):
+            if not isinstance(input, Tensor):
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+            return fn(input, *args, **kwargs)
+        return checked
+    return wrap
+
+
+_linear_parser = PythonArgParser(["linear(Tensor input, Tensor weight, Tensor? bias=None)"])
+
+
 def linear(input, weight, bias=None):
     """x Wᵀ + b; the weight is (out_features, in_features), as stored by ``nn.Linear``.
     The operator ``aten::linear`` (``torch._C._nn.linear``): mostly one ``addmm``."""
+    _linear_parser.parse((input, weight, bias), {})     # a list or a number is a TypeError, as torch's
     return dispatcher.call("linear", input, weight, bias)
 
 
+@_takes_a_tensor("relu")
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
 
+@_takes_a_tensor("dropout")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1 / (1 - p) while training
     (``aten::dropout``: the mask comes from ``bernoulli_``, so the same seed gives torch's mask)."""
@@ -99,6 +119,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 __all__ += ["gumbel_softmax"]
 
 
+@_takes_a_tensor("empty_like")
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """A softmax of the logits plus Gumbel noise, sharpened by ``tau`` (torch/nn/functional.py).
     The noise is ``-log(E)`` with E drawn by ``exponential_`` (torch's stream, so one seed gives
@@ -309,6 +330,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 __all__ += ["gelu", "silu", "softplus", "leaky_relu", "logsigmoid"]
 
 
+@_takes_a_tensor("leaky_relu")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return dispatcher.call("leaky_relu_" if inplace else "leaky_relu", input, negative_slope)
 
@@ -324,6 +346,7 @@ def gelu(input, *, approximate="none"):
     return dispatcher.call("gelu", r.tensor(0), approximate=r.value(1))
 
 
+@_takes_a_tensor("silu")
 def silu(input, inplace=False):
     return dispatcher.call("silu_" if inplace else "silu", input)
 
@@ -333,6 +356,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     return dispatcher.call("softplus", r.tensor(0), r.scalar(1), r.scalar(2))
 
 
+@_takes_a_tensor("log_sigmoid")
 def logsigmoid(input):
     """``torch._C._nn.log_sigmoid``: the output of ``log_sigmoid_forward``."""
     return dispatcher.call("log_sigmoid", input)
@@ -372,6 +396,7 @@ def pad(input, pad, mode="constant", value=None):
     return dispatcher.call("pad", input, r.intlist(1), mode, value)
 
 
+@_takes_a_tensor("one_hot")
 def one_hot(tensor, num_classes=-1):
     return dispatcher.call("one_hot", tensor, num_classes)
 
@@ -579,6 +604,7 @@ def tanh(input):
 __all__ += ["hardtanh", "hardtanh_", "relu6", "elu", "elu_", "selu", "celu", "softsign", "tanhshrink", "softmin"]
 
 
+@_takes_a_tensor("hardtanh")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clamped to [min_val, max_val] (``aten::hardtanh``)."""
     if min_val > max_val:
@@ -586,28 +612,34 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return dispatcher.call("hardtanh_" if inplace else "hardtanh", input, min_val, max_val)
 
 
+@_takes_a_tensor("hardtanh_")
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return dispatcher.call("hardtanh_", input, min_val, max_val)
 
 
+@_takes_a_tensor("relu6")
 def relu6(input, inplace=False):
     """min(max(x, 0), 6): ``aten::relu6``, a hardtanh."""
     return dispatcher.call("relu6_" if inplace else "relu6", input)
 
 
+@_takes_a_tensor("elu")
 def elu(input, alpha=1.0, inplace=False):
     return dispatcher.call("elu_" if inplace else "elu", input, alpha)
 
 
+@_takes_a_tensor("elu_")
 def elu_(input, alpha=1.0):
     return dispatcher.call("elu_", input, alpha)
 
 
+@_takes_a_tensor("selu")
 def selu(input, inplace=False):
     """scale·elu(x, alpha) with torch's fixed self-normalising constants."""
     return dispatcher.call("selu_" if inplace else "selu", input)
 
 
+@_takes_a_tensor("celu")
 def celu(input, alpha=1.0, inplace=False):
     return dispatcher.call("celu_" if inplace else "celu", input, alpha)
 
@@ -639,25 +671,30 @@ def _activation(name, input, inplace):
     return dispatcher.call(name + "_" if inplace else name, input)
 
 
+@_takes_a_tensor("hardsigmoid")
 def hardsigmoid(input, inplace=False):
     """min(max(x + 3, 0), 6) / 6."""
     return _activation("hardsigmoid", input, inplace)
 
 
+@_takes_a_tensor("hardswish")
 def hardswish(input, inplace=False):
     """x · hardsigmoid(x)."""
     return _activation("hardswish", input, inplace)
 
 
+@_takes_a_tensor("mish")
 def mish(input, inplace=False):
     """x · tanh(softplus(x))."""
     return _activation("mish", input, inplace)
 
 
+@_takes_a_tensor("softshrink")
 def softshrink(input, lambd=0.5):
     return dispatcher.call("softshrink", input, lambd)
 
 
+@_takes_a_tensor("hardshrink")
 def hardshrink(input, lambd=0.5):
     return dispatcher.call("hardshrink", input, lambd)
 
@@ -1789,24 +1826,29 @@ __all__ += ["relu_", "leaky_relu_", "selu_", "celu_", "rrelu", "rrelu_", "alpha_
             "fractional_max_pool3d_with_indices", "triplet_margin_with_distance_loss"]
 
 
+@_takes_a_tensor("relu_")
 def relu_(input):
     """``torch.relu_``."""
     return dispatcher.call("relu_", input)
 
 
+@_takes_a_tensor("leaky_relu_")
 def leaky_relu_(input, negative_slope=0.01):
     """``torch._C._nn.leaky_relu_``."""
     return dispatcher.call("leaky_relu_", input, negative_slope)
 
 
+@_takes_a_tensor("selu_")
 def selu_(input):
     return dispatcher.call("selu_", input)
 
 
+@_takes_a_tensor("celu_")
 def celu_(input, alpha=1.0):
     return dispatcher.call("celu_", input, alpha)
 
 
+@_takes_a_tensor("rrelu")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """x where x >= 0, else a·x, with a drawn from U(lower, upper) per element while training (from
     the CPU generator, one draw per non-positive element, so a seed gives torch's slopes), and
@@ -1814,10 +1856,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return dispatcher.call("rrelu_" if inplace else "rrelu", input, lower, upper, training)
 
 
+@_takes_a_tensor("rrelu_")
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return dispatcher.call("rrelu_", input, lower, upper, training)
 
 
+@_takes_a_tensor("alpha_dropout")
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's negative saturation value and the
     result is scaled and shifted to keep zero mean and unit variance (``aten::alpha_dropout``)."""
@@ -1825,12 +1869,14 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     return dispatcher.call("alpha_dropout_" if inplace else "alpha_dropout", input, p, training)
 
 
+@_takes_a_tensor("feature_alpha_dropout")
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """``alpha_dropout`` of whole channels (one draw per (sample, channel))."""
     _check_p(p)
     return dispatcher.call("feature_alpha_dropout_" if inplace else "feature_alpha_dropout", input, p, training)
 
 
+@_takes_a_tensor("pdist")
 def pdist(input, p=2):
     """The p-norm distances between the rows of an (N, M) input, the pairs i < j in row-major
     order: N·(N - 1)/2 of them (``torch.pdist``)."""

@@ -172,12 +172,13 @@ def keep_channels_last(out, *inputs):
     return call("copy_", empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device), out, False)
 
 
-def _weight_grad_layout(grad_weight, input, weight):
+def _weight_grad_layout(grad_weight, input, weight, dilation):
     """The weight's gradient of a channels-last convolution: oneDNN (float32 and bfloat16 on torch's
     CPU wheel) allocates it channels-last; the other dtypes take ``slow_conv2d``, whose gradient
     is laid out as the weight is when the weight already reads as channels-last (sizes of 1 can
-    make NCHW's strides NHWC's too: a depthwise weight, a 1x1 kernel), channels-last otherwise."""
-    if (grad_weight.dtype not in (st.float32, st.bfloat16) and any(
+    make NCHW's strides NHWC's too: a depthwise weight, a 1x1 kernel), channels-last otherwise.
+    A dilated one takes ``slow_conv_dilated2d``, which allocates it channels-last always."""
+    if (grad_weight.dtype not in (st.float32, st.bfloat16) and all(d == 1 for d in dilation) and any(
             suggest_memory_format(t.shape, t.stride()) is channels_last for t in (input, weight))
             and is_channels_last_contiguous(tuple(weight.shape), tuple(weight.stride()), channels_last)):
         return call("copy_", empty_strided(tuple(weight.shape), tuple(weight.stride()), dtype=grad_weight.dtype,
@@ -290,7 +291,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                     [g.G, g.N * g.OH * g.OW, -1])
         go_rows = call("reshape", call("permute", go, [1, 2, 0, 3]), [g.G, g.OC // g.G, -1])
         grad_weight = _weight_grad_layout(to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)),
-                                             weight.dtype), input, weight)
+                                             weight.dtype), input, weight, dilation)
     if output_mask[2]:
         summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
         grad_bias = to(summed, grad_output.dtype)

@@ -124,6 +124,9 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = st.get_default_dtype() if is_float else st.int64
     refuse_unlisted_dtypes("arange_cpu", dtype)     # before any check
+    # torch's kernels list the real numbers only; its meta function lays any dtype out
+    if (dtype is st.bool_ or dtype.is_complex) and getattr(device, "type", device) != "meta":
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{dtype.torch_name}\'')
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is st.int64:   # the bounds read as int64 (``start.to<int64_t>()``): 0.5 is 0, 2**63 refused

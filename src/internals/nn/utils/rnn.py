@@ -168,7 +168,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
         padded_sequences.transpose_(0, 1)
     max_length = padded_sequences.shape[1]
     idx = _F.arange(max_length, device=lengths.device)
-    return [seq[idx < length] for seq, length in zip(padded_sequences, lengths)]
+    return [seq[idx < length] for seq, length in zip(padded_sequences, lengths, strict=True)]
 
 
 def pack_sequence(sequences, enforce_sorted=True):

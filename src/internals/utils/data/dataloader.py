@@ -15,6 +15,7 @@ import os
 import queue
 import re
 import time
+import typing
 import warnings
 from multiprocessing.context import BaseContext
 
@@ -231,8 +232,12 @@ def _check_iterable_options(shuffle, sampler, batch_sampler):
                              f"{name}={value}")
 
 
-class DataLoader:
-    """Iterate over ``dataset`` in batches of ``batch_size``, shuffled or in order."""
+_T_co = typing.TypeVar("_T_co", covariant=True)
+
+
+class DataLoader(typing.Generic[_T_co]):
+    """Iterate over ``dataset`` in batches of ``batch_size``, shuffled or in order (generic in
+    the batch type, as torch's)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,

@@ -1,8 +1,10 @@
 """``torch/utils/data/dataset.py``: map-style and iterable datasets, their combinations, and
 ``random_split``."""
 import bisect
+import collections.abc
 import itertools
 import math
+import typing
 import warnings
 
 from ..._functional import randperm
@@ -12,8 +14,12 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
            "random_split"]
 
 
-class Dataset:
-    """Anything with ``__getitem__(index)`` (and, for samplers, ``__len__``)."""
+_T_co = typing.TypeVar("_T_co", covariant=True)
+
+
+class Dataset(typing.Generic[_T_co]):
+    """Anything with ``__getitem__(index)`` (and, for samplers, ``__len__``); generic in its
+    sample type, as torch's (``Dataset[int]`` is a type hint a reader may write)."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -22,11 +28,9 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
-    """A stream of samples, read with ``__iter__`` in its own order (no indices, no sampler)."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[_T_co], collections.abc.Iterable[_T_co]):
+    """A stream of samples, read with ``__iter__`` in its own order (no indices, no sampler).
+    An abstract ``Iterable``, as torch's: a subclass without ``__iter__`` cannot be made."""
 
     def __add__(self, other):
         return ChainDataset([self, other])

@@ -1,5 +1,6 @@
 """``torch/utils/data/sampler.py``: the orders in which a DataLoader visits its dataset."""
 import itertools
+import typing
 
 from ..._functional import as_tensor, multinomial
 from ...aten.native.distributions import randint, randperm
@@ -11,8 +12,11 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "BatchSampler"]
 
 
-class Sampler:
-    """An iterable of dataset indices."""
+_T_co = typing.TypeVar("_T_co", covariant=True)
+
+
+class Sampler(typing.Generic[_T_co]):
+    """An iterable of dataset indices (generic in the index type, as torch's)."""
 
     def __iter__(self):
         raise NotImplementedError
