@@ -40,6 +40,14 @@ CALLS = {
     "vhp_tuple": lambda lib, F, x, y: F.vhp(scalar_of_two(lib), (x, y), (x, y)),
     "hvp_tuple": lambda lib, F, x, y: F.hvp(scalar_of_two(lib), (x, y), (y.expand(2, 3), x[0])),
     "hvp_single": lambda lib, F, x, y: F.hvp(scalar_of_one(lib), x, x),
+    # vectorize=True: one backward pass batched over the output elements (is_grads_batched, under vmap)
+    "jacobian_vectorized_single": lambda lib, F, x, y: F.jacobian(lambda a: a.exp() * a, y, vectorize=True),
+    "jacobian_vectorized_nested": lambda lib, F, x, y: F.jacobian(lambda a, b: (a * b, b.sin()), (x, y),
+                                                                  vectorize=True),
+    "jacobian_vectorized_unused": lambda lib, F, x, y: F.jacobian(lambda a, b: a.cumsum(1), (x, y), vectorize=True),
+    "jacobian_vectorized_create_graph": lambda lib, F, x, y: F.jacobian(pair_of_one(lib), x, vectorize=True,
+                                                                        create_graph=True),
+    "hessian_vectorized": lambda lib, F, x, y: F.hessian(scalar_of_two(lib), (x, y), vectorize=True),
 }
 
 
@@ -118,10 +126,43 @@ def test_bad_calls_raise_like_torch(name):
     assert str(ours.value) == str(theirs.value).replace("torch.Size", "internals.Size")
 
 
-def test_vectorize_is_refused_with_a_reason():
-    """torch's vectorize=True runs the products under vmap, which internals does not build."""
+def test_forward_mode_is_refused_with_a_reason():
+    """torch's forward-mode Jacobian runs forward-mode AD under vmap; internals builds no forward AD."""
     x, _ = args(internals)
-    with pytest.raises(NotImplementedError, match="vectorize=True"):
-        internals.autograd.functional.jacobian(pair_of_one(internals), x, vectorize=True)
-    with pytest.raises(NotImplementedError, match="vectorize=True"):
-        internals.autograd.functional.hessian(scalar_of_one(internals), x, vectorize=True)
+    with pytest.raises(NotImplementedError, match="forward-mode AD"):
+        internals.autograd.functional.jacobian(pair_of_one(internals), x, vectorize=True, strategy="forward-mode")
+
+
+BATCHED = {
+    "one_output": lambda lib, x, y: lib.autograd.grad((x.sin() * x).cumsum(1), x,
+                                                      lib.eye(6, dtype=lib.float64).reshape(6, 2, 3),
+                                                      is_grads_batched=True),
+    "two_outputs_unused_input": lambda lib, x, y: lib.autograd.grad(
+        (x.exp(), (x * x).sum(0)), (x, y), (lib.ones(4, 2, 3, dtype=lib.float64), lib.eye(3, 4, dtype=lib.float64).t()),
+        is_grads_batched=True, allow_unused=True),
+    "create_graph": lambda lib, x, y: [lib.autograd.grad(g.sum(), x)[0] for g in lib.autograd.grad(
+        x.pow(3), x, lib.arange(12.0, dtype=lib.float64).reshape(2, 2, 3), create_graph=True, is_grads_batched=True)],
+    "shape_mismatch": lambda lib, x, y: lib.autograd.grad(x.exp(), x, lib.ones(2, 3, dtype=lib.float64),
+                                                          is_grads_batched=True),
+}
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_grads_batched_as_torch(name):
+    """``autograd.grad(is_grads_batched=True)``: the first dim of each grad is a batch, each row
+    its own backward pass (run under vmap), with torch's message for a wrong shape."""
+    def run(lib):
+        x, y = args(lib, requires_grad=True)
+        try:
+            return BATCHED[name](lib, x, y)
+        except RuntimeError as e:
+            return str(e)
+    ours, theirs = run(internals), run(torch)
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert_same(a, b, ulps=PRODUCT_ULPS)

@@ -12,6 +12,7 @@ it watches for random operators, which have no batch argument to tell them apart
 """
 import functools
 
+from .. import autograd
 from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
@@ -191,3 +192,7 @@ class _RandomnessMode(TorchDispatchMode):
             return args[0]
         raise RuntimeError(f"vmap: randomness='same' is not supported here for aten::{func.__name__} on a batched "
                            f"tensor; use randomness='different' or draw outside vmap")
+
+
+# autograd.grad(is_grads_batched=True) runs its backward under this vmap (autograd is a layer below).
+autograd.vmap = vmap

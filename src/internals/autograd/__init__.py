@@ -50,6 +50,27 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _run_backward(tensors, _make_grads(tensors, grads), retain_graph, create_graph, inputs, allow_unused=True)
 
 
+# ``is_grads_batched`` maps the backward over the first dim of the grads with vmap, as torch's
+# autograd calls its vmap (torch._vmap_internals). vmap is frontend (internals._functorch), a layer
+# above this one, so it hands itself down when it is imported (``import internals`` imports it).
+vmap = None
+
+
+def _batched_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused):
+    """One backward pass per row of the grads, run as one vmapped pass. An unused input's None
+    stays None (torch's ``allow_none_pass_through``): vmap's results must be tensors, so the
+    Nones are left out of them and put back afterwards."""
+    unused = []
+
+    def vjp(*rows):
+        got = _run_backward(outputs, rows, retain_graph, create_graph, inputs, allow_unused=allow_unused,
+                            accumulate_grad=False)
+        unused[:] = [g is None for g in got]
+        return tuple(g for g in got if g is not None)
+    batched = iter(vmap(vjp)(*grads))
+    return [None if none else next(batched) for none in unused]
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated (``torch.autograd.grad``)."""
@@ -63,8 +84,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     allow_unused = materialize_grads if allow_unused is None else allow_unused
-    result = _run_backward(outputs, _make_grads(outputs, grads), retain_graph, create_graph, inputs,
-                           allow_unused=allow_unused, accumulate_grad=False)
+    grads = _make_grads(outputs, grads, is_grads_batched=is_grads_batched)
+    if is_grads_batched:
+        result = _batched_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
+    else:
+        result = _run_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused=allow_unused,
+                               accumulate_grad=False)
     if materialize_grads:
         result = [zeros_like(t) if g is None else g for t, g in zip(inputs, result)]
     return tuple(result)

@@ -54,7 +54,15 @@ def make_grads(outputs, grad_outputs, is_grads_batched=False):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
             # through the dispatcher, as torch's ``torch.ones_like(out, memory_format=preserve_format)``
             g = dispatcher.call("ones_like", out, memory_format=preserve_format) if out._requires_grad else None
-        elif g._impl.sizes != out._impl.sizes:
+        elif is_grads_batched and tuple(g._impl.sizes[1:]) != tuple(out._impl.sizes):
+            raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                               "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                               "shape of corresponding output, but a mismatch was detected: grad_output[{i}] has a "
+                               # torch measures its first row, less a dim again: a (2, 3) grad shows []
+                               f"shape of {_torch_size(g.shape[2:])} and output[{i}] has a shape of "
+                               f"{_torch_size(out.shape)}. If you only want some tensors in `grad_output` to be "
+                               "considered batched, consider using vmap.".replace("{i}", str(i)))
+        elif not is_grads_batched and g._impl.sizes != out._impl.sizes:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_torch_size(g.shape)} and "
                                f"output[{i}] has a shape of {_torch_size(out.shape)}.")
         grads.append(g)

@@ -2,9 +2,9 @@
 
 ``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``vhp`` and ``hvp`` take a Python function and its
 inputs, run it once under grad mode on fresh copies of the inputs, and ask the engine
-(``autograd.grad``) for the wanted products. Only the loop version is built: ``vectorize=True``
-(which needs ``vmap``) and ``strategy="forward-mode"`` (which needs forward AD) raise, as torch does
-for the combinations it does not support.
+(``autograd.grad``) for the wanted products: one pass per output element, or with
+``vectorize=True`` one pass batched over them (``is_grads_batched``, which runs under vmap).
+``strategy="forward-mode"`` needs forward-mode AD, which the package does not build: it raises.
 """
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
@@ -105,7 +105,7 @@ def _require_grad(tensors, kind, strict):
             raise RuntimeError(_NO_GRAD_MESSAGES[kind].format(i=i))
 
 
-def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None, is_grads_batched=False):
     """``autograd.grad`` that skips outputs outside any graph and gives ``None`` for unused inputs."""
     from . import grad  # the autograd package imports this module
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
@@ -113,7 +113,8 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
     if not kept:
         return (None,) * len(inputs)
     outs, gos = zip(*kept)
-    return grad(outs, inputs, gos, allow_unused=True, create_graph=create_graph, retain_graph=retain_graph)
+    return grad(outs, inputs, gos, allow_unused=True, create_graph=create_graph, retain_graph=retain_graph,
+                is_grads_batched=is_grads_batched)
 
 
 _MISSING_MESSAGES = {
@@ -207,10 +208,37 @@ def _forward_mode_jacobian(strict, vectorize):
         raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
                            'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')
     if vectorize:
-        raise NotImplementedError("internals.autograd.functional.jacobian: `vectorize=True` needs vmap, which "
-                                  "internals does not build; use `vectorize=False`.")
+        raise NotImplementedError('internals.autograd.functional.jacobian: `strategy="forward-mode"` needs '
+                                  'forward-mode AD, which internals does not build; use `strategy="reverse-mode"`.')
     raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
                               "implemented for `vectorize=True`.")
+
+
+def _standard_basis(outputs):
+    """The rows of the identity over every output element, split by output: for outputs of n_j
+    elements, one (Σn, n_j) block each (``_construct_standard_basis_for``)."""
+    numels = [out.nelement() for out in outputs]
+    blocks, start = [], 0
+    for out, n in zip(outputs, numels):
+        block = out.new_zeros(sum(numels), n)
+        block.diagonal(-start).fill_(1)
+        blocks.append(block)
+        start += n
+    return numels, tuple(blocks)
+
+
+def _vectorized_jacobian(outputs, inputs, create_graph):
+    """``vectorize=True``: one backward pass batched over the identity's rows (``autograd.grad``
+    with ``is_grads_batched``, which runs under vmap), then each input's block split by output."""
+    numels, basis = _standard_basis(outputs)
+    flat = tuple(out.reshape(-1) for out in outputs)
+    rows = _grad(flat, inputs, basis, retain_graph=True, create_graph=create_graph, is_grads_batched=True)
+    per_input = []
+    for g, inp in zip(rows, inputs):
+        if g is None:       # the input is unused: zeros, expanded over every row
+            g = _zeros_like(inp).expand((sum(numels), *inp.shape))
+        per_input.append([block.view(*out.shape, *inp.shape) for block, out in zip(g.split(numels, 0), outputs)])
+    return tuple(zip(*per_input))
 
 
 def _jacobian_rows(out, i, inputs, create_graph, strict):
@@ -255,8 +283,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             if strict:
                 raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                                    "supported together. Please either set `strict=False` or `vectorize=False`.")
-            raise NotImplementedError("internals.autograd.functional.jacobian: `vectorize=True` needs vmap, which "
-                                      "internals does not build; use `vectorize=False`.")
+            return _untupled(_finish(_vectorized_jacobian(outputs, inputs, create_graph), create_graph),
+                             (out_tuple, in_tuple))
         jac = tuple(_jacobian_rows(out, i, inputs, create_graph, strict) for i, out in enumerate(outputs))
         return _untupled(_finish(jac, create_graph), (out_tuple, in_tuple))
 
