@@ -343,7 +343,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             if dtype is not None:      # torch stores each value as the dtype asks, without inferring
                 _check_no_strings(data, dtype)
             inferred = infer_scalar_type(data)
-            _check_nesting(data, sizes, 0)
+            _check_nesting(data, sizes, 0, dtype or inferred)
             _check_real_target(inferred, dtype)
             values = _host_values(data, inferred, dtype or inferred)
             _check_fits(values, dtype or inferred)
@@ -398,20 +398,39 @@ def _nested_sizes(data):
     return sizes
 
 
-def _check_nesting(data, sizes, dim):
-    """Every sequence as long as the first one at its depth (``recursive_store``'s checks)."""
+def _check_nesting(data, sizes, dim, target):
+    """Every sequence as long as the first one at its depth (``recursive_store``'s checks), and
+    every number one that ``store_scalar`` can unpack as ``target``."""
     if dim == len(sizes):
         if isinstance(data, TensorBase) and data.numel() != 1:     # read with item(), as torch reads it
             raise ValueError("only one element tensors can be converted to Python scalars")
         if _is_sequence(data):
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
+        if target.category == st.INTEGRAL:
+            _check_integer_leaf(data, target)
         return
     if not _is_sequence(data):
         raise TypeError("not a sequence")
     if len(data) != sizes[dim]:
         raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
     for item in data:
-        _check_nesting(item, sizes, dim + 1)
+        _check_nesting(item, sizes, dim + 1, target)
+
+
+def _check_integer_leaf(value, target):
+    """``store_scalar`` into an integer type: a uint64 takes Python ints only (``unpackIntegral``);
+    the others take a Python float too (truncated), and read anything else as an index
+    (``__index__``), which a NumPy float or a floating tensor refuses."""
+    if isinstance(value, int):
+        return
+    if target is st.uint64:
+        raise TypeError("an integer is required")
+    if isinstance(value, float):
+        return
+    if isinstance(value, np.floating):
+        raise TypeError(f"'numpy.{type(value).__name__}' object cannot be interpreted as an integer")
+    if isinstance(value, TensorBase) and value.dtype.category > st.INTEGRAL:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
 
 
 def _check_no_strings(data, dtype):
