@@ -39,7 +39,7 @@ from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import TensorImpl, check_size_nonnegative, contiguous_strides
 from .. import dispatcher
-from ..empty_tensor import empty_strided
+from ..empty_tensor import check_contiguous_nbytes, empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill, logspace_fill
 from .dispatch_stub import fma_contracted, refuse_unlisted_dtypes
@@ -51,9 +51,7 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
     check_size_nonnegative(size)
-    # ``computeStorageNbytesContiguous``: the bytes must fit in int64 (its symbolic form: no check)
-    if not any(is_symbolic(n) for n in size) and math.prod(size) * (dtype or st.get_default_dtype()).itemsize >= 2**63:
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    check_contiguous_nbytes(size, dtype or st.get_default_dtype())
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")   # torch's check in empty_cpu
     strides = contiguous_strides(size) if memory_format in (None, contiguous_format) else \
