@@ -6,7 +6,9 @@ operator, in the order a FakeTensor's call takes (``_subclasses/fake_tensor.py``
 
 1. an operator whose output depends on values (``nonzero``, ``item()``) is refused, with
    torch's error for it; a call that mixes meta tensors with tensors of another device is
-   refused too, as the meta step's device check refuses it;
+   refused too, as the meta step's device check refuses it; the checks torch's meta functions
+   word their own way (``convolution``'s channels, ``native_layer_norm``'s shapes, ``add_``'s
+   promotion in place) are made here, with their words;
 2. ``copy_`` into a meta tensor checks the shapes and copies nothing; out of one it refuses;
 3. a hand-written meta function (``internals._meta_registrations``), where there is one;
 4. otherwise the operator's CPU kernel runs for metadata only (``meta_execution``): every tensor
@@ -113,6 +115,9 @@ def _meta_kernel(op, *args, **kwargs):
         raise _refusal(NotImplementedError, _NONZERO)     # a mask selects as many elements as it holds True values
     if name not in _ANY_DEVICE:
         _check_devices(op, args, kwargs)
+    check = _META_CHECKS.get(name)
+    if check is not None and args[0]._impl.device.type == "meta":
+        check(*args, **kwargs)
     if name == "aten::set_.source_Storage_storage_offset" and args[1].device != args[0]._impl.device:
         raise _refusal(RuntimeError, f'Attempted to set the storage of a tensor on device "{args[0]._impl.device}" '
                        f'to a storage on different device "{args[1].device}".  This is no longer allowed; the '
@@ -144,12 +149,22 @@ _REFERENCE_BROADCAST = frozenset((
     "addcdiv", "where", "clamp", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or",
     "logical_xor"))
 _MATMUL_SIZES = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+_CAST = re.compile(r"result type (\w+) can't be cast to the desired output type (\w+(?: int)?)")
+_OUT_DTYPE = re.compile(r"Found dtype (\w+) but expected (\w+)|Expected out type to be (\w+) but got (\w+)|"
+                        r"Expected out tensor to have dtype (\w+), but got (\w+(?: int)?) instead")
+# C++'s names of the types, which some messages print (``clamp``'s, a structured kernel's out check)
+_DTYPE_NAMES = {"long int": "int64", "int": "int32", "float": "float32", "double": "float64"}
+# The in-place forms whose meta step is the reference's own result-type check, not the copy out
+_RESULT_TYPE_IN_PLACE = frozenset({"div_", "true_divide_"})
+# Out= forms whose reference copies into ``out`` only if the dtypes are equal (``exact_dtype``)
+_EXACT_OUT = frozenset({"abs", "floor", "ceil", "trunc", "frac", "sign", "sgn", "signbit", "where", "_log_softmax"})
 _OUTPUT_SHAPE = re.compile(r"output with shape \[([\d, ]*)\] doesn't match the broadcast shape \[([\d, ]*)\]")
 
 
 def _meta_wording(name, args, kwargs, message):
-    """torch's meta message for a shape error the CPU kernels word otherwise, or None: a matrix
-    product's (``meta_mm``), and a broadcast's in the elementwise references."""
+    """torch's meta message for an error the CPU kernels word otherwise, or None: a matrix
+    product's (``meta_mm``), an ``out`` that cannot take the result (the references'
+    ``_safe_copy_out``), and a broadcast's in the elementwise references."""
     if name == "aten::cat" and message.startswith(("Sizes of tensors must match", "Tensors must have same number")):
         return _reference_cat_error(list(args[0]), args[1] if len(args) > 1 else kwargs.get("dim", 0))
     if name == "aten::topk" and message == "selected index k out of range":
@@ -158,6 +173,9 @@ def _meta_wording(name, args, kwargs, message):
     if matched:
         n, m1, m2, p = matched.groups()
         return f"a and b must have same reduction dim, but got [{n}, {m1}] X [{m2}, {p}]."
+    cast = _out_cast_wording(name.split("::")[-1].split(".")[0], message)
+    if cast is not None:
+        return cast
     if name.split("::")[-1].split(".")[0].rstrip("_") not in _REFERENCE_BROADCAST:
         return None
     matched = _OUTPUT_SHAPE.fullmatch(message)
@@ -168,6 +186,82 @@ def _meta_wording(name, args, kwargs, message):
         return _reference_broadcast_error([tuple(t.shape) for t in tree_flatten((args, kwargs))
                                            if isinstance(t, TensorBase)])
     return None
+
+
+def _torch_dtype(name):
+    """``torch.float32`` for the ScalarType name ``Float`` in a C++ message."""
+    name = _DTYPE_NAMES.get(name, name)
+    found = next((d for d in (*st.ALL_DTYPES, st.complex32, *st.LIMITED_UNSIGNED) if name in (d.torch_name, d.name)),
+                 None)
+    return None if found is None else f"torch.{found.name}"
+
+
+def _out_cast_wording(op, message):
+    """A result that its ``out`` (or the tensor written in place) cannot take, as torch's meta
+    step words it: the references' ``_safe_copy_out`` for most, an exact dtype for the few whose
+    out= reference wants one, the result-type check of ``div_``'s reference."""
+    matched = _CAST.fullmatch(message)
+    if matched:
+        result, out = (_torch_dtype(g) for g in matched.groups())
+        if op in _RESULT_TYPE_IN_PLACE:
+            return f"result type {result} can't be cast to the desired output type {out}"
+        return (f"Attempting to cast from {result} to out tensor with dtype {out}, but this can't be cast because it "
+                "is not safe!")
+    matched = _OUT_DTYPE.fullmatch(message)
+    if matched:
+        out, result = (_torch_dtype(g) for g in (matched[1] or matched[4] or matched[6],
+                                                  matched[2] or matched[3] or matched[5]))
+        if op in _EXACT_OUT:
+            return f"Expected out tensor to have dtype {result} but got {out} instead"
+        return (f"Attempting to cast from {result} to out tensor with dtype {out}, but this can't be cast because it "
+                "is not safe!")
+    return None
+
+
+def _check_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """torch's meta ``convolution`` (``meta_conv``): the input's channels are the weight's times
+    the groups, worded as that meta function words it."""
+    if not transposed and weight.shape[1] * groups != input.shape[1]:
+        raise RuntimeError("Invalid channel dimensions")
+
+
+def _check_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``native_layer_norm``'s meta step in torch, its reference (``torch/_refs``): the checks in
+    its order, the shapes printed as it prints them (a Size for a tensor's, a list for the
+    normalized shape)."""
+    shape, n = list(normalized_shape), len(normalized_shape)
+    if n < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {shape}")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t.shape) != shape:
+            raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got {what} of shape "
+                               f"torch.Size({list(t.shape)}) and normalized_shape = {shape}")
+    if input.dim() < n or list(input.shape[input.dim() - n:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape {shape}, but got input of "
+                           f"size torch.Size({list(input.shape)})")
+
+
+def _check_add_in_place_tensor(self, other, *, alpha=1):
+    _check_add_in_place(self, other)
+
+
+def _check_add_in_place(self, other, alpha=1):
+    """torch's meta step for ``add_`` and ``sub_`` (``meta_binop_inplace_alpha``): an integer
+    tensor cannot take a float, nor a bool tensor anything but bools, in place."""
+    kind = other.dtype if isinstance(other, TensorBase) else st.scalar_dtype(other)
+    if self.dtype.category == st.INTEGRAL and kind.is_floating_point:
+        raise RuntimeError("Promotion of int.add/sub_(float) in in-place ops are not possible due to element size "
+                           "change.")
+    if self.dtype is st.bool_ and kind is not st.bool_:
+        raise RuntimeError("Promotion of bool.add/sub_(others) in in-place ops are not possible due to element size "
+                           "change.")
+
+
+# Checks whose words torch's meta functions have of their own, run before the kernel's
+_META_CHECKS = {"aten::convolution": _check_convolution, "aten::native_layer_norm": _check_layer_norm,
+                "aten::add_.Tensor": _check_add_in_place_tensor, "aten::sub_.Tensor": _check_add_in_place_tensor,
+                "aten::add_.Scalar": _check_add_in_place, "aten::sub_.Scalar": _check_add_in_place}
 
 
 def _reference_broadcast_error(shapes):

@@ -10,6 +10,7 @@ they are.
 """
 from collections import namedtuple
 
+from .aten.empty_tensor import check_contiguous_nbytes
 from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
@@ -130,9 +131,9 @@ def meta_sum(x, dim=None, keepdim=False, *, dtype=None):
 
 @register_meta("mean", "mean.dim")
 def meta_mean(x, dim=None, keepdim=False, *, dtype=None):
-    if dtype is None and not (x.dtype.is_floating_point or x.dtype.is_complex):     # the kernel's own check
+    if dtype is None and not (x.dtype.is_floating_point or x.dtype.is_complex):     # torch's reference's check
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {x.dtype.torch_name}")
+                           f"complex dtype. Got: torch.{x.dtype.name}")
     return _reduction(x, dim, keepdim, dtype or x.dtype)
 
 
@@ -242,13 +243,16 @@ def _factory(size, dtype, device, strides=None):
 @register_meta("empty.memory_format", "zeros", "ones", "rand", "randn")
 def meta_empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None,
                requires_grad=False):
+    check_contiguous_nbytes(tuple(size), dtype or st.get_default_dtype())     # the kernel's own check
     return _factory(size, dtype, device)
 
 
 @register_meta("full")
 def meta_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
     inferred = st.scalar_dtype(fill_value)     # a float fills with the default dtype, as torch.full does
-    return _factory(size, dtype or (st.get_default_dtype() if inferred.is_floating_point else inferred), device)
+    dtype = dtype or (st.get_default_dtype() if inferred.is_floating_point else inferred)
+    check_contiguous_nbytes(tuple(size), dtype)
+    return _factory(size, dtype, device)
 
 
 @register_meta("empty_strided")

@@ -528,13 +528,20 @@ class Tensor(TensorBase):
         if self.numel() != 1:
             what = "no values" if self.numel() == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-        return bool(self.item())
+        return bool(self._int64_checked(self.item()))
 
     def __float__(self):
         return float(self._real_item(st.float64))
 
     def __int__(self):
-        return int(self._real_item(st.int64))
+        return int(self._int64_checked(self._real_item(st.int64)))
+
+    def _int64_checked(self, value):
+        """torch reads a uint64 tensor's value as an int64 for ``int()``, ``bool()`` and an index
+        (``item<int64_t>()``): one above int64's range overflows there."""
+        if self.dtype is st.uint64 and value >= 2**63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return value
 
     def __complex__(self):
         return complex(self._python_scalar())
@@ -555,7 +562,7 @@ class Tensor(TensorBase):
     def __index__(self):
         if self.dtype.category > st.INTEGRAL or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return int(self._int64_checked(self.item()))
 
     def __len__(self):
         if check_has_torch_function(self):

@@ -208,6 +208,9 @@ def _value_to_tensor(x, value):
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = _unpack_long(value)
     st.checked_convert(value, st.float64 if x.dtype in (st.float16, st.bfloat16) else x.dtype)
+    if x.dtype is st.uint64 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = int(value)      # a float is truncated (a Scalar's double cast); a negative int64 wraps
+        value += 2**64 if value < 0 else 0      # two's complement, as ``c10::overflows`` allows
     if isinstance(value, complex) and not x.dtype.is_complex:     # no imaginary part: checked above
         value = bool(value) if x.dtype is st.bool_ else value.real
     return tensor(value, dtype=x.dtype)

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import in_threads
+from helpers import in_threads, same_or_same_error
 
 import internals
 
@@ -359,3 +359,49 @@ def test_meta_operators_on_threads():
             shapes.append((k, tuple(y.shape), y.device.type))
     assert in_threads(work) == []
     assert sorted(shapes) == [(k, (3, 3), "meta") for k in range(4)]
+
+
+# Errors torch's meta functions and Python references word otherwise than its CPU kernels: the
+# meta device gives torch's meta wording (class and message).
+META_WORDING = {
+    "mean_of_integers": lambda lib: meta(lib, 3, dtype=lib.int64).mean(),
+    "mean_of_bools_over_a_dim": lambda lib: meta(lib, 3, 4, dtype=lib.bool).mean(0),
+    "add_out_cannot_hold_the_result": lambda lib: lib.add(meta(lib, 3), meta(lib, 3),
+                                                          out=meta(lib, 3, dtype=lib.int64)),
+    "complex_into_a_float_out": lambda lib: lib.add(meta(lib, 3, dtype=lib.complex64), meta(lib, 3), out=meta(lib, 3)),
+    "unary_out_cannot_hold_the_result": lambda lib: lib.exp(meta(lib, 3), out=meta(lib, 3, dtype=lib.int64)),
+    "neg_out_of_another_dtype": lambda lib: lib.neg(meta(lib, 3), out=meta(lib, 3, dtype=lib.int64)),
+    "abs_out_of_another_dtype": lambda lib: lib.abs(meta(lib, 3), out=meta(lib, 3, dtype=lib.int64)),
+    "where_out_of_another_dtype": lambda lib: lib.where(meta(lib, 3, dtype=lib.bool), meta(lib, 3), meta(lib, 3),
+                                                        out=meta(lib, 3, dtype=lib.int64)),
+    "clamp_in_place_of_integers": lambda lib: meta(lib, 3, dtype=lib.int64).clamp_(0.5),
+    "div_in_place_of_integers": lambda lib: meta(lib, 3, dtype=lib.int64).div_(meta(lib, 3)),
+    "exp_in_place_of_integers": lambda lib: meta(lib, 3, dtype=lib.int64).exp_(),
+    "int_add_float_in_place": lambda lib: meta(lib, 3, dtype=lib.int64).add_(meta(lib, 3)),
+    "int_sub_float_number_in_place": lambda lib: meta(lib, 3, dtype=lib.int64).sub_(1.5),
+    "bool_add_in_place": lambda lib: meta(lib, 3, dtype=lib.bool).add_(meta(lib, 3, dtype=lib.int64)),
+    "int32_add_int64_in_place": lambda lib: describe(meta(lib, 3, dtype=lib.int32).add_(meta(lib, 3, dtype=lib.int64))),
+    "conv2d_channels": lambda lib: lib.nn.functional.conv2d(meta(lib, 1, 3, 5, 5), meta(lib, 4, 2, 3, 3)),
+    "conv1d_channels_with_groups": lambda lib: lib.nn.functional.conv1d(meta(lib, 1, 4, 5), meta(lib, 4, 3, 3),
+                                                                        groups=2),
+    "conv2d_rank": lambda lib: lib.nn.functional.conv2d(meta(lib, 3, 5), meta(lib, 4, 3, 3, 3)),
+    "layer_norm_shape": lambda lib: lib.nn.functional.layer_norm(meta(lib, 2, 3, 4), (3,)),
+    "layer_norm_two_dims": lambda lib: lib.nn.functional.layer_norm(meta(lib, 2, 3, 4), (5, 4)),
+    "layer_norm_weight": lambda lib: lib.nn.functional.layer_norm(meta(lib, 2, 3, 4), (4,), weight=meta(lib, 3)),
+    "layer_norm_bias": lambda lib: lib.nn.functional.layer_norm(meta(lib, 2, 3, 4), (4,), bias=meta(lib, 2)),
+    "layer_norm_fits": lambda lib: describe(lib.nn.functional.layer_norm(meta(lib, 2, 3, 4), (3, 4),
+                                                                         weight=meta(lib, 3, 4))),
+    "empty_past_int64_elements": lambda lib: lib.empty(2**62, 4, device="meta"),
+    "empty_past_int64_bytes": lambda lib: lib.empty(2**62, device="meta", dtype=lib.float64),
+    "zeros_past_int64": lambda lib: lib.zeros(2**31, 2**31, 2**10, device="meta"),
+    "full_past_int64": lambda lib: lib.full((2**62, 8), 1.0, device="meta"),
+    "new_empty_past_int64": lambda lib: meta(lib, 1).new_empty((2**62, 8)),
+    "empty_strided_past_int64_elements": lambda lib: lib.empty_strided((2**40, 2**40), (2**40, 1), device="meta"),
+    "as_strided_past_int64_elements": lambda lib: meta(lib, 4).as_strided((2**40, 2**40), (2**40, 1)),
+    "expand_past_int64_elements": lambda lib: meta(lib, 1).expand(2**40, 2**40),
+}
+
+
+@pytest.mark.parametrize("case", META_WORDING)
+def test_meta_errors_are_worded_as_torchs_meta_functions(case):
+    same_or_same_error(META_WORDING[case])

@@ -341,6 +341,10 @@ def _direct_cases():
                                      (".other_scalar_out", (x, 2.0)))]
     cases += [("aten::polygamma_", (x.abs() + 1, 2), {})]      # torch's recording reaches polygamma.out only
     cases = [(name, args, {**kwargs, **_empty_outs(name)}) for name, args, kwargs in cases]
+    # isin with a number on either side (torch's OpInfo samples are Tensor/Tensor only); a bool out
+    flags = {"out": internals.empty(0, dtype=internals.bool)}
+    cases += [("aten::isin.Tensor_Scalar", (x, 2.0), {}), ("aten::isin.Tensor_Scalar_out", (x, 2.0), flags),
+              ("aten::isin.Scalar_Tensor", (2.0, x), {}), ("aten::isin.Scalar_Tensor_out", (2.0, x), flags)]
     ranks = {"out": internals.empty(0, dtype=internals.int64)}
     cases += [("aten::linalg_matrix_rank.out", (x, 0.1), ranks),
               ("aten::linalg_matrix_rank.out_tol_tensor", (x, internals.tensor(0.1)), ranks),

@@ -116,3 +116,19 @@ def test_a_storage_slice_shares_bytes_and_outlives_its_parent(device):
     assert x.tolist() == [0., 2., 2., 3.]
     del x, s
     assert part.tolist() == [0, 0, 0, 64]
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib: lib.empty(4).as_strided((2**40, 2**40), (2**40, 1)),
+    lambda lib: lib.empty(4).as_strided((2**62, 2), (1, 2**62)),
+    lambda lib: lib.empty(4).as_strided((2**40, 2**40), (0, 0)),
+    lambda lib: lib.empty_strided((2**40, 2**40), (2**40, 1)),
+    lambda lib: lib.empty_strided((2**61,), (1,)),
+    lambda lib: lib.empty_strided((2**62,), (2,)),
+    lambda lib: lib.empty(2**62, 4),
+    lambda lib: lib.empty(1).new_empty_strided((2**62,), (2,)),
+])
+def test_a_storage_past_int64_is_refused_as_torch_counts_it(program):
+    """torch counts a view's storage bytes before its elements (``checkInBoundsForStorage``, then
+    ``numel``), and an ``empty_strided`` names its strides even when they are contiguous."""
+    same_error(program)

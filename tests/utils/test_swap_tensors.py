@@ -82,3 +82,75 @@ def test_a_graph_recorded_before_the_swap_refuses_its_backward():
     ours, theirs = (outcome(lambda lib: _converted(lib, True, backward_after=True), lib) for lib in (internals, torch))
     assert ours == theirs and ours[:2] == ("error", "RuntimeError")
 
+
+
+def _view_of_a_plain_tensor(lib):
+    a, b = lib.zeros(2), lib.ones(2)
+    view = a[0]
+    lib.utils.swap_tensors(a, b)
+    return view
+
+
+def _view_of_a_leaf(lib):
+    a, b = lib.zeros(2, requires_grad=True), lib.ones(2)
+    view = a[0]
+    lib.utils.swap_tensors(a, b)
+    return view
+
+
+def _two_views(lib):
+    a = lib.zeros(2, requires_grad=True)
+    first, second = a.unbind(0)
+    lib.utils.swap_tensors(a, lib.ones(2))
+    return first, second
+
+
+def _saved_leaf(lib):
+    a, b = lib.zeros(2, requires_grad=True), lib.ones(2)
+    y = (a * a).sum()
+    lib.utils.swap_tensors(b, a)
+    return y
+
+
+def _saved_non_leaf(lib):
+    c = lib.zeros(2, requires_grad=True) * 2
+    y = (c * c).sum()
+    lib.utils.swap_tensors(c, lib.ones(2))
+    return y
+
+
+def _view_of_a_non_leaf(lib):
+    c = lib.zeros(2, requires_grad=True) * 2
+    view = c[0]
+    lib.utils.swap_tensors(c, lib.ones(2))
+    return view
+
+
+def _a_gradient(lib):
+    a = lib.zeros(2, requires_grad=True)
+    a.grad = lib.ones(2)
+    lib.utils.swap_tensors(a.grad, lib.ones(2))
+    return a
+
+
+def _held_in_python_only(lib):
+    a, b = lib.zeros(2), lib.ones(2)
+    held = [a, {"a": a}]
+    detached = a.detach()
+    lib.utils.swap_tensors(a, b)
+    return held[0].tolist(), detached.tolist()
+
+
+def _not_a_tensor(lib):
+    lib.utils.swap_tensors(lib.ones(2), [1.0])
+
+
+@pytest.mark.parametrize("program", [_view_of_a_plain_tensor, _view_of_a_leaf, _two_views, _saved_leaf,
+                                     _saved_non_leaf, _view_of_a_non_leaf, _a_gradient, _held_in_python_only,
+                                     _not_a_tensor])
+def test_other_owners_of_the_tensor_forbid_the_swap(program):
+    """torch refuses a tensor whose TensorImpl has owners beyond its Python object and its
+    AccumulateGrad (a view's base, a saved input, a ``.grad``), with its class and message;
+    references from Python containers and a ``detach`` are no owners."""
+    ours, theirs = outcome(program, internals), outcome(program, torch)
+    assert ours == theirs

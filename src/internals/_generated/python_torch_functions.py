@@ -5342,6 +5342,42 @@ def THPVariable_isfinite(*args, **kwargs):
     return _ops['isfinite'](_r.tensor(0))
 
 
+_isin_parser = PythonArgParser([
+    'isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor out=None)',
+    'isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor out=None)',
+    'isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor out=None)',
+])
+
+
+def THPVariable_isin(*args, **kwargs):
+    _r = _isin_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        if _r.is_none(4):
+            # aten::isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+            if not kwargs:
+                return _ops['isin.Tensor_Tensor'](_r.tensor(0), _r.tensor(1))
+            return _ops['isin.Tensor_Tensor'](_r.tensor(0), _r.tensor(1), assume_unique=_r.to_bool(2), invert=_r.to_bool(3))
+        # aten::isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+        return _ops['isin.Tensor_Tensor_out'](_r.tensor(0), _r.tensor(1), assume_unique=_r.to_bool(2), invert=_r.to_bool(3), out=_r.tensor(4))
+    if _r.idx == 1:
+        if _r.is_none(4):
+            # aten::isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+            if not kwargs:
+                return _ops['isin.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))
+            return _ops['isin.Scalar_Tensor'](_r.scalar(0), _r.tensor(1), assume_unique=_r.to_bool(2), invert=_r.to_bool(3))
+        # aten::isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+        return _ops['isin.Scalar_Tensor_out'](_r.scalar(0), _r.tensor(1), assume_unique=_r.to_bool(2), invert=_r.to_bool(3), out=_r.tensor(4))
+    if _r.is_none(4):
+        # aten::isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+        if not kwargs:
+            return _ops['isin.Tensor_Scalar'](_r.tensor(0), _r.scalar(1))
+        return _ops['isin.Tensor_Scalar'](_r.tensor(0), _r.scalar(1), assume_unique=_r.to_bool(2), invert=_r.to_bool(3))
+    # aten::isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+    return _ops['isin.Tensor_Scalar_out'](_r.tensor(0), _r.scalar(1), assume_unique=_r.to_bool(2), invert=_r.to_bool(3), out=_r.tensor(4))
+
+
 _isinf_parser = PythonArgParser([
     'isinf(Tensor input)',
 ])
@@ -9239,6 +9275,7 @@ FUNCTIONS = named({
     'is_same_size': THPVariable_is_same_size,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,
+    'isin': THPVariable_isin,
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
     'isneginf': THPVariable_isneginf,

@@ -84,15 +84,27 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     check_size_nonnegative(size)
     # ``computeStorageNbytes`` multiplies as uint64: a negative stride over a dim of two or more
     # elements overflows (one over a dim of 0 or 1 moves nowhere; internals refuses it below)
-    if any(s < 0 and n > 1 for n, s in zip(size, stride)):
+    dtype = dtype or st.get_default_dtype()
+    # and the bytes are counted before the elements, with the strides in the message
+    if any(s < 0 and n > 1 for n, s in zip(size, stride)) or (
+            not any(is_symbolic(n) for n in (*size, *stride))
+            and required_storage_elements(size, stride, 0) * dtype.itemsize > _INT64_MAX):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     check_sizes_and_strides(size, stride)   # no negative size or stride, nothing int64 cannot hold
-    out = empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
+    out = empty_strided_generic(size, stride, dtype, device)
     if _context.fills_uninitialized_memory():
         # torch fills in ``empty_cpu``/``empty_strided_cpu``; the kernels here that call this function
         # directly (torch's ``at::detail``) get filled outputs too, which they then write in full
         fill_empty_deterministic_(out)
     return out
+
+
+def check_contiguous_nbytes(size, dtype):
+    """``computeStorageNbytesContiguous``: the bytes of a contiguous tensor of ``size`` must fit
+    in int64 (an element count past int64 is reported the same way); a traced size has no value
+    to check (torch's symbolic form checks nothing)."""
+    if not any(is_symbolic(n) for n in size) and math.prod(size) * dtype.itemsize >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
 
 
 def fill_empty_deterministic_(t):

@@ -32,6 +32,7 @@ as in torch after reordering.
 import functools
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -45,6 +46,49 @@ __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geomet
            "can_use_32bit_indexing", "get_dim_to_split", "with_32bit_indexing"]
 
 INT32_MAX = 2**31 - 1       # the largest index or byte offset a 32-bit-indexed CUDA kernel reaches
+
+
+# The name torch's CPU and CUDA kernels give their dtype switch (``AT_DISPATCH_*``), which its
+# refusal of a dtype (uint16, uint32, uint64: "limited support") quotes; by operator, where it
+# is not ``{op}_{device}``. ``{dev}`` is the device type; a dispatch stub shared by two operators
+# (``sub`` runs ``add_stub``) has no device in its name.
+_KERNEL_NAMES = {
+    "add": "add_stub", "sub": "add_stub", "rsub": "add_stub", "pow": "pow", "square": "pow", "max": "max_all",
+    "min": "min_all", "max.dim": "max_{dev}", "min.dim": "min_{dev}", "amax": "max_values_{dev}",
+    "amin": "min_values_{dev}", "fmax": "maximum_{dev}", "fmin": "minimum_{dev}", "sgn": "sign_{dev}",
+    "floor_divide": "div_floor_{dev}", "relu": "clamp_min_scalar_{dev}", "clamp": "clamp_scalar_{dev}",
+    "clamp.Tensor": "clamp_{dev}", "clamp_min": "clamp_min_scalar_{dev}", "clamp_max": "clamp_max_scalar_{dev}",
+    "bitwise_left_shift": "lshift_{dev}", "bitwise_right_shift": "rshift_{dev}", "addcmul": "addcmul_{dev}_out",
+    "lerp": "lerp_kernel_scalar", "lerp.Tensor": "lerp_kernel_tensor",
+}
+
+
+def _running_kernel_name(device):
+    """The name torch's kernel for the operator now running would refuse a dtype with: the
+    innermost operator the dispatcher is running, found up the stack (this is the refusal's
+    road only, so the calls pay nothing for it)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        handle = frame.f_locals.get("self") if frame.f_code.co_filename == dispatcher.__file__ else None
+        if isinstance(handle, dispatcher.OperatorHandle):
+            return _kernel_name(handle, frame.f_locals.get("args", ()), frame.f_locals.get("kwargs") or {},
+                                device.type)
+        frame = frame.f_back
+    return "unknown"
+
+
+def _kernel_name(handle, args, kwargs, dev):
+    base = handle.name.partition("::")[2].partition(".")[0].strip("_")     # ``__lshift__``, ``add_``
+    if base == "div" and handle.overload.startswith(("Tensor_mode", "Scalar_mode", "out_mode")):
+        mode = kwargs.get("rounding_mode")
+        base = "div_true" if mode is None else f"div_{mode}"
+    if base == "clamp" and handle.overload in ("", "out"):     # one bound given: torch's kernel for that bound
+        bounds = (*args[1:3], None, None)[:2]
+        bounds = (kwargs.get("min", bounds[0]), kwargs.get("max", bounds[1]))
+        base = "clamp_min" if bounds[1] is None else "clamp_max" if bounds[0] is None else base
+    overload = f"{base}.{handle.overload}" if handle.overload in ("dim", "Tensor") else base
+    name = _KERNEL_NAMES.get(overload, _KERNEL_NAMES.get(base, f"{base}_{{dev}}"))
+    return name.format(dev=dev)
 
 
 class TensorIteratorConfig:
@@ -584,8 +628,8 @@ class TensorIterator:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
                                       "tensors are copied, cast, filled and viewed; torch computes with few more)")
         if self.common_dtype in st.LIMITED_UNSIGNED and not (limited_unsigned or self.config.only_moves_):
-            raise NotImplementedError(f"internals: this kernel is not implemented for '{self.common_dtype.torch_name}' "
-                                      "(torch's limited support for uint16, uint32 and uint64)")
+            raise NotImplementedError(f'"{_running_kernel_name(self.device)}" not implemented for '
+                                      f"'{self.common_dtype.torch_name}'")
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             # ``buffers()``, written out: every elementwise call comes here
             buffers = []

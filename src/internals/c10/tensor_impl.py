@@ -145,7 +145,7 @@ class TensorImpl(TensorImplBase):
             try:
                 sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
                 storage_offset = int(storage_offset)
-                check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
+                check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize, storage=storage)
             except RuntimeError:
                 # a data-dependent size under fake tracing (u0) has no int: it stays a SymInt, over a
                 # storage-less fake whose byte count was computed from these very sizes
@@ -243,6 +243,9 @@ def required_storage_elements(sizes, strides, storage_offset):
     return last + 1
 
 
+_NUMEL_OVERFLOW = "numel: integer multiplication overflow"
+
+
 def check_size_nonnegative(sizes):
     """``check_size_nonnegative``: the message names the first negative size."""
     for n in sizes:         # (n by n: two symbols are not compared)
@@ -266,17 +269,27 @@ def check_sizes_and_strides(sizes, strides):
     if (sizes and max(sizes) > _INT64_MAX) or (strides and max(strides) > _INT64_MAX):
         raise RuntimeError(f"size or stride does not fit in int64: sizes {list(sizes)}, strides {list(strides)}")
     if math.prod(sizes) > _INT64_MAX:
-        raise RuntimeError("numel: integer multiplication overflow")
+        raise RuntimeError(_NUMEL_OVERFLOW)
 
 
-def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize, shown_strides=None):
+def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize, shown_strides=None, storage=None):
     """``setStorage``'s check: every element the view can reach lies inside the storage.
 
     This is the guard that lets kernels skip bounds checks: no TensorImpl exists whose
     elements fall outside its storage. ``shown_strides``: the strides as the caller was given
     them, for the message (``set_`` given none checks contiguous ones, and torch prints ``[]``).
     """
-    check_sizes_and_strides(sizes, strides)
+    try:
+        check_sizes_and_strides(sizes, strides)
+    except RuntimeError as error:
+        # torch counts the storage's bytes first (``checkInBoundsForStorage``), then the elements;
+        # a meta tensor's storage it does not count
+        meta = storage is not None and storage.device.type == "meta"
+        if str(error) == _NUMEL_OVERFLOW and not meta and \
+                required_storage_elements(sizes, strides, storage_offset) * itemsize > _INT64_MAX:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and "
+                               f"strides={list(strides)}") from None
+        raise
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
     needed = required_storage_elements(sizes, strides, storage_offset) * itemsize

@@ -22,7 +22,7 @@ from ..dispatcher import call
 from ..tensor_iterator import BinaryOpConfig, TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .copy import cast_like, to
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
 from .elementwise import common_device, complex32_in_opmath, complex32_product, complex32_sum, rounded_to_complex32
 from .structured import structured, structured_variant
@@ -646,8 +646,7 @@ bitwise_right_shift_out, bitwise_right_shift_scalar, bitwise_right_shift_scalar_
 # result is bool, or 0 and 1 in ``self``'s dtype in place
 def _logical_kernels(name, bitwise):
     def kernel(a, b):
-        if st.result_type(a, b) is st.complex32:
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexHalf\'')
+        refuse_unlisted_dtypes(f"{name}_cpu", st.result_type(a, b))
         return bitwise(call("ne.Scalar", a, 0), call("ne.Scalar", b, 0))
 
     def kernel_(a, b):

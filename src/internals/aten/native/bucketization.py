@@ -14,7 +14,7 @@ from numba.extending import register_jitable
 from ...c10 import scalar_type as st
 from .. import dispatcher
 from .copy import buffer, contiguous, to
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .tensor_factories import empty, wrap_scalar
 
 INT32_MAX = 2 ** 31 - 1
@@ -105,6 +105,7 @@ def searchsorted(sorted_sequence, x, *, out_int32=False, right=False, side=None,
     if x.numel() == 0:
         return out
     dtype = st.result_type(x, sorted_sequence)
+    refuse_unlisted_dtypes(f"searchsorted_out_{x.device.type}", dtype, complex32=False)
     if dtype is st.bool_ or dtype.is_complex:
         raise NotImplementedError(f"\"searchsorted_out_{x.device.type}\" not implemented for '{dtype.torch_name}'")
     compute = st.float32 if dtype.is_reduced_float else dtype      # the 16-bit floats compare exactly as float32

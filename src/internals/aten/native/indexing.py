@@ -554,7 +554,7 @@ def put_(self, index, source, accumulate=False):
     _check_put(self, index, source, accumulate)
     if index.numel() == 0 or is_meta_execution():
         return self
-    refuse_unlisted_dtypes("put_cpu" if self.device.type == "cpu" else "put_cuda", self)
+    refuse_unlisted_dtypes("take_put_cpu" if self.device.type == "cpu" else "put_cuda", self)    # put_kernel's names
     picks = _wrap_checked(_host_array(index).reshape(-1), self.numel(), 0, IndexError,
                           "out of range: tried to access index {} on a tensor of {} elements.")
     dst_at, src_at = walk(self).reshape(-1)[picks], walk(source).reshape(-1)

@@ -14,6 +14,7 @@ from ...c10 import scalar_type as st
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
 from .copy import to
+from .dispatch_stub import refuse_unlisted_dtypes
 from .elementwise import where
 from .reduce_ops import make_reduction, normalize_dims
 from .structured import structured
@@ -109,6 +110,7 @@ all_all_out = structured(meta_all_all, impl_all_all)
 
 
 def count_nonzero(x, dim=None):
+    refuse_unlisted_dtypes(f"nonzero_count_{x.device.type}", x, complex32=False)
     return _sum(_nonzero(x), normalize_dims(dim, x.dim()))
 
 

@@ -326,6 +326,7 @@ def kthvalue_out(self, k, dim=-1, keepdim=False, *, values, indices):
         raise RuntimeError("output values must be of same type as input")
     if indices.dtype is not st.int64:
         raise RuntimeError("output indices must be of scalar type Long")
+    refuse_unlisted_dtypes(f"kthvalue_{self.device.type}", self, complex32=False)
     _resize_with_kept_dim((values, indices), _kept_dim_shape(self, d), d, keepdim,
                           lambda out: out.dim() == self.dim() - 1)
     if self.dim() == 0:         # the element itself, whatever its dtype
@@ -389,6 +390,7 @@ def median_dim(x, dim, keepdim=False):
 
 def median(x):
     """The median of every element: NaN for an empty tensor."""
+    refuse_unlisted_dtypes(f"median_{x.device.type}", x, complex32=False)
     if x.numel() == 0:
         return dispatcher.call("fill_.Scalar", empty((), dtype=x.dtype, device=x.device), float("nan"))
     _no_bool(x, "median_cpu")
@@ -565,6 +567,7 @@ def mode_out(self, dim=-1, keepdim=False, *, values, indices):
 
 
 def mode(x, dim=-1, keepdim=False):
+    refuse_unlisted_dtypes(f"mode_{x.device.type}", x, complex32=False)
     values, indices = _fresh_selection_outputs(x)
     return _return_type("mode")(*mode_out(x, dim, keepdim, values=values, indices=indices))
 
@@ -719,11 +722,13 @@ def _fresh_scan_outputs(self):
 
 
 def cummax(x, dim):
+    refuse_unlisted_dtypes(f"cummax_{x.device.type}", x, complex32=False)
     values, indices = _fresh_scan_outputs(x)
     return _return_type("cummax")(*cummax_out(x, dim, values=values, indices=indices))
 
 
 def cummin(x, dim):
+    refuse_unlisted_dtypes(f"cummin_{x.device.type}", x, complex32=False)
     values, indices = _fresh_scan_outputs(x)
     return _return_type("cummin")(*cummin_out(x, dim, values=values, indices=indices))
 

@@ -12,7 +12,7 @@ from .tensor_factories import from_host
 
 
 def bincount(x, weights=None, minlength=0):
-    if x.dtype.category > st.INTEGRAL or x.dtype is st.bool_:
+    if x.dtype.category > st.INTEGRAL or x.dtype in (st.bool_, *st.LIMITED_UNSIGNED):
         raise NotImplementedError(f'"bincount_{x.device.type}" not implemented for \'{x.dtype.torch_name}\'')
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

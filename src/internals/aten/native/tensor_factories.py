@@ -39,7 +39,7 @@ from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import TensorImpl, check_size_nonnegative, contiguous_strides
 from .. import dispatcher
-from ..empty_tensor import empty_strided
+from ..empty_tensor import check_contiguous_nbytes, empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill, logspace_fill
 from .dispatch_stub import fma_contracted, refuse_unlisted_dtypes
@@ -51,9 +51,7 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
     check_size_nonnegative(size)
-    # ``computeStorageNbytesContiguous``: the bytes must fit in int64 (its symbolic form: no check)
-    if not any(is_symbolic(n) for n in size) and math.prod(size) * (dtype or st.get_default_dtype()).itemsize >= 2**63:
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    check_contiguous_nbytes(size, dtype or st.get_default_dtype())
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")   # torch's check in empty_cpu
     strides = contiguous_strides(size) if memory_format in (None, contiguous_format) else \
@@ -346,7 +344,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             if dtype is not None:      # torch stores each value as the dtype asks, without inferring
                 _check_no_strings(data, dtype)
             inferred = infer_scalar_type(data)
-            _check_nesting(data, sizes, 0)
+            _check_nesting(data, sizes, 0, dtype or inferred)
             _check_real_target(inferred, dtype)
             values = _host_values(data, inferred, dtype or inferred)
             _check_fits(values, dtype or inferred)
@@ -401,20 +399,39 @@ def _nested_sizes(data):
     return sizes
 
 
-def _check_nesting(data, sizes, dim):
-    """Every sequence as long as the first one at its depth (``recursive_store``'s checks)."""
+def _check_nesting(data, sizes, dim, target):
+    """Every sequence as long as the first one at its depth (``recursive_store``'s checks), and
+    every number one that ``store_scalar`` can unpack as ``target``."""
     if dim == len(sizes):
         if isinstance(data, TensorBase) and data.numel() != 1:     # read with item(), as torch reads it
             raise ValueError("only one element tensors can be converted to Python scalars")
         if _is_sequence(data):
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
+        if target.category == st.INTEGRAL:
+            _check_integer_leaf(data, target)
         return
     if not _is_sequence(data):
         raise TypeError("not a sequence")
     if len(data) != sizes[dim]:
         raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
     for item in data:
-        _check_nesting(item, sizes, dim + 1)
+        _check_nesting(item, sizes, dim + 1, target)
+
+
+def _check_integer_leaf(value, target):
+    """``store_scalar`` into an integer type: a uint64 takes Python ints only (``unpackIntegral``);
+    the others take a Python float too (truncated), and read anything else as an index
+    (``__index__``), which a NumPy float or a floating tensor refuses."""
+    if isinstance(value, int):
+        return
+    if target is st.uint64:
+        raise TypeError("an integer is required")
+    if isinstance(value, float):
+        return
+    if isinstance(value, np.floating):
+        raise TypeError(f"'numpy.{type(value).__name__}' object cannot be interpreted as an integer")
+    if isinstance(value, TensorBase) and value.dtype.category > st.INTEGRAL:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
 
 
 def _check_no_strings(data, dtype):

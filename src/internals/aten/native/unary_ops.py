@@ -182,8 +182,16 @@ def _rounding_op(name, op):
     def impl(it, self):
         if self.dtype is st.bool_:
             raise _not_implemented(f"{name}_vml_cpu", self)
+        if self.dtype in st.LIMITED_UNSIGNED:
+            return _integer_copy(it, self)
         return unary_loop(it, op if self.dtype.is_floating_point else ops.IDENTITY)
     return _declare(name, meta, impl)
+
+
+def _integer_copy(it, self):
+    """An integer tensor rounded is a copy of itself (torch's kernel is ``copy_``): so it is for
+    uint16, uint32 and uint64 too, which have no arithmetic loops, only copies."""
+    return dispatcher.call("copy_", it.result, self)
 
 
 floor_out = _rounding_op("floor", ops.FLOOR)
@@ -206,6 +214,8 @@ def meta_round(out, self):
 
 def impl_round(it, self):
     _check_round(self, 0)
+    if self.dtype in st.LIMITED_UNSIGNED:
+        return _integer_copy(it, self)
     return unary_loop(it, ops.NEARBYINT if self.dtype.is_floating_point else ops.IDENTITY)
 
 
