@@ -16,7 +16,7 @@ from ..aten import dispatcher
 from ..aten.native.tensor_factories import wrap_scalar
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.memory_format import preserve_format
-from ..c10.scalar_type import bfloat16, float16, float32, promote_types
+from ..c10.scalar_type import bfloat16, float16, float32, promote_types, uint8
 from ..c10.tensor_impl import strided
 from ..c10.wrap_dim import wrap_dim
 
@@ -26,14 +26,19 @@ aten = ops.aten
 decomposition_table = {}
 
 
-def register_decomposition(*names):
+# Decompositions of torch's core table that the compiler does without (its kernels run these
+# operators whole, as fast as their pieces): only ``core_aten_decompositions()`` gives them.
+_core_only_table = {}
+
+
+def register_decomposition(*names, table=decomposition_table):
     """Register under operator names (``"aten::addmm"``); the table's keys are their OpOverloads.
     An operator this build does not define gets no entry (there is nothing to decompose)."""
     def wrap(fn):
         for name in names:
             if name in dispatcher.operators and dispatcher.operators[name].schema is not None:
                 base, _, overload = name.split("::")[1].partition(".")
-                decomposition_table[getattr(getattr(aten, base), overload or "default")] = fn
+                table[getattr(getattr(aten, base), overload or "default")] = fn
         return fn
     return wrap
 
@@ -58,7 +63,7 @@ _CORE = ("aten::addcmul", "aten::addcdiv", "aten::silu", "aten::silu_backward", 
 
 def core_aten_decompositions():
     """The decompositions torch's ``core_aten_decompositions()`` also applies, keyed by OpOverload."""
-    return {op: fn for op, fn in decomposition_table.items() if op.name() in _CORE}
+    return {**{op: fn for op, fn in decomposition_table.items() if op.name() in _CORE}, **_core_only_table}
 
 
 # float16 and bfloat16 have too few bits to hold each step of a decomposition: the eager kernels
@@ -420,3 +425,52 @@ def _folded_matmul(tensor1, tensor2):
 
 
 dispatcher.py_impl("matmul", "CompositeImplicitAutograd", _matmul_python)
+
+
+# ------------------------------------------------------------------ core ATen only
+@register_decomposition("aten::sum", table=_core_only_table)
+def sum_default(x, *, dtype=None):
+    """A whole-tensor sum is the dim-list sum over no dims (core ATen has only that one)."""
+    return aten.sum.dim_IntList(x, [], dtype=dtype)
+
+
+@register_decomposition("aten::floor_divide", table=_core_only_table)
+def floor_divide(x, other):
+    return aten.div.Tensor_mode(x, other, rounding_mode="floor")
+
+
+@register_decomposition("aten::aminmax", table=_core_only_table)
+def aminmax(x, *, dim=None, keepdim=False):
+    dims = [] if dim is None else [dim]
+    return aten.amin.default(x, dims, keepdim), aten.amax.default(x, dims, keepdim)
+
+
+@register_decomposition("aten::all.dim", table=_core_only_table)
+def all_dim(x, dim, keepdim=False):
+    """Every element true is no element false (``torch/_refs``' ``all``)."""
+    result = aten.logical_not.default(aten.any.dim(aten.logical_not.default(x), dim, keepdim))
+    return result.to(uint8) if x.dtype is uint8 else result
+
+
+@register_decomposition("aten::std.correction", table=_core_only_table)
+def std_correction(x, dim=None, *, correction=None, keepdim=False):
+    """The square root of the variance, in float32 for half precision (``torch/_refs``)."""
+    dtype = x.dtype
+    std = aten.sqrt.default(aten.var.correction(_upcast(x), dim, correction=correction, keepdim=keepdim))
+    return _rounded(std, dtype)
+
+
+@register_decomposition("aten::baddbmm", table=_core_only_table)
+@_opmath()
+def baddbmm(x, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * x + alpha * (batch1 @ batch2)``: the product first, a scaling only where it is not 1."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        beta, alpha = int(beta), int(alpha)
+    result = aten.bmm.default(batch1, batch2)
+    if alpha != 1:
+        result = result * alpha
+    if beta == 0:
+        return result
+    if beta != 1:
+        x = x * beta
+    return x + result
