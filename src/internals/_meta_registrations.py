@@ -14,6 +14,7 @@ from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.blas import _addr_check, dot_check
+from .aten.native.dispatch_stub import refuse_unlisted_dtypes
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -280,6 +281,55 @@ def meta_full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_m
 def meta_to_copy(x, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
                  memory_format=None):
     return _like(x, dtype, device, memory_format)
+
+
+# ------------------------------------------------------------------ flip, roll, repeat
+# Their CPU kernels compute every element's source offset on the host, which symbolic sizes
+# cannot: these give the metadata alone (torch's are ``meta_flip`` via TensorIterator and the
+# references ``torch/_refs`` roll and repeat).
+@register_meta("flip")
+def meta_flip(x, dims):
+    """The checks (dims in range, no duplicate: torch's meta words it so), then ``x``'s layout
+    (``empty_like``)."""
+    wrapped = [wrap_dim(d, x.dim()) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("duplicate value in the list of dims")
+    refuse_unlisted_dtypes("flip_cpu", x)
+    return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+
+
+@register_meta("roll")
+def meta_roll(x, shifts, dims=()):
+    """The kernel's checks (in torch's meta words); a contiguous result (a clone's layout when
+    there is nothing to move)."""
+    shifts, dims = list(shifts), list(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims or len(shifts) != 1:
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}")
+        if x.dim() == 0:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        for d in dims:
+            wrap_dim(d, x.dim())
+        if x.numel() == 0:
+            return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+    return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), x.dtype, x.device)
+
+
+@register_meta("repeat")
+def meta_repeat(x, repeats):
+    """``repeats[d]`` times each size, leading ones added for extra repeats; contiguous."""
+    repeats = list(repeats)
+    if len(repeats) < x.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    for i, r in enumerate(repeats):
+        if r < 0:
+            raise RuntimeError(f"Repeats cannot be negative, found {r} at index {i}")
+    padded = (1,) * (len(repeats) - x.dim()) + tuple(x.shape)
+    shape = tuple(r * n for r, n in zip(repeats, padded))
+    return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
 
 
 # ------------------------------------------------------------------ LAPACK factorizations
