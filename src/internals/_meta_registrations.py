@@ -15,6 +15,7 @@ from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.blas import _addr_check, dot_check
 from .aten.native.dispatch_stub import refuse_unlisted_dtypes
+from .aten.native.embedding import _check_indices
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -330,6 +331,35 @@ def meta_repeat(x, repeats):
     padded = (1,) * (len(repeats) - x.dim()) + tuple(x.shape)
     shape = tuple(r * n for r, n in zip(repeats, padded))
     return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
+
+
+@register_meta("index_select")
+def meta_index_select(x, dim, index):
+    """The kernel's checks but the bounds (no values to read: torch's meta checks none either);
+    ``index.numel()`` slices along ``dim``, contiguous. ``embedding`` reaches it, so that it
+    traces with symbolic sizes."""
+    d = wrap_dim(dim, x.dim())
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if x.dim() == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    refuse_unlisted_dtypes("index_select", x, complex32=False)
+    if x.dim() > 1 and index.numel() and x.shape[d] == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    shape = tuple(index.numel() if i == d else n for i, n in enumerate(x.shape))
+    return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
+
+
+@register_meta("embedding")
+def meta_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """A row of ``weight`` per index, contiguous (the kernel's ``index_select`` and ``view``)."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(indices, "embedding")
+    shape = (*indices.shape, weight.shape[1])
+    return TensorMeta(shape, contiguous_strides(shape), weight.dtype, weight.device)
 
 
 # ------------------------------------------------------------------ LAPACK factorizations

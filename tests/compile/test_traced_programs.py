@@ -96,6 +96,7 @@ PROGRAMS = {
     "normalize": (lambda T: lambda x: T.nn.functional.normalize(x, dim=1), [P(3, 4)]),
     "cosine similarity": (lambda T: lambda x, y: T.nn.functional.cosine_similarity(x, y), [P(3, 4), P(4, seed=1)]),
     "one_hot": (lambda T: lambda i: T.nn.functional.one_hot(i, 5).float() * 2, [P(4, high=5)]),
+    "embedding": (lambda T: lambda w, i: T.nn.functional.embedding(i, w).sum(1), [P(5, 3), P(2, 4, high=5)]),
 }
 
 
