@@ -97,6 +97,22 @@ for _name in _BINARY + _COMPARISONS:
     register_meta(_name)(_binary_meta(_name))
 
 
+@register_meta("div.Tensor_mode", "div.Scalar_mode")
+def meta_div_mode(a, b, *, rounding_mode=None):
+    """torch's meta is its reference (``torch/_refs`` div): no value read (an integer division by
+    zero is not looked for), its ValueError for an unknown mode, its refusal of bool and complex
+    floor division; a rounded quotient keeps the promoted dtype, a true one is floating."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                         f"{rounding_mode}.")
+    dtype = st.result_type(a, b)
+    if rounding_mode == "floor" and (dtype is st.bool_ or dtype.is_complex):
+        raise RuntimeError(f"torch.{dtype.name} not supported for floor_divide")
+    if rounding_mode is None and not (dtype.is_floating_point or dtype.is_complex):
+        dtype = st.get_default_dtype()
+    return _elementwise([a, b], dtype)
+
+
 @register_meta("where.self")
 def meta_where(condition, a, b):
     return _elementwise([condition, a, b], st.result_type(a, b))

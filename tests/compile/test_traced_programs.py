@@ -97,6 +97,8 @@ PROGRAMS = {
     "cosine similarity": (lambda T: lambda x, y: T.nn.functional.cosine_similarity(x, y), [P(3, 4), P(4, seed=1)]),
     "one_hot": (lambda T: lambda i: T.nn.functional.one_hot(i, 5).float() * 2, [P(4, high=5)]),
     "embedding": (lambda T: lambda w, i: T.nn.functional.embedding(i, w).sum(1), [P(5, 3), P(2, 4, high=5)]),
+    "integer floor division": (lambda T: lambda i, j: T.div(i, j + 1, rounding_mode="floor") - i // 3, [P(3, 4, high=9),
+                                                                                                       P(4, high=3)]),
 }
 
 
@@ -200,7 +202,8 @@ def test_gradients_through_compiled_are_torchs(name):
 
 
 # flip, roll and repeat have meta functions (their kernels compute the element order on the host,
-# which symbolic sizes cannot): bad arguments still raise torch's errors while tracing.
+# which symbolic sizes cannot), and div with a rounding mode (an integer kernel reads the divisor
+# to refuse a zero): bad arguments still raise torch's errors while tracing.
 BAD_SYMBOLIC = {
     "flip with a dim twice": lambda x: x.flip(0, -2),
     "flip out of range": lambda x: x.flip(2),
@@ -209,6 +212,8 @@ BAD_SYMBOLIC = {
     "roll dim out of range": lambda x: x.roll(1, 5),
     "repeat with fewer dims": lambda x: x.repeat(2),
     "repeat negative": lambda x: x.repeat(-1, 2),
+    "div with an unknown rounding mode": lambda x: x.div(x, rounding_mode="round"),
+    "floor division of bools": lambda x: (x > 0).div(x > 1, rounding_mode="floor"),
 }
 
 
