@@ -154,6 +154,13 @@ def meta_mean(x, dim=None, keepdim=False, *, dtype=None):
     return _reduction(x, dim, keepdim, dtype or x.dtype)
 
 
+@register_meta("max", "min")
+def meta_max_all(x):
+    """The largest (smallest) element: a 0-dim tensor. torch's meta asks nothing of the input, so
+    an empty one traces, and the compiled code raises the kernel's error when it runs."""
+    return TensorMeta((), (), x.dtype, x.device)
+
+
 @register_meta("amax", "amin")
 def meta_amax(x, dim=(), keepdim=False):
     return _reduction(x, dim, keepdim, x.dtype)

@@ -225,3 +225,21 @@ def test_bad_arguments_under_symbolic_tracing_raise_torchs_error(name):
             trace(BAD_SYMBOLIC[name], tracing_mode="symbolic")(P(3, 4)(T))
         errors[T] = (type(info.value).__name__, str(info.value).split("\n")[0])
     assert errors[internals] == errors[torch]
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_a_whole_reduction_of_an_empty_tensor_traces_and_raises_when_it_runs(reduce):
+    """torch's meta of ``max()``/``min()`` asks nothing of the input: fake tracing of an empty
+    tensor gives a 0-dim output, and the compiled function raises the kernel's plain
+    RuntimeError when it runs, not TorchRuntimeError at its fake trace."""
+    def program(x):
+        return getattr(x, reduce)() + 1
+    for T, trace in ((torch, torch_make_fx), (internals, make_fx)):
+        out = next(n for n in trace(program, tracing_mode="fake")(T.ones(0)).graph.nodes if n.op == "output")
+        assert tuple(out.args[0].meta["val"].shape) == ()
+    errors = {}
+    for T, compiled in ((torch, torch.compile(program, backend="aot_eager")), (internals, internals.compile(program))):
+        with pytest.raises(RuntimeError) as info:
+            compiled(T.ones(0))
+        errors[T] = (type(info.value).__name__, str(info.value))
+    assert errors[internals] == errors[torch]
