@@ -16,6 +16,7 @@ from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.blas import _addr_check, dot_check
 from .aten.native.dispatch_stub import refuse_unlisted_dtypes
 from .aten.native.embedding import _check_indices
+from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -383,6 +384,28 @@ def meta_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sp
     _check_indices(indices, "embedding")
     shape = (*indices.shape, weight.shape[1])
     return TensorMeta(shape, contiguous_strides(shape), weight.dtype, weight.device)
+
+
+# kthvalue and median along a dim: their kernels select on the host, which symbolic sizes cannot.
+# torch's meta functions check k's range and nothing else (a bool or empty input traces).
+def _selection_outputs(x, d, keepdim):
+    """Values in x's dtype and int64 indices, contiguous, of x's shape reduced along ``d``."""
+    shape = tuple(1 if i == d and keepdim else n for i, n in enumerate(x.shape) if i != d or keepdim)
+    strides = contiguous_strides(shape)
+    return TensorMeta(shape, strides, x.dtype, x.device), TensorMeta(shape, strides, st.int64, x.device)
+
+
+@register_meta("kthvalue")
+def meta_kthvalue(x, k, dim=-1, keepdim=False):
+    d = _selection_dim(x, dim)
+    if not 1 <= k <= (x.shape[d] if x.dim() else 1):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _selection_outputs(x, d, keepdim)
+
+
+@register_meta("median.dim")
+def meta_median_dim(x, dim, keepdim=False):
+    return _selection_outputs(x, _selection_dim(x, dim), keepdim)
 
 
 # ------------------------------------------------------------------ LAPACK factorizations

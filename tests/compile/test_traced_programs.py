@@ -97,6 +97,8 @@ PROGRAMS = {
     "cosine similarity": (lambda T: lambda x, y: T.nn.functional.cosine_similarity(x, y), [P(3, 4), P(4, seed=1)]),
     "one_hot": (lambda T: lambda i: T.nn.functional.one_hot(i, 5).float() * 2, [P(4, high=5)]),
     "embedding": (lambda T: lambda w, i: T.nn.functional.embedding(i, w).sum(1), [P(5, 3), P(2, 4, high=5)]),
+    "kthvalue": (lambda T: lambda x: x.kthvalue(2, 1).values * 2 + x.t().kthvalue(1, 0, True)[0].sum(), [P(3, 5)]),
+    "median along a dim": (lambda T: lambda x: x.median(0, keepdim=True).indices + x.median(-1)[1].sum(), [P(3, 5)]),
     "integer floor division": (lambda T: lambda i, j: T.div(i, j + 1, rounding_mode="floor") - i // 3, [P(3, 4, high=9),
                                                                                                        P(4, high=3)]),
 }
@@ -201,8 +203,8 @@ def test_gradients_through_compiled_are_torchs(name):
         internals.testing.check(o, t, exact_layout=False, rtol=1e-5, atol=1e-6)
 
 
-# flip, roll and repeat have meta functions (their kernels compute the element order on the host,
-# which symbolic sizes cannot), and div with a rounding mode (an integer kernel reads the divisor
+# flip, roll, repeat, kthvalue and median have meta functions (their kernels compute the element
+# order on the host, which symbolic sizes cannot), and div with a rounding mode (an integer kernel reads the divisor
 # to refuse a zero): bad arguments still raise torch's errors while tracing.
 BAD_SYMBOLIC = {
     "flip with a dim twice": lambda x: x.flip(0, -2),
@@ -212,6 +214,8 @@ BAD_SYMBOLIC = {
     "roll dim out of range": lambda x: x.roll(1, 5),
     "repeat with fewer dims": lambda x: x.repeat(2),
     "repeat negative": lambda x: x.repeat(-1, 2),
+    "kthvalue with k out of range": lambda x: x.kthvalue(9, 1),
+    "median along a dim out of range": lambda x: x.median(3),
     "div with an unknown rounding mode": lambda x: x.div(x, rounding_mode="round"),
     "floor division of bools": lambda x: (x > 0).div(x > 1, rounding_mode="floor"),
 }
