@@ -15,6 +15,9 @@ from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.blas import _addr_check, dot_check
+from .aten.native.dispatch_stub import refuse_unlisted_dtypes
+from .aten.native.embedding import _check_indices
+from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -96,6 +99,22 @@ for _name in _BINARY + _COMPARISONS:
     register_meta(_name)(_binary_meta(_name))
 
 
+@register_meta("div.Tensor_mode", "div.Scalar_mode")
+def meta_div_mode(a, b, *, rounding_mode=None):
+    """torch's meta is its reference (``torch/_refs`` div): no value read (an integer division by
+    zero is not looked for), its ValueError for an unknown mode, its refusal of bool and complex
+    floor division; a rounded quotient keeps the promoted dtype, a true one is floating."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                         f"{rounding_mode}.")
+    dtype = st.result_type(a, b)
+    if rounding_mode == "floor" and (dtype is st.bool_ or dtype.is_complex):
+        raise RuntimeError(f"torch.{dtype.name} not supported for floor_divide")
+    if rounding_mode is None and not (dtype.is_floating_point or dtype.is_complex):
+        dtype = st.get_default_dtype()
+    return _elementwise([a, b], dtype)
+
+
 @register_meta("where.self")
 def meta_where(condition, a, b):
     return _elementwise([condition, a, b], st.result_type(a, b))
@@ -135,6 +154,13 @@ def meta_mean(x, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: torch.{x.dtype.name}")
     return _reduction(x, dim, keepdim, dtype or x.dtype)
+
+
+@register_meta("max", "min")
+def meta_max_all(x):
+    """The largest (smallest) element: a 0-dim tensor. torch's meta asks nothing of the input, so
+    an empty one traces, and the compiled code raises the kernel's error when it runs."""
+    return TensorMeta((), (), x.dtype, x.device)
 
 
 @register_meta("amax", "amin")
@@ -284,6 +310,106 @@ def meta_full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_m
 def meta_to_copy(x, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
                  memory_format=None):
     return _like(x, dtype, device, memory_format)
+
+
+# ------------------------------------------------------------------ flip, roll, repeat
+# Their CPU kernels compute every element's source offset on the host, which symbolic sizes
+# cannot: these give the metadata alone (torch's are ``meta_flip`` via TensorIterator and the
+# references ``torch/_refs`` roll and repeat).
+@register_meta("flip")
+def meta_flip(x, dims):
+    """The checks (dims in range, no duplicate: torch's meta words it so), then ``x``'s layout
+    (``empty_like``)."""
+    wrapped = [wrap_dim(d, x.dim()) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("duplicate value in the list of dims")
+    refuse_unlisted_dtypes("flip_cpu", x)
+    return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+
+
+@register_meta("roll")
+def meta_roll(x, shifts, dims=()):
+    """The kernel's checks (in torch's meta words); a contiguous result (a clone's layout when
+    there is nothing to move)."""
+    shifts, dims = list(shifts), list(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims or len(shifts) != 1:
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}")
+        if x.dim() == 0:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        for d in dims:
+            wrap_dim(d, x.dim())
+        if x.numel() == 0:
+            return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+    return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), x.dtype, x.device)
+
+
+@register_meta("repeat")
+def meta_repeat(x, repeats):
+    """``repeats[d]`` times each size, leading ones added for extra repeats; contiguous."""
+    repeats = list(repeats)
+    if len(repeats) < x.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    for i, r in enumerate(repeats):
+        if r < 0:
+            raise RuntimeError(f"Repeats cannot be negative, found {r} at index {i}")
+    padded = (1,) * (len(repeats) - x.dim()) + tuple(x.shape)
+    shape = tuple(r * n for r, n in zip(repeats, padded))
+    return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
+
+
+@register_meta("index_select")
+def meta_index_select(x, dim, index):
+    """The kernel's checks but the bounds (no values to read: torch's meta checks none either);
+    ``index.numel()`` slices along ``dim``, contiguous. ``embedding`` reaches it, so that it
+    traces with symbolic sizes."""
+    d = wrap_dim(dim, x.dim())
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if x.dim() == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    refuse_unlisted_dtypes("index_select", x, complex32=False)
+    if x.dim() > 1 and index.numel() and x.shape[d] == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    shape = tuple(index.numel() if i == d else n for i, n in enumerate(x.shape))
+    return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
+
+
+@register_meta("embedding")
+def meta_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """A row of ``weight`` per index, contiguous (the kernel's ``index_select`` and ``view``)."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(indices, "embedding")
+    shape = (*indices.shape, weight.shape[1])
+    return TensorMeta(shape, contiguous_strides(shape), weight.dtype, weight.device)
+
+
+# kthvalue and median along a dim: their kernels select on the host, which symbolic sizes cannot.
+# torch's meta functions check k's range and nothing else (a bool or empty input traces).
+def _selection_outputs(x, d, keepdim):
+    """Values in x's dtype and int64 indices, contiguous, of x's shape reduced along ``d``."""
+    shape = tuple(1 if i == d and keepdim else n for i, n in enumerate(x.shape) if i != d or keepdim)
+    strides = contiguous_strides(shape)
+    return TensorMeta(shape, strides, x.dtype, x.device), TensorMeta(shape, strides, st.int64, x.device)
+
+
+@register_meta("kthvalue")
+def meta_kthvalue(x, k, dim=-1, keepdim=False):
+    d = _selection_dim(x, dim)
+    if not 1 <= k <= (x.shape[d] if x.dim() else 1):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _selection_outputs(x, d, keepdim)
+
+
+@register_meta("median.dim")
+def meta_median_dim(x, dim, keepdim=False):
+    return _selection_outputs(x, _selection_dim(x, dim), keepdim)
 
 
 # ------------------------------------------------------------------ LAPACK factorizations

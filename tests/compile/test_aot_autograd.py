@@ -206,3 +206,53 @@ def test_what_is_not_lifted_runs_eagerly_and_no_grad_compiles_forward_only():
     x = internals.ones(2, 3, requires_grad=True)
     with internals.no_grad():
         assert internals.compile(gelu_ish)(x, internals.ones(3)).grad_fn is None
+
+
+def test_aot_function_takes_torchs_compilers():
+    """``aot_function(fn, fw_compiler, bw_compiler)``: each compiler gets its graph and the
+    graph's example inputs (one per placeholder, of the placeholders' sizes), as torch's does;
+    outputs and gradients are torch's."""
+    seen = {}
+
+    def compiler(kind):
+        def compile_graph(gm, example_inputs):
+            placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+            seen[kind] = [tuple(v.shape) for v in example_inputs]
+            assert seen[kind] == [tuple(n.meta["val"].shape) for n in placeholders]
+            return gm
+        return compile_graph
+
+    (x, tx), (w, tw) = _data(3, 4, requires_grad=True), _data(4, seed=1, requires_grad=True)
+    ours = internals._functorch.aot_function(lambda a, b: (a * b).tanh(), compiler("fw"), compiler("bw"))(x, w)
+    theirs = (tx * tw).tanh()
+    ours.sum().backward()
+    theirs.sum().backward()
+    assert seen["fw"] == [(3, 4), (4,)] and seen["bw"][-1] == (3, 4)      # the tangent comes last
+    assert type(ours.grad_fn).__name__ == "CompiledFunctionBackward"
+    for got, want in ((ours, theirs), (x.grad, tx.grad), (w.grad, tw.grad)):
+        _close(got, want)
+
+
+def _cube_tanh(x):
+    return (x * x).tanh()
+
+
+def _two_outputs_summed(x):
+    return ((x * x).tanh(), x.exp())
+
+
+@pytest.mark.parametrize("fn", [_cube_tanh, _two_outputs_summed])
+def test_double_backward_through_a_compiled_function_raises_torchs_error(fn):
+    """``grad(create_graph=True)`` gives a gradient whose grad_fn is torch's
+    CompiledFunctionBackwardBackward; differentiating it again raises torch's RuntimeError (the
+    backward graph has no derivatives of its own), where the package computed a wrong value."""
+    outcomes = {}
+    for T, compiled in ((torch, torch.compile(fn, backend="aot_eager")), (internals, internals.compile(fn))):
+        x = T.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        out = compiled(x)
+        out = out if isinstance(out, T.Tensor) else out[0] + out[1]
+        gx, = T.autograd.grad(out.sum(), x, create_graph=True)
+        with pytest.raises(RuntimeError) as info:
+            gx.sum().backward()
+        outcomes[T] = (type(gx.grad_fn).__name__, str(info.value))
+    assert outcomes[internals] == outcomes[torch]

@@ -90,6 +90,17 @@ PROGRAMS = {
     "squeeze": (lambda T: lambda x: x.unsqueeze(1).squeeze(1), [P(3, 4)]),
     "norm": (lambda T: lambda x: x.norm(dim=1), [P(3, 4)]),
     "pow sqrt": (lambda T: lambda x: (x ** 2).sqrt(), [P(3, 4)]),
+    "flip": (lambda T: lambda x: x.t().flip(0) + 1, [P(3, 4)]),
+    "roll": (lambda T: lambda x: x.roll(1, 1) - x.roll(-2), [P(3, 4)]),
+    "repeat": (lambda T: lambda x: x.repeat(2, 1, 3), [P(3, 4)]),
+    "normalize": (lambda T: lambda x: T.nn.functional.normalize(x, dim=1), [P(3, 4)]),
+    "cosine similarity": (lambda T: lambda x, y: T.nn.functional.cosine_similarity(x, y), [P(3, 4), P(4, seed=1)]),
+    "one_hot": (lambda T: lambda i: T.nn.functional.one_hot(i, 5).float() * 2, [P(4, high=5)]),
+    "embedding": (lambda T: lambda w, i: T.nn.functional.embedding(i, w).sum(1), [P(5, 3), P(2, 4, high=5)]),
+    "kthvalue": (lambda T: lambda x: x.kthvalue(2, 1).values * 2 + x.t().kthvalue(1, 0, True)[0].sum(), [P(3, 5)]),
+    "median along a dim": (lambda T: lambda x: x.median(0, keepdim=True).indices + x.median(-1)[1].sum(), [P(3, 5)]),
+    "integer floor division": (lambda T: lambda i, j: T.div(i, j + 1, rounding_mode="floor") - i // 3, [P(3, 4, high=9),
+                                                                                                       P(4, high=3)]),
 }
 
 
@@ -130,7 +141,11 @@ def test_fake_trace_is_torchs(name):
 # (None left: the contiguity test's product of the sizes, which torch records and drops, is
 # recorded here too -- ``tensor_impl.is_contiguous`` -- so ``x.t().contiguous() * 2`` names its
 # multiplication mul_1 in both.)
-SYMBOLIC_DIFFERENCES = {}
+SYMBOLIC_DIFFERENCES = {
+    "one_hot": "torch's Python dispatcher runs one_hot's Python decomposition, which asserts the indices' "
+               "range on the device (ge, all, _assert_async...); the package runs the C++ kernel's traceable "
+               "form, as torch's fake mode does",
+}
 
 
 def _placeholder_sizes(gm):
@@ -186,3 +201,49 @@ def test_gradients_through_compiled_are_torchs(name):
         grads[T] = [a.grad for a in args if a.dtype.is_floating_point]
     for o, t in zip(grads[internals], grads[torch], strict=True):
         internals.testing.check(o, t, exact_layout=False, rtol=1e-5, atol=1e-6)
+
+
+# flip, roll, repeat, kthvalue and median have meta functions (their kernels compute the element
+# order on the host, which symbolic sizes cannot), and div with a rounding mode (an integer kernel reads the divisor
+# to refuse a zero): bad arguments still raise torch's errors while tracing.
+BAD_SYMBOLIC = {
+    "flip with a dim twice": lambda x: x.flip(0, -2),
+    "flip out of range": lambda x: x.flip(2),
+    "roll without shifts": lambda x: x.roll((), ()),
+    "roll shifts and dims of other lengths": lambda x: x.roll((1, 2), 1),
+    "roll dim out of range": lambda x: x.roll(1, 5),
+    "repeat with fewer dims": lambda x: x.repeat(2),
+    "repeat negative": lambda x: x.repeat(-1, 2),
+    "kthvalue with k out of range": lambda x: x.kthvalue(9, 1),
+    "median along a dim out of range": lambda x: x.median(3),
+    "div with an unknown rounding mode": lambda x: x.div(x, rounding_mode="round"),
+    "floor division of bools": lambda x: (x > 0).div(x > 1, rounding_mode="floor"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_SYMBOLIC)
+def test_bad_arguments_under_symbolic_tracing_raise_torchs_error(name):
+    errors = {}
+    for T, trace in ((torch, torch_make_fx), (internals, make_fx)):
+        with pytest.raises(Exception) as info:
+            trace(BAD_SYMBOLIC[name], tracing_mode="symbolic")(P(3, 4)(T))
+        errors[T] = (type(info.value).__name__, str(info.value).split("\n")[0])
+    assert errors[internals] == errors[torch]
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_a_whole_reduction_of_an_empty_tensor_traces_and_raises_when_it_runs(reduce):
+    """torch's meta of ``max()``/``min()`` asks nothing of the input: fake tracing of an empty
+    tensor gives a 0-dim output, and the compiled function raises the kernel's plain
+    RuntimeError when it runs, not TorchRuntimeError at its fake trace."""
+    def program(x):
+        return getattr(x, reduce)() + 1
+    for T, trace in ((torch, torch_make_fx), (internals, make_fx)):
+        out = next(n for n in trace(program, tracing_mode="fake")(T.ones(0)).graph.nodes if n.op == "output")
+        assert tuple(out.args[0].meta["val"].shape) == ()
+    errors = {}
+    for T, compiled in ((torch, torch.compile(program, backend="aot_eager")), (internals, internals.compile(program))):
+        with pytest.raises(RuntimeError) as info:
+            compiled(T.ones(0))
+        errors[T] = (type(info.value).__name__, str(info.value))
+    assert errors[internals] == errors[torch]

@@ -16,6 +16,7 @@ from ..aten import dispatcher
 from ..aten.native.tensor_factories import wrap_scalar
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.memory_format import preserve_format
+from ..c10.scalar_type import bfloat16, float16, float32, promote_types, uint8
 from ..c10.tensor_impl import strided
 from ..c10.wrap_dim import wrap_dim
 
@@ -25,14 +26,19 @@ aten = ops.aten
 decomposition_table = {}
 
 
-def register_decomposition(*names):
+# Decompositions of torch's core table that the compiler does without (its kernels run these
+# operators whole, as fast as their pieces): only ``core_aten_decompositions()`` gives them.
+_core_only_table = {}
+
+
+def register_decomposition(*names, table=decomposition_table):
     """Register under operator names (``"aten::addmm"``); the table's keys are their OpOverloads.
     An operator this build does not define gets no entry (there is nothing to decompose)."""
     def wrap(fn):
         for name in names:
             if name in dispatcher.operators and dispatcher.operators[name].schema is not None:
                 base, _, overload = name.split("::")[1].partition(".")
-                decomposition_table[getattr(getattr(aten, base), overload or "default")] = fn
+                table[getattr(getattr(aten, base), overload or "default")] = fn
         return fn
     return wrap
 
@@ -57,7 +63,38 @@ _CORE = ("aten::addcmul", "aten::addcdiv", "aten::silu", "aten::silu_backward", 
 
 def core_aten_decompositions():
     """The decompositions torch's ``core_aten_decompositions()`` also applies, keyed by OpOverload."""
-    return {op: fn for op, fn in decomposition_table.items() if op.name() in _CORE}
+    return {**{op: fn for op, fn in decomposition_table.items() if op.name() in _CORE}, **_core_only_table}
+
+
+# float16 and bfloat16 have too few bits to hold each step of a decomposition: the eager kernels
+# compute in float32 and round once, so a decomposition that rounded after every operation would
+# give other results (softmax of bfloat16 rows 1 ulp off). torch's decompositions upcast their
+# half-precision inputs to float32 first (``pw_cast_for_opmath`` in ``torch/_decomp``).
+_HALVES = (float16, bfloat16)
+
+
+def _upcast(x):
+    """``x`` as float32 if it is a half-precision tensor (one ``_to_copy`` node), else ``x``."""
+    return x.to(float32) if getattr(x, "dtype", None) in _HALVES else x
+
+
+def _opmath(cast_back=True):
+    """Run a decomposition on float32 copies of its half-precision tensor arguments; with
+    ``cast_back``, its result returns to the tensors' promoted dtype (``pw_cast_for_opmath``),
+    without, the function casts it itself (``compute_only_pw_cast_for_opmath``)."""
+    def wrap(fn):
+        def run(*args, **kwargs):
+            tensors = [a for a in args if hasattr(a, "dtype") and hasattr(a, "shape")]
+            if not any(t.dtype in _HALVES for t in tensors):
+                return fn(*args, **kwargs)
+            result_dtype = tensors[0].dtype
+            for t in tensors[1:]:
+                result_dtype = promote_types(result_dtype, t.dtype)
+            out = fn(*[_upcast(a) for a in args], **kwargs)
+            return out.to(result_dtype) if cast_back else out
+        run.__name__, run.__doc__, run.__wrapped__ = fn.__name__, fn.__doc__, fn
+        return run
+    return wrap
 
 
 @register_decomposition("aten::addmm")
@@ -72,22 +109,26 @@ def addmm(bias, mat1, mat2, *, beta=1, alpha=1):
 
 
 @register_decomposition("aten::addcmul")
+@_opmath()
 def addcmul(x, tensor1, tensor2, *, value=1):
     """``x + value * tensor1 * tensor2``, the scaling kept at 1, as ``torch/_refs`` writes it."""
     return x + value * tensor1 * tensor2
 
 
 @register_decomposition("aten::addcdiv")
+@_opmath()
 def addcdiv(x, tensor1, tensor2, *, value=1):
     return x + value * tensor1 / tensor2
 
 
 @register_decomposition("aten::silu")
+@_opmath()
 def silu(x):
     return x * aten.sigmoid.default(x)
 
 
 @register_decomposition("aten::silu_backward")
+@_opmath()
 def silu_backward(grad, x):
     """d/dx x*s(x) = s(x) * (1 + x * (1 - s(x)))."""
     sigmoid = aten.sigmoid.default(x)
@@ -95,12 +136,14 @@ def silu_backward(grad, x):
 
 
 @register_decomposition("aten::tanh_backward")
+@_opmath()
 def tanh_backward(grad, y):
     """d tanh = 1 - tanh^2, from the saved output."""
     return grad * _conj(1 - y * y)
 
 
 @register_decomposition("aten::sigmoid_backward")
+@_opmath()
 def sigmoid_backward(grad, y):
     return grad * _conj(y * (1 - y))
 
@@ -116,16 +159,19 @@ def threshold_backward(grad, x, threshold):
 
 
 @register_decomposition("aten::leaky_relu_backward")
+@_opmath()
 def leaky_relu_backward(grad, x, negative_slope, self_is_result):
     return aten.where.self(x > 0, grad, grad * negative_slope)
 
 
 @register_decomposition("aten::hardtanh_backward")
+@_opmath()
 def hardtanh_backward(grad, x, min_val, max_val):
     return aten.where.self((x <= min_val) | (x >= max_val), aten.scalar_tensor.default(0.0), grad)
 
 
 @register_decomposition("aten::mse_loss_backward")
+@_opmath()
 def mse_loss_backward(grad, x, target, reduction):
     """d/dx mean((x - t)^2) = 2 (x - t) / n (reduction 1 is the mean)."""
     norm = 2.0 / x.numel() if reduction == 1 else 2.0
@@ -133,6 +179,7 @@ def mse_loss_backward(grad, x, target, reduction):
 
 
 @register_decomposition("aten::_softmax_backward_data")
+@_opmath(cast_back=False)
 def softmax_backward_data(grad, output, dim, input_dtype):
     """y * (g - sum(g * y)): written as torch's, g*y first and reused."""
     weighted = grad * output
@@ -141,6 +188,7 @@ def softmax_backward_data(grad, output, dim, input_dtype):
 
 
 @register_decomposition("aten::_log_softmax_backward_data")
+@_opmath(cast_back=False)
 def log_softmax_backward_data(grad, output, dim, input_dtype):
     grad_input = grad - aten.exp.default(output) * aten.sum.dim_IntList(grad, [dim], True)
     return _to_input_dtype(grad, grad_input, input_dtype)
@@ -163,6 +211,7 @@ def square(x):
 
 
 @register_decomposition("aten::mv")
+@_opmath()
 def mv(a, v):
     """A matrix-vector product as a broadcast multiply and a row sum."""
     return aten.sum.dim_IntList(a * v, [1])
@@ -175,17 +224,25 @@ def dot(a, b):
 
 @register_decomposition("aten::_softmax")
 def softmax(x, dim, half_to_float):
-    """exp(x - max) / sum(exp(x - max)): subtracting the row's max keeps exp from overflowing."""
+    """exp(x - max) / sum(exp(x - max)): subtracting the row's max keeps exp from overflowing.
+    Half precision is computed in float32 and rounded once (float32 kept with ``half_to_float``)."""
+    dtype, x = x.dtype, _upcast(x)
     shifted = x - aten.amax.default(x, [dim], True)
     unnormalized = shifted.exp()
-    return unnormalized / unnormalized.sum(dim, keepdim=True)
+    return _rounded(unnormalized / unnormalized.sum(dim, keepdim=True), dtype, half_to_float)
+
+
+def _rounded(out, dtype, half_to_float=False):
+    """``out`` back in the input's ``dtype`` (nothing recorded when it is already)."""
+    return out if half_to_float or out.dtype is dtype else out.to(dtype)
 
 
 @register_decomposition("aten::_log_softmax")
 def log_softmax(x, dim, half_to_float):
-    """(x - max) - log(sum(exp(x - max)))."""
+    """(x - max) - log(sum(exp(x - max))), in float32 for half precision as ``softmax``."""
+    dtype, x = x.dtype, _upcast(x)
     shifted = x - aten.amax.default(x, [dim], True)
-    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+    return _rounded(shifted - shifted.exp().sum(dim, keepdim=True).log(), dtype, half_to_float)
 
 
 @register_decomposition("aten::mean.dim")
@@ -195,10 +252,13 @@ def mean_dim(x, dim, keepdim=False, *, dtype=None):
     count = 1
     for d in dims:
         count *= x.shape[d]
+    if dtype is None and x.dtype in _HALVES:       # accumulated and divided in float32, as eager
+        return _rounded(_upcast(x).sum(dim, keepdim=keepdim) / count, x.dtype)
     return x.sum(dim, keepdim=keepdim, dtype=dtype) / count
 
 
 @register_decomposition("aten::sigmoid")
+@_opmath()
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
     return aten.div.Tensor(wrap_scalar(1.0), (-x).exp() + 1)
@@ -365,3 +425,52 @@ def _folded_matmul(tensor1, tensor2):
 
 
 dispatcher.py_impl("matmul", "CompositeImplicitAutograd", _matmul_python)
+
+
+# ------------------------------------------------------------------ core ATen only
+@register_decomposition("aten::sum", table=_core_only_table)
+def sum_default(x, *, dtype=None):
+    """A whole-tensor sum is the dim-list sum over no dims (core ATen has only that one)."""
+    return aten.sum.dim_IntList(x, [], dtype=dtype)
+
+
+@register_decomposition("aten::floor_divide", table=_core_only_table)
+def floor_divide(x, other):
+    return aten.div.Tensor_mode(x, other, rounding_mode="floor")
+
+
+@register_decomposition("aten::aminmax", table=_core_only_table)
+def aminmax(x, *, dim=None, keepdim=False):
+    dims = [] if dim is None else [dim]
+    return aten.amin.default(x, dims, keepdim), aten.amax.default(x, dims, keepdim)
+
+
+@register_decomposition("aten::all.dim", table=_core_only_table)
+def all_dim(x, dim, keepdim=False):
+    """Every element true is no element false (``torch/_refs``' ``all``)."""
+    result = aten.logical_not.default(aten.any.dim(aten.logical_not.default(x), dim, keepdim))
+    return result.to(uint8) if x.dtype is uint8 else result
+
+
+@register_decomposition("aten::std.correction", table=_core_only_table)
+def std_correction(x, dim=None, *, correction=None, keepdim=False):
+    """The square root of the variance, in float32 for half precision (``torch/_refs``)."""
+    dtype = x.dtype
+    std = aten.sqrt.default(aten.var.correction(_upcast(x), dim, correction=correction, keepdim=keepdim))
+    return _rounded(std, dtype)
+
+
+@register_decomposition("aten::baddbmm", table=_core_only_table)
+@_opmath()
+def baddbmm(x, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * x + alpha * (batch1 @ batch2)``: the product first, a scaling only where it is not 1."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        beta, alpha = int(beta), int(alpha)
+    result = aten.bmm.default(batch1, batch2)
+    if alpha != 1:
+        result = result * alpha
+    if beta == 0:
+        return result
+    if beta != 1:
+        x = x * beta
+    return x + result

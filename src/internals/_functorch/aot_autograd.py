@@ -25,6 +25,7 @@ from .._subclasses.fake_tensor import FakeTensorMode
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import empty_strided, zeros
 from ..autograd.function import Function
+from ..c10.grad_mode import GradMode
 from ..c10.sym import is_symbolic
 from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, _dynamic_fake, _example_value, make_fx
 from ..fx.experimental.symbolic_shapes import ShapeEnv
@@ -189,13 +190,13 @@ class AOTCompiled:
     outputs whose ``grad_fn`` is ``CompiledFunctionBackward``. ``joint``, ``forward_graph``,
     ``backward_graph`` and ``saved`` (the saved values' names) are kept for reading."""
 
-    def __init__(self, fn, args, compiler, dims=None):
+    def __init__(self, fn, args, compiler, dims=None, bw_compiler=None):
         self.joint, self.info = trace_joint(fn, args, dims=dims)
         num_outputs = len(self.info.differentiable)
         self.forward_graph, self.backward_graph, self.saved = default_partition(self.joint,
                                                                                 num_fwd_outputs=num_outputs)
         self.forward_compiled = compiler(self.forward_graph)
-        self.backward_compiled = compiler(self.backward_graph)
+        self.backward_compiled = (bw_compiler or compiler)(self.backward_graph)
         self.function = _compiled_function(self.forward_compiled, self.backward_compiled, self.info)
 
     @property
@@ -233,21 +234,48 @@ def _compiled_function(forward_compiled, backward_compiled, info):
                         for g, shape, (_, dtype, device), d in pairs if d]
             tensors, numbers = iter(ctx.saved_tensors), iter(ctx.numbers)
             saved = [next(tensors) if kind else next(numbers) for kind in ctx.kinds]
-            return tuple(backward_compiled(*saved, *tangents))
+            grads = tuple(backward_compiled(*saved, *tangents))
+            if GradMode.is_enabled():       # create_graph: the gradients get a node that refuses
+                grads = CompiledFunctionBackward.apply(len(grads), *grads, *ctx.saved_tensors, *tangents)
+            return grads
 
     return CompiledFunction
 
 
-def aot_function(fn, compiler):
-    """``aot_function(fn, compiler)(*args)``: compile ``fn`` for the metadata of ``args`` on the
-    first call and run the compiled forward (with the compiled backward as its ``grad_fn``).
-    ``compiler(gm)`` returns a callable; pass ``lambda gm: gm`` to run the graphs as traced."""
+class CompiledFunctionBackward(Function):
+    """The node a compiled backward's gradients get under ``create_graph=True``: the backward
+    graph was compiled without its own derivatives, so a double backward raises, as torch's
+    ``CompiledFunctionBackwardBackward`` does."""
+
+    @staticmethod
+    def forward(ctx, count, *tensors):
+        """The gradients (the first ``count`` tensors), whose graph reaches the saved values and
+        tangents after them, as torch's node does."""
+        return tuple(t.view_as(t) if t is not None else t for t in tensors[:count])
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
+
+
+def aot_function(fn, fw_compiler, bw_compiler=None):
+    """``aot_function(fn, fw_compiler, bw_compiler)(*args)``: compile ``fn`` for the metadata of
+    ``args`` on the first call and run the compiled forward (with the compiled backward as its
+    ``grad_fn``). As torch's, each compiler is called with a graph and its example inputs (the
+    placeholders' fake values) and returns a callable; ``bw_compiler`` defaults to
+    ``fw_compiler``. Pass ``lambda gm, example_inputs: gm`` to run the graphs as traced."""
     cache = {}
+    bw_compiler = fw_compiler if bw_compiler is None else bw_compiler
 
     def run(*args):
         key = tuple((tuple(a.shape), a.stride(), a.dtype, str(a.device), a.requires_grad) for a in args)
         if key not in cache:
-            cache[key] = AOTCompiled(fn, args, compiler)
+            cache[key] = AOTCompiled(fn, args, lambda gm: fw_compiler(gm, _example_inputs(gm)),
+                                     bw_compiler=lambda gm: bw_compiler(gm, _example_inputs(gm)))
         return cache[key](*args)
     run.cache = cache
     return run
+
+
+def _example_inputs(gm):
+    return [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]

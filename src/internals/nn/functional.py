@@ -402,9 +402,9 @@ def one_hot(tensor, num_classes=-1):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``input`` divided by its ``p``-norm along ``dim``, at least ``eps`` (torch's ``clamp_min``,
-    which internals spells ``clamp(min=)``)."""
-    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    """``input`` divided by its ``p``-norm along ``dim``, at least ``eps`` (``clamp_min``, the
+    operator torch's graphs record)."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom if out is None else dispatcher.call("div.out", input, denom, out=out)
 
 

@@ -283,17 +283,25 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1, x2 = (call("_to_copy", t, dtype=common) if not t.dtype.is_floating_point and not t.dtype.is_complex else t
               for t in (x1, x2))
     shape = list(broadcast_shapes(x1.shape, x2.shape))
-    x1, x2 = (t if list(t.shape) == shape else call("expand", t, shape) for t in (x1, x2))
+    if list(x1.shape) != list(x2.shape):     # both expanded, x2 first: torch's C++ evaluates right to left
+        x2, x1 = (call("expand", t, shape) for t in (x2, x1))
     norms = [call("clone", call("linalg_vector_norm", t, 2, [dim], True)) for t in (x1, x2)]
+    floor = call("scalar_tensor", eps, dtype=_opmath_dtype(norms[0].dtype), device=norms[0].device)
     enabled = GradMode.is_enabled()
     GradMode.set_enabled(False)
     try:
         for n in norms:
-            call("clamp_min_", n, eps)
+            call("clamp_min_.Tensor", n, floor)
     finally:
         GradMode.set_enabled(enabled)
-    product = call("mul.Tensor", call("div.Tensor", x1, norms[0]), call("div.Tensor", x2, norms[1]))
+    divided2 = call("div.Tensor", x2, norms[1])
+    product = call("mul.Tensor", call("div.Tensor", x1, norms[0]), divided2)
     return call("sum.dim_IntList", product, [dim], False)
+
+
+def _opmath_dtype(dtype):
+    """The dtype a kernel computes ``dtype`` in: float32 for the half-precision ones."""
+    return st.float32 if dtype in (st.float16, st.bfloat16) else dtype
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):

@@ -1,6 +1,9 @@
 """``one_hot`` (``aten/src/ATen/native/Onehot.cpp``): CompositeImplicitAutograd, zeros with a 1
 scattered at each index along a new last dim of ``num_classes`` (-1: the largest index + 1)."""
 from ...c10 import scalar_type as st
+from ...c10.dispatch_key import DispatchKey
+from ...c10.local_dispatch_key_set import tls
+from ...c10.tensor_impl import strided
 from ..dispatcher import call
 
 
@@ -12,9 +15,10 @@ def one_hot(x, num_classes=-1):
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         return call("empty.memory_format", [*shape, num_classes], dtype=x.dtype, device=x.device)
-    if x._impl.device.type == "meta" and num_classes != -1:
-        # torch's traceable form on meta tensors: a comparison with every class, no value read or checked
-        classes = call("arange.start_step", 0, num_classes, 1, dtype=st.int64, device=x.device)
+    if (x._impl.device.type == "meta" or DispatchKey.Python in tls.included) and num_classes != -1:
+        # torch's traceable form on meta tensors and under a Python mode (a fake tensor's trace):
+        # a comparison with every class, no value read or checked
+        classes = call("arange", num_classes, dtype=st.int64, layout=strided, device=x.device)
         return call("_to_copy", call("eq.Tensor", call("unsqueeze", x, -1), classes), dtype=st.int64)
     if call("min", x).item() < 0:
         raise RuntimeError("Class values must be non-negative.")
