@@ -56,6 +56,7 @@ eagerly, so that only an error eager execution confirms is reported (a failure o
 package's tracer is a graph break instead); an input the function wrote before failing stays
 written, as eagerly.
 """
+import contextlib
 import dataclasses
 import inspect
 import math
@@ -82,6 +83,7 @@ from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
 from ..nn.modules.module import Module
+from ..nn.utils.stateless import _reparametrize_module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
@@ -918,31 +920,24 @@ def _user_codes(fn):
 
 def _lifted(flat, module, names, n_args):
     """``flat`` taking the module's parameters and buffers as extra inputs: while it runs, the
-    module holds those inputs in their places (torch.func.functional_call does the same)."""
+    module holds those inputs in their places, swapped in and back as torch.func.functional_call
+    swaps them (``nn.utils.stateless._reparametrize_module``), one closed-over module at a time."""
     if not names:
         return flat
 
     places = _lifted_places(module)
 
     def run(*tensors):
-        saved = {name: _swap(*places[name][:2], t) for name, t in zip(names, tensors[n_args:], strict=True)}
-        try:
+        by_root = {}
+        for name, t in zip(names, tensors[n_args:], strict=True):
+            root, inner, _ = places[name]
+            by_root.setdefault(id(root), (root, {}))[1][inner] = t
+        with contextlib.ExitStack() as stack:
+            for root, values in by_root.values():
+                stack.enter_context(_reparametrize_module(root, values))
             return flat(*tensors[:n_args])
-        finally:
-            for name, old in saved.items():
-                _swap(*places[name][:2], old)
     run.__name__ = flat.__name__
     return run
-
-
-def _swap(module, name, value):
-    """Put ``value`` at the parameter or buffer ``name`` (``a.b.weight``); return what was there."""
-    *path, leaf = name.split(".")
-    for part in path:
-        module = getattr(module, part)
-    store = module._parameters if leaf in module._parameters else module._buffers
-    old, store[leaf] = store[leaf], value
-    return old
 
 
 _TWO_DEVICES = "tensors on different devices: eager raises or converts as torch does"
