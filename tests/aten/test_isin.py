@@ -4,6 +4,8 @@ Tensor/Scalar, Scalar/Tensor, with ``assume_unique`` and ``invert``) on the case
 the answer: promotion to the common dtype, NaN, signed zeros, both of torch's two ways (few test
 elements compared at once, many sorted and searched), empty inputs, ``out=``, and the refusals.
 """
+import warnings
+
 import pytest
 import torch
 from helpers import TORCH_DTYPES, Adapter, assert_same_result_or_error, check_opinfo_samples, opinfo_cases
@@ -78,3 +80,15 @@ def test_two_numbers_are_refused_by_the_binding():
     with pytest.raises(TypeError) as theirs:
         torch.isin(2, 3)
     assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0]
+
+
+@pytest.mark.parametrize("out_shape", [(3,), (), (0,)])
+def test_a_number_among_tensors_sizes_its_out_as_torchs_meta_step(out_shape):
+    """isin(number, tensor, out=) is structured in torch: its meta step sizes the output [0]
+    (so a non-empty out warns of a resize to [0]), then its impl step makes it 0-dim."""
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = lib.isin(2, lib.tensor([1, 2]), out=lib.empty(out_shape, dtype=lib.bool))
+        return out.item(), tuple(out.shape), [str(w.message).split(" (Triggered")[0] for w in caught]
+    assert run(internals) == run(torch)

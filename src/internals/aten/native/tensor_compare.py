@@ -5,12 +5,17 @@ both compared in their promoted dtype (``result_type``). torch picks one of two 
 a few test elements are compared with every element at once (``isin_default``); more are
 sorted, and each element looked up in them (the sorting path). The answers are the same; the
 first is what torch's message names when a dtype has no loop.
+
+Each overload is declared as torch declares it, structured: a meta step (``TORCH_META_FUNC2``:
+the dtypes checked, a bool output of the elements' shape) and an impl step that writes the
+answers into it; the out= form is primary and the functional one derived from it.
 """
 from ...c10 import scalar_type as st
 from .. import dispatcher
-from .tensor_factories import empty, wrap_scalar
+from .structured import set_output, structured
+from .tensor_factories import wrap_scalar
 
-__all__ = ["isin_tensor_tensor", "isin_tensor_scalar", "isin_scalar_tensor"]
+__all__ = ["isin_tensor_tensor_out", "isin_tensor_scalar_out", "isin_scalar_tensor_out"]
 
 # ``check_for_unsupported_isin_dtype``: the dtypes neither way compares
 _UNSUPPORTED = (st.bool_, st.complex64, st.complex128)
@@ -27,12 +32,16 @@ def _uses_default(elements, test_elements):
     return test_elements.numel() < 10.0 * elements.numel() ** 0.145
 
 
-def isin_tensor_tensor(elements, test_elements, *, assume_unique=False, invert=False):
-    """A bool tensor shaped as ``elements`` (contiguous): True where the element is among
-    ``test_elements`` (False with ``invert``). ``assume_unique`` only lets torch skip work."""
+def meta_isin_tensor_tensor(out, elements, test_elements, *, assume_unique=False, invert=False):
+    """A bool output shaped as ``elements``, once both dtypes are ones isin compares."""
     _check_dtype(elements.dtype)
     _check_dtype(test_elements.dtype)
-    out = empty(tuple(elements.shape), dtype=st.bool_, device=elements.device)
+    return set_output(out, list(elements.shape), st.bool_, elements.device)
+
+
+def impl_isin_tensor_tensor(out, elements, test_elements, *, assume_unique=False, invert=False):
+    """True where the element is among ``test_elements`` (False with ``invert``).
+    ``assume_unique`` only lets torch skip work."""
     if elements.numel() == 0:
         return out
     common = st.result_type(elements, test_elements)
@@ -46,6 +55,9 @@ def isin_tensor_tensor(elements, test_elements, *, assume_unique=False, invert=F
     if invert:
         found = dispatcher.call("logical_not", found)
     return dispatcher.call("copy_", out, dispatcher.call("reshape", found, list(elements.shape)))
+
+
+isin_tensor_tensor_out = structured(meta_isin_tensor_tensor, impl_isin_tensor_tensor)
 
 
 def _flat(t, dtype):
@@ -67,15 +79,35 @@ def _look_up(flat, tests):
     return dispatcher.call("eq.Tensor", dispatcher.call("index_select", ordered, 0, places), flat)
 
 
-def isin_tensor_scalar(elements, test_element, *, assume_unique=False, invert=False):
-    """One test element: ``eq`` (``ne`` with ``invert``) with it, promoted as a number."""
+def meta_isin_tensor_scalar(out, elements, test_element, *, assume_unique=False, invert=False):
     _check_dtype(elements.dtype)
     _check_dtype(st.scalar_dtype(test_element))
-    return dispatcher.call("ne.Scalar" if invert else "eq.Scalar", elements, test_element)
+    return set_output(out, list(elements.shape), st.bool_, elements.device)
 
 
-def isin_scalar_tensor(element, test_elements, *, assume_unique=False, invert=False):
-    """One element, wrapped as a number (so it promotes as one): a 0-dim result."""
+def impl_isin_tensor_scalar(out, elements, test_element, *, assume_unique=False, invert=False):
+    """One test element: ``eq`` (``ne`` with ``invert``) with it, promoted as a number."""
+    return dispatcher.call("ne.Scalar_out" if invert else "eq.Scalar_out", elements, test_element, out=out)
+
+
+isin_tensor_scalar_out = structured(meta_isin_tensor_scalar, impl_isin_tensor_scalar)
+
+
+def meta_isin_scalar_tensor(out, element, test_elements, *, assume_unique=False, invert=False):
+    """torch's meta step sizes the output [0] (an out= tensor of other elements is resized, with
+    the deprecation warning, as torch's is); the impl step makes it 0-dim."""
+    _check_dtype(st.scalar_dtype(element))
+    _check_dtype(test_elements.dtype)
+    return set_output(out, [0], st.bool_, test_elements.device)
+
+
+def impl_isin_scalar_tensor(out, element, test_elements, *, assume_unique=False, invert=False):
+    """One element, wrapped as a number (so it promotes as one) on the test elements' device,
+    through the Tensor/Tensor form into ``out``."""
     wrapped = dispatcher.call("_to_copy", wrap_scalar(element), device=test_elements.device)
     wrapped._impl.is_wrapped_number = True
-    return isin_tensor_tensor(wrapped, test_elements, assume_unique=assume_unique, invert=invert)
+    return dispatcher.call("isin.Tensor_Tensor_out", wrapped, test_elements, assume_unique=assume_unique,
+                           invert=invert, out=out)
+
+
+isin_scalar_tensor_out = structured(meta_isin_scalar_tensor, impl_isin_scalar_tensor)
