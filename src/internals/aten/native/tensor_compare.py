@@ -94,11 +94,14 @@ isin_tensor_scalar_out = structured(meta_isin_tensor_scalar, impl_isin_tensor_sc
 
 
 def meta_isin_scalar_tensor(out, element, test_elements, *, assume_unique=False, invert=False):
-    """torch's meta step sizes the output [0] (an out= tensor of other elements is resized, with
-    the deprecation warning, as torch's is); the impl step makes it 0-dim."""
+    """A 0-dim bool output. torch's C++ meta step sizes an out= tensor [0] first (one of other
+    elements is resized with the deprecation warning, naming [0]) and its impl step makes it
+    0-dim; a fake tensor gets the 0-dim result at once, as from torch's Python meta function."""
     _check_dtype(st.scalar_dtype(element))
     _check_dtype(test_elements.dtype)
-    return set_output(out, [0], st.bool_, test_elements.device)
+    if out is not None:
+        out = set_output(out, [0], st.bool_, test_elements.device)
+    return set_output(out, [], st.bool_, test_elements.device)
 
 
 def impl_isin_scalar_tensor(out, element, test_elements, *, assume_unique=False, invert=False):
