@@ -20,7 +20,9 @@ from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
 from .batched_tensor import BatchedTensor, is_batched
 from .pytree import tree_flatten, tree_unflatten
 
-__all__ = ["run_batched", "set_fallback_warning"]
+__all__ = ["run_batched", "set_fallback_warning", "register_rules"]
+
+_RULES = {}     # operator name -> rule, for the rule families kept in their own modules
 
 
 class _Flags:
@@ -30,6 +32,11 @@ class _Flags:
 def set_fallback_warning(enabled):
     """Warn each time an operator without a batching rule runs through the per-element loop."""
     _Flags.warn_fallback = bool(enabled)
+
+
+def register_rules(rules):
+    """Add a family of rules by operator name (``batch_rules_nn.py``'s, registered by ``vmap``)."""
+    _RULES.update(rules)
 
 
 def run_batched(func, args, kwargs):
@@ -399,7 +406,7 @@ def _whole_rule(func, level, args, kwargs):
     """A reduction of a whole example (``x.sum()``): the physical tensor flattened past the batch
     dim and reduced along it (torch's rule reduces the same dims)."""
     self = args[0]
-    if func._overloadname != "default" or not is_batched(self, level) or self.dim() == 0 or len(args) > 1:
+    if func._overloadname != "default" or not is_batched(self, level) or len(args) > 1:
         return NotImplemented
     value = self._value
     flat = value.reshape(value.shape[0], self.numel())     # not -1: a batch of none would leave it ambiguous
@@ -418,6 +425,8 @@ def _squeeze_rule(func, level, args, kwargs):
 
 
 def _rule_for(name, func):
+    if name in _RULES:
+        return _RULES[name]
     if name in _POINTWISE or name.rstrip("_") in _POINTWISE and name.endswith("_"):
         return _pointwise
     if name in _WHOLE and func._overloadname == "default":

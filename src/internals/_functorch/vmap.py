@@ -16,7 +16,8 @@ from .. import autograd
 from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
-from .batch_rules import run_batched
+from .batch_rules import register_rules, run_batched
+from .batch_rules_nn import NN_RULES
 from .batched_tensor import BatchedTensor, add_batch_dim, is_batched, new_level, remove_batch_dim
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -193,6 +194,8 @@ class _RandomnessMode(TorchDispatchMode):
         raise RuntimeError(f"vmap: randomness='same' is not supported here for aten::{func.__name__} on a batched "
                            f"tensor; use randomness='different' or draw outside vmap")
 
+
+register_rules(NN_RULES)
 
 # autograd.grad(is_grads_batched=True) runs its backward under this vmap (autograd is a layer below).
 autograd.vmap = vmap
