@@ -104,6 +104,11 @@ PROGRAMS = {
     "jacrev_matrix": lambda lib, d: lib.func.jacrev(lambda m: (m @ d["x"]).exp())(d["m"]),
     "jacrev_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: m @ x, argnums=(0, 1))(d["m"], d["x"]),
     "jacrev_tuple_output": lambda lib, d: lib.func.jacrev(lambda x: (x.exp(), x.sum()))(d["x"]),
+    "jacrev_chunked": lambda lib, d: lib.func.jacrev(lambda x: x.sin() * x.sum(), chunk_size=5)(d["x"]),
+    "jacrev_chunked_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: (m @ x).tanh(), argnums=(0, 1),
+                                                             chunk_size=2)(d["m"], d["x"]),
+    "jacrev_chunked_unused_input": lambda lib, d: lib.func.jacrev(lambda m, x: x.exp(), argnums=(0, 1),
+                                                                  chunk_size=4)(d["m"], d["x"]),
     "jacrev_has_aux": lambda lib, d: lib.func.jacrev(lambda x: (x.sin(), x.cos()), has_aux=True)(d["x"]),
     "jacfwd": lambda lib, d: lib.func.jacfwd(lambda x: x.sin() * x.sum())(d["x"]),
     "jacfwd_matrix": lambda lib, d: lib.func.jacfwd(lambda m: (m @ d["x"]).exp())(d["m"]),
@@ -119,7 +124,8 @@ PROGRAMS = {
 
 # torch's Jacobians for several inputs or outputs are views into one tensor it splits: their
 # offsets and strides are that tensor's, no promise of the API
-LAYOUT_FREE = {"jacrev_argnums", "jacrev_tuple_output", "jacfwd_argnums"}
+LAYOUT_FREE = {"jacrev_argnums", "jacrev_tuple_output", "jacfwd_argnums", "jacrev_chunked_argnums",
+               "jacrev_chunked_unused_input"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
