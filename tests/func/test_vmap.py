@@ -360,6 +360,37 @@ def test_dropout_masks_per_randomness_mode():
     assert set(same.unique().tolist()) <= {0.0, 2.0} and set(different.unique().tolist()) <= {0.0, 2.0}
 
 
+SAME_RANDOMNESS = {
+    "dropout": lambda lib: lambda x: lib.nn.functional.dropout(x, 0.5),
+    "dropout1d": lambda lib: lambda x: lib.nn.functional.dropout1d(x.unsqueeze(0), 0.5),
+    "alpha_dropout": lambda lib: lambda x: lib.nn.functional.alpha_dropout(x, 0.5, True),
+    "bernoulli_inplace": lambda lib: lambda x: x.clone().bernoulli_(0.5),
+    "normal_inplace": lambda lib: lambda x: x.clone().normal_(),
+    "rand_like": lambda lib: lambda x: lib.rand_like(x),
+    "bernoulli_of_batched_p": lambda lib: lib.bernoulli,
+    "bernoulli_batched_self": lambda lib: lambda x: lib.bernoulli(x, 0.5),
+    "normal_batched_mean": lambda lib: lambda m: lib.normal(m, 1.0),
+    "normal_batched_mean_std": lambda lib: lambda m: lib.normal(m, m),
+    "multinomial_batched_weights": lambda lib: lambda w: lib.multinomial(w, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_RANDOMNESS))
+def test_randomness_same_matches_torch_under_one_seed(name):
+    """One draw broadcast over the batch, torch's values from torch's seed; a random operator
+    whose probabilities, means or weights are batched raises torch's error."""
+    def program(lib):
+        lib.manual_seed(0)
+        p = lib.tensor([[0.1, 0.5, 0.9, 0.3, 0.7]] * 4) + lib.arange(4.0).unsqueeze(1) / 10
+        return lib.func.vmap(SAME_RANDOMNESS[name](lib), randomness="same")(p)
+
+    ours, theirs = outcome(program, internals), outcome(program, torch)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        assert_same(ours, theirs)
+
+
 def test_nested_vmaps_draw_per_example_at_both_levels():
     out = internals.func.vmap(internals.func.vmap(lambda a: a + internals.randn(()), randomness="different"),
                               randomness="different")(internals.zeros(3, 2))

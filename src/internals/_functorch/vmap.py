@@ -191,8 +191,10 @@ class _RandomnessMode(TorchDispatchMode):
             one = func(args[0]._value[0].clone(), *args[1:], **kwargs)
             args[0]._value.copy_(one.expand_as(args[0]._value))
             return args[0]
-        raise RuntimeError(f"vmap: randomness='same' is not supported here for aten::{func.__name__} on a batched "
-                           f"tensor; use randomness='different' or draw outside vmap")
+        # torch draws one example's worth only where the draw's shape is the output's (``*_like``,
+        # in-place fills); a batched probability, mean or weight has no single example to draw for
+        raise RuntimeError("Vmap does not currently support same randomness with a batched tensor input. Please "
+                           "file an issue with functorch")
 
 
 register_rules(NN_RULES)
