@@ -210,6 +210,24 @@ def test_functionalize_traces_to_a_graph_without_writes():
     assert targets[-1] == "aten.copy_.default"      # the input's write, once, at the end
 
 
+def _writes_through_views(x):
+    flat = x.view(-1)[1:]
+    flat.add_(1)
+    return x.t(), flat.unsqueeze(0), x.diagonal(), x.t() + 1
+
+
+@pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
+def test_functionalize_views_alias_unless_removed(remove):
+    """``remove='mutations_and_views'``: every result a new contiguous tensor, as torch's
+    ``{view}_copy`` operators make them; ``'mutations'`` leaves the views. The input's write
+    happens either way."""
+    def program(lib):
+        x = lib.arange(4.0).reshape(2, 2)
+        out = lib.func.functionalize(_writes_through_views, remove=remove)(x)
+        return [(o.tolist(), o.stride(), o._base is not None) for o in out], x.tolist()
+    assert program(internals) == program(torch)
+
+
 def _error(program, message=True):
     ours, theirs = outcome(lambda lib: program(lib, _inputs(lib)), internals), \
         outcome(lambda lib: program(lib, _inputs(lib)), torch)
