@@ -159,6 +159,9 @@ def _nll_loss_forward(func, level, args, kwargs):
     size = _size_of(level, b)
     s, t = _rows(_full(self, level, size), _full(target, level, size), rank)
     n, c = s.shape[1], s.shape[2]
+    # torch's rule picks each row's class with gather, so a target out of range raises gather's
+    # error (a RuntimeError naming the physical class dim), not the loss kernel's IndexError
+    s.gather(2, t.where(t != b["ignore_index"], 0).unsqueeze(2))
     out, _ = func(s.reshape(size * n, c), t.reshape(size * n), weight, _NONE, b["ignore_index"])
     out = out.reshape(size, n)
     reduction = b["reduction"]
