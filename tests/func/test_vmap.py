@@ -213,6 +213,12 @@ RULED = {
         lambda a: lib.softmax(a, -1).pow(2).sum() + a.log_softmax(0).pow(2).sum()))(d["b"]),
 }
 
+def _set_not_adjacent(a, i, v):
+    a = a.clone()
+    a[i, :, i] = v      # index dims first in the indexed shape: [2, 3]
+    return a
+
+
 RULED_EXACT = {
     "index_forms": lambda lib, d: lib.func.vmap(lambda a, i: (a[i], a[:, i[:1]], a[i, i], a[i, :, i[:1] % 2] * 1))(
         d["b"].transpose(1, 2).unsqueeze(2).expand(4, 3, 3, 2), d["i"]),
@@ -221,6 +227,14 @@ RULED_EXACT = {
         a.gather(1, i), a.scatter(1, i, s), a.scatter(1, i, 2.0), a.scatter_add(1, i, s),
         a.scatter_reduce(1, i, s, "amax"), a.clone().scatter_(1, i, s)))(d["b"], d["i"].unsqueeze(1).expand(4, 2, 2),
                                                                            d["b"][:, :, :2] * 1),
+    "index_grads": lambda lib, d: lib.func.vmap(lib.func.grad(lambda a, i: a[i].pow(2).sum() + a[:, i % 2].sum() +
+                                                           a[:, lib.tensor([0, 0])].sum()))(d["b"].transpose(1, 2) * 1,
+                                                                                            d["i"]),
+    "index_put_forms": lambda lib, d: lib.func.vmap(lambda a, i: (
+        a.index_put((i,), lib.tensor(5.0, dtype=a.dtype)), a.index_put((i,), d["v"][:2] * 1, accumulate=True),
+        a.clone().index_put_((i, i % 2), a[0, :2] * 2)))(d["b"].transpose(1, 2) * 1, d["i"]),
+    "setitem_not_adjacent": lambda lib, d: lib.func.vmap(_set_not_adjacent)(
+        d["x"].reshape(4, 3, 1, 1).expand(4, 3, 3, 3).contiguous(), d["i"], d["y"]),
     "gather_unbatched_index": lambda lib, d: lib.func.vmap(lambda a: a.gather(1, d["i"][:2]))(d["b"]),
 }
 

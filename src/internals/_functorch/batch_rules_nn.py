@@ -15,6 +15,7 @@ Losses and norms reduced per example (``nll_loss`` with ``'mean'``, layer norm's
 gradient) run unreduced once and are reduced per example here, since one call would sum over
 the batch too.
 """
+from .._functional import broadcast_shapes
 from .._tensor import Tensor
 from .batch_rules import _batch_size, _bind, _pad, _refuse_unbatched_self, _wrap
 from .batched_tensor import BatchedTensor, is_batched
@@ -312,6 +313,46 @@ def _index(func, level, args, kwargs):
     return BatchedTensor(out, level)
 
 
+def _index_put(func, level, args, kwargs):
+    """Writes through advanced indices (the backward of ``a[i]``): the same explicit batch index
+    as ``_index``; the values, laid out for one example's indexed shape, moved to the physical
+    one (the index dims first when the batch index made the indices non-adjacent)."""
+    _refuse_unbatched_self(func, level, args, kwargs)
+    names, b = _bind(func, args, kwargs)
+    self, indices, values = b["self"], list(b["indices"]), b["values"]
+    present = [i for i, t in enumerate(indices) if t is not None]
+    if not present or any(indices[i].dtype.is_floating_point or indices[i].dtype.itemsize == 1 for i in present):
+        return NotImplemented
+    size = _size_of(level, b)
+    k = max(_logical(indices[i], level) for i in present)
+    phys = [None if t is None else (_pad(t._value, _logical(t, level), k) if is_batched(t, level) else t)
+            for t in indices]
+    batch = (_physical_of(indices[present[0]], level).new_ones((size,)).cumsum(0) - 1).reshape(size, *[1] * k)
+    target = _full(self, level, size)
+    shown = _index_shape(tuple(target.shape[1:]), present, k, [t for t in phys if t is not None], size)
+    v = _pad(_full(values, level, size), _logical(values, level), len(shown)).expand(size, *shown)
+    adjacent = present == list(range(present[0], present[-1] + 1))
+    if adjacent and present[0] > 0:
+        v = v.movedim(list(range(1 + present[0], 1 + present[0] + k)), list(range(1, 1 + k)))
+    out = func(target, [batch, *phys], v, b.get("accumulate", False))
+    return args[0] if _inplace_name(func) else BatchedTensor(out, level)
+
+
+def _inplace_name(func):
+    return func.overloadpacket.__name__.endswith("_")
+
+
+def _index_shape(example, present, k, phys, size):
+    """One example's indexed shape: the index dims where torch puts them, the other dims kept."""
+    lead = list(broadcast_shapes(*[tuple(t.shape) for t in phys]))
+    lead = lead[-k:] if len(lead) > k else [1] * (k - len(lead)) + lead
+    rest = [n for d, n in enumerate(example) if d not in present]
+    adjacent = present == list(range(present[0], present[-1] + 1))
+    if adjacent:
+        return [*example[:present[0]], *lead, *example[present[-1] + 1:]]
+    return [*lead, *rest]
+
+
 NN_RULES = {
     "convolution": _convolution, "convolution_backward": _convolution_backward,
     "max_pool2d_with_indices": _max_pool2d, "max_pool2d_with_indices_backward": _max_pool2d_backward,
@@ -321,4 +362,5 @@ NN_RULES = {
     "gather": _gather_scatter, "scatter": _gather_scatter, "scatter_": _gather_scatter,
     "scatter_add": _gather_scatter, "scatter_add_": _gather_scatter, "scatter_reduce": _gather_scatter,
     "scatter_reduce_": _gather_scatter, "index": _index,
+    "index_put": _index_put, "index_put_": _index_put,
 }
