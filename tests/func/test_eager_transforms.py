@@ -107,6 +107,8 @@ PROGRAMS = {
     "jacrev_chunked": lambda lib, d: lib.func.jacrev(lambda x: x.sin() * x.sum(), chunk_size=5)(d["x"]),
     "jacrev_chunked_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: (m @ x).tanh(), argnums=(0, 1),
                                                              chunk_size=2)(d["m"], d["x"]),
+    "jacrev_chunked_softmax": lambda lib, d: lib.func.jacrev(lambda x: (x.softmax(0), x.log_softmax(0)),
+                                                             chunk_size=2)(d["x"]),
     "jacrev_chunked_unused_input": lambda lib, d: lib.func.jacrev(lambda m, x: x.exp(), argnums=(0, 1),
                                                                   chunk_size=4)(d["m"], d["x"]),
     "jacrev_has_aux": lambda lib, d: lib.func.jacrev(lambda x: (x.sin(), x.cos()), has_aux=True)(d["x"]),
@@ -125,7 +127,7 @@ PROGRAMS = {
 # torch's Jacobians for several inputs or outputs are views into one tensor it splits: their
 # offsets and strides are that tensor's, no promise of the API
 LAYOUT_FREE = {"jacrev_argnums", "jacrev_tuple_output", "jacfwd_argnums", "jacrev_chunked_argnums",
-               "jacrev_chunked_unused_input"}
+               "jacrev_chunked_softmax", "jacrev_chunked_unused_input"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

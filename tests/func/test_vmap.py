@@ -209,6 +209,8 @@ RULED = {
                                     argnums=(0, 1, 2)), in_dims=(0, None, None))(d["b"], d["v"], d["v"] * 2),
         lib.func.vmap(lib.func.grad(lambda a, w, c: lib.nn.functional.layer_norm(a, (2, 3), w, c).pow(3).sum(),
                                     argnums=(0, 1, 2)))(d["b"], d["b"] * 2, d["b"] + 1)),
+    "softmax_backward_of_many_cotangents": lambda lib, d: lib.func.jacrev(     # one forward, a batch of cotangents
+        lambda a: (a.softmax(0), a.log_softmax(0)), chunk_size=2)(d["v"]),
     "softmax_backward": lambda lib, d: lib.func.vmap(lib.func.grad(
         lambda a: lib.softmax(a, -1).pow(2).sum() + a.log_softmax(0).pow(2).sum()))(d["b"]),
 }

@@ -261,10 +261,24 @@ def _shift(d, rank):
     return (d % rank if rank else 0) + 1
 
 
+# backward formulas whose tensors are read only, so an unbatched one may be expanded over the
+# batch: a batch of cotangents against one forward (``jacrev``'s, ``is_grads_batched``)
+_BACKWARD_DATA = {"_softmax_backward_data", "_log_softmax_backward_data"}
+
+
+def _expand_unbatched(bound, level):
+    size = _batch_size(level, [v for v in bound.values() if isinstance(v, Tensor)])
+    for key, v in bound.items():
+        if isinstance(v, Tensor) and not is_batched(v, level):
+            bound[key] = BatchedTensor(v.unsqueeze(0).expand(size, *v.shape), level)
+
+
 def _dim_rule(func, level, args, kwargs):
     """Operators with dim arguments: those dims moved past the batch dim."""
     name = func.overloadpacket.__name__
     names, bound = _bind(func, args, kwargs)
+    if name in _BACKWARD_DATA:
+        _expand_unbatched(bound, level)
     tensors = [v for v in tree_flatten(list(bound.values()))[0] if isinstance(v, Tensor)]
     batched = [t for t in tensors if is_batched(t, level)]
     rank = max(_logical_rank(t, level) for t in tensors)
