@@ -4,7 +4,9 @@ An operator called on batched values runs once, on their physical tensors (batch
 with its arguments adjusted so the batch dim rides along: broadcasting operators get each
 batched argument's dims padded to the same logical rank; operators with dim arguments get those
 dims shifted past the batch dim; matrix products become ``matmul`` on the physical tensors, whose
-leading dims broadcast. An operator without a rule runs through the *fallback*: once per batch
+leading dims broadcast; the operators of per-example-gradient code (convolution, pooling, losses,
+embedding, layer norm, gather/scatter, advanced indexing) have theirs in ``batch_rules_nn.py``,
+registered by name. An operator without a rule runs through the *fallback*: once per batch
 element on that element's slices, the results stacked -- correct for any operator, but a Python
 loop, as torch's fallback is (torch can warn about the performance drop:
 ``torch._C._functorch._set_vmap_fallback_warning_enabled``; here ``set_fallback_warning``).

@@ -8,7 +8,9 @@ runs, a dispatch mode of the level sees every operator first: it runs the level'
 before any other mode (a tracer) sees the call, so that one records the physical operators; and
 it watches for random operators, which have no batch argument to tell them apart:
 ``randomness`` says whether they raise (``'error'``), draw once for the whole batch
-(``'same'``) or draw per example (``'different'``).
+(``'same'``) or draw per example (``'different'``). Under ``'same'`` a draw whose probabilities,
+means or weights are batched (``bernoulli(p)``, ``normal(mean)``, ``multinomial``) raises, as
+torch's does: there is no one example's draw to broadcast.
 """
 import functools
 
