@@ -104,6 +104,13 @@ PROGRAMS = {
     "jacrev_matrix": lambda lib, d: lib.func.jacrev(lambda m: (m @ d["x"]).exp())(d["m"]),
     "jacrev_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: m @ x, argnums=(0, 1))(d["m"], d["x"]),
     "jacrev_tuple_output": lambda lib, d: lib.func.jacrev(lambda x: (x.exp(), x.sum()))(d["x"]),
+    "jacrev_chunked": lambda lib, d: lib.func.jacrev(lambda x: x.sin() * x.sum(), chunk_size=5)(d["x"]),
+    "jacrev_chunked_argnums": lambda lib, d: lib.func.jacrev(lambda m, x: (m @ x).tanh(), argnums=(0, 1),
+                                                             chunk_size=2)(d["m"], d["x"]),
+    "jacrev_chunked_softmax": lambda lib, d: lib.func.jacrev(lambda x: (x.softmax(0), x.log_softmax(0)),
+                                                             chunk_size=2)(d["x"]),
+    "jacrev_chunked_unused_input": lambda lib, d: lib.func.jacrev(lambda m, x: x.exp(), argnums=(0, 1),
+                                                                  chunk_size=4)(d["m"], d["x"]),
     "jacrev_has_aux": lambda lib, d: lib.func.jacrev(lambda x: (x.sin(), x.cos()), has_aux=True)(d["x"]),
     "jacfwd": lambda lib, d: lib.func.jacfwd(lambda x: x.sin() * x.sum())(d["x"]),
     "jacfwd_matrix": lambda lib, d: lib.func.jacfwd(lambda m: (m @ d["x"]).exp())(d["m"]),
@@ -119,7 +126,8 @@ PROGRAMS = {
 
 # torch's Jacobians for several inputs or outputs are views into one tensor it splits: their
 # offsets and strides are that tensor's, no promise of the API
-LAYOUT_FREE = {"jacrev_argnums", "jacrev_tuple_output", "jacfwd_argnums"}
+LAYOUT_FREE = {"jacrev_argnums", "jacrev_tuple_output", "jacfwd_argnums", "jacrev_chunked_argnums",
+               "jacrev_chunked_softmax", "jacrev_chunked_unused_input"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -202,6 +210,24 @@ def test_functionalize_traces_to_a_graph_without_writes():
     targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
     assert "aten.add.Tensor" in targets and "aten.add_.Tensor" not in targets
     assert targets[-1] == "aten.copy_.default"      # the input's write, once, at the end
+
+
+def _writes_through_views(x):
+    flat = x.view(-1)[1:]
+    flat.add_(1)
+    return x.t(), flat.unsqueeze(0), x.diagonal(), x.t() + 1
+
+
+@pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
+def test_functionalize_views_alias_unless_removed(remove):
+    """``remove='mutations_and_views'``: every result a new contiguous tensor, as torch's
+    ``{view}_copy`` operators make them; ``'mutations'`` leaves the views. The input's write
+    happens either way."""
+    def program(lib):
+        x = lib.arange(4.0).reshape(2, 2)
+        out = lib.func.functionalize(_writes_through_views, remove=remove)(x)
+        return [(o.tolist(), o.stride(), o._base is not None) for o in out], x.tolist()
+    assert program(internals) == program(torch)
 
 
 def _error(program, message=True):

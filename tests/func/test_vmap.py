@@ -155,6 +155,125 @@ def test_vmap_matches_torch_within_ulps(name):
     _check(ROUNDED[name], ulps=64, exact_layout=name not in LAYOUT_FREE)
 
 
+def _cnn_per_example_grads(lib, d):
+    """Per-example gradients of a small CNN (conv2d, relu, max_pool2d, linear, cross_entropy)."""
+    F = lib.nn.functional
+    params = (d["b"][:2].reshape(2, 1, 2, 3) * 1, d["v"][:2], d["m"][:, :4] * 1)
+
+    def loss(p, image, label):      # one 1 x 4 x 3 image: 2 channels of 5 x 3, pooled to 2 x 1, 3 classes
+        h = F.max_pool2d(F.conv2d(image.unsqueeze(0), p[0], p[1], padding=1).relu(), 2)
+        return F.cross_entropy(F.linear(h.flatten(1), p[2]), label.unsqueeze(0))
+
+    images = lib.cat([d["b"], d["b"].flip(1)], 1).unsqueeze(1)     # 4 examples of 1 x 4 x 3
+    return lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(params, images, d["i"][:, 0])
+
+
+def _nll_loss_and_grad(lib, d, reduction):
+    """Class weights, an ignored target in two examples."""
+    targets = lib.tensor([[0, 2], [1, -100], [2, 2], [-100, 1]])
+    loss = lambda a, t: lib.nn.functional.nll_loss(a, t, d["v"].abs(), reduction=reduction)     # noqa: E731
+    return (lib.func.vmap(loss)(d["b"], targets),
+            lib.func.vmap(lib.func.grad(lambda a, t: loss(a, t).pow(2).mean()))(d["b"], targets))
+
+
+# operators with a batching rule of their own: the per-element fallback must not run
+RULED = {
+    "cnn_per_example_grads": _cnn_per_example_grads,
+    "conv2d_batched_weight_groups": lambda lib, d: lib.func.vmap(
+        lambda a, w, c: lib.nn.functional.conv2d(a, w, c, padding=1, groups=2))(
+        d["b"].reshape(4, 1, 2, 3, 1).expand(4, 1, 2, 3, 3), d["b"].reshape(4, 2, 1, 3, 1).expand(4, 2, 1, 3, 3) * 1,
+        d["x"][:, :2]),
+    "conv2d_grads_of_all": lambda lib, d: lib.func.vmap(lib.func.grad(
+        lambda a, w, c: lib.nn.functional.conv2d(a, w, c, stride=2).pow(2).sum(), argnums=(0, 1, 2)))(
+        d["b"].reshape(4, 1, 2, 3, 1).expand(4, 1, 2, 3, 3) * 1, d["b"].reshape(4, 2, 1, 3, 1).repeat(1, 1, 2, 1, 2)[
+            ..., :2, :2], d["x"][:, :2]),
+    "conv_transpose2d_grads": lambda lib, d: lib.func.vmap(lib.func.grad(
+        lambda a, w: lib.nn.functional.conv_transpose2d(a, w, stride=2).pow(2).sum(), argnums=(0, 1)))(
+        d["b"].reshape(4, 1, 2, 3, 1) * 1, d["b"].reshape(4, 2, 1, 3, 1) * 1),
+    "max_pool2d_and_grad": lambda lib, d: lib.func.vmap(lambda a: (lib.nn.functional.max_pool2d(a, 2, 1),
+                                                                   lib.func.grad(lambda c: lib.nn.functional.max_pool2d(
+                                                                       c, 2, 1).pow(2).sum())(a)))(
+        d["b"].unsqueeze(1)),
+    "nll_loss_reductions_and_grads": lambda lib, d: [_nll_loss_and_grad(lib, d, r) for r in ("mean", "sum", "none")],
+    "cross_entropy_one_example_grad": lambda lib, d: lib.func.vmap(lib.func.grad(
+        lambda a, t: lib.nn.functional.cross_entropy(a, t)), in_dims=(0, None))(d["x"], lib.tensor(1)),
+    "embedding_batched_table_and_grads": lambda lib, d: (
+        lib.func.vmap(lib.nn.functional.embedding)(d["i"], d["b"].transpose(1, 2)),
+        lib.func.vmap(lib.func.grad(lambda w, i: lib.nn.functional.embedding(i, w, padding_idx=0).pow(2).sum()),
+                      in_dims=(None, 0))(d["m"].t(), d["i"]),
+        lib.func.vmap(lib.func.grad(lambda w, i: lib.nn.functional.embedding(
+            i, w, scale_grad_by_freq=True).pow(2).sum()))(d["b"].transpose(1, 2), d["i"])),
+    "layer_norm_batched_affine_and_grads": lambda lib, d: (
+        lib.func.vmap(lambda a, w, c: lib.nn.functional.layer_norm(a, (3,), w, c))(d["b"], d["x"], d["y"]),
+        lib.func.vmap(lib.func.grad(lambda a, w, c: lib.nn.functional.layer_norm(a, (3,), w, c).pow(3).sum(),
+                                    argnums=(0, 1, 2)), in_dims=(0, None, None))(d["b"], d["v"], d["v"] * 2),
+        lib.func.vmap(lib.func.grad(lambda a, w, c: lib.nn.functional.layer_norm(a, (2, 3), w, c).pow(3).sum(),
+                                    argnums=(0, 1, 2)))(d["b"], d["b"] * 2, d["b"] + 1)),
+    "softmax_backward_of_many_cotangents": lambda lib, d: lib.func.jacrev(     # one forward, a batch of cotangents
+        lambda a: (a.softmax(0), a.log_softmax(0)), chunk_size=2)(d["v"]),
+    "softmax_backward": lambda lib, d: lib.func.vmap(lib.func.grad(
+        lambda a: lib.softmax(a, -1).pow(2).sum() + a.log_softmax(0).pow(2).sum()))(d["b"]),
+}
+
+def _set_not_adjacent(a, i, v):
+    a = a.clone()
+    a[i, :, i] = v      # index dims first in the indexed shape: [2, 3]
+    return a
+
+
+RULED_EXACT = {
+    "index_forms": lambda lib, d: lib.func.vmap(lambda a, i: (a[i], a[:, i[:1]], a[i, i], a[i, :, i[:1] % 2] * 1))(
+        d["b"].transpose(1, 2).unsqueeze(2).expand(4, 3, 3, 2), d["i"]),
+    "index_unbatched_self": lambda lib, d: lib.func.vmap(lambda i: d["m"][:, i], in_dims=0)(d["i"]),
+    "gather_scatter": lambda lib, d: lib.func.vmap(lambda a, i, s: (
+        a.gather(1, i), a.scatter(1, i, s), a.scatter(1, i, 2.0), a.scatter_add(1, i, s),
+        a.scatter_reduce(1, i, s, "amax"), a.clone().scatter_(1, i, s)))(d["b"], d["i"].unsqueeze(1).expand(4, 2, 2),
+                                                                           d["b"][:, :, :2] * 1),
+    "index_grads": lambda lib, d: lib.func.vmap(lib.func.grad(lambda a, i: a[i].pow(2).sum() + a[:, i % 2].sum() +
+                                                           a[:, lib.tensor([0, 0])].sum()))(d["b"].transpose(1, 2) * 1,
+                                                                                            d["i"]),
+    "index_put_forms": lambda lib, d: lib.func.vmap(lambda a, i: (
+        a.index_put((i,), lib.tensor(5.0, dtype=a.dtype)), a.index_put((i,), d["v"][:2] * 1, accumulate=True),
+        a.clone().index_put_((i, i % 2), a[0, :2] * 2)))(d["b"].transpose(1, 2) * 1, d["i"]),
+    "setitem_not_adjacent": lambda lib, d: lib.func.vmap(_set_not_adjacent)(
+        d["x"].reshape(4, 3, 1, 1).expand(4, 3, 3, 3).contiguous(), d["i"], d["y"]),
+    "gather_unbatched_index": lambda lib, d: lib.func.vmap(lambda a: a.gather(1, d["i"][:2]))(d["b"]),
+}
+
+
+def _without_fallback(program):
+    """``program`` run in internals with a count of the per-element fallback's runs."""
+    from internals._functorch import batch_rules
+
+    runs = []
+    original = batch_rules._fallback
+
+    def counted(func, *rest):
+        runs.append(str(func))
+        return original(func, *rest)
+
+    batch_rules._fallback = counted
+    try:
+        program(internals, _inputs(internals))
+    finally:
+        batch_rules._fallback = original
+    return runs
+
+
+@pytest.mark.parametrize("name", sorted(RULED))
+def test_ruled_operators_match_torch_without_the_fallback(name):
+    """Convolutions, pooling, losses, embedding, layer norm: torch's values (its kernels round
+    in another order) and not one per-element run."""
+    _check(RULED[name], ulps=64, exact_layout=False)
+    assert _without_fallback(RULED[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(RULED_EXACT))
+def test_indexing_rules_match_torch_without_the_fallback(name):
+    _check(RULED_EXACT[name], exact_layout=False)
+    assert _without_fallback(RULED_EXACT[name]) == []
+
+
 def test_values_equal_a_loop_over_the_batch():
     """The vmapped result is the per-example results stacked, bit for bit where the rule keeps
     each example's arithmetic (a broadcasting product and a row sum)."""
@@ -168,12 +287,12 @@ def test_fallback_warning_is_off_by_default_and_can_be_turned_on(recwarn):
     from internals._functorch.batch_rules import set_fallback_warning
 
     d = _inputs(internals)
-    internals.func.vmap(lambda a, i: a[i])(d["x"], d["i"])
+    internals.func.vmap(internals.trace)(d["b"][:, :, :2])     # trace has no batching rule
     assert not [w for w in recwarn if "performance drop" in str(w.message)]
     set_fallback_warning(True)
     try:
         with pytest.warns(UserWarning, match="performance drop"):
-            internals.func.vmap(lambda a, i: a[i])(d["x"], d["i"])
+            internals.func.vmap(internals.trace)(d["b"][:, :, :2])
     finally:
         set_fallback_warning(False)
 
@@ -255,6 +374,37 @@ def test_dropout_masks_per_randomness_mode():
     assert internals.equal(same, same[:1].expand(4, 8))
     assert not internals.equal(different, different[:1].expand(4, 8))
     assert set(same.unique().tolist()) <= {0.0, 2.0} and set(different.unique().tolist()) <= {0.0, 2.0}
+
+
+SAME_RANDOMNESS = {
+    "dropout": lambda lib: lambda x: lib.nn.functional.dropout(x, 0.5),
+    "dropout1d": lambda lib: lambda x: lib.nn.functional.dropout1d(x.unsqueeze(0), 0.5),
+    "alpha_dropout": lambda lib: lambda x: lib.nn.functional.alpha_dropout(x, 0.5, True),
+    "bernoulli_inplace": lambda lib: lambda x: x.clone().bernoulli_(0.5),
+    "normal_inplace": lambda lib: lambda x: x.clone().normal_(),
+    "rand_like": lambda lib: lambda x: lib.rand_like(x),
+    "bernoulli_of_batched_p": lambda lib: lib.bernoulli,
+    "bernoulli_batched_self": lambda lib: lambda x: lib.bernoulli(x, 0.5),
+    "normal_batched_mean": lambda lib: lambda m: lib.normal(m, 1.0),
+    "normal_batched_mean_std": lambda lib: lambda m: lib.normal(m, m),
+    "multinomial_batched_weights": lambda lib: lambda w: lib.multinomial(w, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_RANDOMNESS))
+def test_randomness_same_matches_torch_under_one_seed(name):
+    """One draw broadcast over the batch, torch's values from torch's seed; a random operator
+    whose probabilities, means or weights are batched raises torch's error."""
+    def program(lib):
+        lib.manual_seed(0)
+        p = lib.tensor([[0.1, 0.5, 0.9, 0.3, 0.7]] * 4) + lib.arange(4.0).unsqueeze(1) / 10
+        return lib.func.vmap(SAME_RANDOMNESS[name](lib), randomness="same")(p)
+
+    ours, theirs = outcome(program, internals), outcome(program, torch)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        assert_same(ours, theirs)
 
 
 def test_nested_vmaps_draw_per_example_at_both_levels():

@@ -43,6 +43,22 @@ CASES = {
         lib.ones(2, 2, dtype=lib.long)),
     "stack_module_state_buffers": lambda lib: [sorted(x) for x in lib.func.stack_module_state(
         [lib.nn.BatchNorm1d(2), lib.nn.BatchNorm1d(2)])],
+    # operators with batching rules: out-of-range indices and mismatched shapes raise what torch's rules raise
+    "index_out_of_range": lambda lib: lib.func.vmap(lambda a, i: a[i])(lib.ones(2, 3), lib.tensor([[0, 5], [1, 1]])),
+    "gather_out_of_range": lambda lib: lib.func.vmap(lambda a, i: a.gather(0, i))(lib.ones(2, 3),
+                                                                                  lib.tensor([[0, 5], [1, 1]])),
+    "embedding_negative_index": lambda lib: lib.func.vmap(lambda w, i: lib.nn.functional.embedding(i, w))(
+        lib.ones(2, 3, 2), lib.tensor([[0, -1], [1, 1]])),
+    "nll_loss_target_out_of_range": lambda lib: lib.func.vmap(lib.nn.functional.nll_loss)(
+        lib.ones(2, 2, 3), lib.tensor([[0, 5], [1, 1]])),
+    "conv2d_channels_differ": lambda lib: lib.func.vmap(lib.nn.functional.conv2d)(lib.ones(2, 1, 2, 4, 4),
+                                                                                  lib.ones(2, 3, 3, 2, 2)),
+    "conv2d_empty_batch": lambda lib: lib.func.vmap(lib.nn.functional.conv2d)(lib.ones(0, 1, 2, 4, 4),
+                                                                              lib.ones(0, 3, 2, 2, 2)),
+    "max_pool2d_empty_batch": lambda lib: _shape(lib.func.vmap(lambda a: lib.nn.functional.max_pool2d(a, 2))(
+        lib.ones(0, 1, 4, 4))),
+    "embedding_index_past_its_table": lambda lib: lib.func.vmap(lib.nn.functional.embedding)(
+        lib.tensor([[0, 3], [1, 1]]), lib.arange(12.0).reshape(2, 3, 2)),
 }
 SAME_MESSAGE_NOT_EXPECTED = {"dict_in_dims_keys_differ", "not_callable"}     # torch prints its TreeSpec, its C++ names
 

@@ -4,7 +4,9 @@ An operator called on batched values runs once, on their physical tensors (batch
 with its arguments adjusted so the batch dim rides along: broadcasting operators get each
 batched argument's dims padded to the same logical rank; operators with dim arguments get those
 dims shifted past the batch dim; matrix products become ``matmul`` on the physical tensors, whose
-leading dims broadcast. An operator without a rule runs through the *fallback*: once per batch
+leading dims broadcast; the operators of per-example-gradient code (convolution, pooling, losses,
+embedding, layer norm, gather/scatter, advanced indexing) have theirs in ``batch_rules_nn.py``,
+registered by name. An operator without a rule runs through the *fallback*: once per batch
 element on that element's slices, the results stacked -- correct for any operator, but a Python
 loop, as torch's fallback is (torch can warn about the performance drop:
 ``torch._C._functorch._set_vmap_fallback_warning_enabled``; here ``set_fallback_warning``).
@@ -20,7 +22,9 @@ from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
 from .batched_tensor import BatchedTensor, is_batched
 from .pytree import tree_flatten, tree_unflatten
 
-__all__ = ["run_batched", "set_fallback_warning"]
+__all__ = ["run_batched", "set_fallback_warning", "register_rules"]
+
+_RULES = {}     # operator name -> rule, for the rule families kept in their own modules
 
 
 class _Flags:
@@ -30,6 +34,11 @@ class _Flags:
 def set_fallback_warning(enabled):
     """Warn each time an operator without a batching rule runs through the per-element loop."""
     _Flags.warn_fallback = bool(enabled)
+
+
+def register_rules(rules):
+    """Add a family of rules by operator name (``batch_rules_nn.py``'s, registered by ``vmap``)."""
+    _RULES.update(rules)
 
 
 def run_batched(func, args, kwargs):
@@ -254,10 +263,24 @@ def _shift(d, rank):
     return (d % rank if rank else 0) + 1
 
 
+# backward formulas whose tensors are read only, so an unbatched one may be expanded over the
+# batch: a batch of cotangents against one forward (``jacrev``'s, ``is_grads_batched``)
+_BACKWARD_DATA = {"_softmax_backward_data", "_log_softmax_backward_data"}
+
+
+def _expand_unbatched(bound, level):
+    size = _batch_size(level, [v for v in bound.values() if isinstance(v, Tensor)])
+    for key, v in bound.items():
+        if isinstance(v, Tensor) and not is_batched(v, level):
+            bound[key] = BatchedTensor(v.unsqueeze(0).expand(size, *v.shape), level)
+
+
 def _dim_rule(func, level, args, kwargs):
     """Operators with dim arguments: those dims moved past the batch dim."""
     name = func.overloadpacket.__name__
     names, bound = _bind(func, args, kwargs)
+    if name in _BACKWARD_DATA:
+        _expand_unbatched(bound, level)
     tensors = [v for v in tree_flatten(list(bound.values()))[0] if isinstance(v, Tensor)]
     batched = [t for t in tensors if is_batched(t, level)]
     rank = max(_logical_rank(t, level) for t in tensors)
@@ -399,7 +422,7 @@ def _whole_rule(func, level, args, kwargs):
     """A reduction of a whole example (``x.sum()``): the physical tensor flattened past the batch
     dim and reduced along it (torch's rule reduces the same dims)."""
     self = args[0]
-    if func._overloadname != "default" or not is_batched(self, level) or self.dim() == 0 or len(args) > 1:
+    if func._overloadname != "default" or not is_batched(self, level) or len(args) > 1:
         return NotImplemented
     value = self._value
     flat = value.reshape(value.shape[0], self.numel())     # not -1: a batch of none would leave it ambiguous
@@ -418,6 +441,8 @@ def _squeeze_rule(func, level, args, kwargs):
 
 
 def _rule_for(name, func):
+    if name in _RULES:
+        return _RULES[name]
     if name in _POINTWISE or name.rstrip("_") in _POINTWISE and name.endswith("_"):
         return _pointwise
     if name in _WHOLE and func._overloadname == "default":

@@ -304,6 +304,26 @@ def _stack_rows(rows, lead_shape, tail_shape):
     return stack(rows).view(*lead_shape, *tail_shape)
 
 
+def _jacobian_rows_in_chunks(o, flat_in, chunk_size):
+    """The rows of ``o``'s Jacobian, ``chunk_size`` basis vectors at a time, each chunk one
+    backward pass under vmap (``autograd.grad(is_grads_batched=True)``), as torch's jacrev runs
+    its vjp over chunks of the basis."""
+    from .. import cat, eye, zeros  # generated bindings: made when the package registers its operators
+
+    n = o.numel()
+    if not o.requires_grad or n == 0:
+        return [zeros(*o.shape, *x.shape, dtype=x.dtype, device=x.device) for x in flat_in]
+    basis = eye(n, dtype=o.dtype, device=o.device)
+    parts = [[] for _ in flat_in]
+    for start in range(0, n, chunk_size):
+        rows = basis[start:start + chunk_size]
+        got = autograd.grad([o], flat_in, [rows.view(rows.shape[0], *o.shape)], retain_graph=True,
+                            create_graph=True, allow_unused=True, is_grads_batched=True)
+        for j, (x, g) in enumerate(zip(flat_in, got, strict=True)):
+            parts[j].append(zeros(rows.shape[0], *x.shape, dtype=x.dtype, device=x.device) if g is None else g)
+    return [cat(p).view(*o.shape, *x.shape) for p, x in zip(parts, flat_in, strict=True)]
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian by reverse mode: one vector-Jacobian product per output element."""
     if chunk_size is not None and chunk_size <= 0:
@@ -322,9 +342,12 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             flat_in, in_spec = tree_flatten(diff)
             jacs = []
             for o in flat_out:
-                rows = [_grads([o], flat_in, [e], retain_graph=True) for e in _basis(o)]
-                jacs.append(tree_unflatten([_stack_rows([r[j] for r in rows], o.shape, x.shape)
-                                            for j, x in enumerate(flat_in)], in_spec))
+                if chunk_size is not None and chunk_size > 1:
+                    blocks = _jacobian_rows_in_chunks(o, flat_in, chunk_size)
+                else:
+                    rows = [_grads([o], flat_in, [e], retain_graph=True) for e in _basis(o)]
+                    blocks = [_stack_rows([r[j] for r in rows], o.shape, x.shape) for j, x in enumerate(flat_in)]
+                jacs.append(tree_unflatten(blocks, in_spec))
             result = level.undo(tree_unflatten(jacs, out_spec))
             return (result, level.undo(aux)) if has_aux else result
 

@@ -6,11 +6,15 @@ is traced to a graph of aten operators (``make_fx``), the compile layer's functi
 rewrites the graph (``fx/passes/functionalize.py``: writes become their out-of-place twins,
 views are replayed from their bases, writes to inputs are copied back at the end), and the
 rewritten graph runs on the arguments. So ``make_fx(functionalize(f))`` shows the graph without
-writes, and calling it gives ``f``'s results and ``f``'s effect on its inputs.
+writes, and calling it gives ``f``'s results and ``f``'s effect on its inputs. With
+``remove='mutations_and_views'`` each view in the rewritten graph also becomes a new tensor.
 """
 import functools
 
+from .._ops import ops
+from ..c10.memory_format import contiguous_format
 from ..fx.experimental.proxy_tensor import make_fx
+from ..fx.passes.functionalize import _is_view, _writes
 from ..fx.passes.functionalize import functionalize as functionalize_graph
 
 __all__ = ["functionalize"]
@@ -23,16 +27,44 @@ def functionalize(func, *, remove="mutations"):
                            f"removed from the program, and replaced with their out-of-place equivalents.\n     "
                            f"remove='mutations_and_views': In addition to the above, all aliasing operators "
                            f"{{view}} will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
-    if remove == "mutations_and_views":
-        raise NotImplementedError("functionalize(f, remove='mutations_and_views'): the *_copy rewrite of views is "
-                                  "not in the package; remove='mutations' is")
 
     @functools.wraps(func)
     def wrapper(*args):
         gm = make_fx(func, tracing_mode="fake")(*args)     # a real trace would run the writes twice
         functionalize_graph(gm)
+        if remove == "mutations_and_views":
+            _views_to_copies(gm.graph)
         gm.graph.eliminate_dead_code()
         gm.recompile()
         return gm(*args)
 
     return wrapper
+
+
+def _copy_twin(target):
+    """``aten.diagonal_copy.default`` for ``aten.diagonal.default``, where the package has it."""
+    packet = getattr(ops.aten, f"{target.overloadpacket.__name__}_copy", None)
+    return None if packet is None else getattr(packet, target._overloadname, None)
+
+
+def _views_to_copies(graph):
+    """Each view a new tensor, as torch's ``{view}_copy`` operators make one: its ``*_copy``
+    twin where the package declares one, else the view followed by a contiguous clone (the
+    package has few ``*_copy`` operators; the values, strides and the absence of aliasing are
+    torch's either way)."""
+    for node in list(graph.nodes):
+        if node.op != "call_function" or not _is_view(node.target) or _feeds_a_write(node):
+            continue
+        twin = _copy_twin(node.target)
+        if twin is not None:
+            node.target = twin
+            continue
+        with graph.inserting_after(node):
+            copy = graph.call_function(ops.aten.clone.default, (node,), {"memory_format": contiguous_format})
+        for user in [u for u in node.users if u is not copy]:
+            user.replace_input_with(node, copy)
+
+
+def _feeds_a_write(node):
+    """A view that an operator writes through (the copy back into an input) stays a view."""
+    return any(_writes(user.target) for user in node.users if user.op == "call_function")

@@ -8,7 +8,9 @@ runs, a dispatch mode of the level sees every operator first: it runs the level'
 before any other mode (a tracer) sees the call, so that one records the physical operators; and
 it watches for random operators, which have no batch argument to tell them apart:
 ``randomness`` says whether they raise (``'error'``), draw once for the whole batch
-(``'same'``) or draw per example (``'different'``).
+(``'same'``) or draw per example (``'different'``). Under ``'same'`` a draw whose probabilities,
+means or weights are batched (``bernoulli(p)``, ``normal(mean)``, ``multinomial``) raises, as
+torch's does: there is no one example's draw to broadcast.
 """
 import functools
 
@@ -16,7 +18,8 @@ from .. import autograd
 from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
-from .batch_rules import run_batched
+from .batch_rules import register_rules, run_batched
+from .batch_rules_nn import NN_RULES
 from .batched_tensor import BatchedTensor, add_batch_dim, is_batched, new_level, remove_batch_dim
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -190,9 +193,13 @@ class _RandomnessMode(TorchDispatchMode):
             one = func(args[0]._value[0].clone(), *args[1:], **kwargs)
             args[0]._value.copy_(one.expand_as(args[0]._value))
             return args[0]
-        raise RuntimeError(f"vmap: randomness='same' is not supported here for aten::{func.__name__} on a batched "
-                           f"tensor; use randomness='different' or draw outside vmap")
+        # torch draws one example's worth only where the draw's shape is the output's (``*_like``,
+        # in-place fills); a batched probability, mean or weight has no single example to draw for
+        raise RuntimeError("Vmap does not currently support same randomness with a batched tensor input. Please "
+                           "file an issue with functorch")
 
+
+register_rules(NN_RULES)
 
 # autograd.grad(is_grads_batched=True) runs its backward under this vmap (autograd is a layer below).
 autograd.vmap = vmap
