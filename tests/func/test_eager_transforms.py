@@ -4,7 +4,7 @@ and with ``vmap`` (per-sample gradients, ensembles over ``stack_module_state``),
 and torch's errors for non-scalar outputs, bad ``argnums`` and bad structures."""
 import pytest
 import torch
-from helpers import assert_within_ulps_of_largest, outcome, torch_on_one_thread
+from helpers import assert_same_tree, assert_within_ulps_of_largest, outcome, torch_on_one_thread
 
 import internals
 
@@ -17,31 +17,17 @@ def _inputs(lib):
     return {"x": draw(3), "y": draw(3), "m": draw(2, 3), "b": draw(4, 3), "s": draw(())}
 
 
-def _leaves(tree):
-    if isinstance(tree, dict):
-        return [leaf for k in sorted(tree) for leaf in _leaves(tree[k])]
-    if isinstance(tree, (tuple, list)):
-        return [leaf for t in tree for leaf in _leaves(t)]
-    return [tree]
-
-
 def _check(program, ulps=64, exact_layout=True):
     """``program(lib, inputs)`` in both libraries: the same structure, layout, values within ``ulps`` of
     the largest (products, library math and the order of accumulation follow the CPU, and
     gradients sum terms that cancel), shapes, dtypes, and
     whether each result requires grad (a transform's results are not attached to a graph)."""
+    def compare(o, t):
+        assert_within_ulps_of_largest(o, t, ulps, exact_layout=exact_layout)
+        assert o.requires_grad == t.requires_grad
     with torch_on_one_thread():
         theirs = program(torch, _inputs(torch))
-    ours = program(internals, _inputs(internals))
-    assert type(ours).__name__ == type(theirs).__name__
-    ours_leaves, theirs_leaves = _leaves(ours), _leaves(theirs)
-    assert len(ours_leaves) == len(theirs_leaves)
-    for o, t in zip(ours_leaves, theirs_leaves, strict=True):
-        if isinstance(t, torch.Tensor):
-            assert_within_ulps_of_largest(o, t, ulps, exact_layout=exact_layout)
-            assert o.requires_grad == t.requires_grad
-        else:
-            assert o == t
+    assert_same_tree(program(internals, _inputs(internals)), theirs, compare)
 
 
 def _f(lib, x):

@@ -4,7 +4,14 @@ vmaps, pytree inputs and outputs, ``in_dims=None``, negative dims, ``out_dims``,
 the per-element fallback for operators without a rule, randomness modes, and torch's errors."""
 import pytest
 import torch
-from helpers import assert_same, assert_within_ulps_of_largest, in_threads, outcome, torch_on_one_thread
+from helpers import (
+    assert_same,
+    assert_same_tree,
+    assert_within_ulps_of_largest,
+    in_threads,
+    outcome,
+    torch_on_one_thread,
+)
 
 import internals
 
@@ -17,27 +24,16 @@ def _inputs(lib):
             "i": lib.tensor([[2, 0], [1, 1], [0, 2], [2, 2]])}
 
 
-def _leaves(tree):
-    if isinstance(tree, dict):
-        return [leaf for k in sorted(tree) for leaf in _leaves(tree[k])]
-    if isinstance(tree, (tuple, list)):
-        return [leaf for t in tree for leaf in _leaves(t)]
-    return [tree]
-
-
 def _check(program, ulps=None, exact_layout=False):
     """``program(lib, inputs)`` in both libraries: same structure, values, shapes and dtypes."""
-    with torch_on_one_thread():
-        theirs = program(torch, _inputs(torch))
-    ours = program(internals, _inputs(internals))
-    assert type(ours).__name__ == type(theirs).__name__
-    ours_leaves, theirs_leaves = _leaves(ours), _leaves(theirs)
-    assert len(ours_leaves) == len(theirs_leaves)
-    for o, t in zip(ours_leaves, theirs_leaves, strict=True):
+    def compare(o, t):
         if ulps is None or not t.dtype.is_floating_point:
             assert_same(o, t, exact_layout=exact_layout)
         else:      # a sum of products whose terms cancel: the rounding is on the scale of the largest value
             assert_within_ulps_of_largest(o, t, ulps, exact_layout=exact_layout)
+    with torch_on_one_thread():
+        theirs = program(torch, _inputs(torch))
+    assert_same_tree(program(internals, _inputs(internals)), theirs, compare)
 
 
 V = "func.vmap"
