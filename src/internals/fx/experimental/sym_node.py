@@ -58,6 +58,8 @@ class SymNode:
             expr = sympy.floor(a / b)
         elif op == "mod":
             expr = sympy.Mod(a, b)
+        elif op in ("max", "min"):
+            expr = (sympy.Max if op == "max" else sympy.Min)(a, b)
         else:
             expr = _ARITHMETIC[op](a, b)
         return _recorded(SymNode(expr, self.shape_env, pytype, origin))
