@@ -273,17 +273,6 @@ SYMBOLIC_METADATA = {
 }
 
 
-def _same_expression(ours, theirs, symbols):
-    """Two size expressions equal as torch prints it, or equal at several values of the symbols
-    (torch prints a floor division inside a sum with one more pair of parentheses)."""
-    if ours == theirs:
-        return True
-    spaces = [{s: v for s, v in zip(symbols, values)} for values in ((5, 7, 11, 13, 17), (8, 9, 10, 12, 30),
-                                                                       (31, 6, 19, 4, 23))]
-    return all(eval(ours, {"Max": max, "Min": min}, env) == eval(theirs, {"Max": max, "Min": min}, env)
-               for env in spaces)
-
-
 @pytest.mark.parametrize("name", SYMBOLIC_METADATA)
 def test_symbolic_metadata_is_torchs(name):
     make, inputs = SYMBOLIC_METADATA[name]
@@ -292,11 +281,8 @@ def test_symbolic_metadata_is_torchs(name):
     assert _calls(traced[internals]) == _calls(traced[torch])
     assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
     outs = {T: next(n for n in gm.graph.nodes if n.op == "output").args[0].meta["val"] for T, gm in traced.items()}
-    symbols = sorted({s for size in _placeholder_sizes(traced[torch]) for s in size if s.startswith("s")})
-    for what in (lambda t: t.shape, lambda t: t.stride()):
-        ours, theirs = ([str(n) for n in what(outs[T])] for T in (internals, torch))
-        assert len(ours) == len(theirs)
-        assert all(_same_expression(a, b, symbols) for a, b in zip(ours, theirs)), (ours, theirs)
+    for what in (lambda t: t.shape, lambda t: t.stride()):     # printed as torch prints them
+        assert [str(n) for n in what(outs[internals])] == [str(n) for n in what(outs[torch])]
     assert repr(outs[internals].dtype).replace("internals", "torch") == repr(outs[torch].dtype)
 
 
