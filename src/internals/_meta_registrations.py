@@ -15,21 +15,37 @@ from .aten.native.attention import _check_flash_inputs
 from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.blas import _addr_check, dot_check
+from .aten.native.convolution import (
+    Geometry3d,
+    _check_onednn_types,
+    _check_transposed,
+    _check_types,
+    _transposed_params,
+    _transposed_shape,
+    conv_geometry,
+)
 from .aten.native.dispatch_stub import refuse_unlisted_dtypes
 from .aten.native.embedding import _check_indices
+from .aten.native.pooling import pool_geometry
 from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
-from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
+from .aten.native.tensor_shape import compute_stride, infer_size, make_view, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
 from .c10 import scalar_type as st
 from .c10.device import device as as_device
+from .c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
+from .c10.sym import sym_max, sym_min
 from .c10.tensor_impl import contiguous_strides
 
-__all__ = ["POINTWISE", "TensorMeta", "meta_table"]
+__all__ = ["POINTWISE", "SYMBOLIC_META", "TensorMeta", "meta_table"]
 
 TensorMeta = namedtuple("TensorMeta", "shape strides dtype device")
 
 meta_table = {}         # "aten::add.Tensor" -> meta function
+
+# Meta functions used only when sizes are symbols: the kernel computes the metadata itself
+# otherwise (its layout and its checks), but it reads data or turns sizes into ints.
+SYMBOLIC_META = {}
 
 
 def register_meta(*names):
@@ -465,3 +481,119 @@ def _ctc_loss_backward_meta(grad, log_probs, targets, input_lengths, target_leng
                             blank, zero_infinity=False):
     shape = tuple(log_probs.shape)
     return TensorMeta(shape, contiguous_strides(shape), log_probs.dtype, log_probs.device)
+
+
+# ------------------------------------------------------------------ symbolic sizes only
+def _symbolic_meta(*names):
+    def wrap(fn):
+        for name in names:
+            SYMBOLIC_META["aten::" + name] = fn
+        return fn
+    return wrap
+
+
+def sym_contiguous_strides(shape):
+    """Row-major strides with each size counted as at least 1, kept a symbol (``Max(1, s0 - 2)``)
+    where torch's ``new_empty`` keeps it: Python's ``max`` would guard on the size's sign."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step = step * sym_max(1, size)
+    return tuple(reversed(strides))
+
+
+@_symbolic_meta("convolution")
+def meta_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """torch's ``meta_conv``: each side ``(n + 2p - d(k - 1) - 1) // s + 1`` (transposed:
+    ``(n - 1)s - 2p + d(k - 1) + output_padding + 1``), no channels out of none in, contiguous
+    unless the kernel writes channels-last; the kernel's checks first, so a bad input raises as
+    in eager."""
+    if transposed:
+        _check_transposed(input, weight, bias, output_padding, stride, dilation, groups)
+        shape = _transposed_shape(input, weight, *_transposed_params(weight, stride, padding, dilation,
+                                                                      output_padding), groups)
+    else:
+        if bias is not None and bias.dtype is not input.dtype:
+            raise RuntimeError(f"Input type ({st.type_meta_name(input.dtype)}) and bias type "
+                               f"({st.type_meta_name(bias.dtype)}) should be the same")
+        _check_onednn_types(input, weight, bias)
+        _check_types(input, weight, bias)
+        g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
+        shape = [input.shape[0], weight.shape[0], *_conv_sides(input, weight, stride, padding, dilation, g)]
+        if input.shape[1] == 0:
+            shape[1] = 0
+    return TensorMeta(tuple(shape), _conv_layout(tuple(shape), input, weight), input.dtype, input.device)
+
+
+def _conv_sides(input, weight, stride, padding, dilation, g):
+    """The output's spatial sizes: the geometry's, or a 1-d convolution's (which the kernel
+    computes as a 2-d one, so its geometry is not returned)."""
+    if g is None:
+        (s,), (p,), (d,) = ([v] if isinstance(v, int) else list(v) for v in (stride, padding, dilation))
+        return [(input.shape[2] + 2 * p - d * (weight.shape[2] - 1) - 1) // s + 1]
+    return list(g.O) if isinstance(g, Geometry3d) else [g.OH, g.OW]
+
+
+def _conv_layout(shape, input, weight):
+    """The kernels write channels-last when an input is (2-d), or a float32 input or weight is
+    channels-last-3d (3-d, oneDNN); else contiguous."""
+    fmt = {4: channels_last, 5: channels_last_3d}.get(len(shape))
+    if fmt is not None and (len(shape) == 4 or input.dtype is st.float32) and any(
+            t.dim() == len(shape) and suggest_memory_format(t.shape, t.stride()) is fmt for t in (input, weight)):
+        return channels_last_strides(shape, fmt)
+    return sym_contiguous_strides(shape)
+
+
+@_symbolic_meta("index_put")
+def meta_index_put(x, indices, values, accumulate=False):
+    """torch's ``meta_index_put``: ``empty_like(self)``, nothing checked (values of another dtype
+    or shape trace, and the compiled code raises the kernel's error when it runs)."""
+    return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+
+
+@_symbolic_meta("diagonal")
+def meta_diagonal(x, offset=0, dim1=0, dim2=1):
+    """The ``diagonal`` view with its length ``max(min(n1, n2 - offset), 0)`` kept a symbol
+    (``Min(s0, s1 - 1)``, as torch's); the kernel's Python ``min`` would guard on which side
+    is smaller."""
+    d1, d2 = wrap_dim(dim1, x.dim()), wrap_dim(dim2, x.dim())
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    start = x.storage_offset()
+    if offset >= 0:
+        length = sym_max(0, sym_min(x.shape[d1], x.shape[d2] - offset))
+        shift = offset * x.stride()[d2]
+    else:
+        length = sym_max(0, sym_min(x.shape[d1] + offset, x.shape[d2]))
+        shift = -offset * x.stride()[d1]
+    if length != 0:     # an empty diagonal starts where the input does
+        start = start + shift
+    keep = [d for d in range(x.dim()) if d not in (d1, d2)]
+    return make_view(x, [x.shape[d] for d in keep] + [length],
+                     [x.stride()[d] for d in keep] + [x.stride()[d1] + x.stride()[d2]], start)
+
+
+def _pooled(x, size, dtype):
+    """torch's pooling metas' ``torch.empty(size, memory_format=suggest_memory_format(input))``:
+    (N, C, *size) or (C, *size), channels-last for a channels-last input, else contiguous
+    with the sizes kept symbols (``Max(1, (s0//2))`` where a size may be 0)."""
+    shape = (*x.shape[:-2], *size)
+    if x.dim() == 4 and suggest_memory_format(x.shape, x.stride()) is channels_last:
+        return TensorMeta(shape, channels_last_strides(shape, channels_last), dtype, x.device)
+    return TensorMeta(shape, sym_contiguous_strides(shape), dtype, x.device)
+
+
+@_symbolic_meta("max_pool2d_with_indices")
+def meta_max_pool2d_with_indices(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    size = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)[-2:]
+    return _pooled(x, size, x.dtype), _pooled(x, size, st.int64)
+
+
+@_symbolic_meta("avg_pool2d")
+def meta_avg_pool2d(x, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+                    divisor_override=None):
+    """The kernel's geometry without its windows (host arrays, which would make every size an int)."""
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    size = pool_geometry(x, kernel_size, stride, padding, (1,), ceil_mode, name="avg_pool2d")[-2:]
+    return _pooled(x, size, x.dtype)

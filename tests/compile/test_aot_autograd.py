@@ -256,3 +256,57 @@ def test_double_backward_through_a_compiled_function_raises_torchs_error(fn):
             gx.sum().backward()
         outcomes[T] = (type(gx.grad_fn).__name__, str(info.value))
     assert outcomes[internals] == outcomes[torch]
+
+
+def _softmax(x):
+    return x.softmax(-1)
+
+
+def _log_softmax_tanh(x):
+    return x.log_softmax(-1).tanh()
+
+
+def _silu_mse(x):
+    return _lib(x).nn.functional.mse_loss(_lib(x).nn.functional.silu(x), x.detach() * 0.5)
+
+
+def _aot_graphs(T, fn, x, decompositions):
+    """The operators of the forward and backward graphs ``aot_function`` hands its compilers,
+    and the output and gradient it computes."""
+    seen = {}
+
+    def compiler(kind):
+        def compile_graph(gm, example_inputs):
+            seen[kind] = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+            return gm
+        return compile_graph
+    aot = torch_aot_function if T is torch else internals._functorch.aot_function
+    kwargs = {} if decompositions is None else {"decompositions": decompositions}
+    out = aot(fn, compiler("fw"), compiler("bw"), **kwargs)(x)
+    out.sum().backward()
+    return seen, out, x.grad
+
+
+@pytest.mark.filterwarnings("ignore:Your compiler for AOTAutograd")
+@pytest.mark.parametrize("core", [False, True], ids=["no_table", "core_table"])
+@pytest.mark.parametrize("fn", [_softmax, _log_softmax_tanh, _silu_mse])
+def test_aot_function_decomposes_only_with_a_table_as_torchs(fn, core):
+    """As torch's, ``aot_function`` keeps the operators the program ran (``_softmax``,
+    ``_softmax_backward_data``) unless ``decompositions=`` is given; with the core table both
+    graphs are torch's too."""
+    from torch._decomp import core_aten_decompositions as torch_core
+
+    from internals._decomp import core_aten_decompositions
+    (x, tx) = _data(3, 4, requires_grad=True)
+    ours = _aot_graphs(internals, fn, x, core_aten_decompositions() if core else None)
+    theirs = _aot_graphs(torch, fn, tx, torch_core() if core else None)
+    assert ours[0] == theirs[0]
+    for got, want in zip(ours[1:], theirs[1:]):
+        _close(got, want)
+
+
+def test_compile_still_decomposes_with_its_own_table():
+    """``internals.compile`` passes the compiler's table: its graphs hold the pieces of softmax."""
+    compiled = AOTCompiled(_softmax, [_data(3, 4, requires_grad=True)[0]], lambda gm: gm)
+    targets = [str(n.target) for n in compiled.forward_graph.graph.nodes if n.op == "call_function"]
+    assert "aten._softmax.default" not in targets and "aten.amax.default" in targets

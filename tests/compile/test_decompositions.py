@@ -83,6 +83,44 @@ CORE_PROGRAMS = {
     "aten::std.correction": (lambda T: lambda x: x.std(1, keepdim=True) + x.std(0, correction=0).sum(), [(3, 4)]),
     "aten::baddbmm": (lambda T: lambda c, a, b: T.baddbmm(c, a, b, beta=0.5, alpha=2) + T.baddbmm(c, a, b),
                       [(2, 3, 5), (2, 3, 4), (2, 4, 5)]),
+    "aten::transpose.int": (lambda T: lambda x: x.transpose(0, 1) * 2 + x.transpose(1, 1).T, [(3, 4)]),
+    "aten::t": (lambda T: lambda x, v: x.t().t() * 2 + v.t(), [(3, 4), (4,)]),
+    "aten::_unsafe_view": (_aten("_unsafe_view", [4, 3]), [(3, 4)]),
+    "aten::arange": (lambda T: lambda x: T.arange(4) + x, [(3, 4)]),
+    "aten::arange.start": (lambda T: lambda x: T.arange(1, 5) + x, [(3, 4)]),
+    "aten::detach": (lambda T: lambda x: x.detach() * 2, [(3, 4)]),
+    "aten::new_ones": (lambda T: lambda x: x.new_ones((3, 4)) + x + (x > 0).new_ones(4), [(3, 4)]),
+    "aten::ones_like": (lambda T: lambda x: T.ones_like(x) + x, [(3, 4)]),
+    "aten::zeros_like": (lambda T: lambda x: T.zeros_like(x) + x + T.zeros_like(x, dtype=T.bool), [(3, 4)]),
+    "aten::eye": (lambda T: lambda x: T.eye(4) + x, [(4, 4)]),
+    "aten::eye.m": (lambda T: lambda x: T.eye(3, 5) + x, [(3, 5)]),
+    "aten::stack": (lambda T: lambda x, y: T.stack([x, y], 1) + T.stack([x, y], -1).permute(0, 2, 1),
+                    [(3, 4), (3, 4)]),
+    "aten::unbind.int": (lambda T: lambda x: T.unbind(x, 1)[2] * 2, [(3, 4)]),
+    "aten::roll": (lambda T: lambda x: T.roll(x, 1, 0) + T.roll(x, (1, -2), (0, 1)) + T.roll(x, 5), [(3, 4)]),
+    "aten::tril": (lambda T: lambda x: T.tril(x, 1), [(2, 3, 4)]),
+    "aten::triu": (lambda T: lambda x: T.triu(x, -1), [(3, 4)]),
+    "aten::logsumexp": (lambda T: lambda x: T.logsumexp(x, 1) + T.logsumexp(x, (0, 1), keepdim=True), [(3, 4)]),
+    "aten::lerp.Scalar": (lambda T: lambda x, y: T.lerp(x, y, 0.3) + T.lerp(x, y, 0.75), [(3, 4), (3, 4)]),
+    "aten::lerp.Tensor": (lambda T: lambda x, y, w: T.lerp(x, y, w), [(3, 4), (3, 4), (4,)]),
+    "aten::hardswish": (lambda T: lambda x: T.nn.functional.hardswish(x * 4), [(3, 4)]),
+    "aten::softplus": (lambda T: lambda x: T.nn.functional.softplus(x, 2, 1) + T.nn.functional.softplus(x),
+                       [(3, 4)]),
+    "aten::mse_loss": (lambda T: lambda x, y: T.nn.functional.mse_loss(x, y) + T.nn.functional.mse_loss(
+        x, y, reduction="sum") + T.nn.functional.mse_loss(x, y, reduction="none"), [(3, 4), (3, 4)]),
+    "aten::smooth_l1_loss": (lambda T: lambda x, y: T.nn.functional.smooth_l1_loss(x, y, beta=0.5), [(3, 4), (3, 4)]),
+    "aten::binary_cross_entropy_with_logits": (lambda T: lambda x, y, w, p: (
+        T.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid())
+        + T.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid(), w, pos_weight=p, reduction="sum")),
+        [(3, 4), (3, 4), (4,), (4,)]),
+    "aten::nll_loss_forward": (lambda T: lambda x, w: (
+        T.nn.functional.nll_loss(x.log_softmax(1), T.tensor([0, 2, 1]))
+        + T.nn.functional.nll_loss(x, T.tensor([3, -100, 1]), w.abs(), reduction="sum")
+        + T.nn.functional.nll_loss(x, T.tensor([3, 1, 1]), w.abs(), reduction="none").sum()
+        + T.nn.functional.nll_loss(x[0], T.tensor(2))), [(3, 4), (4,)]),
+    "aten::index_add": (lambda T: lambda x, s: x.index_add(0, T.tensor([0, 2]), s, alpha=2)
+                        + x.index_add(1, T.tensor([3]), s[:1, :1].expand(3, 1)),
+                        [(3, 4), (2, 4)]),
 }
 
 

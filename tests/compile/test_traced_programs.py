@@ -247,3 +247,64 @@ def test_a_whole_reduction_of_an_empty_tensor_traces_and_raises_when_it_runs(red
             compiled(T.ones(0))
         errors[T] = (type(info.value).__name__, str(info.value))
     assert errors[internals] == errors[torch]
+
+
+# Operators whose metadata a symbolic trace computes with its meta function (the kernels read
+# data or turn sizes into ints): the output's sizes and strides are torch's expressions.
+F_ = {T: T.nn.functional for T in (torch, internals)}
+SYMBOLIC_METADATA = {
+    "conv1d": (lambda T: lambda x, w, b: F_[T].conv1d(x, w, b, stride=2, padding=1), [P(2, 3, 10), P(4, 3, 3), P(4)]),
+    "conv2d": (lambda T: lambda x, w: F_[T].conv2d(x, w, stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+               [P(2, 3, 9, 10), P(4, 3, 3, 3)]),
+    "conv2d more channels out": (lambda T: lambda x, w: F_[T].conv2d(x, w, groups=1), [P(1, 2, 6, 7),
+                                                                                          P(6, 2, 3, 3)]),
+    "conv2d unbatched": (lambda T: lambda x, w: F_[T].conv2d(x, w, padding=1), [P(3, 6, 7), P(4, 3, 3, 3)]),
+    "conv_transpose2d": (lambda T: lambda x, w: F_[T].conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+                         [P(2, 3, 5, 6), P(3, 4, 3, 3)]),
+    "index_put": (lambda T: lambda x, v: x.index_put((T.tensor([0, 2]),), v), [P(5, 4), P(2, 4)]),
+    "index_put accumulate": (lambda T: lambda x, v: x.t().index_put((T.tensor([0, 2]),), v, accumulate=True),
+                             [P(5, 4), P(5)]),
+    "diagonal above": (lambda T: lambda x: x.diagonal(1) * 2, [P(3, 5)]),
+    "diagonal below": (lambda T: lambda x: x.diagonal(-2, 0, 2), [P(4, 3, 5)]),
+    "max_pool2d": (lambda T: lambda x: F_[T].max_pool2d(x, (2, 2)), [P(1, 2, 7, 9)]),
+    "max_pool2d unbatched": (lambda T: lambda x: F_[T].max_pool2d(x, (3, 2), (2, 1), (1, 0)), [P(2, 7, 9)]),
+    "avg_pool2d": (lambda T: lambda x: F_[T].avg_pool2d(x, (3, 3), (2, 2), (1, 1)), [P(1, 2, 7, 9)]),
+    "unfold": (lambda T: lambda x: x.unfold(1, 3, 2), [P(3, 9)]),
+}
+
+
+@pytest.mark.parametrize("name", SYMBOLIC_METADATA)
+def test_symbolic_metadata_is_torchs(name):
+    make, inputs = SYMBOLIC_METADATA[name]
+    traced = {T: (torch_make_fx if T is torch else make_fx)(make(T), tracing_mode="symbolic")(*[m(T) for m in inputs])
+              for T in (torch, internals)}
+    assert _calls(traced[internals]) == _calls(traced[torch])
+    assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
+    outs = {T: next(n for n in gm.graph.nodes if n.op == "output").args[0].meta["val"] for T, gm in traced.items()}
+    for what in (lambda t: t.shape, lambda t: t.stride()):     # printed as torch prints them
+        assert [str(n) for n in what(outs[internals])] == [str(n) for n in what(outs[torch])]
+    assert repr(outs[internals].dtype).replace("internals", "torch") == repr(outs[torch].dtype)
+
+
+def test_symbolic_convolution_refuses_what_eager_refuses():
+    """The meta function runs the kernel's checks: too few input channels is torch's RuntimeError."""
+    x, w = P(2, 3, 8, 8)(internals), P(4, 2, 3, 3)(internals)
+    with pytest.raises(RuntimeError, match="expected input"):
+        make_fx(lambda x, w: internals.nn.functional.conv2d(x, w), tracing_mode="symbolic")(x, w)
+    with pytest.raises(RuntimeError, match="expected input"):
+        torch_make_fx(lambda x, w: torch.nn.functional.conv2d(x, w), tracing_mode="symbolic")(
+            P(2, 3, 8, 8)(torch), P(4, 2, 3, 3)(torch))
+
+
+def _put_rows(T):
+    return lambda x, v: x.index_put((T.tensor([0, 2]),), v)
+
+
+def test_symbolic_index_put_checks_nothing_as_torchs_meta():
+    """torch's meta ``index_put`` is ``empty_like(self)``: values of another dtype or of a shape
+    the index does not take trace; the kernel refuses them when the graph runs."""
+    for T, trace in ((torch, torch_make_fx), (internals, make_fx)):
+        for values in (T.ones(2, 4, dtype=T.float64), T.ones(3, 4)):
+            gm = trace(_put_rows(T), tracing_mode="symbolic")(T.ones(5, 4), values)
+            with pytest.raises(RuntimeError):
+                gm(T.ones(5, 4), values)

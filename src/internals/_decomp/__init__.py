@@ -16,7 +16,18 @@ from ..aten import dispatcher
 from ..aten.native.tensor_factories import wrap_scalar
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.memory_format import preserve_format
-from ..c10.scalar_type import bfloat16, float16, float32, promote_types, uint8
+from ..c10.scalar_type import (
+    bfloat16,
+    bool_,
+    float16,
+    float32,
+    get_default_dtype,
+    int32,
+    int64,
+    promote_types,
+    uint8,
+    uint16,
+)
 from ..c10.tensor_impl import strided
 from ..c10.wrap_dim import wrap_dim
 
@@ -474,3 +485,279 @@ def baddbmm(x, batch1, batch2, *, beta=1, alpha=1):
     if beta != 1:
         x = x * beta
     return x + result
+
+
+# Rewrites to the one overload core ATen keeps (``transpose`` is a ``permute``, ``_unsafe_view``
+# a ``view``, every ``arange`` the start/end/step one), as torch's core table makes them.
+@register_decomposition("aten::transpose.int", table=_core_only_table)
+def transpose(x, dim0, dim1):
+    dim0, dim1 = wrap_dim(dim0, x.dim()), wrap_dim(dim1, x.dim())
+    if x.dim() <= 1 or dim0 == dim1:
+        return aten.alias.default(x)
+    order = list(range(x.dim()))
+    order[dim0], order[dim1] = dim1, dim0
+    return aten.permute.default(x, order)
+
+
+@register_decomposition("aten::t", table=_core_only_table)
+def t(x):
+    if x.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
+    return transpose(x, 0, 0 if x.dim() < 2 else 1)
+
+
+@register_decomposition("aten::_unsafe_view", table=_core_only_table)
+def unsafe_view(x, size):
+    return aten.view.default(x, size)
+
+
+@register_decomposition("aten::arange", table=_core_only_table)
+def arange_default(end, *, dtype=None, layout=strided, device=None, pin_memory=False):
+    return aten.arange.start_step(0, end, 1, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
+@register_decomposition("aten::arange.start", table=_core_only_table)
+def arange_start(start, end, *, dtype=None, layout=strided, device=None, pin_memory=False):
+    return aten.arange.start_step(start, end, 1, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
+@register_decomposition("aten::detach", table=_core_only_table)
+def detach(x):
+    """A traced graph runs without autograd: detaching is an alias."""
+    return aten.alias.default(x)
+
+
+# Factories: a ``full`` (``full_like``) of the value, as ``torch/_refs`` writes them.
+@register_decomposition("aten::new_ones", table=_core_only_table)
+def new_ones(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    dtype = dtype or x.dtype
+    return aten.full.default(list(size), True if dtype is bool_ else 1, dtype=dtype, layout=layout or strided,
+                             device=device or x.device, pin_memory=False)
+
+
+def _full_like(value):
+    def like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        fill = bool(value) if (dtype or x.dtype) is bool_ else value
+        return aten.full_like.default(x, fill, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                                      memory_format=memory_format)
+    return like
+
+
+register_decomposition("aten::ones_like", table=_core_only_table)(_full_like(1))
+register_decomposition("aten::zeros_like", table=_core_only_table)(_full_like(0))
+
+
+def _eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """Rows equal to columns, compared on the smallest integer type that holds the larger size."""
+    m = n if m is None else m
+    index_dtype = _smallest_index_dtype(max(n, m))
+    rows = aten.arange.start_step(0, n, dtype=index_dtype, layout=strided, device=device, pin_memory=False)
+    cols = aten.arange.start_step(0, m, dtype=index_dtype, layout=strided, device=device, pin_memory=False)
+    same = aten.eq.Tensor(aten.unsqueeze.default(rows, -1), cols)
+    return aten._to_copy.default(same, dtype=dtype or get_default_dtype())
+
+
+def _smallest_index_dtype(n):
+    """torch's ``_strength_reduce_integer``: the first of uint8, uint16, int32 that holds ``n``."""
+    return uint8 if n <= 255 else uint16 if n <= 65535 else int32 if n <= 2 ** 31 - 1 else int64
+
+
+register_decomposition("aten::eye", "aten::eye.m", table=_core_only_table)(_eye)
+
+
+# Shape operators as views and a ``cat`` (``torch/_refs``).
+@register_decomposition("aten::stack", table=_core_only_table)
+def stack(tensors, dim=0):
+    dim = wrap_dim(dim, tensors[0].dim() + 1)
+    if dim < tensors[0].dim():
+        sizes = list(tensors[0].shape)
+        sizes.insert(dim, len(tensors))
+        return aten.view.default(aten.cat.default(list(tensors), dim), sizes)
+    return aten.cat.default([aten.unsqueeze.default(t, dim) for t in tensors], dim)
+
+
+@register_decomposition("aten::unbind.int", table=_core_only_table)
+def unbind(x, dim=0):
+    """One slice of width 1 per index, each squeezed (``torch/_refs``' ``tensor_split``)."""
+    dim = wrap_dim(dim, x.dim())
+    if x.shape[dim] == 0:
+        return ()
+    pieces = [aten.slice.Tensor(x, dim, i, i + 1) for i in range(x.shape[dim])]
+    return tuple(aten.squeeze.dims(p, [dim]) for p in pieces)
+
+
+@register_decomposition("aten::roll", table=_core_only_table)
+def roll(x, shifts, dims=()):
+    """Gather along each dim at ``(i + size - shift) % size``, one dim after another."""
+    shifts, dims = list(shifts), [wrap_dim(d, x.dim()) for d in dims]
+    if x.numel() == 0:
+        return aten.clone.default(x)
+    if not dims and len(shifts) == 1:
+        return aten.view.default(roll(aten.view.default(x, [x.numel()]), shifts, [0]), list(x.shape))
+    for shift, dim in zip(shifts, dims, strict=True):
+        size = x.shape[dim]
+        positions = aten.arange.start_step(0, size, layout=strided, device=x.device, pin_memory=False)
+        index = aten.fmod.Scalar(aten.add.Tensor(positions, (size - shift) % size), size)
+        x = aten.index_select.default(x, dim, index)
+    return x
+
+
+def _triangle(compare):
+    def masked(x, diagonal=0):
+        rows, cols = x.shape[-2], x.shape[-1]
+        right = aten.unsqueeze.default(aten.arange.start_step(0, cols, layout=strided, device=x.device,
+                                                              pin_memory=False), -2)
+        down = aten.unsqueeze.default(aten.arange.start_step(0, rows, layout=strided, device=x.device,
+                                                             pin_memory=False), -1)
+        mask = compare(aten.sub.Tensor(right, down), diagonal)
+        zero = aten.scalar_tensor.default(False if x.dtype is bool_ else 0, dtype=x.dtype, layout=strided,
+                                          device=x.device)
+        return aten.where.self(mask, x, zero)
+    return masked
+
+
+register_decomposition("aten::tril", table=_core_only_table)(_triangle(aten.le.Scalar))
+register_decomposition("aten::triu", table=_core_only_table)(_triangle(aten.ge.Scalar))
+
+
+@register_decomposition("aten::logsumexp", table=_core_only_table)
+def logsumexp(x, dim, keepdim=False):
+    """The max shifted out (an infinite max left in place as 0), summed, logged, added back."""
+    dim = list(dim) if isinstance(dim, (list, tuple)) else [dim]
+    if x.numel() == 0:
+        return aten.log.default(aten.sum.dim_IntList(aten.exp.default(x), dim, keepdim))
+    maxes = aten.amax.default(x, dim, True)
+    infinite = aten.eq.Scalar(aten.abs.default(maxes), float("inf"))
+    maxes = aten.where.self(infinite, aten.scalar_tensor.default(0.0, dtype=maxes.dtype, layout=strided,
+                                                                 device=maxes.device), maxes)
+    kept = maxes if keepdim else aten.squeeze.dims(maxes, dim)
+    total = aten.sum.dim_IntList(aten.exp.default(aten.sub.Tensor(x, maxes)), dim, keepdim)
+    return aten.add.Tensor(aten.log.default(total), kept)
+
+
+def _lerp(start, end, weight):
+    """Near the end the formula counts back from ``end`` (``weight - 1``), so both ends are exact."""
+    given = weight
+    if not hasattr(weight, "shape"):
+        weight = aten.full.default([], weight, dtype=start.dtype, layout=strided, device=start.device,
+                                   pin_memory=False)
+    near_end = aten.ge.Scalar(aten.abs.default(weight), 0.5)
+    coeff = aten.where.self(near_end, aten.sub.Tensor(weight, 1), weight)
+    base = aten.where.self(near_end, end, start)
+    out = aten.add.Tensor(aten.mul.Tensor(coeff, aten.sub.Tensor(end, start)), base)
+    # torch broadcasts the inputs to find the output's strides (a graph keeps those expands)
+    inputs = [start, end] if given is not weight else [start, end, weight]
+    shape = list(broadcast_shapes(*(tuple(t.shape) for t in inputs)))
+    for t in inputs:
+        if list(t.shape) != shape:
+            aten.expand.default(t, shape)
+    return out
+
+
+register_decomposition("aten::lerp.Scalar", "aten::lerp.Tensor", table=_core_only_table)(_lerp)
+
+
+@register_decomposition("aten::hardswish", table=_core_only_table)
+@_opmath()
+def hardswish(x):
+    return x * aten.clamp.default(aten.clamp.default(x + 3, 0), None, 6) / 6
+
+
+@register_decomposition("aten::softplus", table=_core_only_table)
+def softplus(x, beta=1, threshold=20):
+    """``log1p(exp(beta x)) / beta``, ``x`` itself past the threshold. torch's Python dispatch
+    drops trailing arguments equal to their defaults, so its decomposition sees no ``beta``
+    (and scales nothing) when both are the defaults."""
+    if beta == 1 and threshold == 20:
+        smooth = aten.log1p.default(aten.exp.default(x))
+        return aten.where.self(aten.gt.Scalar(x, threshold), x, smooth)
+    scaled = x * beta
+    smooth = aten.div.Tensor(aten.log1p.default(aten.exp.default(scaled)), beta)
+    return aten.where.self(aten.gt.Scalar(scaled, threshold), x, smooth)
+
+
+def _reduce(loss, reduction):
+    """``reduction`` 0 none, 1 mean, 2 sum (``torch/_decomp``' ``apply_loss_reduction``)."""
+    if reduction == 1:
+        return aten.mean.default(loss)
+    return aten.sum.dim_IntList(loss, []) if reduction == 2 else loss
+
+
+@register_decomposition("aten::mse_loss", table=_core_only_table)
+@_opmath()
+def mse_loss(x, target, reduction=1):
+    return _reduce(aten.pow.Tensor_Scalar(x - target, 2), reduction)
+
+
+@register_decomposition("aten::smooth_l1_loss", table=_core_only_table)
+@_opmath()
+def smooth_l1_loss(x, target, reduction=1, beta=1.0):
+    loss = aten.abs.default(x - target)
+    loss = aten.where.self(aten.lt.Scalar(loss, beta), 0.5 * aten.pow.Tensor_Scalar(loss, 2) / beta, loss - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+@register_decomposition("aten::binary_cross_entropy_with_logits", table=_core_only_table)
+def binary_cross_entropy_with_logits(x, target, weight=None, pos_weight=None, reduction=1):
+    """``(1 - t) x - w log sigmoid(x)``, the log-sigmoid written ``min(0, x) - log1p(exp(-|x|))``."""
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * x - log_weight * _log_sigmoid(x)
+    else:
+        loss = (1 - target) * x - _log_sigmoid(x)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(_rounded(loss, target.dtype), reduction)
+
+
+def _log_sigmoid(x):
+    zero = aten.full.default([], 0, dtype=x.dtype, layout=strided, device=x.device, pin_memory=False)
+    return aten.sub.Tensor(aten.minimum.default(zero, x),
+                           aten.log1p.default(aten.exp.default(aten.neg.default(aten.abs.default(x)))))
+
+
+@register_decomposition("aten::nll_loss_forward", table=_core_only_table)
+def nll_loss_forward(x, target, weight, reduction, ignore_index):
+    """Gather each row's target log-probability, negated; ignored targets count 0 and weigh 0."""
+    channel = 1 if x.dim() >= 2 else 0
+    if weight is not None:
+        shape = [1] * x.dim()
+        shape[channel] = weight.shape[0]
+        w = aten.view.default(weight, shape) if x.dim() > 1 else weight
+        x = x * w
+    safe = aten.where.self(aten.ne.Scalar(target, ignore_index), target, _zero_like(target))
+    safe = aten.unsqueeze.default(safe, channel)
+    result = aten.neg.default(aten.squeeze.dims(aten.gather.default(x, channel, safe), [channel]))
+    result = aten.where.self(aten.ne.Scalar(target, ignore_index), result, _zero_like(result))
+    if reduction == 0 and x.dim() > 1:
+        return result, aten.full.default([], 0.0, dtype=x.dtype, layout=strided, device=x.device,
+                                         pin_memory=False)
+    if weight is not None:
+        picked = aten.gather.default(aten.expand.default(w, list(x.shape)), channel, safe)
+        picked = aten.squeeze.dims(picked, [channel])
+        picked = aten.where.self(aten.ne.Scalar(target, ignore_index), picked, _zero_like(picked))
+        total = aten.sum.dim_IntList(picked, [])
+    else:
+        counted = aten.sum.dim_IntList(aten.ne.Scalar(target, ignore_index), [])
+        total = aten._to_copy.default(counted, dtype=x.dtype, device=x.device)
+    if reduction == 2:
+        result = aten.sum.dim_IntList(result, [])
+    elif reduction == 1:
+        result = aten.div.Tensor(aten.sum.dim_IntList(result, []), total)
+    return result, total
+
+
+def _zero_like(x):
+    return aten.scalar_tensor.default(0, dtype=x.dtype, layout=strided, device=x.device)
+
+
+@register_decomposition("aten::index_add", table=_core_only_table)
+def index_add(x, dim, index, source, *, alpha=1):
+    """An accumulating ``index_put`` at ``index`` along ``dim``."""
+    dim = wrap_dim(dim, x.dim())
+    if alpha != 1:
+        source = source * alpha
+    scalar = x.dim() == 0
+    base = aten.unsqueeze.default(x, 0) if scalar else x
+    out = aten.index_put.default(base, [None] * dim + [index], source, True)
+    return aten.squeeze.dim(out, 0) if scalar else out.contiguous()

@@ -119,10 +119,12 @@ def _tangent_dims(args, dims, info):
     return out
 
 
-def trace_joint(fn, args, info=None, dims=None):
+def trace_joint(fn, args, info=None, dims=None, decompositions=decomposition_table):
     """The joint graph of ``fn`` at ``args``, placeholders named ``primals_i`` and ``tangents_i``
     and output ``(*outputs, *grads)``, one gradient per primal (None where it needs none), with
-    the nodes traced during the forward tagged ``is_forward``. Returns (GraphModule, OutputInfo)."""
+    the nodes traced during the forward tagged ``is_forward``. ``decompositions`` is the table
+    the trace applies: the compiler's by default (its backend fuses what remains); torch's
+    ``aot_function`` passes the caller's, none unless given. Returns (GraphModule, OutputInfo)."""
     info = info or collect_metadata(fn, args, dims)
     n = len(args)
 
@@ -145,7 +147,7 @@ def trace_joint(fn, args, info=None, dims=None):
     dynamic = None
     if dims is not None and any(d is not None for d in dims):
         dynamic = [*dims, *_tangent_dims(args, dims, info)]
-    gm = make_fx(joint, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
+    gm = make_fx(joint, decompositions, tracing_mode="fake", _fold_constant_reads=False,
                  _dynamic_dims=dynamic)(*args, *tangents)
     _name_placeholders(gm, n)
     _tag(gm.graph, "is_backward")
@@ -190,8 +192,8 @@ class AOTCompiled:
     outputs whose ``grad_fn`` is ``CompiledFunctionBackward``. ``joint``, ``forward_graph``,
     ``backward_graph`` and ``saved`` (the saved values' names) are kept for reading."""
 
-    def __init__(self, fn, args, compiler, dims=None, bw_compiler=None):
-        self.joint, self.info = trace_joint(fn, args, dims=dims)
+    def __init__(self, fn, args, compiler, dims=None, bw_compiler=None, decompositions=decomposition_table):
+        self.joint, self.info = trace_joint(fn, args, dims=dims, decompositions=decompositions)
         num_outputs = len(self.info.differentiable)
         self.forward_graph, self.backward_graph, self.saved = default_partition(self.joint,
                                                                                 num_fwd_outputs=num_outputs)
@@ -258,20 +260,24 @@ class CompiledFunctionBackward(Function):
         raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
 
 
-def aot_function(fn, fw_compiler, bw_compiler=None):
+def aot_function(fn, fw_compiler, bw_compiler=None, *, decompositions=None):
     """``aot_function(fn, fw_compiler, bw_compiler)(*args)``: compile ``fn`` for the metadata of
     ``args`` on the first call and run the compiled forward (with the compiled backward as its
     ``grad_fn``). As torch's, each compiler is called with a graph and its example inputs (the
     placeholders' fake values) and returns a callable; ``bw_compiler`` defaults to
-    ``fw_compiler``. Pass ``lambda gm, example_inputs: gm`` to run the graphs as traced."""
+    ``fw_compiler``. Pass ``lambda gm, example_inputs: gm`` to run the graphs as traced.
+    As torch's, the graphs keep the operators the program ran (``_softmax``, not its pieces)
+    unless ``decompositions`` (a table such as ``core_aten_decompositions()``) is given."""
     cache = {}
     bw_compiler = fw_compiler if bw_compiler is None else bw_compiler
+    decompositions = dict(decompositions or {})
 
     def run(*args):
         key = tuple((tuple(a.shape), a.stride(), a.dtype, str(a.device), a.requires_grad) for a in args)
         if key not in cache:
             cache[key] = AOTCompiled(fn, args, lambda gm: fw_compiler(gm, _example_inputs(gm)),
-                                     bw_compiler=lambda gm: bw_compiler(gm, _example_inputs(gm)))
+                                     bw_compiler=lambda gm: bw_compiler(gm, _example_inputs(gm)),
+                                     decompositions=decompositions)
         return cache[key](*args)
     run.cache = cache
     return run

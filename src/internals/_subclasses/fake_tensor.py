@@ -23,7 +23,7 @@ A tracer runs a whole training step this way in microseconds per op, whatever th
 """
 import contextlib
 
-from .._meta_registrations import TensorMeta, _elementwise, meta_table
+from .._meta_registrations import SYMBOLIC_META, TensorMeta, _elementwise, meta_table
 from .._ops import ops
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
@@ -35,7 +35,7 @@ from ..c10.device import device as as_device
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..c10.generator import default_generator
 from ..c10.storage import UntypedStorage
-from ..c10.sym import SymBool, SymFloat, SymInt, is_symbolic, size_oblivious
+from ..c10.sym import SymBool, SymFloat, SymInt, inside_operator, is_symbolic, size_oblivious
 from ..c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides, strided
 from ..utils._python_dispatch import TorchDispatchMode
 from ..utils._pytree import tree_flatten, tree_map
@@ -409,6 +409,20 @@ def _meta_integer_division(a, b):
 _SYMBOLIC_SIZE_META = {"aten::index_select": _meta_index_select, "aten::index.Tensor": _meta_index,
                        "aten::arange": _meta_arange, "aten::arange.start": _meta_arange,
                        "aten::arange.start_step": _meta_arange}
+
+
+def _fake_of_meta(meta_function):
+    """A ``_meta_registrations`` function returning fakes, as the functions above do: its
+    TensorMeta made a fake, or its view of a fake (``diagonal``) taken as it is."""
+    def run(*args, **kwargs):
+        with inside_operator():     # its size arithmetic is the operator's, not graph nodes
+            out = meta_function(*args, **kwargs)
+        metas = out if isinstance(out, tuple) and not isinstance(out, TensorMeta) else (out,)
+        return _wrap(out) if all(isinstance(m, TensorMeta) for m in metas) else tree_map(_as_fake, out)
+    return run
+
+
+_SYMBOLIC_SIZE_META |= {name: _fake_of_meta(fn) for name, fn in SYMBOLIC_META.items()}
 _SYMBOLIC_SIZE_META |= {f"aten::{name}": _meta_integer_division for name in (
     "floor_divide", "floor_divide.Scalar", "remainder.Tensor", "remainder.Scalar", "remainder.Scalar_Tensor",
     "fmod.Tensor", "fmod.Scalar")}

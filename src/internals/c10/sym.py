@@ -13,7 +13,7 @@ import math
 import threading
 
 __all__ = ["SymBool", "SymFloat", "SymInt", "in_operator", "in_size_oblivious", "inside_operator", "is_symbolic",
-           "size_oblivious", "statically_known_true", "sym_int", "sym_sqrt"]
+           "size_oblivious", "statically_known_true", "sym_int", "sym_max", "sym_min", "sym_sqrt"]
 
 _oblivious = threading.local()
 
@@ -155,6 +155,22 @@ def wrap_node(node):
 def sym_sqrt(a):
     """``math.sqrt`` that keeps a symbol a symbol (``torch.sym_sqrt``)."""
     return wrap_node(a.node.unary("sqrt")) if isinstance(a, (SymInt, SymFloat)) else math.sqrt(a)
+
+
+def sym_max(a, b):
+    """``max`` that keeps a symbol a symbol (``torch.sym_max``): Python's ``max`` compares, a
+    guard that decides which side a size is (``Max(1, s0 - 2)`` in a contiguous stride)."""
+    return _sym_extreme("max", a, b) if is_symbolic(a) or is_symbolic(b) else max(a, b)
+
+
+def sym_min(a, b):
+    """``min`` that keeps a symbol a symbol (``torch.sym_min``)."""
+    return _sym_extreme("min", a, b) if is_symbolic(a) or is_symbolic(b) else min(a, b)
+
+
+def _sym_extreme(op, a, b):
+    node = a.node if is_symbolic(a) else b.node
+    return wrap_node(node.apply(op, _node_of(a), _node_of(b)))
 
 
 def sym_int(a):

@@ -58,6 +58,8 @@ class SymNode:
             expr = sympy.floor(a / b)
         elif op == "mod":
             expr = sympy.Mod(a, b)
+        elif op in ("max", "min"):
+            expr = (sympy.Max if op == "max" else sympy.Min)(a, b)
         else:
             expr = _ARITHMETIC[op](a, b)
         return _recorded(SymNode(expr, self.shape_env, pytype, origin))
@@ -105,10 +107,11 @@ class SymNode:
 def sym_str(expr):
     """``expr`` as torch prints it: a floor division as ``(s96//2)``, where sympy's own printer
     writes ``floor(s96/2)`` (torch keeps it as its ``FloorDiv`` function, this package as sympy's
-    floor of a quotient)."""
+    floor of a quotient), and inside a sum or a product once more in parentheses
+    (``(((s0 - 3)//2)) + 1``: torch's ``FloorDiv`` binds less tightly than ``+``)."""
     if _printer is None:
         _make_printer()
-    return _printer[0].doprint(expr)
+    return _printer[0]().doprint(expr)     # a printer per call: it keeps the enclosing expressions
 
 
 _printer = None
@@ -123,15 +126,28 @@ def _make_printer():
     from sympy.printing.str import StrPrinter  # sympy's, as above
 
     class Printer(StrPrinter):
+        def __init__(self):
+            super().__init__()
+            self.enclosing = []
+
+        def _print(self, expr, **kwargs):
+            self.enclosing.append(expr)
+            try:
+                return super()._print(expr, **kwargs)
+            finally:
+                self.enclosing.pop()
+
         def _print_floor(self, e):
             num, den = sympy.fraction(sympy.together(e.args[0]))
             if den == 1:
                 return super()._print_Function(e)
-            return f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
+            text = f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
+            parent = self.enclosing[-2] if len(self.enclosing) > 1 else None
+            return f"({text})" if isinstance(parent, (sympy.Add, sympy.Mul)) else text
 
         def _print_Float(self, e):
             return repr(float(e))       # ``3.0`` as Python (and torch's guards) write it, not ``3.00000000000000``
-    _printer = (Printer(),)
+    _printer = (Printer,)
 
 
 _INTEGER_FUNCTIONS = {}
