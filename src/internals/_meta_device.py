@@ -40,7 +40,7 @@ from .c10.dispatch_key import DispatchKey, DispatchKeySet
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides, required_storage_elements
 from .c10.wrap_dim import dim_list_to_bitset, wrap_dim
-from .utils._pytree import tree_flatten, tree_map
+from .utils._pytree import tree_leaves, tree_map
 
 __all__ = ["meta_fallback", "register_meta_fallback", "register_meta_kernels"]
 
@@ -183,7 +183,7 @@ def _meta_wording(name, args, kwargs, message):
         out, shape = ([int(s) for s in g.split(",") if s.strip()] for g in matched.groups())
         return f"output with shape torch.Size({out}) doesn't match the broadcast shape {tuple(shape)}"
     if message.startswith("The size of tensor a ("):
-        return _reference_broadcast_error([tuple(t.shape) for t in tree_flatten((args, kwargs))
+        return _reference_broadcast_error([tuple(t.shape) for t in tree_leaves((args, kwargs))
                                            if isinstance(t, TensorBase)])
     return None
 
@@ -389,7 +389,7 @@ def _check_devices(op, args, kwargs):
     out_names = {a.name for a in op.schema.arguments.out}
     inputs = {k: v for k, v in kwargs.items() if k not in out_names}
     expected = None
-    for t in tree_flatten((args, inputs)):
+    for t in tree_leaves((args, inputs)):
         if not isinstance(t, TensorBase) or (t._impl.device.type == "cpu" and not t._impl.sizes):
             continue
         device = t._impl.device
@@ -397,7 +397,7 @@ def _check_devices(op, args, kwargs):
             expected = device
         elif device != expected:
             raise _refusal(RuntimeError, f"Tensor on device {device} is not on the expected device {expected}!")
-    for t in tree_flatten([kwargs.get(name) for name in out_names]):
+    for t in tree_leaves([kwargs.get(name) for name in out_names]):
         if isinstance(t, TensorBase) and expected is not None and t._impl.device != expected:
             raise _refusal(RuntimeError, f"Attempting to copy from device {expected} to device {t._impl.device}, "
                            "but cross-device copies are not allowed!")
@@ -433,7 +433,7 @@ def _moved_to_meta(out, args=(), kwargs=None):
     metadata; views of one storage keep sharing one meta storage. An argument handed back (an
     in-place op on a CPU tensor with a meta operand) stays itself."""
     storages = {}
-    given = {id(t) for t in tree_flatten((args, kwargs or {})) if isinstance(t, TensorBase)}
+    given = {id(t) for t in tree_leaves((args, kwargs or {})) if isinstance(t, TensorBase)}
 
     def move(t):
         if not isinstance(t, TensorBase) or id(t) in given:

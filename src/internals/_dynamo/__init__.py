@@ -84,7 +84,7 @@ from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnD
 from ..fx.passes import functionalize
 from ..nn.modules.module import Module
 from ..nn.utils.stateless import _reparametrize_module
-from ..utils._pytree import tree_flatten, tree_map
+from ..utils._pytree import tree_leaves, tree_map
 from . import config, exc
 from .decorators import mark_dynamic, marked_dims, maybe_mark_dynamic, strictly_marked_dims
 from .guards import GuardWalker, TensorGuards, Unguardable, _names, global_state_key
@@ -352,7 +352,7 @@ def _modules_in(value):
 
 
 def _tensors(tree):
-    return [a for a in tree_flatten(tree) if isinstance(a, Tensor)]
+    return [a for a in tree_leaves(tree) if isinstance(a, Tensor)]
 
 
 class _CacheEntry:
@@ -986,7 +986,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
 
     def traced(replay, *leaves):
         maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
-        state = PythonState(fn, [v for v in tree_flatten((args, kwargs)) if not isinstance(v, Tensor)])
+        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)])
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile

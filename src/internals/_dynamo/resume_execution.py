@@ -86,7 +86,7 @@ from ..fx.graph import Graph, Node
 from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
 from ..utils._python_dispatch import _disable_current_modes
-from ..utils._pytree import tree_flatten, tree_map
+from ..utils._pytree import tree_leaves, tree_map
 from .bytecode_analysis import NULL, in_for_loop, in_try_block, resume_offset, stack_below
 from .guards import TensorGuards
 from .pgo import FrameState
@@ -838,7 +838,7 @@ def _segments(graph, constants):
             wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live),
                       *(n for n in group if any(u not in inside for u in n.users))]
         else:
-            cut, wanted = None, [a for a in tree_flatten(output.args[0]) if isinstance(a, Node)]
+            cut, wanted = None, [a for a in tree_leaves(output.args[0]) if isinstance(a, Node)]
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
         # the first segment takes every argument, as the function's frame: its guards are the entry's
         arguments = [] if i else [n for n in graph.nodes if n.op == "placeholder"]
@@ -975,7 +975,7 @@ class Segmented:
     def __call__(self, args, kwargs):
         if self.fallen_back:
             return self.eager(*args, **kwargs)
-        tensors = [a for a in tree_flatten((args, kwargs)) if isinstance(a, Tensor)]
+        tensors = [a for a in tree_leaves((args, kwargs)) if isinstance(a, Tensor)]
         before = [_copy(t) for t in tensors] if self.writes else tensors
         try:
             return self._run_segments(args, kwargs, tensors, before)

@@ -19,8 +19,8 @@ from .._functional import broadcast_shapes, stack
 from .._tensor import Tensor
 from ..autograd.grad_mode import InferenceMode
 from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
+from ..utils._pytree import tree_flatten, tree_unflatten
 from .batched_tensor import BatchedTensor, is_batched
-from .pytree import tree_flatten, tree_unflatten
 
 __all__ = ["run_batched", "set_fallback_warning", "register_rules"]
 

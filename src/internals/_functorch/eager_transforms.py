@@ -17,8 +17,8 @@ import threading
 from .. import autograd
 from .._functional import stack
 from .._tensor import Tensor
+from ..utils._pytree import tree_flatten, tree_unflatten
 from .batched_tensor import BatchedTensor
-from .pytree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 

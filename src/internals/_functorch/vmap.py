@@ -18,10 +18,10 @@ from .. import autograd
 from .._functional import cat
 from .._tensor import Tensor
 from ..utils._python_dispatch import TorchDispatchMode
+from ..utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from .batch_rules import register_rules, run_batched
 from .batch_rules_nn import NN_RULES
 from .batched_tensor import BatchedTensor, add_batch_dim, is_batched, new_level, remove_batch_dim
-from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
 __all__ = ["vmap"]
 
@@ -63,7 +63,7 @@ def _process_inputs(func, in_dims, args):
         raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are trying "
                          f"to vmap over a function with no inputs. The latter is unsupported.")
     flat_args, spec = tree_flatten(args)
-    flat_dims = broadcast_prefix(in_dims, spec)
+    flat_dims = _broadcast_to_and_flatten(in_dims, spec)
     if flat_dims is None:
         raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
                          f"structure of `inputs`.")
@@ -109,7 +109,7 @@ def _run_chunks(func, flat_args, spec, flat_dims, size, out_dims, randomness, kw
         results.append(_run(func, chunk, spec, flat_dims, n, out_dims, randomness, kwargs))
     flats = [tree_flatten(r)[0] for r in results]
     out_spec = tree_flatten(results[0])[1]
-    dims = broadcast_prefix(out_dims, out_spec)
+    dims = _broadcast_to_and_flatten(out_dims, out_spec)
     joined = [cat([f[i] for f in flats], dim=d) if d is not None else flats[0][i] for i, d in enumerate(dims)]
     return tree_unflatten(joined, out_spec)
 
@@ -117,7 +117,7 @@ def _run_chunks(func, flat_args, spec, flat_dims, size, out_dims, randomness, kw
 def _unwrap_outputs(func, out, out_dims, level, size):
     name = _name(func)
     flat, spec = tree_flatten(out)
-    dims = broadcast_prefix(out_dims, spec)
+    dims = _broadcast_to_and_flatten(out_dims, spec)
     if dims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
                          f"structure of `outputs`.")

@@ -38,7 +38,7 @@ from ..c10.storage import UntypedStorage
 from ..c10.sym import SymBool, SymFloat, SymInt, inside_operator, is_symbolic, size_oblivious
 from ..c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides, strided
 from ..utils._python_dispatch import TorchDispatchMode
-from ..utils._pytree import tree_flatten, tree_map
+from ..utils._pytree import tree_leaves, tree_map
 
 __all__ = ["DataDependentOutputException", "DynamicOutputShapeException", "FakeTensor", "FakeTensorMode",
            "UnsupportedFakeTensorException"]
@@ -128,11 +128,11 @@ class FakeTensorMode(TorchDispatchMode):
             if unbacked is not None:
                 with size_oblivious():
                     return unbacked(self, *args, **kwargs)
-            if any(is_symbolic(a) for a in tree_flatten((args, kwargs))):
+            if any(is_symbolic(a) for a in tree_leaves((args, kwargs))):
                 args, kwargs = self._wrap_symbols(func, args, kwargs)
             with size_oblivious():
                 out = self._dispatch(func, name, args, kwargs)
-                for t in tree_flatten(out):
+                for t in tree_leaves(out):
                     if isinstance(t, FakeTensor) and _has_symbolic_sizes(t._impl.sizes):
                         # torch's TensorImpl computes its contiguity when it is made: with backed
                         # sizes that decides ``size == 1`` for each dim, a guard that pins a size
@@ -348,7 +348,7 @@ def _torch_size(shape):
 def _has_symbolic_sizes(tree):
     """A tensor with a symbolic size, or a symbol given for a size (``new_zeros([u0])``)."""
     return any(is_symbolic(t) or isinstance(t, TensorBase) and any(is_symbolic(n) for n in t._impl.sizes)
-               for t in tree_flatten(tree))
+               for t in tree_leaves(tree))
 
 
 def _meta_index_select(self_, dim, index):
@@ -466,7 +466,7 @@ def _inplace_has_meta(name):
 
 def _backend_keys(args, kwargs):
     """The backend key of the first tensor argument's device (of ``device=`` for a factory)."""
-    first = next((t for t in tree_flatten((args, kwargs)) if isinstance(t, TensorBase)), None)
+    first = next((t for t in tree_leaves((args, kwargs)) if isinstance(t, TensorBase)), None)
     device = first.device if first is not None else as_device(kwargs.get("device") or "cpu")
     return DispatchKeySet([backend_key_for(device.type)])
 

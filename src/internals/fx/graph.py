@@ -20,7 +20,7 @@ import re
 import sys
 
 from ..c10.sym import is_symbolic
-from ..utils._pytree import tree_flatten, tree_map
+from ..utils._pytree import tree_leaves, tree_map
 
 __all__ = ["Graph", "Node", "describe_value", "short_dtype"]
 
@@ -61,7 +61,7 @@ class Node:
             used.users[self] = None
 
     def all_input_nodes(self):
-        return [a for a in tree_flatten((self.args, self.kwargs)) if isinstance(a, Node)]
+        return [a for a in tree_leaves((self.args, self.kwargs)) if isinstance(a, Node)]
 
     def replace_input_with(self, old, new):
         """Read ``new`` wherever this node read ``old``."""

@@ -19,7 +19,7 @@ from ..c10 import scalar_type as st
 from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
 from ..c10.tensor_impl import NoStorage
-from ._pytree import tree_flatten
+from ._pytree import tree_leaves
 
 __all__ = ["TorchDispatchMode", "python_fallback", "register_python_fallbacks", "overload_of",
            "_get_current_dispatch_mode"]
@@ -89,7 +89,7 @@ def overload_of(op):
 
 def _subclass_types(args, kwargs):
     seen = []
-    for a in tree_flatten((args, kwargs)):
+    for a in tree_leaves((args, kwargs)):
         if isinstance(a, TensorBase) and hasattr(type(a), "__torch_dispatch__") and type(a) not in seen:
             seen.append(type(a))
     return tuple(seen)

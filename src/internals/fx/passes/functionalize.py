@@ -27,7 +27,7 @@ import operator
 from ..._ops import ops
 from ..._subclasses.fake_tensor import FakeTensorMode
 from ..._tensor import Tensor
-from ...utils._pytree import tree_flatten, tree_map
+from ...utils._pytree import tree_leaves, tree_map
 from ..graph import Node
 
 __all__ = ["functionalize"]
@@ -289,7 +289,7 @@ class _Functionalizer:
 
     def finish(self, output):
         """Outputs synced, then each written input copied back (``_propagate_functional_input_mutation``)."""
-        for arg in {a for a in tree_flatten(output.args) if isinstance(a, Node) and a in self.aliases}:
+        for arg in {a for a in tree_leaves(output.args) if isinstance(a, Node) and a in self.aliases}:
             output.replace_input_with(arg, self.sync(arg))
         for original, alias in list(self.aliases.items()):
             base = alias.base
