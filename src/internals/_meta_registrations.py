@@ -29,12 +29,12 @@ from .aten.native.embedding import _check_indices
 from .aten.native.pooling import pool_geometry
 from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
-from .aten.native.tensor_shape import compute_stride, infer_size, make_view, wrap_dim
+from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
 from .c10 import scalar_type as st
 from .c10.device import device as as_device
 from .c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
-from .c10.sym import sym_max, sym_min
+from .c10.sym import sym_max
 from .c10.tensor_impl import contiguous_strides
 
 __all__ = ["POINTWISE", "SYMBOLIC_META", "TensorMeta", "meta_table"]
@@ -549,28 +549,6 @@ def meta_index_put(x, indices, values, accumulate=False):
     """torch's ``meta_index_put``: ``empty_like(self)``, nothing checked (values of another dtype
     or shape trace, and the compiled code raises the kernel's error when it runs)."""
     return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
-
-
-@_symbolic_meta("diagonal")
-def meta_diagonal(x, offset=0, dim1=0, dim2=1):
-    """The ``diagonal`` view with its length ``max(min(n1, n2 - offset), 0)`` kept a symbol
-    (``Min(s0, s1 - 1)``, as torch's); the kernel's Python ``min`` would guard on which side
-    is smaller."""
-    d1, d2 = wrap_dim(dim1, x.dim()), wrap_dim(dim2, x.dim())
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    start = x.storage_offset()
-    if offset >= 0:
-        length = sym_max(0, sym_min(x.shape[d1], x.shape[d2] - offset))
-        shift = offset * x.stride()[d2]
-    else:
-        length = sym_max(0, sym_min(x.shape[d1] + offset, x.shape[d2]))
-        shift = -offset * x.stride()[d1]
-    if length != 0:     # an empty diagonal starts where the input does
-        start = start + shift
-    keep = [d for d in range(x.dim()) if d not in (d1, d2)]
-    return make_view(x, [x.shape[d] for d in keep] + [length],
-                     [x.stride()[d] for d in keep] + [x.stride()[d1] + x.stride()[d2]], start)
 
 
 def _pooled(x, size, dtype):

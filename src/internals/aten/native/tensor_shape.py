@@ -13,7 +13,7 @@ from ...c10.local_dispatch_key_set import tls
 from ...c10.memory_format import contiguous_format
 from ...c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ...c10.sparse_tensor_impl import SparseTensorImpl
-from ...c10.sym import is_symbolic
+from ...c10.sym import is_symbolic, sym_max, sym_min
 from ...c10.tensor_impl import COMPRESSED_LAYOUTS, TensorImpl, contiguous_strides, is_channels_last, sparse_coo
 from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
@@ -494,12 +494,14 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     start = x.storage_offset()
+    # sym_max/sym_min: with symbolic sizes the length stays a symbol (``Min(s0, s1 - 1)``, as
+    # torch's), where Python's min would guard on which side is smaller
     if offset >= 0:
-        length = max(0, min(x.shape[d1], x.shape[d2] - offset))
+        length = sym_max(0, sym_min(x.shape[d1], x.shape[d2] - offset))
         if length:
             start += offset * x.stride()[d2]
     else:
-        length = max(0, min(x.shape[d1] + offset, x.shape[d2]))
+        length = sym_max(0, sym_min(x.shape[d1] + offset, x.shape[d2]))
         if length:
             start -= offset * x.stride()[d1]
     keep = [d for d in range(x.dim()) if d not in (d1, d2)]
