@@ -26,6 +26,7 @@ from .aten.native.convolution import (
 )
 from .aten.native.dispatch_stub import refuse_unlisted_dtypes
 from .aten.native.embedding import _check_indices
+from .aten.native.indexing import check_index_select
 from .aten.native.pooling import pool_geometry
 from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
@@ -382,16 +383,7 @@ def meta_index_select(x, dim, index):
     """The kernel's checks but the bounds (no values to read: torch's meta checks none either);
     ``index.numel()`` slices along ``dim``, contiguous. ``embedding`` reaches it, so that it
     traces with symbolic sizes."""
-    d = wrap_dim(dim, x.dim())
-    if index.dim() > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    if x.dim() == 0 and index.numel() != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
-    if index.dtype not in (st.int64, st.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    refuse_unlisted_dtypes("index_select", x, complex32=False)
-    if x.dim() > 1 and index.numel() and x.shape[d] == 0:
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    d = check_index_select(x, dim, index)
     shape = tuple(index.numel() if i == d else n for i, n in enumerate(x.shape))
     return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
 

@@ -480,8 +480,9 @@ def _on_device(t, device):
 # ---------------------------------------------------------------------- index_select, take
 
 
-def index_select(self, dim, index):
-    """``index_select``: the slices of ``self`` along ``dim`` at ``index`` (a vector), contiguous."""
+def check_index_select(self, dim, index):
+    """``index_select``'s checks of everything but the index values (its meta function makes
+    the same ones); the wrapped dim."""
     d = wrap_dim(dim, self.dim())
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -492,6 +493,12 @@ def index_select(self, dim, index):
     refuse_unlisted_dtypes("index_select", self, complex32=False)
     if self.dim() > 1 and index.numel() and self.shape[d] == 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    return d
+
+
+def index_select(self, dim, index):
+    """``index_select``: the slices of ``self`` along ``dim`` at ``index`` (a vector), contiguous."""
+    d = check_index_select(self, dim, index)
     size = self.shape[d] if self.dim() else 1
     # torch's CPU kernel checks dim 0 of a tensor in one loop, the other dims in another
     error, message = ((IndexError, "index out of range in self") if d == 0 else
