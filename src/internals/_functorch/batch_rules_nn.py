@@ -149,16 +149,26 @@ def _class_weights(target, weight, ignore_index, dtype):
     return weight.index_select(0, safe.reshape(-1)).reshape(target.shape) * keep
 
 
+def _nll_rows(func, level, args, kwargs):
+    """The bound arguments, the example's rank, the batch size and the input and target as
+    (batch, rows, classes) and (batch, rows); all None where no rule applies (a batched class
+    weight, or an input of another rank), so the call takes the fallback."""
+    _, b = _bind(func, args, kwargs)
+    rank = _logical(b["self"], level)
+    if is_batched(b["weight"], level) or rank not in (1, 2):
+        return None, None, None, None, None
+    size = _size_of(level, b)
+    s, t = _rows(_full(b["self"], level, size), _full(b["target"], level, size), rank)
+    return b, rank, size, s, t
+
+
 def _nll_loss_forward(func, level, args, kwargs):
     """Unreduced over the batch's rows in one call, then summed (and divided by the weight
     total) per example."""
-    names, b = _bind(func, args, kwargs)
-    self, target, weight = b["self"], b["target"], b["weight"]
-    rank = _logical(self, level)
-    if is_batched(weight, level) or rank not in (1, 2):
+    b, rank, size, s, t = _nll_rows(func, level, args, kwargs)
+    if b is None:
         return NotImplemented
-    size = _size_of(level, b)
-    s, t = _rows(_full(self, level, size), _full(target, level, size), rank)
+    weight = b["weight"]
     n, c = s.shape[1], s.shape[2]
     # torch's rule picks each row's class with gather, so a target out of range raises gather's
     # error (a RuntimeError naming the physical class dim), not the loss kernel's IndexError
@@ -179,13 +189,10 @@ def _nll_loss_forward(func, level, args, kwargs):
 def _nll_loss_backward(func, level, args, kwargs):
     """The unreduced backward over the batch's rows, each row's incoming gradient the example's
     (divided by its weight total under ``'mean'``)."""
-    names, b = _bind(func, args, kwargs)
-    go, self, target, weight, total = (b[n] for n in ("grad_output", "self", "target", "weight", "total_weight"))
-    rank = _logical(self, level)
-    if is_batched(weight, level) or rank not in (1, 2):
+    b, rank, size, s, t = _nll_rows(func, level, args, kwargs)
+    if b is None:
         return NotImplemented
-    size = _size_of(level, b)
-    s, t = _rows(_full(self, level, size), _full(target, level, size), rank)
+    go, weight, total = b["grad_output"], b["weight"], b["total_weight"]
     n, c = s.shape[1], s.shape[2]
     g = _full(go, level, size)
     if b["reduction"] == _MEAN:
@@ -193,7 +200,7 @@ def _nll_loss_backward(func, level, args, kwargs):
     g = g.reshape(size, -1).expand(size, n) if b["reduction"] != _NONE or rank == 1 else g
     out = func(g.reshape(size * n), s.reshape(size * n, c), t.reshape(size * n), weight, _NONE,
                b["ignore_index"], s.new_ones(()))
-    return BatchedTensor(out.reshape(_full(self, level, size).shape), level)
+    return BatchedTensor(out.reshape(_full(b["self"], level, size).shape), level)
 
 
 # ---------------------------------------------------------------------------- embedding
