@@ -927,16 +927,70 @@ def _sum_of_comprehension(x):
     return x * sum(values)
 
 
-def test_a_comprehension_over_reads_runs_eagerly():
-    """``[int(v.item()) for v in x]``: torch runs the comprehension's frame eagerly (a break in
-    its loop) and compiles the code around it, the list's items inputs of the graph after it
-    once they changed (torch: 2, 3, 3). Here a read inside a loop, the comprehension's too, runs
-    the whole function eagerly (0 graphs): the results are eager's, the counts are not torch's."""
+def test_a_comprehension_over_reads_runs_eagerly_between_two_graphs():
+    """``[int(v.item()) for v in x]``: a break in the loop of the comprehension's frame, which
+    torch runs eagerly as one call: the graph before it takes the tensor apart into the rows it
+    iterates (Dynamo unpacks a tensor it iterates), the graph after it takes the list, its items
+    constants, then inputs once they changed (``L_stack0_0_``...): 2, 3, 3 graphs, one break."""
     calls = [lambda T, v=v: (T.tensor(np.asarray(v, dtype=np.float32)),) for v in ([2, 3, 4], [3, 4, 5], [5, 6, 7])]
     theirs, ours, compiled = _counts_per_call(_sum_of_comprehension, calls)
-    print("graphs: torch", theirs, "ours", ours)
-    assert theirs == [2, 3, 3] and ours == [0, 0, 0]
-    assert ITEM_BREAK in compiled.break_reasons[0]
+    assert ours == theirs == [2, 3, 3]
+    assert compiled.break_reasons == [ITEM_BREAK]
+    assert [str(n.target) for n in compiled.graphs[0].graph.nodes if n.op == "call_function"] == \
+        ["aten.select.int"] * 3
+    names = [n.name for n in compiled.graphs[2].graph.nodes if n.op == "placeholder"]
+    assert names == ["stack0_0_1", "stack0_1_1", "stack0_2_1", "x_1"]
+    torch._dynamo.reset()
+    want = torch._dynamo.explain(_sum_of_comprehension)(torch.tensor([2.0, 3.0]))
+    got = explain(_sum_of_comprehension)(internals.tensor([2.0, 3.0]))
+    assert (got.graph_count, got.graph_break_count) == (want.graph_count, want.graph_break_count) == (2, 1)
+    assert [r.reason for r in got.break_reasons] == [r.reason.splitlines()[0] for r in want.break_reasons]
+
+
+def _doubled_positives(x):
+    kept = [t * 2 for t in x if t.item() > 0]
+    return kept[0] + kept[-1]
+
+
+def _scaled_sums(xs, k):
+    y = xs[0] + 1
+    values = [float(t.sum().item()) * k for t in xs]
+    return y * values[0] + values[1]
+
+
+def test_a_comprehension_run_eagerly_hands_its_tensors_and_numbers_to_the_graph_after():
+    """A comprehension that keeps tensors it computed (``[t * 2 for t in x if t.item() > 0]``)
+    hands them to the graph after it by their places in its list, whichever rows it kept
+    (torch: 2, 2, 2); one over a list argument that reads a variable of its caller's hands
+    numbers, inputs of the graph after it once they changed (torch: 2, 3, 3)."""
+    rows = [lambda T, v=v: (T.tensor(np.asarray(v, dtype=np.float32)),) for v in ([1, -2, 3], [1, -2, 3], [-1, 2, 3])]
+    theirs, ours, _ = _counts_per_call(_doubled_positives, rows)
+    assert ours == theirs == [2, 2, 2]
+
+    def pairs(v):
+        return lambda T: ([T.tensor(np.asarray(v, dtype=np.float32)), T.tensor(np.asarray(v, dtype=np.float32) + 1)],
+                          2.0)
+    theirs, ours, _ = _counts_per_call(_scaled_sums, [pairs([1, 2]), pairs([3, 4]), pairs([5, 6])])
+    assert ours == theirs == [2, 3, 3]
+
+
+_kept_rows = []
+
+
+def _keeps_rows(x):
+    values = [_kept_rows.append(t * 3) or t.item() for t in x]
+    return x + values[0]
+
+
+def test_a_comprehension_that_writes_python_state_runs_the_function_eagerly():
+    """A comprehension that appends what it computes to a global list: no graph would make the
+    write again, so the function runs eagerly, each call appending its own rows as eager's."""
+    _kept_rows.clear()
+    compiled = internals.compile(_keeps_rows)
+    for v in ([1, 2], [3, 4]):
+        x = internals.tensor(np.asarray(v, dtype=np.float32))
+        np.testing.assert_array_equal(compiled(x).to_torch().numpy(), np.asarray(v, dtype=np.float32) + v[0])
+    assert [float(t.item()) for t in _kept_rows] == [3.0, 6.0, 9.0, 12.0] and not compiled.graphs
 
 
 def _shows_size(y):

@@ -138,6 +138,9 @@ def _step(ins, stack, f_globals):
     elif name == "BUILD_CONST_KEY_MAP":
         del stack[len(stack) - arg - 1:]
         stack.append(("value",))
+    elif name == "MAKE_FUNCTION":     # the code, and a tuple or dict per flag: defaults, closure...
+        del stack[len(stack) - 1 - bin(arg & 0x0F).count("1"):]
+        stack.append(("value",))
     elif name == "FORMAT_VALUE":
         del stack[len(stack) - (2 if arg & 4 else 1):]
         stack.append(("value",))

@@ -41,7 +41,12 @@ the code goes on, the value taken there, the segment's operations -- not by the 
 to it: a ``while`` loop's turns, a function called twice, the caller's code after a call whose
 inside took either branch, share one graph, as they share one resume function in Dynamo.
 ``print``, ``tolist()``/``numpy()``, an operator of data-dependent output size and
-``requires_grad_()`` are cuts too, run between the graphs with the call's values.
+``requires_grad_()`` are cuts too, run between the graphs with the call's values. A break in a
+list comprehension's loop (``[int(v.item()) for v in x]``) makes the whole comprehension one
+cut, as Dynamo runs the comprehension's frame eagerly (it resumes no frame inside a loop): its
+operators leave the trace, its step calls it again with the call's values, and its list is the
+value read -- tensors by place, numbers constants of the graph after it, then inputs once they
+changed, as a ``tolist()``'s.
 
 Sizes follow automatic dynamic shapes on both sides of a read. The first segment is the
 function's frame: the cache entry's dims decide its symbols and its guards are the entry's. A
@@ -55,6 +60,7 @@ to the exact sizes, and a segment that reads one after a read is the child of th
 """
 import contextlib
 import dataclasses
+import dis
 import functools
 import inspect
 import operator
@@ -62,6 +68,7 @@ import os
 import sys
 import threading
 import traceback
+import types
 
 import numpy as np
 
@@ -160,6 +167,9 @@ class Break:
     # its own graphs around the read) and the caller goes on in a resume function
     kind: str | None = None
     method: str = "item"    # how a call reads the tensor: ``item``, or ``tolist``/``numpy`` (a host read)
+    # for ``method == "call"``, a comprehension run eagerly: (its code, its globals, its arguments
+    # and free variables by name, a tensor by its node's ``_Name``), called again by each call
+    call: tuple = dataclasses.field(default=(), repr=False)
 
 
 def _dynamic_output_shape(func, args):
@@ -238,6 +248,116 @@ def _call_boundary():
     """The target of a cut at a call's start or end (``Break.kind``): it computes nothing."""
 
 
+def _eager_call():
+    """The target of a cut at a comprehension run eagerly (``Break.call``): its arguments are the
+    tensors the comprehension takes; the step calls it (``_call_eagerly``)."""
+
+
+def _in_loop(frame):
+    return in_for_loop(frame.f_code, frame.f_lasti) or in_try_block(frame.f_code, frame.f_lasti)
+
+
+class _TensorItem:
+    """A tensor in the list a comprehension run eagerly returned, as the cut's value shows it: the
+    children of the cut are keyed by the list's numbers and the places of its tensors."""
+
+    def __repr__(self):
+        return "Tensor"
+
+
+TENSOR_ITEM = _TensorItem()
+
+
+def _shown(result):
+    return [TENSOR_ITEM if isinstance(v, Tensor) else v for v in result]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Iterated:
+    """An iterator a comprehension is called with, rebuilt over these items for each call."""
+
+    items: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class _TensorRows:
+    """The iterator over a tensor's rows (``Tensor.__iter__``), not started."""
+
+    tensor: object
+
+
+def _comprehension_arguments(frame):
+    """{name: value} of a list comprehension's frame at its call -- its iterator (``.0``) and the
+    free variables it reads -- from which its step calls it again; None for another frame, one
+    that writes a variable of its caller's (``:=``), or an iterator that cannot be rebuilt."""
+    code = frame.f_code
+    if code.co_name != "<listcomp>" or any(i.opname == "STORE_DEREF" for i in dis.get_instructions(code)):
+        return None
+    arguments = {name: frame.f_locals[name] for name in (*code.co_varnames[:code.co_argcount], *code.co_freevars)
+                 if name in frame.f_locals}
+    iterator = _iterator_items(arguments.get(".0"))
+    if iterator is None or len(arguments) != code.co_argcount + len(code.co_freevars):
+        return None
+    return arguments | {".0": iterator}
+
+
+# the code of the generator ``Tensor.__iter__`` returns (the method itself is wrapped while traced)
+_ROWS_CODES = tuple(c for c in inspect.unwrap(Tensor.__iter__).__code__.co_consts if isinstance(c, types.CodeType))
+
+
+def _iterator_items(iterator):
+    """The rest of ``iterator`` without taking it: a tensor's rows not yet started, the rest of a
+    list, tuple or range iterator; None for another."""
+    if inspect.isgenerator(iterator) and iterator.gi_code in _ROWS_CODES and \
+            inspect.getgeneratorstate(iterator) == inspect.GEN_CREATED:
+        return _TensorRows(iterator.gi_frame.f_locals["self"])
+    if type(iterator).__name__ not in ("list_iterator", "tuple_iterator", "range_iterator"):
+        return None
+    _, (sequence, *_), *state = iterator.__reduce__()
+    return _Iterated(tuple(sequence[state[0] if state else 0:]))
+
+
+def _names_in(value, graph):
+    """The nodes (of ``graph``) that the ``_Name``s in a rebuilt argument name, once each."""
+    by_name = {n.name: n for n in graph.nodes}
+    found = {}
+
+    def visit(v):
+        if isinstance(v, _Name):
+            found[by_name[v.name]] = None
+        elif isinstance(v, _Iterated):
+            for x in v.items:
+                visit(x)
+        elif type(v) in (list, tuple):
+            for x in v:
+                visit(x)
+        elif type(v) is dict:
+            for x in v.values():
+                visit(x)
+    visit(value)
+    return list(found)
+
+
+def _call_eagerly(call, env):
+    """Call a comprehension again (``Break.call``) with the values of this call (``env``)."""
+    code, f_globals, named = call
+
+    def value(v):
+        if isinstance(v, _Name):
+            return env[v.name]
+        if isinstance(v, _Iterated):
+            return iter([value(x) for x in v.items])
+        if type(v) in (list, tuple):
+            return type(v)(value(x) for x in v)
+        if type(v) is dict:
+            return {k: value(x) for k, x in v.items()}
+        return v
+    bound = {name: value(v) for name, v in named.items()}
+    cells = tuple(types.CellType(bound[name]) for name in code.co_freevars)
+    function = types.FunctionType(code, f_globals, code.co_name, None, cells)
+    return function(*(bound[name] for name in code.co_varnames[:code.co_argcount]))
+
+
 class BreakingTracer(ProxyTorchDispatchMode):
     """Real tracing that answers a read of a traced tensor (``_local_scalar_dense``) with its
     value and writes a cut into the graph there (a node whose ``meta['graph_break']`` is a
@@ -264,6 +384,15 @@ class BreakingTracer(ProxyTorchDispatchMode):
         # last: [frame, the number of nodes at its start, whether a read happened inside, the
         # tensors its parameters hold]
         self._calls, self._top, self._user_files = [], 0, {}
+        # the call in progress that runs eagerly as one step (a comprehension whose loop broke),
+        # the reason and stack of the first break inside it, and the tensors made inside it,
+        # whose nodes are gone (a later use of one runs the function eagerly): id -> impl
+        self._eager, self._eager_break, self._dead = None, None, {}
+
+    def node_of(self, value):
+        if isinstance(value, Tensor) and id(value._impl) in self._dead:
+            raise BreakInForLoop()      # a tensor a comprehension made, kept otherwise than in its list
+        return super().node_of(value)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self._depth += 1            # an operator's own reads of sizes are not the program's
@@ -279,7 +408,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
         whose step runs it eagerly, as Dynamo breaks the graph at it
         (``capture_dynamic_output_shape_ops=False``); the graphs after it take its result."""
-        self._breaking()
+        if self._breaking(OPERATOR_BREAK):
+            return
         # of several outputs (``unique``), the call that their getitem nodes take apart
         node = self.node_of(out) if not isinstance(out, (tuple, list)) else self.node_of(out[0]).args[0]
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
@@ -289,7 +419,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def cut_requires_grad(self, tensor):
         """``tensor.requires_grad_()`` by the program: a cut whose step makes the call's tensor
         require grad, so that the graphs after it follow its gradient."""
-        self._breaking()
+        if self._breaking(REQUIRES_GRAD_BREAK):
+            return
         node = self.node_of(tensor)
         cut = self.graph.call_function(_requires_grad, (node,))
         cut.meta["graph_break"] = Break((_requires_grad, ((_Name(node.name),), {})), REQUIRES_GRAD_BREAK, [],
@@ -298,10 +429,12 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def read_host(self, tensor, method, read):
         """``tensor.tolist()`` or ``tensor.numpy()`` by the program (``read``: the method itself):
         a read whose value is the list or array, as Dynamo breaks the graph there."""
-        self._breaking()
-        node = self.node_of(tensor)
+        absorbed = self._breaking(_host_reason(tensor, method))
         with _disable_current_modes():
             value = read(tensor)
+        if absorbed:
+            return value
+        node = self.node_of(tensor)
         value = self.answers.get(self.reads, value)
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
@@ -365,12 +498,14 @@ class BreakingTracer(ProxyTorchDispatchMode):
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
             raise GuardOnDataDependentSymNode(f"a read of a traced tensor ({func}) that is no .item()")
-        self._breaking()
+        absorbed = self._breaking(self._reason())
         tensor = args[0]
-        node = self.node_of(tensor)
         with _disable_current_modes():
             value = func.redispatch(DispatchKeySet([backend_key_for(tensor.device.type)]), tensor)
         convert = getattr(_converting, "to", None)
+        if absorbed:
+            return convert(value) if convert is not None else value
+        node = self.node_of(tensor)
         value = self.answers.get(self.reads, convert(value) if convert is not None else value)
         live = {n: None for impl, n in self._nodes.values()
                 if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
@@ -433,12 +568,16 @@ class BreakingTracer(ProxyTorchDispatchMode):
         if code in self.user_codes:
             self._top += 1
         elif self._top and self._is_user_code(code):
-            self._calls.append([frame, len(self.graph.nodes), False, self._held(frame)])
+            self._calls.append([frame, len(self.graph.nodes), False, self._held(frame),
+                                _comprehension_arguments(frame)])
 
     def _returned(self, frame, result):
         if self._calls and self._calls[-1][0] is frame:
-            _, start, read_inside, parameters = self._calls.pop()
-            if read_inside:
+            call = self._calls.pop()
+            _, start, read_inside, parameters, _ = call
+            if call is self._eager:
+                self._cut_eager_call(call, result)
+            elif read_inside:
                 self._cut_call(frame, start, parameters, result)
         elif frame.f_code in self.user_codes:
             self._top -= 1
@@ -470,7 +609,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         """A ``print`` of the program: a cut whose step prints the values it was given (the
         tensors, the symbols of values read) when a call reaches it, as Dynamo breaks the graph
         at ``print`` and calls it between two graphs."""
-        self._breaking()
+        if self._breaking(PRINT_BREAK):
+            return          # inside a comprehension run eagerly: each call prints as it runs it
         sizes = {i: t for i, t in enumerate(map(self._printed_size, args)) if t is not None}
         args = tuple(sizes.get(i, a) for i, a in enumerate(args))     # the tensor's node: the step reads its size
         cut = self.graph.call_function(print, tree_map(self.node_of, args), tree_map(self.node_of, kwargs))
@@ -478,18 +618,103 @@ class BreakingTracer(ProxyTorchDispatchMode):
         named = (tuple(_SizeOf(a.name) if i in sizes else a for i, a in enumerate(named[0])), named[1])
         cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
 
-    def _breaking(self):
-        """A break here: the calls in progress break too (``_cut_call``); ``BreakInForLoop``
-        where a frame of the user's is inside a ``for`` loop's body or a ``try`` block."""
-        for call in self._calls:
-            call[2] = True
-        frames = [call[0] for call in self._calls]
+    def _breaking(self, reason):
+        """A break here, for ``reason``: the calls in progress break too (``_cut_call``).
+        Where a frame of the user's is inside a ``for`` loop's body or a ``try`` block, Dynamo
+        runs that frame without graphs: the compiled function's own, ``BreakInForLoop``; a list
+        comprehension's, True -- the break is absorbed: the comprehension runs eagerly as one
+        step (``_cut_eager_call``), its caller's graph ending at its call and going on after it,
+        and the read is answered with its value, no cut."""
+        if self._eager is not None:
+            return True
         frame = sys._getframe()
         while frame is not None and frame.f_code not in self.user_codes:
             frame = frame.f_back
-        for f in [frame, *frames] if frame is not None else frames:
-            if in_for_loop(f.f_code, f.f_lasti) or in_try_block(f.f_code, f.f_lasti):
+        if frame is not None and _in_loop(frame):
+            raise BreakInForLoop()
+        for i, call in enumerate(self._calls):
+            if _in_loop(call[0]):
+                if call[4] is None:     # no comprehension, or its arguments cannot be rebuilt
+                    raise BreakInForLoop()
+                self._eager, self._eager_break = call, (reason, self._user_stack())
+                for outer in self._calls[:i]:
+                    outer[2] = True
+                return True
+        for call in self._calls:
+            call[2] = True
+        return False
+
+    def _cut_eager_call(self, call, result):
+        """The comprehension ``call`` returned ``result``: its operators leave the graph (each
+        call runs it again, eagerly), and a cut takes their place, a read whose value is the
+        list (tensors in it by place, ``_shown``) and whose step calls the comprehension again
+        with the call's values. Its tensors are the cut's items; a list of numbers that changed
+        is a symbol per item, as ``tolist()``'s."""
+        frame, start, _, _, arguments = call
+        (reason, user_stack), self._eager, self._eager_break = self._eager_break, None, None
+        if type(result) is not list or not all(isinstance(v, Tensor) or type(v) in (int, float, bool)
+                                               for v in result):
+            raise BreakInForLoop()
+        inner = self.graph.nodes[start:]
+        made = {n for n in inner}
+        for key in [k for k, (_, n) in self._nodes.items() if n in made]:
+            self._dead[key] = self._nodes.pop(key)[0]       # the impl kept: its id stays unique
+        for key in [k for k, (_, n) in self._symbols.items() if n in made]:
+            del self._symbols[key]
+        for n in reversed(inner):
+            self.graph.erase_node(n)
+        named = {name: self._rebuilt(v) for name, v in arguments.items()}
+        value = _shown(result)
+        answer = self.answers.get(self.reads, value)
+        if answer != value and TENSOR_ITEM not in value and len(answer) == len(result):
+            result[:] = answer      # a trace again follows the values the call read
+            value = answer
+        live = {n: None for impl, n in self._nodes.values()
+                if n.op == "call_function" and sys.getrefcount(impl) > _TRACER_REFS}
+        cut = self.graph.call_function(_eager_call, tuple(_names_in(named, self.graph)))
+        symbolic = self.reads in self.symbolic_reads and _may_be_symbol(value)
+        self.reads += 1
+        caller = frame.f_back
+        while caller is not None and not (caller.f_code in self.user_codes or self._is_user_code(caller.f_code)):
+            caller = caller.f_back
+        held = self._held(caller)
+        stack, slot = self._stack(live, held)
+        site = ((caller.f_code, caller.f_lasti),) if caller is not None else ()
+        cut.meta["graph_break"] = Break(value, reason, list(live), user_stack, symbolic, held, stack, slot,
+                                        site=site, method="call", call=(frame.f_code, frame.f_globals, named))
+        for i, v in enumerate(result):
+            if isinstance(v, Tensor) or symbolic:
+                item = self.graph.call_function(operator.getitem, (cut, i))
+                if slot is not None:
+                    stack[item] = f"{slot}_{i}"
+            if isinstance(v, Tensor):
+                item.meta["val"] = self._meta_val(v)
+                self._dead.pop(id(v._impl), None)
+                self.track(v, item)
+            elif symbolic:
+                result[i] = self._read_symbol(item, v, f"L['___stack{self.reads - 1}'][{i}]")
+
+    def _rebuilt(self, value):
+        """An argument of an eager comprehension as its step rebuilds it from a call's values: a
+        tensor the trace made by its node's ``_Name``, the iterator over a tensor as the tensor's
+        rows (taken apart here, in the caller's graph, as Dynamo unpacks a tensor it iterates)."""
+        if isinstance(value, _TensorRows):
+            rows = [value.tensor[i] for i in range(len(value.tensor))]
+            return _Iterated(tuple(self._rebuilt(r) for r in rows))
+        if isinstance(value, _Iterated):
+            return _Iterated(tuple(self._rebuilt(v) for v in value.items))
+        if isinstance(value, Tensor):
+            hit = self._nodes.get(id(value._impl))
+            return value if hit is None else _Name(hit[1].name)
+        if is_symbolic(value):
+            if id(value.node) not in self._symbols:
                 raise BreakInForLoop()
+            return _Name(self._symbols[id(value.node)][1].name)
+        if type(value) in (list, tuple):
+            return type(value)(self._rebuilt(v) for v in value)
+        if type(value) is dict:
+            return {k: self._rebuilt(v) for k, v in value.items()}
+        return value
 
     def _user_frame(self):
         """The innermost frame of the user's code inside the compiled function (the function's
@@ -835,7 +1060,7 @@ def _segments(graph, constants):
             cut = cuts[i].meta["graph_break"]
             # the read tensor, the tensors alive at the read, and any other result a later node
             # uses (a sum of values read, ``total += x[i].item()``, lives in no tensor)
-            wanted = [cuts[i].args[0], *(written.get(n, n) for n in cut.live),
+            wanted = [*cuts[i].all_input_nodes(), *(written.get(n, n) for n in cut.live),
                       *(n for n in group if any(u not in inside for u in n.users))]
         else:
             cut, wanted = None, [a for a in tree_leaves(output.args[0]) if isinstance(a, Node)]
@@ -846,7 +1071,8 @@ def _segments(graph, constants):
                                      arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
             if cut is None else None
-        read = cuts[i].args[0].name if cut is not None and cut.kind is None else None     # a call's cut reads nothing
+        # a call's cut reads nothing; a comprehension's calls it
+        read = cuts[i].args[0].name if cut is not None and cut.kind is None and cut.method != "call" else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
         steps[-1].cut_name = cuts[i].name if cut else None
         steps[-1].cut_items = items.get(cuts[i], []) if cut else []
@@ -1017,10 +1243,14 @@ class Segmented:
             if not step.reported:       # Dynamo reports a break when it compiles the frame around it
                 step.reported = True
                 self.record(step.cut)
-            value = getattr(env[step.read], step.cut.method)()      # the read, run eagerly as between Dynamo's graphs
+            if step.cut.method == "call":       # a comprehension, run eagerly; its tensors by place
+                got = _call_eagerly(step.cut.call, env)
+                value = _shown(got)
+            else:
+                got = value = getattr(env[step.read], step.cut.method)()    # the read, run eagerly as between graphs
             if step.cut.convert is not None:
-                value = step.cut.convert(value)
-            env[step.cut_name] = value
+                got = value = step.cut.convert(value)
+            env[step.cut_name] = got
             read.append(value)
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env, shapes)
@@ -1030,7 +1260,7 @@ class Segmented:
             eager = eager or step.skip_rest
             if child.path[-1][0] == "any":
                 symbolic.add(depth)
-            env.update((name, value[i]) for name, i in child.read_items)     # a list's items made inputs
+            env.update((name, got[i]) for name, i in child.read_items)     # a list's items made inputs
             step, depth = child, depth + 1
 
     def _child(self, step, value, env, shapes):
