@@ -914,12 +914,20 @@ def test_sorted_by_a_read_key_compiles_the_code_after_it_per_order_read():
     sorted list as the resume function's input: one graph for every order (torch: 1, 1, 1).
     Here the key's reads are cuts inside the call, and the graph after them takes the tensors
     in the order the trace sorted them, so each new order read compiles again (the same order
-    reuses its graph: 1, 2, 2). Torch's count needs the call run eagerly as one step, the
-    graph after it taking the list's items by position: not done here."""
+    reuses its graph: 1, 2, 2). Torch's count needs the call of ``sorted`` run eagerly as one
+    step, the graph after it taking the list's items by position, as a list comprehension's
+    call is run here; but a builtin's call has no frame: the tracer sees the key's calls, not
+    the arguments ``sorted`` was given, so it has nothing to call it again with. explain: torch
+    counts graphs - 1 breaks (1 graph, 0 breaks: the graph before the call has no operation);
+    here each read of the key is a break reported (1 graph, 3 breaks)."""
     calls = [_scalars([3, 1, 2]), _scalars([5, 4, 6]), _scalars([3, 1, 2])]
     theirs, ours, _ = _counts_per_call(_sorted_by_value, calls)
     print("graphs: torch", theirs, "ours", ours)
     assert theirs == [1, 1, 1] and ours == [1, 2, 2]
+    torch._dynamo.reset()
+    want = torch._dynamo.explain(_sorted_by_value)(*_scalars([3, 1, 2])(torch))
+    got = explain(_sorted_by_value)(*_scalars([3, 1, 2])(internals))
+    assert (want.graph_count, want.graph_break_count) == (1, 0) and (got.graph_count, got.graph_break_count) == (1, 3)
 
 
 def _sum_of_comprehension(x):
@@ -1008,7 +1016,8 @@ def test_a_size_printed_in_a_called_function_leaves_the_sizes_dynamic(capsys):
     size makes the graphs dynamic and later sizes reuse them, each call printing its own size.
     torch: 3, 7, 7 graphs; here 3, 6, 6: torch's seventh is the callee's graph before the
     print, with no operation, that returns the symbolic size printed (this package compiles
-    no graph without an operation)."""
+    no graph without an operation). explain on one call: 3 graphs on both sides; torch counts
+    graphs - 1 = 2 breaks, this package the one print it broke at."""
     calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
     theirs, ours, _ = _counts_per_call(_calls_show, calls)
     print("graphs: torch", theirs, "ours", ours)
