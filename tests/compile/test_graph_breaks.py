@@ -1040,3 +1040,25 @@ def test_a_printed_size_the_program_also_keeps_still_decides_the_graph():
     calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
     _, ours, _ = _counts_per_call(_size_kept, calls)
     assert ours == [2, 4, 6]
+
+
+def _nested_reads(x):
+    rows = [[w.item() for w in v] for v in x]
+    return x * rows[0][1]
+
+
+def _dict_of_reads(x):
+    by_place = {i: v.item() for i, v in enumerate(x)}
+    return x + by_place[0]
+
+
+def test_a_comprehension_whose_list_holds_lists_or_a_dict_comprehension_runs_eagerly():
+    """A comprehension run eagerly hands the graph after it tensors and numbers only; a list of
+    lists, or a dict comprehension, makes the function run eagerly, eager's answers each call."""
+    for fn, a in ((_nested_reads, np.arange(4, dtype=np.float32).reshape(2, 2)),
+                  (_dict_of_reads, np.arange(3, dtype=np.float32))):
+        compiled = internals.compile(fn)
+        for k in range(2):
+            got, want = compiled(internals.tensor(a + k)), fn(torch.tensor(a + k))
+            np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+        assert not compiled.graphs and compiled.break_reasons == [ITEM_BREAK], fn.__name__
