@@ -169,6 +169,33 @@ def test_int_of_a_read_value_is_an_input_once_it_changed():
     assert ours == theirs == [2, 3, 3, 3]
 
 
+def _sine_of_int_of_sum(x):
+    return (x * int(x.sum().item())).sin()
+
+
+def _sine_of_int_of_first(x):
+    return (x * int(x.tolist()[0])).sin()
+
+
+@pytest.mark.parametrize("fn, counts", [(_sine_of_int_of_sum, [2, 3, 3]), (_sine_of_int_of_first, [1, 2, 2])])
+def test_a_number_read_made_an_input_takes_gradients_through_the_graph_after_it(fn, counts):
+    """``int(v)`` of a value read, once an input of the graph after the read, is a number the
+    backward graph multiplies by: it saves it (``trunc``), whose symbol no input of the backward
+    binds, so its kernel takes the saved number itself. Values and gradients are eager's and
+    torch.compile's, whose graph counts are the same (``tolist()`` of the argument: no graph
+    before the read)."""
+    inputs = [[1, 2], [3, 4], [5, 6]]
+    theirs, ours, _, _ = _run_both(fn, inputs, grad=True)
+    assert ours == theirs == counts
+    compiled = internals.compile(fn)
+    for values in inputs:
+        x_i, x_t = (x.requires_grad_() for x in _pair(values))
+        got, want = compiled(x_i), fn(x_t)
+        got.sum().backward(), want.sum().backward()
+        _same(got, want)
+        _same(x_i.grad, x_t.grad)
+
+
 def _stored(x):
     y = x * 2
     v = y.sum().item()

@@ -175,7 +175,7 @@ class CompiledGraph:
                                       device=self.device))
         buffers = [buffer(t) for t in outs] + [_from_first_element(env[n]) for n in source.inputs]
         by_name = {s.name: n for s, n in sizes.items()}
-        buffers += [by_name[name] for name in source.symbols]
+        buffers += [by_name[name] for name in source.symbols] + [env[n] for n in source.scalars]
         if self.device == "cuda":
             from ..aten.native.cuda.loops import launch_config  # the CUDA loops import numba.cuda, slow to import
             blocks, threads = launch_config(_int(source.launch_size, sizes))

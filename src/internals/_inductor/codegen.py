@@ -95,11 +95,12 @@ def _contiguous(shape):
 
 class KernelSource:
     """The generated text and what to call it with: ``outputs`` then ``inputs`` (graph nodes),
-    then the values of the size symbols named in ``symbols`` (a dynamic graph's kernel)."""
+    then the values of the size symbols named in ``symbols`` (a dynamic graph's kernel), then
+    the values of the nodes in ``scalars`` (symbolic numbers passed as they are)."""
 
-    def __init__(self, text, inputs, outputs, launch_size, symbols=()):
+    def __init__(self, text, inputs, outputs, launch_size, symbols=(), scalars=()):
         self.text, self.inputs, self.outputs, self.launch_size = text, inputs, outputs, launch_size
-        self.symbols = tuple(symbols)
+        self.symbols, self.scalars = tuple(symbols), tuple(scalars)
 
     def __str__(self):
         return self.text
@@ -120,6 +121,20 @@ class _Writer:
             if any(u not in self.members for u in node.users):
                 self.outputs.append(node)
 
+    def scalar_name(self, node):
+        """A symbolic number's text in the kernel: an input that is a plain symbol (``s86``) by
+        the symbol's name, found from the graph's inputs on a call; any other (``int(zf0)``, a
+        backward's saved ``trunc``, whose ``zf0`` no input of that graph binds) by its own
+        parameter, the node's value on the call."""
+        if node.op == "placeholder" and _val(node).node.expr.is_Symbol:
+            return _t(_val(node))
+        return f"sc_{node.name}"
+
+    @property
+    def valued_scalars(self):
+        """The symbolic numbers the kernel takes as values, not by their symbols."""
+        return [n for n in self.scalars if self.scalar_name(n).startswith("sc_")]
+
     def literal(self, value):
         """A number as a named constant of the kernel's dtype (so float32 math stays float32)."""
         for name, v in self.constants.items():
@@ -133,7 +148,7 @@ class _Writer:
         if a in self.members:
             return f"v_{a.name}"
         if a in self.scalars:       # a kernel parameter, converted as torch wraps a Python scalar
-            return f"{_dtype_name(self.group)}({_t(_val(a))})"
+            return f"{_dtype_name(self.group)}({self.scalar_name(a)})"
         if hasattr(a, "op"):
             return f"x{self.inputs.index(a)}"
         return self.literal(a)
@@ -306,9 +321,9 @@ def generate(group, device, name="fused"):
     for node in w.outputs + w.inputs:
         v = _val(node)
         layout += [*v.shape, *v.stride()]
-    layout += [_val(n) for n in w.scalars]
+    layout += [_val(n) for n in w.scalars if n not in w.valued_scalars]
     symbols = symbols_of(layout)
-    params += symbols
+    params += symbols + [w.scalar_name(n) for n in w.valued_scalars]
     header = [f"{k} = {dtype}({v!r})" for k, v in w.constants.items()]
     header += [f"ZERO = {dtype}(0)", f"ONE = {dtype}(1)"]
     header += [f"NEG_INF = {dtype}(-math.inf)", f"NAN = {dtype}(math.nan)"] if group.kind == "row" else []
@@ -317,4 +332,4 @@ def generate(group, device, name="fused"):
     header.append("")
     signature = f"def {name}({', '.join(params)}):"
     text = "\n".join(header + [decorator, signature] + body) + "\n"
-    return KernelSource(text, w.inputs, w.outputs, launch, symbols)
+    return KernelSource(text, w.inputs, w.outputs, launch, symbols, w.valued_scalars)
