@@ -1253,14 +1253,16 @@ def reset():
 
 def explain(fn):
     """``explain(fn)(*args, **kwargs)``: compile and run ``fn`` once, report graphs and breaks
-    (``torch/_dynamo/eval_frame.py`` explain)."""
+    (``torch/_dynamo/eval_frame.py`` explain). The break count is torch's: the graphs less one,
+    whatever breaks were met (a break before any operation makes no graph, a function run
+    eagerly none at all: -1); ``break_reasons`` lists each break met."""
     def run(*args, **kwargs):
         compiled = CompiledFunction(fn)
         compiled(*args, **kwargs)
         ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in compiled.graphs]
         at_reads = {b.reason for b in compiled.graph_breaks}
         reasons = compiled.graph_breaks + [GraphBreakReason(r) for r in compiled.break_reasons if r not in at_reads]
-        return ExplainOutput(compiled.graphs, len(compiled.graphs), len(reasons), reasons,
+        return ExplainOutput(compiled.graphs, len(compiled.graphs), len(compiled.graphs) - 1, reasons,
                              sum(map(len, ops)), ops)
     return run
 
