@@ -96,6 +96,7 @@ from .resume_execution import (
     RequiresGradBreak,
     ResumeCache,
     Segmented,
+    breaking_tracer,
     reading_as,
     trace_with_breaks,
     traced_print,
@@ -618,6 +619,7 @@ class CompiledFunction:
         self.frame_state = FrameState()
         self._dynamic_sources = frozenset()     # paths of the numbers made dynamic (``_Source``)
         self._resumed = {}      # non-tensor guard key -> what the segments after reads remember
+        self._resume_graphs = {}    # the segments' compiled graphs every entry shares (``Segmented``)
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
         self._signature = _signature(fn)
@@ -630,6 +632,7 @@ class CompiledFunction:
         with self._lock:
             self.entries, self.recompiles, self.skipped = [], 0, False
             self.frame_state, self._dynamic_sources, self._resumed = FrameState(), frozenset(), {}
+            self._resume_graphs = {}
 
     def __get__(self, instance, owner=None):
         """``@compile`` on a method: read from an instance it is bound to it, as torch.compile's
@@ -822,7 +825,8 @@ class CompiledFunction:
             resumed = self._resumed.setdefault(getattr(self, "_resumed_key", None), ResumeCache())
             run = Segmented(lambda ts, reads, answers=None: trace_with_breaks(flat, ts, codes, reads, answers),
                             tensors, self.graphs,
-                            self._record_break, tensors[0].device.type, dims, resumed, writes)
+                            self._record_break, tensors[0].device.type, dims, resumed, writes,
+                            self._resume_graphs)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None
         run.dict_reads, run.eager = reads, self.fn
@@ -989,6 +993,10 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
     def traced(replay, *leaves):
         maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
         state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)])
+        # a trace cut at reads notes each segment's writes at its cut, made again after its graph
+        tracer = breaking_tracer()
+        if tracer is not None:
+            tracer.python_state = state
         tensors, values = iter(leaves[:len(leaves) - len(ints)]), leaves[len(leaves) - len(ints):]
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile
@@ -1045,11 +1053,13 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                               [key if key is _KEYS else walker.value(key, "key") for key in log[0]]
                               for name, log in logs.items()})
             if state.written():
-                plan = state.replay() if replay is not None and returned else None
+                segmented = tracer is not None and tracer.finish_writes()
+                plan = state.replay() if replay is not None and returned and tracer is None else None
                 state.restore()
                 if plan is not None:
                     replay.append(plan)
-                elif writes is not None:
+                elif writes is not None and not segmented and (returned or tracer is not None):
+                    # (a trace stopped by a break: the trace cut at the reads notes the writes)
                     writes.append("state")
     flat.__name__ = getattr(fn, "__name__", "f")
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY)

@@ -41,7 +41,11 @@ the code goes on, the value taken there, the segment's operations -- not by the 
 to it: a ``while`` loop's turns, a function called twice, the caller's code after a call whose
 inside took either branch, share one graph, as they share one resume function in Dynamo.
 ``print``, ``tolist()``/``numpy()``, an operator of data-dependent output size and
-``requires_grad_()`` are cuts too, run between the graphs with the call's values. A break in a
+``requires_grad_()`` are cuts too, run between the graphs with the call's values. A write to
+Python state (an append, an attribute, a global) is noted at the cut after it: the segment
+before the cut returns the tensors written and makes the write again after its graph
+(``side_effects.Replay``), once per call, as Dynamo applies its side effects before the
+instruction that breaks; a write no replay can make runs the function eagerly. A break in a
 list comprehension's loop (``[int(v.item()) for v in x]``) makes the whole comprehension one
 cut, as Dynamo runs the comprehension's frame eagerly (it resumes no frame inside a loop): its
 operators leave the trace, its step calls it again with the call's values, and its list is the
@@ -99,7 +103,7 @@ from .guards import TensorGuards
 from .pgo import FrameState
 
 __all__ = ["GENERIC_JUMP", "ITEM_BREAK", "BreakingTracer", "PythonWrites", "RequiresGradBreak", "ResumeCache",
-           "Segmented", "reading_as", "trace_with_breaks", "traced_print", "watching_requires_grad"]
+           "Segmented", "breaking_tracer", "reading_as", "trace_with_breaks", "traced_print", "watching_requires_grad"]
 
 # torch's reasons (the first line): ``.item()`` read eagerly, and an ``if`` on a tensor.
 ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
@@ -170,6 +174,9 @@ class Break:
     # for ``method == "call"``, a comprehension run eagerly: (its code, its globals, its arguments
     # and free variables by name, a tensor by its node's ``_Name``), called again by each call
     call: tuple = dataclasses.field(default=(), repr=False)
+    # the writes to Python state the program made in the segment before the cut: (their
+    # ``side_effects.Replay``, the nodes of the tensors they write), made again after its graph
+    writes: tuple | None = dataclasses.field(default=None, repr=False)
 
 
 def _dynamic_output_shape(func, args):
@@ -388,6 +395,36 @@ class BreakingTracer(ProxyTorchDispatchMode):
         # the reason and stack of the first break inside it, and the tensors made inside it,
         # whose nodes are gone (a later use of one runs the function eagerly): id -> impl
         self._eager, self._eager_break, self._dead = None, None, {}
+        # Python state as the last cut left it (``side_effects.PythonState``, set by the traced
+        # function): the writes after it are the next segment's; whether one could not be made
+        # again, and the writes after the last cut (the last segment's)
+        self.python_state, self.unreplayable, self.tail_writes = None, False, None
+
+    def _note_writes(self, brk, replayable=True):
+        """The writes to Python state made since the last cut, as ``brk.writes``: the segment
+        that ends at ``brk`` makes them again after its graph, with its tensors, as Dynamo
+        applies the side effects before the instruction that breaks. ``replayable`` False (a
+        comprehension run eagerly: the writes inside it are made by its call again, the ones
+        before it cannot be told apart) or a write no replay can make marks the trace
+        ``unreplayable``: the function then runs eagerly."""
+        state = self.python_state
+        if state is None or not state.written():
+            return
+        plan = state.replay() if replayable else None
+        self.python_state = state.again()
+        nodes = [] if plan is None else [self.node_of(t) for t in plan.outputs]
+        if plan is None or any(n.op not in ("call_function", "placeholder") for n in nodes):
+            self.unreplayable = True
+            return
+        brk.writes = (plan, nodes)
+
+    def finish_writes(self):
+        """Note the writes after the last cut (the last segment's); whether every write of the
+        trace can be made again after its segment's graph."""
+        tail = Break(None, None, [], [])
+        self._note_writes(tail)
+        self.tail_writes = tail.writes
+        return not self.unreplayable
 
     def node_of(self, value):
         if isinstance(value, Tensor) and id(value._impl) in self._dead:
@@ -415,6 +452,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (node.args, node.kwargs))
         node.meta["graph_break"] = Break((node.target, named), OPERATOR_BREAK, [], self._user_stack(),
                                          site=self._site(), kind="operator")
+        self._note_writes(node.meta["graph_break"])
 
     def cut_requires_grad(self, tensor):
         """``tensor.requires_grad_()`` by the program: a cut whose step makes the call's tensor
@@ -425,6 +463,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         cut = self.graph.call_function(_requires_grad, (node,))
         cut.meta["graph_break"] = Break((_requires_grad, ((_Name(node.name),), {})), REQUIRES_GRAD_BREAK, [],
                                         self._user_stack(), site=self._site(), kind="operator")
+        self._note_writes(cut.meta["graph_break"])
 
     def read_host(self, tensor, method, read):
         """``tensor.tolist()`` or ``tensor.numpy()`` by the program (``read``: the method itself):
@@ -443,6 +482,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         self.reads += 1
         cut.meta["graph_break"] = Break(value, _host_reason(tensor, method), list(live), self._user_stack(),
                                         symbolic, locals=self._locals(), site=self._site(), method=method)
+        self._note_writes(cut.meta["graph_break"])
         if not symbolic:
             return value
         # a list of numbers that changed: each item a symbol, as Dynamo's automatic dynamic makes
@@ -518,6 +558,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         site = self._site(bool(value) if reason == GENERIC_JUMP else None)
         cut.meta["graph_break"] = Break(value, reason, list(live), self._user_stack(), symbolic,
                                         held, stack, value_slot, convert, site)
+        self._note_writes(cut.meta["graph_break"])
         if not symbolic:
             return value
         return self._read_symbol(cut, value, f"L['___stack{self.reads - 1}']")
@@ -617,6 +658,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         named = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, (cut.args, cut.kwargs))
         named = (tuple(_SizeOf(a.name) if i in sizes else a for i, a in enumerate(named[0])), named[1])
         cut.meta["graph_break"] = Break(named, PRINT_BREAK, [], self._user_stack(), site=self._site(), kind="print")
+        self._note_writes(cut.meta["graph_break"])
 
     def _breaking(self, reason):
         """A break here, for ``reason``: the calls in progress break too (``_cut_call``).
@@ -682,6 +724,7 @@ class BreakingTracer(ProxyTorchDispatchMode):
         site = ((caller.f_code, caller.f_lasti),) if caller is not None else ()
         cut.meta["graph_break"] = Break(value, reason, list(live), user_stack, symbolic, held, stack, slot,
                                         site=site, method="call", call=(frame.f_code, frame.f_globals, named))
+        self._note_writes(cut.meta["graph_break"], replayable=False)
         for i, v in enumerate(result):
             if isinstance(v, Tensor) or symbolic:
                 item = self.graph.call_function(operator.getitem, (cut, i))
@@ -793,6 +836,11 @@ def traced_print(writes):
     return print_
 
 
+def breaking_tracer():
+    """The ``BreakingTracer`` tracing on this thread, or None."""
+    return getattr(_tracing, "tracer", None)
+
+
 def _may_be_symbol(value):
     """A read value a symbol may stand for: an int or float (not a bool, not a nan), as torch's
     automatic dynamic makes an int or float input of a resume function dynamic, 0 and 1 too; a
@@ -830,6 +878,7 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=N
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
     graph.size_reads, graph.arg_shapes = tracer.size_reads, arg_layouts(tensors)
+    graph.tail_writes = tracer.tail_writes
     # what the program decided on the symbols: the values for which this trace's path holds
     graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
@@ -964,6 +1013,7 @@ class _Step:
         # go on the same way (a loop's next turn) share its compiled graphs, as Dynamo makes one
         # resume function per instruction and reuses it
         self.resume_key = None
+        self.replay = None      # writes to Python state made again after its graph: (Replay, tensors' names)
         # the program formats the value read at the end of this segment once it changed: the
         # segments after it run their operators uncompiled, as Dynamo skips a resume function it
         # fails to trace with the value an input and runs it eagerly from then on
@@ -1056,14 +1106,17 @@ def _segments(graph, constants):
         if i < len(cuts) and cuts[i].meta["graph_break"].kind is not None:
             # a call's start or end: the results that a later node uses
             cut, wanted = cuts[i].meta["graph_break"], [n for n in group if any(u not in inside for u in n.users)]
+            wanted += cut.writes[1] if cut.writes else []
         elif i < len(cuts):
             cut = cuts[i].meta["graph_break"]
             # the read tensor, the tensors alive at the read, and any other result a later node
             # uses (a sum of values read, ``total += x[i].item()``, lives in no tensor)
             wanted = [*cuts[i].all_input_nodes(), *(written.get(n, n) for n in cut.live),
-                      *(n for n in group if any(u not in inside for u in n.users))]
+                      *(n for n in group if any(u not in inside for u in n.users)),
+                      *(cut.writes[1] if cut.writes else [])]
         else:
             cut, wanted = None, [a for a in tree_leaves(output.args[0]) if isinstance(a, Node)]
+            wanted += graph.tail_writes[1] if getattr(graph, "tail_writes", None) else []
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
         # the first segment takes every argument, as the function's frame: its guards are the entry's
         arguments = [] if i else [n for n in graph.nodes if n.op == "placeholder"]
@@ -1074,6 +1127,10 @@ def _segments(graph, constants):
         # a call's cut reads nothing; a comprehension's calls it
         read = cuts[i].args[0].name if cut is not None and cut.kind is None and cut.method != "call" else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
+        writes = cut.writes if cut is not None else getattr(graph, "tail_writes", None)
+        if writes is not None:
+            steps[-1].replay = (writes[0], [n.name for n in writes[1]])
+            _check_replay(steps, graph)
         steps[-1].cut_name = cuts[i].name if cut else None
         steps[-1].cut_items = items.get(cuts[i], []) if cut else []
         # the items of a list read before this segment that it takes as inputs (symbols)
@@ -1086,6 +1143,20 @@ def _segments(graph, constants):
                 steps[i - 1].regions[key] = getattr(graph, "read_guards", ([], {}))
             _link(steps[i - 1], key, steps[i])
     return steps
+
+
+def _check_replay(steps, graph):
+    """The last of ``steps`` makes writes again after its graph: each tensor they write must be
+    at hand then, an argument or an output of a segment up to it; else the trace cannot be cut
+    with its writes (the function runs eagerly)."""
+    at_hand = {n.name for n in graph.nodes if n.op == "placeholder"}
+    for step in steps:
+        at_hand.update(step.outputs)
+        at_hand.update(name for name, _ in getattr(step, "cut_items", ()))
+        if step.cut is not None:
+            at_hand.add(getattr(step, "cut_name", None))
+    if any(name not in at_hand for name in steps[-1].replay[1]):
+        raise PythonWrites()
 
 
 def _read_through_writes(nodes):
@@ -1154,9 +1225,9 @@ class ResumeCache:
     non-tensor arguments, as a resume function's frame state outlives the entries of the
     function that led to it: the sizes each segment's inputs had, so that a size that changed
     makes that dim a symbol of the segment's next compile (automatic dynamic shapes,
-    ``pgo.py``), and the values each read gave. The compiled graphs stay with their entry: an
-    entry's segments may differ from another's in what the program decided on its other
-    tensors (``x.dtype``), which the segments' own guards do not see."""
+    ``pgo.py``), and the values each read gave. The compiled graphs are kept by resume key
+    (``Segmented.shared``), which holds a segment's operations: what the program decided on
+    its other tensors (``x.dtype``) shows in them."""
 
     def __init__(self):
         self.frame_state = FrameState()
@@ -1172,7 +1243,7 @@ class Segmented:
     (``shape_env``) are the entry's guards. The later segments' graphs live in ``entries``,
     compiled as the sizes and values remembered in ``resumed`` say."""
 
-    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None, writes=None):
+    def __init__(self, trace, tensors, graphs, record, device, dims=None, resumed=None, writes=None, shared=None):
         self.trace, self.graphs, self.record, self.device = trace, graphs, record, device
         # the log a trace notes its writes to Python state in (undone): one in a trace again
         # makes the entry eager (``eager``: the function, set by the compiler)
@@ -1180,6 +1251,12 @@ class Segmented:
         self.resumed = ResumeCache() if resumed is None else resumed
         # per resume key of a later segment (``_Step.resume_key``), its graphs: (guards, compiled graph, pinned numbers)
         self.entries = {}
+        # the same for the segments of no constant tensor, shared with the function's other
+        # entries (``shared``): Dynamo's resume function is one frame, whichever entry of the
+        # function led to it (a write to a list the entry guards recompiles the function's
+        # frame, not the code after its break); a segment's resume key holds its operations
+        # and outputs, and its guards its inputs'
+        self.shared = {} if shared is None else shared
         graph, constants = trace(tensors, ())
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
@@ -1222,6 +1299,9 @@ class Segmented:
         while True:
             outs = self._run(step, env, eager)
             env.update(zip(step.outputs, outs, strict=True))
+            if step.replay is not None:     # the segment's writes, after its graph, before the break
+                plan, names = step.replay
+                plan(self.eager, [env[name] for name in names])
             if step.cut is None:
                 return tree_map(lambda a: env[a.name] if isinstance(a, _Name) else a, step.result)
             if step.cut.reason is not None and not step.reported:      # a print, an operator run eagerly
@@ -1255,7 +1335,7 @@ class Segmented:
             self.resumed.values.setdefault(step.state_path, set()).add(_key(value))
             child = self._child(step, value, env, shapes)
             if child is None or child.path[-1:] == (_key(value),) and self._changed_value(step, value) \
-                    and not self.entries.get(child.resume_key) and not step.skip_rest:
+                    and not self._entries(child).get(child.resume_key) and not step.skip_rest:
                 child = self._trace_child(step, value, before, depth, symbolic, env, shapes, read)
             eager = eager or step.skip_rest
             if child.path[-1][0] == "any":
@@ -1365,7 +1445,7 @@ class Segmented:
         none does: a dim of an input whose size changed since the segment's first compile is a
         symbol, and so is a number input (a value read that changed, 0 and 1 too), guarded as
         the graph needs; a number a guard pinned is guarded by its value."""
-        entries = self.entries.setdefault(step.resume_key, [])
+        entries = self._entries(step).setdefault(step.resume_key, [])
         labels = [n.target for n in step.gm.graph.nodes if n.op == "placeholder"]
         tensors = [t for t in inputs if isinstance(t, Tensor)]
         numbers = {label: v for label, v in zip(labels, inputs, strict=True) if not isinstance(v, Tensor)}
@@ -1384,6 +1464,17 @@ class Segmented:
                               getattr(traced, "shape_env", None), int_symbols=symbols)
         entries.insert(0, (guards, compiled, pinned))
         return compiled
+
+    def _entries(self, step):
+        """Where ``step``'s compiled graphs live: this entry's, for a segment that holds a
+        constant tensor (a closure's tensor of this entry, named as another entry's) or that
+        writes into a list or dict (Dynamo's resume function guards its length or keys: each
+        entry's changed them), else the function's."""
+        writes_into = step.replay is not None and any(kind in ("extend", "items", "dict")
+                                                      for kind, *_ in step.replay[0].steps)
+        if writes_into or any(n.op == "get_attr" for n in step.gm.graph.nodes):
+            return self.entries
+        return self.shared
 
     def _changed(self, step, label, value):
         """A tensor input's dims to trace as symbols: those whose size changed since the segment

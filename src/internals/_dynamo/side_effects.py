@@ -11,7 +11,10 @@ plain constant, or a new list or tuple of those, the writes become a ``Replay``:
 tensors are extra outputs of the graph, and after each call of it the writes are made again
 with the tensors it returned, as Dynamo's codegen does after its graph. Any other write (a new
 dict or object, a symbol, a set) makes the caller run the function eagerly, which writes once
-per call, with real values.
+per call, with real values. A function cut at its graph breaks (``resume_execution``) is
+pictured again at each cut (``again``): the writes since the last cut are the graph segment's
+before it, made again after that segment's graph, before the break's own step, as Dynamo
+applies the pending side effects before the instruction that breaks.
 """
 import types
 
@@ -34,7 +37,7 @@ class PythonState:
     one level of their contents: a list's, dict's or set's items, an object's attributes."""
 
     def __init__(self, fn, values=()):
-        self.fn = fn
+        self.fn, self.values = fn, values
         code = getattr(fn, "__code__", None)
         glob = getattr(fn, "__globals__", None)
         self.globals = {} if code is None or glob is None else \
@@ -58,6 +61,16 @@ class PythonState:
         # every object pictured, by identity: a write of one of them is a write of an old value
         self.known = {id(v) for v in roots} | {id(v) for _, c in self.contents if c is not None
                                                for v in _values(c)}
+        # the objects whose contents a replay may write into: those there before the call
+        self.targets = {id(root) for root, _ in self.contents}
+
+    def again(self):
+        """A picture taken now, for the writes made from here on (a graph segment's, whose
+        writes are replayed after its own graph): what was there before the call stays the old
+        values and the only objects a replay writes into, as in this picture."""
+        later = PythonState(self.fn, self.values)
+        later.known, later.targets = self.known, self.targets
+        return later
 
     def written(self):
         """Whether anything pictured changed since (by identity: ``v = v + 0`` is a write too)."""
@@ -85,7 +98,10 @@ class PythonState:
         for root, before in self.contents:
             after = _contents(root)
             if not _same(after, before):
-                steps.append(self._content_step(root, before, after, outputs))
+                # a container the function made (a global bound to a new list, then appended
+                # to): each call's replay made a new one, which the step would not reach
+                steps.append(self._content_step(root, before, after, outputs) if id(root) in self.targets
+                             else ("other", _UNREPLAYABLE))
         if any(part is _UNREPLAYABLE for step in steps for part in _flatten(step)):
             return None
         return Replay(steps, outputs)
