@@ -255,7 +255,7 @@ def _pointwise(func, level, args, kwargs):
     return args[0] if _inplace(func) else _wrap(out, level)
 
 
-_DIM_NAMES = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dims")
+_DIM_NAMES = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dims", "dimension")
 # reductions whose dim None (or []) means every dim
 _REDUCE_ALL = {"sum", "mean", "amax", "amin", "var", "std", "var_mean", "std_mean", "nansum", "linalg_vector_norm",
                "count_nonzero", "any", "all", "norm"}
@@ -264,7 +264,7 @@ sum mean amax amin prod var std var_mean std_mean nansum logsumexp linalg_vector
 max min argmax argmin cumsum cumprod cummax cummin logcumsumexp softmax _softmax log_softmax _log_softmax
 sort argsort topk kthvalue median nanmedian mode flip roll squeeze unsqueeze transpose movedim select narrow slice
 index_select split split_with_sizes chunk unbind diagonal flatten unflatten cat stack
-_softmax_backward_data _log_softmax_backward_data select_backward slice_backward
+_softmax_backward_data _log_softmax_backward_data select_backward slice_backward unfold
 """.split())
 
 
@@ -387,6 +387,21 @@ def _view_rule(func, level, args, kwargs):
         value = _pad(value, self.dim(), len(size))
         return BatchedTensor(func(value, [batch, *size], *args[2:], **kwargs), level)
     return BatchedTensor(func(value, [batch, *size], *args[2:], **kwargs), level)
+
+
+def _as_strided_rule(func, level, args, kwargs):
+    """``as_strided`` of one example: its sizes and strides under the batch dim's own stride, so
+    each example views its own memory as torch's rule has it (an offset given is the storage's,
+    the first example's; the others follow at the batch stride)."""
+    _, bound = _bind(func, args, kwargs)
+    self = bound["self"]
+    if not is_batched(self, level) or func.overloadpacket.__name__ != "as_strided":
+        return NotImplemented
+    value = self._value
+    offset = bound.get("storage_offset")
+    offset = value.storage_offset() if offset is None else offset
+    return BatchedTensor(value.as_strided([value.shape[0], *bound["size"]], [value.stride(0), *bound["stride"]],
+                                          offset), level)
 
 
 def _new_factory_rule(func, level, args, kwargs):
@@ -545,6 +560,8 @@ def _rule_for(name, func):
         return _new_factory_rule
     if name == "permute":
         return _permute_rule
+    if name == "as_strided":
+        return _as_strided_rule
     if name == "t":
         return _t_rule
     if name in ("mm", "bmm", "mv", "dot", "vdot"):
