@@ -1155,6 +1155,29 @@ EDGES = {
             else None
         )
     )((lib.manual_seed(0), lib.nn.BatchNorm1d(3).double())[1]),
+    "unfold_noncontiguous_example": lambda lib: V(lib)(lambda a: a.unfold(0, 2, 1))(A(lib, 3, 10)[:, 1:]),
+    "unfold_last_dim_step": lambda lib: V(lib)(lambda a: a.unfold(-1, 3, 2))(A(lib, 3, 10)[:, 1:]),
+    "unfold_too_big": lambda lib: V(lib)(lambda a: a.unfold(0, 12, 1))(A(lib, 3, 10)[:, 1:]),
+    "as_strided_offset_given": lambda lib: V(lib)(lambda a: a.as_strided((2, 2), (1, 2), 1))(A(lib, 3, 10)[:, 1:]),
+    "as_strided_default_offset": lambda lib: V(lib)(lambda a: a.as_strided((2, 2), (1, 2)))(A(lib, 3, 10)[:, 1:]),
+    "vmap_grad_cumprod": lambda lib: V(lib)(F(lib).grad(lambda a: a.cumprod(1).sum()))(A(lib, 2, 3, 4)),
+    "vmap_grad_cumprod_zeros": lambda lib: V(lib)(F(lib).grad(lambda a: a.cumprod(0).sum()))(
+        lib.tensor([[1.0, 0.0, 2.0, 0.0], [0.5, 2.0, 0.0, 3.0], [1.0, 2.0, 3.0, 4.0]], dtype=lib.float64)
+    ),
+    "jacrev_cumprod_zeros": lambda lib: F(lib).jacrev(lambda a: a.cumprod(0))(
+        lib.tensor([1.0, 0.0, 2.0, 0.0], dtype=lib.float64)
+    ),
+    "is_grads_batched_cumprod": lambda lib: (
+        lambda x: G(lib)(x.cumprod(0), x, lib.eye(3, dtype=lib.float64), is_grads_batched=True)
+    )(lib.tensor([2.0, 0.0, 3.0], dtype=lib.float64, requires_grad=True)),
+    "is_grads_batched_cummax": lambda lib: (
+        lambda x: G(lib)(x.cummax(1).values, x, lib.eye(12, dtype=lib.float64).view(12, 3, 4), is_grads_batched=True)
+    )(A(lib, 3, 4).requires_grad_()),
+    "vmap_grad_cummin": lambda lib: V(lib)(F(lib).grad(lambda a: a.cummin(0).values.sum()))(A(lib, 2, 3, 4)),
+    "is_grads_batched_take": lambda lib: (
+        lambda x: G(lib)(x.take(lib.tensor([0, 5, 11, 5])), x, lib.eye(4, dtype=lib.float64), is_grads_batched=True)
+    )(A(lib, 3, 4).requires_grad_()),
+    "vmap_grad_take": lambda lib: V(lib)(F(lib).grad(lambda a: a.take(lib.tensor([0, 5, 5])).sum()))(A(lib, 2, 3, 4)),
 }
 
 CASES = {**VMAP, **TRANSFORMS, **AUTOGRAD_AND_PYTREE, **EDGES}
@@ -1182,8 +1205,6 @@ LAYOUT_FREE = {
     "jacrev_dict_out",
     "jacrev_vector_in_zero_dim_out",
     "jvp_noncontig_tangent",
-    "view_as_strided",
-    "view_unfold",
     "vmap_grad_functional_call",
 }
 # the same class, but torch's message names its own internals (C++ types, pytree specs, other sentences)
