@@ -1178,6 +1178,11 @@ EDGES = {
         lambda x: G(lib)(x.take(lib.tensor([0, 5, 11, 5])), x, lib.eye(4, dtype=lib.float64), is_grads_batched=True)
     )(A(lib, 3, 4).requires_grad_()),
     "vmap_grad_take": lambda lib: V(lib)(F(lib).grad(lambda a: a.take(lib.tensor([0, 5, 5])).sum()))(A(lib, 2, 3, 4)),
+    "jvp_logcumsumexp": lambda lib: F(lib).jvp(lambda a: a.logcumsumexp(1), (A(lib, 3, 4),), (A(lib, 3, 4).flip(0),)),
+    "jacfwd_logcumsumexp": lambda lib: F(lib).jacfwd(lambda a: a.logcumsumexp(0))(A(lib, 4)),
+    "jacfwd_of_nonlinear_backward_detached": lambda lib: F(lib).jacfwd(lambda a: (a.logcumsumexp(0), a.cumprod(0)))(
+        A(lib, 3)
+    ),
 }
 
 CASES = {**VMAP, **TRANSFORMS, **AUTOGRAD_AND_PYTREE, **EDGES}
@@ -1247,8 +1252,16 @@ MESSAGE_FREE = {
 }
 
 
-def _compare(ours, theirs, exact_layout):
-    if isinstance(theirs, torch.Tensor):
+# torch's forward-mode formula for logcumsumexp rounds differently from the double backward here
+# (torch's own derivative of a lone element is 0.9999999999997): within 1e-11, not a few ulps
+LOOSE = {"jvp_logcumsumexp", "jacfwd_logcumsumexp", "jacfwd_of_nonlinear_backward_detached"}
+
+
+def _compare(ours, theirs, exact_layout, loose=False):
+    if isinstance(theirs, torch.Tensor) and loose:
+        assert_same(ours.detach(), theirs.detach(), exact_layout=exact_layout, rtol=1e-11, atol=1e-11)
+        assert ours.requires_grad == theirs.requires_grad
+    elif isinstance(theirs, torch.Tensor):
         assert isinstance(ours, internals.Tensor), (ours, theirs)
         if (theirs.dtype.is_floating_point or theirs.dtype.is_complex) and theirs.isfinite().all():
             assert_within_ulps_of_largest(ours.detach(), theirs.detach(), 16, exact_layout=exact_layout)
@@ -1260,11 +1273,11 @@ def _compare(ours, theirs, exact_layout):
     elif isinstance(theirs, dict):
         assert type(ours).__name__ == type(theirs).__name__ and list(ours) == list(theirs), (ours, theirs)
         for key in theirs:
-            _compare(ours[key], theirs[key], exact_layout)
+            _compare(ours[key], theirs[key], exact_layout, loose)
     elif isinstance(theirs, (list, tuple, collections.deque)):
         assert type(ours).__name__ == type(theirs).__name__ and len(ours) == len(theirs), (ours, theirs)
         for o, t in zip(ours, theirs):
-            _compare(o, t, exact_layout)
+            _compare(o, t, exact_layout, loose)
     elif callable(theirs):  # vjp's and linearize's functions
         assert callable(ours)
     elif isinstance(theirs, torch.dtype):
@@ -1281,7 +1294,7 @@ def test_transform_program_as_torch(name):
         if name not in MESSAGE_FREE:
             assert ours[2] == theirs[2].replace("torch.", "internals."), (ours, theirs)
     else:
-        _compare(ours, theirs, exact_layout=name not in LAYOUT_FREE)
+        _compare(ours, theirs, exact_layout=name not in LAYOUT_FREE, loose=name in LOOSE)
 
 
 THREADED = {

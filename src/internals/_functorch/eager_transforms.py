@@ -8,7 +8,7 @@ around this one can differentiate the result again. The outermost call detaches 
 returns, as torch's results leave the transform unattached to any graph.
 
 ``jvp`` is forward mode computed with two reverse passes (the "double vjp"): ``g(u) = J^T u`` is
-linear in ``u``, so differentiating ``g`` at any ``u`` against the tangent gives ``J t``.
+linear in ``u``, so differentiating ``g`` at any ``u`` (ones) against the tangent gives ``J t``.
 Inside ``vmap`` all of it runs on batched values: ``vmap(grad(f))`` gives per-example gradients.
 """
 import functools
@@ -90,6 +90,12 @@ def _zeros_like(x):
     from .. import zeros_like  # a generated binding: made when the package registers its operators, after this import
 
     return zeros_like(x)
+
+
+def _ones_like(x):
+    from .. import ones_like  # a generated binding: made when the package registers its operators, after this import
+
+    return ones_like(x)
 
 
 def _differentiable(x):
@@ -309,11 +315,15 @@ def _forward(outputs, inputs, tangent_sets):
 
 
 def _transposed(outputs, inputs):
-    """The first pass of the double vjp, ``g(u) = J^T u`` at ``u = 0``; returns the second, which
+    """The first pass of the double vjp, ``g(u) = J^T u`` at ``u = 1``; returns the second, which
     maps a tangent list ``t`` to ``J t`` (the gradient of ``g . t`` with respect to ``u``)."""
-    # an integer or bool output has no tangent but zeros of its own dtype
+    # an integer or bool output has no tangent but zeros of its own dtype. ``g`` is linear in
+    # ``u``, so any ``u`` serves: ones, where a formula's own arithmetic is smooth (zeros would
+    # make logcumsumexp's backward take log(0) and give NaN where torch's forward AD does not)
     diff = [i for i, o in enumerate(outputs) if _is_differentiable(o)]
-    dummies = [_zeros_like(outputs[i]).requires_grad_() for i in diff]
+    dummies = [_ones_like(outputs[i]).requires_grad_() for i in diff]
+    if _depth.inner is not None:    # the transform's own leaves: a result reaching them is not attached
+        _depth.inner.update(id(d._impl) for d in dummies)
     g = _grads([outputs[i] for i in diff], inputs, dummies, retain_graph=True) if diff else []
     linked = [(gi, i) for i, gi in enumerate(g) if gi.requires_grad]
 
