@@ -1185,8 +1185,77 @@ EDGES = {
     ),
 }
 
-CASES = {**VMAP, **TRANSFORMS, **AUTOGRAD_AND_PYTREE, **EDGES}
-assert len(CASES) == len(VMAP) + len(TRANSFORMS) + len(AUTOGRAD_AND_PYTREE) + len(EDGES)
+
+def _seeded(lib, draw):
+    lib.manual_seed(0)
+    return draw()
+
+
+def _random_programs():
+    """Random operators under vmap, drawn from one seed: torch's streams, for one draw ('same') or
+    one per example ('different'), chunked and nested too."""
+    programs = {}
+    for m in ("same", "different"):
+        programs.update(
+            {
+                f"rand_{m}": lambda lib, m=m: V(lib)(lambda a: lib.rand(3), randomness=m)(A(lib, 4, 2)),
+                f"randn_{m}": lambda lib, m=m: V(lib)(lambda a: lib.randn(2, 2, dtype=lib.float64), randomness=m)(
+                    A(lib, 3, 2)
+                ),
+                f"randint_{m}": lambda lib, m=m: V(lib)(lambda a: lib.randint(0, 10, (3,)), randomness=m)(A(lib, 3, 2)),
+                f"rand_like_{m}": lambda lib, m=m: V(lib)(lambda a: lib.rand_like(a), randomness=m)(A(lib, 3, 2)),
+                f"randint_like_{m}": lambda lib, m=m: V(lib)(lambda a: lib.randint_like(a, 5), randomness=m)(
+                    A(lib, 3, 2)
+                ),
+                f"dropout_{m}": lambda lib, m=m: V(lib)(lambda a: lib.nn.functional.dropout(a, 0.5), randomness=m)(
+                    A(lib, 3, 4)
+                ),
+                f"bernoulli_unbatched_p_{m}": lambda lib, m=m: V(lib)(
+                    lambda a: lib.bernoulli(lib.full((3,), 0.5)), randomness=m
+                )(A(lib, 3, 4)),
+                f"normal_unbatched_mean_std_{m}": lambda lib, m=m: V(lib)(
+                    lambda a: lib.normal(lib.zeros(2), lib.ones(2)), randomness=m
+                )(A(lib, 3, 4)),
+                f"multinomial_unbatched_{m}": lambda lib, m=m: V(lib)(
+                    lambda a: lib.multinomial(lib.ones(4), 2), randomness=m
+                )(A(lib, 3, 4)),
+                f"uniform_unbatched_inplace_{m}": lambda lib, m=m: V(lib)(
+                    lambda a: lib.ones(3).uniform_(), randomness=m
+                )(A(lib, 3, 4)),
+                f"uniform__{m}": lambda lib, m=m: V(lib)(lambda a: a.clone().uniform_(), randomness=m)(A(lib, 3, 4)),
+                f"normal__{m}": lambda lib, m=m: V(lib)(lambda a: a.clone().normal_(), randomness=m)(A(lib, 3, 4)),
+                f"bernoulli__{m}": lambda lib, m=m: V(lib)(lambda a: a.clone().bernoulli_(0.5), randomness=m)(
+                    A(lib, 3, 4)
+                ),
+                f"randperm_{m}": lambda lib, m=m: V(lib)(lambda a: lib.randperm(6), randomness=m)(A(lib, 3, 4)),
+                f"multinomial_{m}": lambda lib, m=m: V(lib)(lambda a: lib.multinomial(a.softmax(0), 2), randomness=m)(
+                    A(lib, 3, 4)
+                ),
+                f"normal_batched_mean_{m}": lambda lib, m=m: V(lib)(lambda a: lib.normal(a, 1.0), randomness=m)(
+                    A(lib, 3, 4)
+                ),
+                f"nested_{m}": lambda lib, m=m: V(lib)(V(lib)(lambda a: lib.rand(2), randomness=m), randomness=m)(
+                    A(lib, 3, 4)
+                ),
+                f"chunked_{m}": lambda lib, m=m: V(lib)(lambda a: lib.rand(2), randomness=m, chunk_size=2)(
+                    A(lib, 5, 4)
+                ),
+                f"chunked_then_draw_{m}": lambda lib, m=m: (
+                    V(lib)(lambda a: lib.rand(2), randomness=m, chunk_size=2)(A(lib, 5, 4)),
+                    lib.rand(2),
+                ),
+                f"grad_dropout_{m}": lambda lib, m=m: V(lib)(
+                    F(lib).grad(lambda a: lib.nn.functional.dropout(a, 0.5).sum()), randomness=m
+                )(A(lib, 3, 4)),
+            }
+        )
+    return {f"seeded_{k}": (lambda lib, p=p: _seeded(lib, lambda: p(lib))) for k, p in programs.items()}
+
+
+RANDOM = _random_programs()
+
+CASES = {**VMAP, **TRANSFORMS, **AUTOGRAD_AND_PYTREE, **EDGES, **RANDOM}
+assert len(CASES) == len(VMAP) + len(TRANSFORMS) + len(AUTOGRAD_AND_PYTREE) + len(EDGES) + len(RANDOM)
 
 # torch's layout here follows its implementation, which the API does not promise: its batched
 # values keep the batch dim where it was (batch norm, jacfwd's columns), its Jacobians of
@@ -1245,6 +1314,7 @@ MESSAGE_FREE = {
     "out_dims_list1_tensor",
     "out_dims_tuple2_tensor",
     "out_dims_tuple_wrong_len",
+    "seeded_uniform_unbatched_inplace_different",
     "vjp_cotangent_list_for_tuple",
     "vjp_cotangent_tuple_for_single",
     "vjp_dict_output_wrong_keys",

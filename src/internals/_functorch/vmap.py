@@ -17,6 +17,7 @@ import functools
 from .. import autograd
 from .._functional import cat, stack
 from .._tensor import Tensor
+from ..random import get_rng_state, set_rng_state
 from ..utils._python_dispatch import TorchDispatchMode
 from ..utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from .batch_rules import register_rules, run_batched
@@ -106,7 +107,10 @@ def _run(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs):
 def _run_chunks(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs, chunk_size):
     """Run the batch in chunks of ``chunk_size`` and concatenate each output along its out dim."""
     results = []
+    state = get_rng_state() if randomness == "same" else None
     for start in range(0, size, chunk_size):
+        if state is not None:       # 'same': every chunk draws what the first drew, as one vmap would
+            set_rng_state(state)
         n = min(chunk_size, size - start)
         chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_dims, strict=True)]
         results.append(_run(func, chunk, spec, flat_dims, n, out_dims, randomness, kwargs))
@@ -183,17 +187,21 @@ class _RandomnessMode(TorchDispatchMode):
 
     def _different_factory(self, func, args, kwargs):
         """A factory such as ``randn(3)``: one draw of the batched size, a batched value of it;
-        ``randperm`` draws one permutation per example and ``*_like`` of an unbatched tensor draws
-        like that tensor expanded over the batch, as torch's rules do."""
+        ``randperm`` draws one permutation per example, and a draw shaped by an unbatched tensor
+        draws for that tensor expanded over the batch, as torch's rules do."""
         name = func.overloadpacket.__name__
         if name == "randperm":
             return BatchedTensor(stack([func(*args, **kwargs) for _ in range(self.size)]), self.level)
-        if name in _LIKE:
-            like = args[0].unsqueeze(0).expand(self.size, *args[0].shape)
-            return BatchedTensor(func(like, *args[1:], **kwargs), self.level)
+        if name.endswith("_"):
+            raise RuntimeError("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
+                               "appear like same randomness. If this is necessary for your usage, please file an "
+                               "issue with functorch.")
         names = [a.name for a in func._handle.schema.arguments.flat_positional]
         if "size" not in names:
-            raise RuntimeError(f"vmap: randomness='different' is not supported for aten::{func.__name__} here")
+            # ``rand_like(x)``, ``bernoulli(p)``, ``normal(mean)``, ``multinomial(w)`` of unbatched
+            # tensors: drawn as for those tensors expanded over the batch
+            args = [self._expanded(a) if isinstance(a, Tensor) else a for a in args]
+            return BatchedTensor(func(*args, **kwargs), self.level)
         args = list(args)
         i = names.index("size")
         if i < len(args):
@@ -201,6 +209,9 @@ class _RandomnessMode(TorchDispatchMode):
         else:
             kwargs = {**kwargs, "size": [self.size, *kwargs["size"]]}
         return BatchedTensor(func(*args, **kwargs), self.level)
+
+    def _expanded(self, t):
+        return t.unsqueeze(0).expand(self.size, *t.shape)
 
     def _same(self, func, name, batched, args, kwargs):
         """One draw for the whole batch: a factory as it is; ``*_like`` and the in-place fills draw
