@@ -1183,6 +1183,25 @@ EDGES = {
     "jacfwd_of_nonlinear_backward_detached": lambda lib: F(lib).jacfwd(lambda a: (a.logcumsumexp(0), a.cumprod(0)))(
         A(lib, 3)
     ),
+    "vmap_linalg_qr_named": lambda lib: V(lib)(lambda a: lib.linalg.qr(a).R)(
+        A(lib, 2, 3, 3).sin() + lib.eye(3, dtype=lib.float64) * 3
+    ),
+    "vmap_linalg_inv_ex_named": lambda lib: V(lib)(lambda a: lib.linalg.inv_ex(a).inverse)(
+        A(lib, 2, 3, 3).sin() + lib.eye(3, dtype=lib.float64) * 3
+    ),
+    "vmap_linalg_lstsq_named": lambda lib: V(lib)(lambda a: lib.linalg.lstsq(a, a[:, :1]).solution)(
+        A(lib, 2, 3, 3).sin() + lib.eye(3, dtype=lib.float64) * 3
+    ),
+    "vmap_linalg_slogdet_type": lambda lib: (
+        type(V(lib)(lib.linalg.slogdet)(A(lib, 2, 3, 3).sin() + lib.eye(3, dtype=lib.float64) * 3)).__name__
+    ),
+    "vmap_linalg_eigh_named": lambda lib: V(lib)(lambda a: lib.linalg.eigh(a).eigenvalues)(
+        (lambda s: s @ s.transpose(1, 2) + lib.eye(3, dtype=lib.float64))(A(lib, 2, 3, 3).sin())
+    ),
+    "vmap_linalg_svd_type": lambda lib: type(V(lib)(lib.linalg.svd)(A(lib, 2, 3, 3).sin())).__name__,
+    "vmap_linalg_cholesky_ex_named": lambda lib: V(lib)(lambda a: lib.linalg.cholesky_ex(a).info)(
+        (lambda s: s @ s.transpose(1, 2) + lib.eye(3, dtype=lib.float64))(A(lib, 2, 3, 3).sin())
+    ),
 }
 
 
@@ -1258,7 +1277,8 @@ CASES = {**VMAP, **TRANSFORMS, **AUTOGRAD_AND_PYTREE, **EDGES, **RANDOM}
 assert len(CASES) == len(VMAP) + len(TRANSFORMS) + len(AUTOGRAD_AND_PYTREE) + len(EDGES) + len(RANDOM)
 
 # torch's layout here follows its implementation, which the API does not promise: its batched
-# values keep the batch dim where it was (batch norm, jacfwd's columns), its Jacobians of
+# values keep the batch dim where it was (batch norm, jacfwd's columns; its linalg rules give column-major
+# batches where the per-example loop here stacks), its Jacobians of
 # constant outputs are expanded zeros
 LAYOUT_FREE = {
     "bn_eval_under_vmap",
@@ -1280,6 +1300,9 @@ LAYOUT_FREE = {
     "jacrev_vector_in_zero_dim_out",
     "jvp_noncontig_tangent",
     "vmap_grad_functional_call",
+    "vmap_linalg_inv_ex_named",
+    "vmap_linalg_lstsq_named",
+    "vmap_linalg_qr_named",
 }
 # the same class, but torch's message names its own internals (C++ types, pytree specs, other sentences)
 MESSAGE_FREE = {
