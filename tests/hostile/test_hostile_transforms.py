@@ -1202,6 +1202,38 @@ EDGES = {
     "vmap_linalg_cholesky_ex_named": lambda lib: V(lib)(lambda a: lib.linalg.cholesky_ex(a).info)(
         (lambda s: s @ s.transpose(1, 2) + lib.eye(3, dtype=lib.float64))(A(lib, 2, 3, 3).sin())
     ),
+    "vmap_grad_sigmoid_inplace": lambda lib: V(lib)(F(lib).grad(lambda a: a.clone().sigmoid_().sum()))(A(lib, 2, 4)),
+    "vmap_grad_exp_inplace": lambda lib: V(lib)(F(lib).grad(lambda a: a.clone().exp_().sum()))(A(lib, 2, 4)),
+    "vmap_grad_tanh_inplace_twice": lambda lib: V(lib)(F(lib).grad(lambda a: a.clone().tanh_().mul_(2).sum()))(
+        A(lib, 2, 4)
+    ),
+    "vmap_grad_relu_inplace": lambda lib: V(lib)(F(lib).grad(lambda a: lib.relu_(a.clone()).sum()))(A(lib, 2, 4)),
+    "vmap_grad_inplace_then_modified": lambda lib: V(lib)(
+        F(lib).grad(lambda a: (lambda y: (y, y.add_(1))[0].sum())(a.clone().exp_()))
+    )(A(lib, 2, 4)),
+    "vmap_setitem_slice_batched_value": lambda lib: V(lib)(
+        lambda a, v: (lambda c: (c.__setitem__(slice(1, 3), v), c)[1])(a.clone())
+    )(A(lib, 2, 4), A(lib, 2, 2)),
+    "vmap_setitem_batched_index": lambda lib: V(lib)(lambda a, i: (lambda c: (c.__setitem__(i, 0.0), c)[1])(a.clone()))(
+        A(lib, 2, 4), lib.tensor([[0, 1], [2, 3]])
+    ),
+    "vmap_index_put_accumulate_dups": lambda lib: V(lib)(
+        lambda a, v: a.clone().index_put_((lib.tensor([0, 0]),), v, accumulate=True)
+    )(A(lib, 2, 4), A(lib, 2, 2)),
+    "vmap_masked_scatter_": lambda lib: V(lib)(lambda a, s: a.clone().masked_scatter_(a > 0, s))(
+        A(lib, 2, 4), A(lib, 2, 4) * 10
+    ),
+    "vmap_copy_into_batched_slice": lambda lib: V(lib)(lambda a, b: (a[1:3].copy_(b), a)[1])(
+        A(lib, 2, 4).clone(), A(lib, 2, 2)
+    ),
+    "vmap_add_inplace_self_smaller": lambda lib: V(lib)(lambda a, b: a.clone().add_(b))(A(lib, 2, 4), A(lib, 2, 3, 4)),
+    "vmap_div_inplace_int": lambda lib: V(lib)(lambda a: a.clone().div_(2))(A(lib, 2, 4, dt=lib.int64)),
+    "vmap_inplace_on_view_of_input": lambda lib: (lambda x: (V(lib)(lambda a: a[:, 0].mul_(2))(x), x)[1])(
+        A(lib, 2, 3, 4)
+    ),
+    "vmap_inplace_on_input_nested": lambda lib: (lambda x: (V(lib)(V(lib)(lambda a: a.mul_(3)))(x), x)[1])(
+        A(lib, 2, 3, 2)
+    ),
 }
 
 
@@ -1342,6 +1374,8 @@ MESSAGE_FREE = {
     "vjp_cotangent_tuple_for_single",
     "vjp_dict_output_wrong_keys",
     "vjp_nontensor_output",
+    "vmap_grad_inplace_then_modified",
+    "vmap_grad_tanh_inplace_twice",
 }
 
 

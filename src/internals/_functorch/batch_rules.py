@@ -50,11 +50,17 @@ def run_batched(func, args, kwargs):
     _refuse_data_dependent(name)
     with _autograd_below():
         rule = _rule_for(name, func)
-        if rule is not None:
-            result = rule(func, level, args, kwargs)
-            if result is not NotImplemented:
-                return _as_returned(result)
-        return _as_returned(_fallback(func, level, args, kwargs))
+        result = NotImplemented if rule is None else rule(func, level, args, kwargs)
+        if result is NotImplemented:
+            result = _fallback(func, level, args, kwargs)
+    if name in _SHARES_VERSION and isinstance(result, BatchedTensor) and isinstance(args[0], BatchedTensor):
+        result._impl.version_counter = args[0]._impl.version_counter
+    return _as_returned(result)
+
+
+# a detached handle shares its tensor's version counter, as torch's detach does: autograd saves an
+# output of an in-place operator as one (``tensor_data`` under a mode), and checks its version later
+_SHARES_VERSION = {"detach", "alias"}
 
 
 @contextlib.contextmanager
@@ -238,6 +244,22 @@ def _logical_promotion(func, level, args, flat):
             for x in flat]
 
 
+def _refuse_growing_self(self, level, flat, rank):
+    """An in-place operator whose operands broadcast past a batched ``self`` (torch pads every
+    operand to the largest logical rank, so the check is its broadcast's, on physical shapes)."""
+    if not is_batched(self, level) or rank <= self.dim():
+        return
+    def padded(x):
+        return [x._value.shape[0], *[1] * (rank - x.dim()), *x.shape] if is_batched(x, level) else list(x.shape)
+    target = padded(self)
+    try:
+        shape = list(broadcast_shapes(*[tuple(padded(x)) for x in flat if isinstance(x, Tensor)]))
+    except RuntimeError:
+        return      # the operator raises its own error for shapes that do not broadcast
+    if shape != target:
+        raise RuntimeError(f"output with shape {target} doesn't match the broadcast shape {shape}")
+
+
 def _pointwise(func, level, args, kwargs):
     """Broadcasting operators: batched arguments padded to the largest logical rank; the unbatched
     ones broadcast from the right as they would have."""
@@ -246,6 +268,7 @@ def _pointwise(func, level, args, kwargs):
         _refuse_broadcast_into(args[0], level, flat)
     rank = max(_logical_rank(x, level) for x in flat if isinstance(x, Tensor))
     if _inplace(func):
+        _refuse_growing_self(args[0], level, flat, rank)
         rank = _logical_rank(args[0], level)
     else:
         flat = _logical_promotion(func, level, args, flat)
