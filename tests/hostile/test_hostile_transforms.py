@@ -1234,6 +1234,88 @@ EDGES = {
     "vmap_inplace_on_input_nested": lambda lib: (lambda x: (V(lib)(V(lib)(lambda a: a.mul_(3)))(x), x)[1])(
         A(lib, 2, 3, 2)
     ),
+    "compose_grad_vmap_grad": lambda lib: F(lib).grad(
+        lambda w: F(lib).vmap(F(lib).grad(lambda x: (x * w).sin().sum()))(A(lib, 3, 2)).sum()
+    )(A(lib, 2)),
+    "compose_jacrev_vmap": lambda lib: F(lib).jacrev(lambda w: F(lib).vmap(lambda x: (x * w).exp())(A(lib, 3, 2)))(
+        A(lib, 2)
+    ),
+    "compose_jacfwd_vmap": lambda lib: F(lib).jacfwd(lambda w: F(lib).vmap(lambda x: (x * w).exp())(A(lib, 3, 2)))(
+        A(lib, 2)
+    ),
+    "compose_vmap_jacfwd": lambda lib: F(lib).vmap(F(lib).jacfwd(lambda a: a.sin() * a.sum()))(A(lib, 3, 2)),
+    "compose_vmap_hessian_in_dims": lambda lib: F(lib).vmap(
+        F(lib).hessian(lambda a, b: (a * a * b).sum()), in_dims=(0, None)
+    )(A(lib, 3, 2), A(lib, 2)),
+    "compose_jvp_of_vmap": lambda lib: F(lib).jvp(
+        lambda w: F(lib).vmap(lambda x: (x * w).sin())(A(lib, 3, 2)), (A(lib, 2),), (A(lib, 2) + 1,)
+    ),
+    "compose_vmap_jvp_batched_tangent": lambda lib: F(lib).vmap(
+        lambda t: F(lib).jvp(lambda a: a.exp(), (A(lib, 2),), (t,))[1]
+    )(A(lib, 3, 2)),
+    "compose_vmap_vjp_fn_batched": lambda lib: (lambda out, fn: F(lib).vmap(fn)(A(lib, 3, 2)))(
+        *F(lib).vjp(lambda a: a.sin(), A(lib, 2))
+    ),
+    "compose_vmap_linearize_fn": lambda lib: (lambda out, fn: F(lib).vmap(fn)(A(lib, 3, 2)))(
+        *F(lib).linearize(lambda a: a.sin() * a, A(lib, 2))
+    ),
+    "compose_hessian_of_vmap_sum": lambda lib: F(lib).hessian(
+        lambda w: F(lib).vmap(lambda x: (x * w).sin().sum())(A(lib, 3, 2)).sum()
+    )(A(lib, 2)),
+    "compose_grad_grad_vmap": lambda lib: F(lib).grad(
+        F(lib).grad(lambda w: F(lib).vmap(lambda x: (x * w).sin().sum())(A(lib, 3)).sum())
+    )(lib.tensor(0.5, dtype=lib.float64)),
+    "compose_vmap_grad_argnums_tuple": lambda lib: F(lib).vmap(
+        F(lib).grad(lambda a, b: (a * b.exp()).sum(), argnums=(0, 1))
+    )(A(lib, 3, 2), A(lib, 3, 2)),
+    "compose_vmap_grad_has_aux": lambda lib: F(lib).vmap(F(lib).grad(lambda a: ((a**2).sum(), a.max()), has_aux=True))(
+        A(lib, 3, 2)
+    ),
+    "compose_vmap_grad_and_value_out_dims": lambda lib: F(lib).vmap(
+        F(lib).grad_and_value(lambda a: (a**2).sum()), out_dims=(1, 0)
+    )(A(lib, 3, 2)),
+    "compose_vmap_jacrev_chunk": lambda lib: F(lib).vmap(F(lib).jacrev(lambda a: a.sin() * a.sum(), chunk_size=2))(
+        A(lib, 3, 3)
+    ),
+    "compose_vmap_grad_nondiff_input_int": lambda lib: F(lib).vmap(
+        F(lib).grad(lambda a, i: a[i].sum()), in_dims=(0, None)
+    )(A(lib, 3, 4), lib.tensor([0, 2])),
+    "compose_vmap_grad_in_dims_1": lambda lib: F(lib).vmap(F(lib).grad(lambda a: (a**3).sum()), in_dims=1)(
+        A(lib, 2, 3)
+    ),
+    "compose_vmap_grad_chunk": lambda lib: F(lib).vmap(F(lib).grad(lambda a: (a**3).sum()), chunk_size=2)(A(lib, 5, 2)),
+    "compose_vmap_vmap_grad": lambda lib: F(lib).vmap(F(lib).vmap(F(lib).grad(lambda a: a.sin().sum())))(
+        A(lib, 2, 3, 2)
+    ),
+    "compose_vmap_grad_requires_grad_input": lambda lib: (
+        F(lib).vmap(F(lib).grad(lambda a: (a**3).sum()))(A(lib, 3, 2).requires_grad_()).requires_grad
+    ),
+    "compose_vmap_grad_backprop_outer": lambda lib: (
+        lambda x: lib.autograd.grad(F(lib).vmap(F(lib).grad(lambda a: (a**3).sum()))(x).sum(), x)
+    )(A(lib, 3, 2).requires_grad_()),
+    "compose_af_jacobian_of_vmap": lambda lib: lib.autograd.functional.jacobian(
+        lambda w: F(lib).vmap(lambda x: (x * w).exp())(A(lib, 3, 2)), A(lib, 2)
+    ),
+    "compose_af_hessian_vectorize_nn": lambda lib: lib.autograd.functional.hessian(
+        lambda w: (A(lib, 3, 2) @ w).tanh().sum(), A(lib, 2), vectorize=True
+    ),
+    "compose_af_hvp_create_graph": lambda lib: (
+        lambda x: lib.autograd.grad(
+            lib.autograd.functional.hvp(lambda a: (a**3).sum(), x, lib.ones(3, dtype=lib.float64), create_graph=True)[
+                1
+            ].sum(),
+            x,
+        )
+    )(A(lib, 3).requires_grad_()),
+    "compose_af_vjp_tuple_v_none": lambda lib: lib.autograd.functional.vjp(
+        lambda a, b: (a * b).sum(), (A(lib, 3), A(lib, 3))
+    ),
+    "compose_af_jvp_strict_unused": lambda lib: lib.autograd.functional.jvp(
+        lambda a, b: a * 2, (A(lib, 3), A(lib, 3)), (A(lib, 3), A(lib, 3)), strict=True
+    ),
+    "compose_af_vhp_tuple": lambda lib: lib.autograd.functional.vhp(
+        lambda a, b: (a * a * b).sum(), (A(lib, 3), A(lib, 3)), (A(lib, 3), A(lib, 3))
+    ),
 }
 
 
@@ -1316,6 +1398,8 @@ LAYOUT_FREE = {
     "bn_eval_under_vmap",
     "bn_functional_training_batched_stats",
     "bn_no_stats_under_vmap",
+    "compose_af_hessian_vectorize_nn",
+    "compose_vmap_hessian_in_dims",
     "ens_batchnorm_eval",
     "ens_batchnorm_train",
     "hessian_argnums_tuple",

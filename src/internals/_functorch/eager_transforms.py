@@ -65,8 +65,15 @@ class _Level:
         if not self.outermost or self.attached:
             return tree
         flat, spec = tree_flatten(tree)
-        return tree_unflatten([x.detach() if isinstance(x, Tensor) and not self._reaches_outside(x) else x
-                               for x in flat], spec)
+        return tree_unflatten([self._unattached(x) for x in flat], spec)
+
+    def _unattached(self, x):
+        if isinstance(x, BatchedTensor):
+            # inside a vmap: the batched value's own history goes; its physical tensor's stays
+            # where it reaches a tensor outside the transforms (the vmap's input requiring grad)
+            value = x._value if self._reaches_outside(x._value) else x._value.detach()
+            return BatchedTensor(value, x._level)
+        return x.detach() if isinstance(x, Tensor) and not self._reaches_outside(x) else x
 
     def _reaches_outside(self, t):
         """Whether ``t``'s graph reaches a leaf that is not one of this transform's inputs."""
