@@ -107,6 +107,10 @@ def apply_slicing(x, index, disable_slice_optimization=False):
         elif i is None:
             result = dispatcher.call("unsqueeze", result, d)
             d += 1
+        elif getattr(i, "_functorch_batched", False) and i.dtype in (st.bool_, st.uint8):
+            # each example's mask would select its own number of elements
+            raise RuntimeError("vmap: We do not support batching operators that can support dynamic shape. "
+                               "Attempting to batch over indexing with a boolean mask.")
         elif isinstance(i, bool) or _is_0dim(i, (st.bool_, st.uint8)):
             result = dispatcher.call("unsqueeze", result, d)
             keep = i if isinstance(i, bool) else bool(i.item())     # read after the unsqueeze, as torch
@@ -260,6 +264,8 @@ def _is_int(i):
 def _is_0dim(i, dtypes):
     """A 0-dim integer tensor, of one of ``dtypes`` (or not bool or byte, for None)."""
     if not isinstance(i, TensorBase) or i.dim() or i.dtype.category > st.INTEGRAL:
+        return False
+    if getattr(i, "_functorch_batched", False):     # one example's index of a vmap: an index tensor, as torch's
         return False
     return i.dtype in dtypes if dtypes else i.dtype not in (st.bool_, st.uint8)
 

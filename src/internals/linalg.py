@@ -8,7 +8,7 @@ from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
 from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
-from .return_types import return_type
+from .return_types import as_return_type, return_type
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "cond", "matrix_rank", "matmul", "diagonal", "vecdot", "vander",
            "tensorinv", "tensorsolve", "multi_dot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor",
@@ -182,7 +182,7 @@ def det(A):
 
 
 def slogdet(A, *, out=None):
-    return _maybe_out(dispatcher.call("linalg_slogdet", A), out)
+    return _maybe_out(_named("linalg_slogdet", ("sign", "logabsdet"), A), out)
 
 
 def solve(A, B, *, left=True, out=None):
@@ -190,7 +190,7 @@ def solve(A, B, *, left=True, out=None):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    return _maybe_out(dispatcher.call("linalg_solve_ex", A, B, left=left, check_errors=check_errors), out)
+    return _maybe_out(_named("linalg_solve_ex", ("result", "info"), A, B, left=left, check_errors=check_errors), out)
 
 
 _REQUIRED = object()     # a keyword-only argument without a default, refused in torch's words
@@ -212,7 +212,7 @@ def lstsq(A, B, rcond=None, *, driver=None, out=None):
                            driver=driver)
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
-    return _maybe_out(dispatcher.call("linalg_svd", A, full_matrices, driver=driver), out)
+    return _maybe_out(_named("linalg_svd", ("U", "S", "Vh"), A, full_matrices, driver=driver), out)
 
 
 def svdvals(A, *, driver=None, out=None):
@@ -233,7 +233,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 def eigh(A, UPLO="L", *, out=None):
-    return _maybe_out(dispatcher.call("linalg_eigh", A, UPLO), out)
+    return _maybe_out(_named("linalg_eigh", ("eigenvalues", "eigenvectors"), A, UPLO), out)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
@@ -241,7 +241,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 def eig(A, *, out=None):
-    return _maybe_out(dispatcher.call("linalg_eig", A), out)
+    return _maybe_out(_named("linalg_eig", ("eigenvalues", "eigenvectors"), A), out)
 
 
 def eigvals(A, *, out=None):
@@ -269,12 +269,18 @@ def _structured_out(name, fields, out, *args, overload="out", **kwargs):
     overload, which checks and resizes the outputs itself; the result a ``torch.return_types``
     tuple either way."""
     if out is None:
-        return dispatcher.call(name, *args, **kwargs)
+        return as_return_type(name, fields, dispatcher.call(name, *args, **kwargs))
     if len(out) != len(fields):
         raise TypeError(f"{name.removeprefix('linalg_')}(): argument 'out' must be tuple of {len(fields)} Tensors, "
                         f"not {len(out)}")
     result = dispatcher.call(f"{name}.{overload}", *args, **kwargs, **dict(zip(fields, out)))
     return return_type(f"{name}_out", fields)(*result)
+
+
+def _named(name, fields, *args, **kwargs):
+    """The operator's results as ``torch.return_types.<name>``: the kernels' own named tuple, or a
+    dispatch mode's plain one (vmap's, a tracer's) made into it, as torch's binding does."""
+    return as_return_type(name, fields, dispatcher.call(name, *args, **kwargs))
 
 
 def _maybe_out(result, out):

@@ -16,9 +16,11 @@ import contextlib
 import warnings
 
 from .._functional import broadcast_shapes, stack
+from .._ops import ops
 from .._tensor import Tensor
 from ..autograd.grad_mode import InferenceMode
 from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
+from ..c10.scalar_type import result_type
 from ..utils._pytree import tree_flatten, tree_unflatten
 from .batched_tensor import BatchedTensor, is_batched
 
@@ -48,11 +50,17 @@ def run_batched(func, args, kwargs):
     _refuse_data_dependent(name)
     with _autograd_below():
         rule = _rule_for(name, func)
-        if rule is not None:
-            result = rule(func, level, args, kwargs)
-            if result is not NotImplemented:
-                return _as_returned(result)
-        return _as_returned(_fallback(func, level, args, kwargs))
+        result = NotImplemented if rule is None else rule(func, level, args, kwargs)
+        if result is NotImplemented:
+            result = _fallback(func, level, args, kwargs)
+    if name in _SHARES_VERSION and isinstance(result, BatchedTensor) and isinstance(args[0], BatchedTensor):
+        result._impl.version_counter = args[0]._impl.version_counter
+    return _as_returned(result)
+
+
+# a detached handle shares its tensor's version counter, as torch's detach does: autograd saves an
+# output of an in-place operator as one (``tensor_data`` under a mode), and checks its version later
+_SHARES_VERSION = {"detach", "alias"}
 
 
 @contextlib.contextmanager
@@ -74,12 +82,20 @@ def _as_returned(result):
     return tuple(result) if type(result) is list else result
 
 
+# operators whose output size depends on the values: each example's could differ
+_DYNAMIC_SHAPE = {"nonzero", "unique", "_unique", "_unique2", "unique_consecutive", "unique_dim"}
+
+
 def _refuse_data_dependent(name):
     if name == "_local_scalar_dense":
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
                            "calling .item() on a Tensor, please try to rewrite what you're doing with other "
                            "operations. If error is occurring somewhere inside PyTorch internals, please file a "
                            "bug report.")
+    if name in _DYNAMIC_SHAPE:
+        raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+                           f"vmap over aten::{name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
+                           f"if you need this feature.")
     if name in ("is_nonzero", "equal"):
         raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
                            "flow. We don't support that yet, please shout over at "
@@ -207,6 +223,43 @@ greater greater_equal less less_equal not_equal
 """.split())
 
 
+# binary operators whose operands are promoted to one dtype: a batched example that is 0-dim is
+# 1-dim physically, which would move it up a priority group of ``result_type``
+_PROMOTING = set("""
+add sub mul div true_divide rsub multiply divide subtract pow atan2 maximum minimum fmax fmin fmod remainder hypot
+copysign eq ne lt le gt ge greater greater_equal less less_equal not_equal floor_divide logaddexp logaddexp2 xlogy
+nextafter heaviside igamma igammac bitwise_and bitwise_or bitwise_xor logical_and logical_or logical_xor
+""".split())
+
+
+def _logical_promotion(func, level, args, flat):
+    """The operands cast to the dtype their logical selves promote to, where a batched 0-dim
+    example would promote otherwise (``float64`` example times ``float32`` vector is ``float32``)."""
+    name = func.overloadpacket.__name__
+    operands = args[:2]
+    if name not in _PROMOTING or not any(is_batched(x, level) and x.dim() == 0 for x in operands):
+        return flat
+    common = result_type(*operands)
+    return [x.to(common) if isinstance(x, Tensor) and x.dtype != common and any(x is o for o in operands) else x
+            for x in flat]
+
+
+def _refuse_growing_self(self, level, flat, rank):
+    """An in-place operator whose operands broadcast past a batched ``self`` (torch pads every
+    operand to the largest logical rank, so the check is its broadcast's, on physical shapes)."""
+    if not is_batched(self, level) or rank <= self.dim():
+        return
+    def padded(x):
+        return [x._value.shape[0], *[1] * (rank - x.dim()), *x.shape] if is_batched(x, level) else list(x.shape)
+    target = padded(self)
+    try:
+        shape = list(broadcast_shapes(*[tuple(padded(x)) for x in flat if isinstance(x, Tensor)]))
+    except RuntimeError:
+        return      # the operator raises its own error for shapes that do not broadcast
+    if shape != target:
+        raise RuntimeError(f"output with shape {target} doesn't match the broadcast shape {shape}")
+
+
 def _pointwise(func, level, args, kwargs):
     """Broadcasting operators: batched arguments padded to the largest logical rank; the unbatched
     ones broadcast from the right as they would have."""
@@ -215,14 +268,17 @@ def _pointwise(func, level, args, kwargs):
         _refuse_broadcast_into(args[0], level, flat)
     rank = max(_logical_rank(x, level) for x in flat if isinstance(x, Tensor))
     if _inplace(func):
+        _refuse_growing_self(args[0], level, flat, rank)
         rank = _logical_rank(args[0], level)
+    else:
+        flat = _logical_promotion(func, level, args, flat)
     physical = [_pad(x._value, _logical_rank(x, level), rank) if is_batched(x, level) else x for x in flat]
     a, k = tree_unflatten(physical, spec)
     out = func(*a, **k)
     return args[0] if _inplace(func) else _wrap(out, level)
 
 
-_DIM_NAMES = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dims")
+_DIM_NAMES = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dims", "dimension")
 # reductions whose dim None (or []) means every dim
 _REDUCE_ALL = {"sum", "mean", "amax", "amin", "var", "std", "var_mean", "std_mean", "nansum", "linalg_vector_norm",
                "count_nonzero", "any", "all", "norm"}
@@ -231,7 +287,7 @@ sum mean amax amin prod var std var_mean std_mean nansum logsumexp linalg_vector
 max min argmax argmin cumsum cumprod cummax cummin logcumsumexp softmax _softmax log_softmax _log_softmax
 sort argsort topk kthvalue median nanmedian mode flip roll squeeze unsqueeze transpose movedim select narrow slice
 index_select split split_with_sizes chunk unbind diagonal flatten unflatten cat stack
-_softmax_backward_data _log_softmax_backward_data select_backward slice_backward
+_softmax_backward_data _log_softmax_backward_data select_backward slice_backward unfold
 """.split())
 
 
@@ -356,6 +412,21 @@ def _view_rule(func, level, args, kwargs):
     return BatchedTensor(func(value, [batch, *size], *args[2:], **kwargs), level)
 
 
+def _as_strided_rule(func, level, args, kwargs):
+    """``as_strided`` of one example: its sizes and strides under the batch dim's own stride, so
+    each example views its own memory as torch's rule has it (an offset given is the storage's,
+    the first example's; the others follow at the batch stride)."""
+    _, bound = _bind(func, args, kwargs)
+    self = bound["self"]
+    if not is_batched(self, level) or func.overloadpacket.__name__ != "as_strided":
+        return NotImplemented
+    value = self._value
+    offset = bound.get("storage_offset")
+    offset = value.storage_offset() if offset is None else offset
+    return BatchedTensor(value.as_strided([value.shape[0], *bound["size"]], [value.stride(0), *bound["stride"]],
+                                          offset), level)
+
+
 def _new_factory_rule(func, level, args, kwargs):
     self = args[0]
     value = self._value if is_batched(self, level) else self
@@ -440,9 +511,64 @@ def _squeeze_rule(func, level, args, kwargs):
     return BatchedTensor(value if value is not self._value else value.view_as(value), level)
 
 
+def _fill_rule(func, level, args, kwargs):
+    """``fill_`` with a batched value: each example filled with its own value."""
+    self, value = args[0], args[1]
+    if not is_batched(value, level) or not _inplace(func):
+        return _pointwise(func, level, args, kwargs) if not is_batched(value, level) else NotImplemented
+    _refuse_unbatched_self(func, level, args, kwargs)
+    # torch's rule copies the value broadcast over each example (a one-element value is taken too)
+    self._value.copy_(_pad(value._value, value.dim(), self.dim()).expand_as(self._value))
+    return self
+
+
+def _batch_norm_rule(func, level, args, kwargs):
+    """Training batch norm writes its batch's statistics into the running ones: a batched input
+    with unbatched running statistics has no one value to write, and raises as torch's rule does.
+    Anything else runs through the fallback, an example at a time."""
+    _, bound = _bind(func, args, kwargs)
+    stats = [bound.get("running_mean"), bound.get("running_var")]
+    if bound.get("training") and is_batched(bound["input"], level) and any(
+            s is not None and not is_batched(s, level) for s in stats):
+        raise RuntimeError("Batch norm got a batched tensor as input while the running_mean or running_var, which "
+                           "will be updated in place, were not batched.\nIf you are using a module and do not need "
+                           "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+                           "module and do not need eval mode, please see the functorch website for resources on how "
+                           "to patch your module to work with vmap")
+    return NotImplemented
+
+
+_INPLACE_VIEWS = {"t_", "transpose_", "swapdims_", "swapaxes_", "unsqueeze_", "squeeze_"}
+
+
+def _inplace_view_rule(func, level, args, kwargs):
+    """``x.t_()``, ``x.unsqueeze_(0)``: the out-of-place view's rule gives the new layout, which the
+    physical tensor takes on in place (the vmap's input itself, where the batch was its dim 0, as
+    torch's physical ``t_`` changes it) and the batched value's logical sizes follow. A physical
+    tensor on a graph is replaced by the view instead: autograd records no in-place restride.
+    (A per-example loop would change only the slices.)"""
+    self = args[0]
+    if not is_batched(self, level):
+        return NotImplemented
+    view = getattr(ops.aten, func.overloadpacket.__name__[:-1])(self, *args[1:], **kwargs)
+    if self._value.requires_grad:
+        self._value = view._value
+    else:
+        phys = view._value
+        self._value.as_strided_(phys.shape, phys.stride(), phys.storage_offset())
+    self._impl.sizes, self._impl.strides = view._impl.sizes, view._impl.strides
+    return self
+
+
 def _rule_for(name, func):
     if name in _RULES:
         return _RULES[name]
+    if name in ("fill", "fill_"):
+        return _fill_rule
+    if name == "native_batch_norm":
+        return _batch_norm_rule
+    if name in _INPLACE_VIEWS:
+        return _inplace_view_rule
     if name in _POINTWISE or name.rstrip("_") in _POINTWISE and name.endswith("_"):
         return _pointwise
     if name in _WHOLE and func._overloadname == "default":
@@ -457,6 +583,8 @@ def _rule_for(name, func):
         return _new_factory_rule
     if name == "permute":
         return _permute_rule
+    if name == "as_strided":
+        return _as_strided_rule
     if name == "t":
         return _t_rule
     if name in ("mm", "bmm", "mv", "dot", "vdot"):

@@ -32,6 +32,7 @@ class BatchedTensor(Tensor):
     """The logical view of a batch: ``_value`` has the batch in dim 0; ``_level`` says which vmap."""
 
     __torch_function__ = _disabled_torch_function_impl
+    _functorch_batched = True   # the FuncTorchBatched key: indexing keeps a 0-dim one a tensor index
 
     @staticmethod
     def __new__(cls, value, level):
@@ -57,17 +58,21 @@ def is_batched(x, level=None):
 
 def add_batch_dim(x, in_dim, level):
     """``x`` as a batched value of ``level`` over its dim ``in_dim`` (``_add_batch_dim``). The
-    physical tensor is a view of ``x``: a transform outside this vmap (``grad(vmap(f))``) records
+    physical tensor is ``x`` itself for dim 0 (``vmap(lambda a: a)(x) is x``, as torch's), else
+    a view of ``x``: a transform outside this vmap (``grad(vmap(f))``) records
     its graph on the physical tensors, as torch's outer interpreter sees the batching rules'
     physical operators; one inside (``vmap(grad(f))``) records on the batched values."""
-    return BatchedTensor(x.movedim(in_dim, 0), level)
+    return BatchedTensor(x if in_dim == 0 else x.movedim(in_dim, 0), level)
 
 
 def remove_batch_dim(x, level, size, out_dim):
     """The physical tensor of a ``level`` output with its batch at ``out_dim`` (``_remove_batch_dim``);
-    an output the vmap did not batch is expanded to ``size`` along ``out_dim``, as torch does."""
+    an output the vmap did not batch is expanded to ``size`` at ``out_dim``, as torch does."""
     if is_batched(x, level):
-        return x._value.movedim(0, out_dim)
+        # out dim 0 hands back the physical tensor itself, so its grad_fn is the last operator's
+        return x._value if out_dim == 0 else x._value.movedim(0, out_dim)
+    # torch's ``_remove_batch_dim`` expands to the sizes with the batch inserted, without an
+    # unsqueeze first: past dim 0 that broadcasts from the right, and raises where it cannot
     shape = list(x.shape)
     shape.insert(out_dim, size)
-    return x.unsqueeze(out_dim).expand(shape)
+    return x.expand(shape)

@@ -8,7 +8,7 @@ around this one can differentiate the result again. The outermost call detaches 
 returns, as torch's results leave the transform unattached to any graph.
 
 ``jvp`` is forward mode computed with two reverse passes (the "double vjp"): ``g(u) = J^T u`` is
-linear in ``u``, so differentiating ``g`` at any ``u`` against the tangent gives ``J t``.
+linear in ``u``, so differentiating ``g`` at any ``u`` (ones) against the tangent gives ``J t``.
 Inside ``vmap`` all of it runs on batched values: ``vmap(grad(f))`` gives per-example gradients.
 """
 import functools
@@ -17,14 +17,19 @@ import threading
 from .. import autograd
 from .._functional import stack
 from .._tensor import Tensor
-from ..utils._pytree import tree_flatten, tree_unflatten
+from ..autograd.grad_mode import _inference_mode, is_inference_mode_enabled
+from ..autograd.graph import AccumulateGrad
+from ..utils._python_dispatch import TorchDispatchMode
+from ..utils._pytree import tree_flatten, tree_leaves, tree_unflatten
 from .batched_tensor import BatchedTensor
+from .vmap import _RANDOM
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
 
 class _Depth(threading.local):
     value = 0
+    inner = None    # the outermost transform's set of inputs made differentiable, nested ones' included
 
 
 _depth = _Depth()
@@ -35,11 +40,17 @@ class _Level:
 
     def __init__(self):
         self.attached = False       # an input required grad outside any transform: the results stay on its graph
+        self.inner = None           # ids of the impls of the inputs this and nested transforms made differentiable
 
     def __enter__(self):
         _depth.value += 1
         self.outermost = _depth.value == 1
-        self.grad_mode = autograd.enable_grad()
+        if self.outermost:      # (``vjp_fn`` enters its level again: it keeps the set of the first time)
+            self.inner = _depth.inner = self.inner if self.inner is not None else set()
+        elif self.inner is None:
+            self.inner = _depth.inner
+        # grad mode on, and inference mode off: torch's transforms differentiate inside both
+        self.grad_mode = _inference_mode(False) if is_inference_mode_enabled() else autograd.enable_grad()
         self.grad_mode.__enter__()
         return self
 
@@ -49,11 +60,37 @@ class _Level:
 
     def undo(self, tree):
         """What leaves the transform: detached at the outermost level, unless an input was on a
-        graph of the caller's (then, as torch's, the results are too)."""
+        graph of the caller's, or the result depends on a tensor the function captured that
+        requires grad (then, as torch's, the result stays on that graph)."""
         if not self.outermost or self.attached:
             return tree
         flat, spec = tree_flatten(tree)
-        return tree_unflatten([x.detach() if isinstance(x, Tensor) else x for x in flat], spec)
+        return tree_unflatten([self._unattached(x) for x in flat], spec)
+
+    def _unattached(self, x):
+        if isinstance(x, BatchedTensor):
+            # inside a vmap: the batched value's own history goes; its physical tensor's stays
+            # where it reaches a tensor outside the transforms (the vmap's input requiring grad)
+            value = x._value if self._reaches_outside(x._value) else x._value.detach()
+            return BatchedTensor(value, x._level)
+        return x.detach() if isinstance(x, Tensor) and not self._reaches_outside(x) else x
+
+    def _reaches_outside(self, t):
+        """Whether ``t``'s graph reaches a leaf that is not one of this transform's inputs."""
+        if t.grad_fn is None:
+            return t.requires_grad and id(t._impl) not in self.inner
+        stack, seen = [t.grad_fn], set()
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, AccumulateGrad):
+                if id(node.variable._impl) not in self.inner:
+                    return True
+                continue
+            stack.extend(f for f, _ in node.next_functions)
+        return False
 
 
 def _zeros_like(x):
@@ -62,11 +99,19 @@ def _zeros_like(x):
     return zeros_like(x)
 
 
+def _ones_like(x):
+    from .. import ones_like  # a generated binding: made when the package registers its operators, after this import
+
+    return ones_like(x)
+
+
 def _differentiable(x):
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
     if x.requires_grad:
         return x.view_as(x)
+    if x.is_inference():    # made under inference mode, which the transform has left: a normal copy
+        return x.clone().requires_grad_()
     if isinstance(x, BatchedTensor):
         # a new batched value over the same physical tensor: detaching that would cut the graph a
         # transform outside the vmap records on it (``grad(vmap(grad(f)))``)
@@ -77,7 +122,30 @@ def _differentiable(x):
 def _fresh(tree, level):
     flat, spec = tree_flatten(tree)
     level.attached |= any(isinstance(x, Tensor) and x.requires_grad for x in flat) and level.outermost
-    return tree_unflatten([_differentiable(x) for x in flat], spec)
+    fresh = [_differentiable(x) for x in flat]
+    level.inner.update(id(x._impl) for x in fresh)
+    return tree_unflatten(fresh, spec)
+
+
+def _check_aux(aux):
+    """Auxiliary outputs are tensors (in any structure), as torch unwraps them."""
+    for x in tree_leaves(aux):
+        if not isinstance(x, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+    return aux
+
+
+def _is_differentiable(t):
+    return t.dtype.is_floating_point or t.dtype.is_complex
+
+
+def _refuse_complex(api, tree, is_input):
+    """``jacrev`` and ``jacfwd`` take and give real tensors only (torch's ``error_if_complex``)."""
+    for idx, x in enumerate(tree_leaves(tree)):
+        if isinstance(x, Tensor) and x.dtype.is_complex:
+            what = "inputs" if is_input else "outputs"
+            raise RuntimeError(f"{api}: Expected all {what} to be real but received complex tensor at flattened "
+                               f"input idx: {idx}")
 
 
 def _wrap_argnum(argnum, count):
@@ -118,7 +186,9 @@ def _grads(outputs, inputs, cotangents=None, retain_graph=None):
     if not pairs:
         return [_zeros_like(x) for x in inputs]
     outs = [o for o, _ in pairs]
-    cots = None if cotangents is None else [c for _, c in pairs]
+    # a cotangent made under inference mode, which the transform has left, taken as a normal copy
+    cots = None if cotangents is None else [c.clone() if isinstance(c, Tensor) and c.is_inference() else c
+                                            for _, c in pairs]
     got = autograd.grad(outs, inputs, cots, retain_graph=retain_graph, create_graph=True, allow_unused=True)
     return [_zeros_like(x) if g is None else g for x, g in zip(inputs, got, strict=True)]
 
@@ -128,7 +198,7 @@ def _split_aux(api, output, has_aux):
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
-    return output
+    return output[0], _check_aux(output[1])
 
 
 # ---------------------------------------------------------------------------- grad
@@ -192,6 +262,10 @@ def vjp(func, *primals, has_aux=False):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
                                "outputs to the function.")
         for o, c in zip(flat_out, flat_cot, strict=True):
+            if c is None:
+                continue        # autograd makes it, for a one-element output only
+            if not isinstance(c, Tensor):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(c).__name__}")
             if tuple(o.shape) != tuple(c.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {c.shape} and output[0] has a "
                                    f"shape of {o.shape}.")
@@ -217,6 +291,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if p_spec != t_spec or not isinstance(tangents, tuple):
         raise RuntimeError(f"{api}: Expected primals and tangents to have the same python structure. For example, if "
                            f"primals is a tuple of 3 tensors, tangents also must be.")
+    if not flat_p:
+        raise RuntimeError(f"{api}: Expected primals to contain at least one Tensor.")
     for p, t in zip(flat_p, flat_t, strict=True):
         if not isinstance(p, Tensor) or not isinstance(t, Tensor):
             raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors")
@@ -246,16 +322,25 @@ def _forward(outputs, inputs, tangent_sets):
 
 
 def _transposed(outputs, inputs):
-    """The first pass of the double vjp, ``g(u) = J^T u`` at ``u = 0``; returns the second, which
+    """The first pass of the double vjp, ``g(u) = J^T u`` at ``u = 1``; returns the second, which
     maps a tangent list ``t`` to ``J t`` (the gradient of ``g . t`` with respect to ``u``)."""
-    dummies = [_zeros_like(o).requires_grad_() for o in outputs]
-    g = _grads(outputs, inputs, dummies, retain_graph=True)
+    # an integer or bool output has no tangent but zeros of its own dtype. ``g`` is linear in
+    # ``u``, so any ``u`` serves: ones, where a formula's own arithmetic is smooth (zeros would
+    # make logcumsumexp's backward take log(0) and give NaN where torch's forward AD does not)
+    diff = [i for i, o in enumerate(outputs) if _is_differentiable(o)]
+    dummies = [_ones_like(outputs[i]).requires_grad_() for i in diff]
+    if _depth.inner is not None:    # the transform's own leaves: a result reaching them is not attached
+        _depth.inner.update(id(d._impl) for d in dummies)
+    g = _grads([outputs[i] for i in diff], inputs, dummies, retain_graph=True) if diff else []
     linked = [(gi, i) for i, gi in enumerate(g) if gi.requires_grad]
 
     def apply(tangents):
-        if not linked:
-            return [_zeros_like(o) for o in outputs]
-        return _grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True)
+        out = [_zeros_like(o) for o in outputs]
+        if linked:
+            got = _grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True)
+            for i, t in zip(diff, got, strict=True):
+                out[i] = t
+        return out
     return apply
 
 
@@ -296,12 +381,14 @@ def _basis(x):
     return [rows[i].view(x.shape) for i in range(n)]
 
 
-def _stack_rows(rows, lead_shape, tail_shape):
+def _stack_rows(rows, lead_shape, tail_shape, like):
+    """The rows stacked into ``lead_shape + tail_shape``; zeros of ``like``'s dtype where there are none."""
+    shape = (*lead_shape, *tail_shape)
     if not rows:
         from .. import zeros  # a generated binding: made when the package registers its operators, after this import
 
-        return zeros(*lead_shape, *tail_shape)
-    return stack(rows).view(*lead_shape, *tail_shape)
+        return zeros(shape, dtype=like.dtype, device=like.device)
+    return stack(rows).view(shape)
 
 
 def _jacobian_rows_in_chunks(o, flat_in, chunk_size):
@@ -321,7 +408,7 @@ def _jacobian_rows_in_chunks(o, flat_in, chunk_size):
                             create_graph=True, allow_unused=True, is_grads_batched=True)
         for j, (x, g) in enumerate(zip(flat_in, got, strict=True)):
             parts[j].append(zeros(rows.shape[0], *x.shape, dtype=x.dtype, device=x.device) if g is None else g)
-    return [cat(p).view(*o.shape, *x.shape) for p, x in zip(parts, flat_in, strict=True)]
+    return [cat(p).view((*o.shape, *x.shape)) for p, x in zip(parts, flat_in, strict=True)]
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
@@ -331,14 +418,20 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
     @functools.wraps(func)
     def wrapper(*args):
+        _refuse_complex("jacrev", args, is_input=True)
         with _Level() as level:
             argnums_ = _check_argnums(argnums, len(args))
             args, diff = _with_fresh(args, argnums_, level)
             output, aux = _split_aux("jacrev(f, ...)(*args)", func(*args), has_aux)
             flat_out, out_spec = tree_flatten(output)
-            for o in flat_out:
+            for o in flat_out:     # the checks of the vjp torch's jacrev runs
                 if not isinstance(o, Tensor):
-                    raise RuntimeError(f"jacrev(f, ...)(*args): Expected f to return only tensors, got {type(o)}")
+                    raise RuntimeError(f"vjp(f, ...): Expected output of f to be a Tensor or Tensors, got {type(o)} "
+                                       f"as an output")
+                if not _is_differentiable(o):
+                    raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, "
+                                       f"got Tensor with dtype {o.dtype}")
+            _refuse_complex("jacrev", flat_out, is_input=False)
             flat_in, in_spec = tree_flatten(diff)
             jacs = []
             for o in flat_out:
@@ -346,7 +439,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                     blocks = _jacobian_rows_in_chunks(o, flat_in, chunk_size)
                 else:
                     rows = [_grads([o], flat_in, [e], retain_graph=True) for e in _basis(o)]
-                    blocks = [_stack_rows([r[j] for r in rows], o.shape, x.shape) for j, x in enumerate(flat_in)]
+                    blocks = [_stack_rows([r[j] for r in rows], o.shape, x.shape, x) for j, x in enumerate(flat_in)]
                 jacs.append(tree_unflatten(blocks, in_spec))
             result = level.undo(tree_unflatten(jacs, out_spec))
             return (result, level.undo(aux)) if has_aux else result
@@ -354,16 +447,41 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     return wrapper
 
 
+class _RefuseRandom(TorchDispatchMode):
+    """``jacfwd``'s ``randomness='error'``: torch runs the function under a vmap over the basis,
+    which refuses random operators; here it runs once, and this mode refuses them."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket.__name__.rstrip("_") in _RANDOM:
+            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
+                               "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                               "operation out of vmap")
+        return func(*args, **(kwargs or {}))
+
+
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian by forward mode: one Jacobian-vector product per input element."""
 
     @functools.wraps(func)
     def wrapper(*args):
+        _refuse_complex("jacfwd", args, is_input=True)
+        if randomness not in ("error", "different", "same"):
+            raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                               f"Got {randomness}")
         with _Level() as level:
             argnums_ = _check_argnums(argnums, len(args))
             args, diff = _with_fresh(args, argnums_, level)
-            output, aux = _split_aux("jacfwd(f, ...)(*args)", func(*args), has_aux)
+            if randomness == "error":
+                with _RefuseRandom():
+                    output, aux = _split_aux("jacfwd(f, ...)(*args)", func(*args), has_aux)
+            else:
+                output, aux = _split_aux("jacfwd(f, ...)(*args)", func(*args), has_aux)
             flat_out, out_spec = tree_flatten(output)
+            for o in flat_out:
+                if not isinstance(o, Tensor):
+                    raise RuntimeError(f"jvp(f, primals, tangents): expected f(*primals) to return only tensors, got "
+                                       f"unsupported type {type(o)}")
+            _refuse_complex("jacfwd", flat_out, is_input=False)
             flat_in, in_spec = tree_flatten(diff)
             jacs = [[] for _ in flat_out]
             for j, x in enumerate(flat_in):
@@ -372,7 +490,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 cols = _forward(flat_out, flat_in, sets)
                 for i, o in enumerate(flat_out):
                     # columns stacked last: out.shape + x.shape
-                    col = _stack_rows([c[i] for c in cols], x.shape, o.shape)
+                    col = _stack_rows([c[i] for c in cols], x.shape, o.shape, o)
                     perm = list(range(x.dim(), x.dim() + o.dim())) + list(range(x.dim()))
                     jacs[i].append(col.permute(perm))     # columns last, a view as torch's out_dims=-1 leaves it
             result = level.undo(tree_unflatten([tree_unflatten(js, in_spec) for js in jacs], out_spec))

@@ -12,10 +12,13 @@ writes, and calling it gives ``f``'s results and ``f``'s effect on its inputs. W
 import functools
 
 from .._ops import ops
+from .._tensor import Tensor
 from ..c10.memory_format import contiguous_format
 from ..fx.experimental.proxy_tensor import make_fx
+from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from ..fx.passes.functionalize import _is_view, _writes
 from ..fx.passes.functionalize import functionalize as functionalize_graph
+from ..utils._pytree import tree_leaves, tree_map
 
 __all__ = ["functionalize"]
 
@@ -29,16 +32,36 @@ def functionalize(func, *, remove="mutations"):
                            f"{{view}} will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
 
     @functools.wraps(func)
-    def wrapper(*args):
-        gm = make_fx(func, tracing_mode="fake")(*args)     # a real trace would run the writes twice
+    def wrapper(*args, **kwargs):
+        keys = list(kwargs)
+
+        def positional(*flat):      # keyword arguments traced as inputs too
+            return func(*flat[:len(args)], **dict(zip(keys, flat[len(args):], strict=True)))
+        flat = (*args, *kwargs.values())
+        try:
+            gm = make_fx(positional, tracing_mode="fake")(*flat)     # a real trace would run the writes twice
+        except GuardOnDataDependentSymNode:
+            return _run_eagerly(func, args, kwargs, remove)
         functionalize_graph(gm)
         if remove == "mutations_and_views":
             _views_to_copies(gm.graph)
         gm.graph.eliminate_dead_code()
         gm.recompile()
-        return gm(*args)
+        return gm(*flat)
 
     return wrapper
+
+
+def _run_eagerly(func, args, kwargs, remove):
+    """A function that reads a value to decide (``if x.sum() > 0``) has no one graph: it runs as it
+    is, which gives the results and the writes to its inputs that the rewritten program would;
+    under ``mutations_and_views`` a result sharing an input's memory is made a new tensor."""
+    out = func(*args, **kwargs)
+    if remove != "mutations_and_views":
+        return out
+    storages = {id(a._impl.storage) for a in tree_leaves((args, kwargs)) if isinstance(a, Tensor)}
+    return tree_map(lambda x: x.clone(memory_format=contiguous_format)
+                    if isinstance(x, Tensor) and id(x._impl.storage) in storages else x, out)
 
 
 def _copy_twin(target):

@@ -15,8 +15,9 @@ torch's does: there is no one example's draw to broadcast.
 import functools
 
 from .. import autograd
-from .._functional import cat
+from .._functional import cat, stack
 from .._tensor import Tensor
+from ..random import get_rng_state, set_rng_state
 from ..utils._python_dispatch import TorchDispatchMode
 from ..utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from .batch_rules import register_rules, run_batched
@@ -41,8 +42,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` vectorized over dim ``in_dims`` of its inputs; the outputs stacked at ``out_dims``."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size <= 0):
+    if chunk_size is not None and chunk_size <= 0:
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+    if chunk_size is not None and not isinstance(chunk_size, int):
+        # torch's chunking multiplies a list by it
+        raise TypeError(f"can't multiply sequence by non-int of type '{type(chunk_size).__name__}'")
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
@@ -103,7 +107,10 @@ def _run(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs):
 def _run_chunks(func, flat_args, spec, flat_dims, size, out_dims, randomness, kwargs, chunk_size):
     """Run the batch in chunks of ``chunk_size`` and concatenate each output along its out dim."""
     results = []
+    state = get_rng_state() if randomness == "same" else None
     for start in range(0, size, chunk_size):
+        if state is not None:       # 'same': every chunk draws what the first drew, as one vmap would
+            set_rng_state(state)
         n = min(chunk_size, size - start)
         chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_dims, strict=True)]
         results.append(_run(func, chunk, spec, flat_dims, n, out_dims, randomness, kwargs))
@@ -114,21 +121,30 @@ def _run_chunks(func, flat_args, spec, flat_dims, size, out_dims, randomness, kw
     return tree_unflatten(joined, out_spec)
 
 
+def _flat_out_dims(out, out_dims, spec):
+    """One out dim per output leaf; a lone tensor output also takes a 1-tuple (torch's edge case)."""
+    if isinstance(out, Tensor):
+        if not isinstance(out_dims, (tuple, list, dict)):
+            return [out_dims]       # a leaf: an int, None, or what the check of each raises for
+        return list(out_dims) if isinstance(out_dims, tuple) and len(out_dims) == 1 else None
+    return _broadcast_to_and_flatten(out_dims, spec)
+
+
 def _unwrap_outputs(func, out, out_dims, level, size):
     name = _name(func)
     flat, spec = tree_flatten(out)
-    dims = _broadcast_to_and_flatten(out_dims, spec)
+    dims = _flat_out_dims(out, out_dims, spec)
     if dims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
                          f"structure of `outputs`.")
     result = []
     for x, d in zip(flat, dims, strict=True):
         if d is None:
-            if is_batched(x, level):
+            if is_batched(x):       # batched at any level, as torch's ``is_batchedtensor`` asks
                 raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
             result.append(x)
             continue
-        if not isinstance(d, int) or isinstance(d, bool):
+        if not isinstance(d, int):
             raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a python "
                              f"collection of ints representing where in the outputs the vmapped dimension should "
                              f"appear.")
@@ -136,7 +152,7 @@ def _unwrap_outputs(func, out, out_dims, level, size):
             raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(x)}. Did you "
                              f"mean to set out_dims= to None for output?")
         rank = x.dim() + 1
-        if not -rank <= d < rank:
+        if not -rank <= d < rank:       # (``True`` is dim 1, as to torch's ``isinstance(d, int)``)
             raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {d})")
         result.append(remove_batch_dim(x, level, size, d % rank))
     return tree_unflatten(result, spec)
@@ -170,10 +186,22 @@ class _RandomnessMode(TorchDispatchMode):
         return self._same(func, name, batched, args, kwargs)
 
     def _different_factory(self, func, args, kwargs):
-        """A factory such as ``randn(3)``: one draw of the batched size, a batched value of it."""
+        """A factory such as ``randn(3)``: one draw of the batched size, a batched value of it;
+        ``randperm`` draws one permutation per example, and a draw shaped by an unbatched tensor
+        draws for that tensor expanded over the batch, as torch's rules do."""
+        name = func.overloadpacket.__name__
+        if name == "randperm":
+            return BatchedTensor(stack([func(*args, **kwargs) for _ in range(self.size)]), self.level)
+        if name.endswith("_"):
+            raise RuntimeError("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will "
+                               "appear like same randomness. If this is necessary for your usage, please file an "
+                               "issue with functorch.")
         names = [a.name for a in func._handle.schema.arguments.flat_positional]
         if "size" not in names:
-            raise RuntimeError(f"vmap: randomness='different' is not supported for aten::{func.__name__} here")
+            # ``rand_like(x)``, ``bernoulli(p)``, ``normal(mean)``, ``multinomial(w)`` of unbatched
+            # tensors: drawn as for those tensors expanded over the batch
+            args = [self._expanded(a) if isinstance(a, Tensor) else a for a in args]
+            return BatchedTensor(func(*args, **kwargs), self.level)
         args = list(args)
         i = names.index("size")
         if i < len(args):
@@ -181,6 +209,9 @@ class _RandomnessMode(TorchDispatchMode):
         else:
             kwargs = {**kwargs, "size": [self.size, *kwargs["size"]]}
         return BatchedTensor(func(*args, **kwargs), self.level)
+
+    def _expanded(self, t):
+        return t.unsqueeze(0).expand(self.size, *t.shape)
 
     def _same(self, func, name, batched, args, kwargs):
         """One draw for the whole batch: a factory as it is; ``*_like`` and the in-place fills draw

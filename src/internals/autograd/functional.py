@@ -237,7 +237,7 @@ def _vectorized_jacobian(outputs, inputs, create_graph):
     for g, inp in zip(rows, inputs):
         if g is None:       # the input is unused: zeros, expanded over every row
             g = _zeros_like(inp).expand((sum(numels), *inp.shape))
-        per_input.append([block.view(*out.shape, *inp.shape) for block, out in zip(g.split(numels, 0), outputs)])
+        per_input.append([block.view((*out.shape, *inp.shape)) for block, out in zip(g.split(numels, 0), outputs)])
     return tuple(zip(*per_input))
 
 

@@ -1281,7 +1281,10 @@ def cummaxmin_backward(grad, self, indices, dim):
     a scatter_add of ``grad`` at ``indices`` into zeros; an empty input is its own gradient."""
     if self.numel() == 0:
         return self
-    return zeros(self.shape, dtype=self.dtype, device=self.device).scatter_add_(dim, indices, grad)
+    result = zeros(self.shape, dtype=self.dtype, device=self.device)
+    if _subclass_like(indices, grad):      # a batched grad (vmap) cannot be added into plain zeros in place
+        return dispatcher.call("scatter_add", result, dim, indices, grad)
+    return result.scatter_add_(dim, indices, grad)
 
 
 def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result):
@@ -1433,7 +1436,8 @@ def masked_select_backward(grad, sizes, mask):
 
 def take_backward(grad, sizes, index):
     flat = zeros((math.prod(sizes),), dtype=grad.dtype, device=grad.device)
-    return flat.index_put_([index.reshape(-1)], grad.reshape(-1), True).view(tuple(sizes))
+    put = "index_put" if _subclass_like(grad, index) else "index_put_"     # out of place for a batched grad
+    return dispatcher.call(put, flat, [index.reshape(-1)], grad.reshape(-1), True).view(tuple(sizes))
 
 
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
@@ -1644,9 +1648,12 @@ def cumprod_backward(grad, self, dim, result):
     self_conj, result_conj = self.conj(), result.conj()
     w = result_conj * grad
     is_zero = self == 0
-    if not is_zero.any().item():
+    # a tensor subclass (a batched value under vmap) cannot be asked whether it holds a zero:
+    # torch's formula takes the quadratic path, which needs no such question
+    subclass = _subclass_like(self, grad, result)
+    if not subclass and not is_zero.any().item():
         return w.flip(dim).cumsum(dim).flip(dim).div(self_conj)
-    if not _grad_mode.grad_enabled:
+    if not subclass and not _grad_mode.grad_enabled:
         grad_input = dispatcher.call("zeros", list(self.shape), dtype=grad.dtype, device=grad.device)
         zeros_so_far = is_zero.cumsum(dim)
         mask = zeros_so_far == 0                                  # before the first zero
@@ -1667,6 +1674,7 @@ def cumprod_backward(grad, self, dim, result):
     ones_size = list(self.shape)
     ones_size[dim] = 1
     ones = dispatcher.call("ones", [1], dtype=grad.dtype, device=grad.device).expand(ones_size)
+    columns = []
     for k in range(size):
         # the products of x_0..x_j that leave x_k out, for j = k..size-1
         if k == 0:
@@ -1677,8 +1685,11 @@ def cumprod_backward(grad, self, dim, result):
             until_k = self_conj.narrow(dim, 0, k).prod(dim, keepdim=True)
             from_k_plus_1 = self_conj.narrow(dim, k + 1, size - k - 1).cumprod(dim)
             omitted = dispatcher.call("cat", [until_k, until_k.expand_as(from_k_plus_1) * from_k_plus_1], dim)
-        grad_input.select(dim, k).copy_((grad.narrow(dim, k, size - k) * omitted).sum(dim))
-    return grad_input
+        columns.append((grad.narrow(dim, k, size - k) * omitted).sum(dim))
+        if not subclass:
+            grad_input.select(dim, k).copy_(columns[-1])
+    # a batched column is not copied into plain zeros: the columns are stacked instead
+    return dispatcher.call("stack", columns, dim) if subclass else grad_input
 
 
 # ---------------------------------------------------------------------- layers

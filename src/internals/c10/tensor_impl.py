@@ -60,6 +60,10 @@ class NoStorage:
     def data_ptr(self):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
+    @property
+    def _data(self):     # a read of the values (``tolist``, ``numpy``) asks for the data pointer
+        self.data_ptr()
+
     _typed = MappingProxyType({})     # no flat views to look up (``TensorIterator.buffers``): ``typed`` refuses
 
     def typed(self, dtype):
