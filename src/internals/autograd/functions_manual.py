@@ -2610,3 +2610,78 @@ def _pdist_backward(grad, self, p, pdist):
 def channel_shuffle(grad, groups):
     """The inverse shuffle: ``groups`` groups of C / groups become C / groups groups of ``groups``."""
     return dispatcher.call("channel_shuffle", grad, groups)
+
+
+# ---------------------------------------------------------------------- forward derivatives
+# The helpers of the forward formulas (``result:`` in derivatives.yaml): each takes values (``_p``)
+# and tangents (``_t``) and gives the output's tangent (FunctionsManual.cpp's ``*_jvp``).
+__all__ += ["gather_with_keepdimed_indices", "evenly_read_jvp", "amaxamin_jvp", "prod_jvp", "logsumexp_jvp",
+            "var_jvp", "layer_norm_jvp"]
+
+
+def gather_with_keepdimed_indices(input, dim, indices, keepdim):
+    """The values at ``indices`` along ``dim`` (max.dim's tangent: the tangent where the max was)."""
+    if not keepdim and input.dim():
+        indices = indices.unsqueeze(dim)
+    picked = input.gather(dim, indices)
+    return picked.squeeze(dim) if not keepdim and input.dim() else picked
+
+
+def evenly_read_jvp(fw_grad, input, value):
+    """max()'s tangent: the mean of the tangent over the places that hold the max (the backward
+    spreads the gradient evenly among them; the forward reads them evenly)."""
+    mask = input == value
+    return where(mask, fw_grad, 0.0).sum() / mask.sum()
+
+
+def amaxamin_jvp(x, dx, result, dims, keepdim):
+    """amax's tangent: the mean of the tangent over each slice's maximal places."""
+    mask = x == restore_reduced_dims(result, dims, keepdim)
+    dims = _all_dims(dims, x.dim())
+    return where(mask, dx, 0.0).sum(dims, keepdim) / mask.sum(dims, keepdim)
+
+
+def prod_jvp(self_p, self_t, result, dim=None, keepdim=False):
+    """prod's tangent: the backward's d prod / dx (ones as the gradient) times the tangent, summed."""
+    ones = dispatcher.call("ones", [], dtype=result.dtype, device=result.device).expand_as(result)
+    if dim is None:
+        return (prod_backward(ones, self_p.to(result.dtype), result) * self_t.conj()).sum().conj()
+    return (prod_backward(ones, self_p.to(result.dtype), result, dim, keepdim) * self_t.conj()).sum(dim, keepdim).conj()
+
+
+def logsumexp_jvp(self_p, self_t, dim, keepdim):
+    """sum(exp(x) t) / sum(exp(x)), with exp(x - max) for range (also softmax's and log_softmax's)."""
+    shifted = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() else self_p.exp()
+    return (shifted * self_t).sum(dim, keepdim) / shifted.sum(dim, keepdim)
+
+
+def var_jvp(self_p, self_t, dim, correction, keepdim):
+    """var's tangent: the backward applied to the tangent, summed over the reduced dims."""
+    dims = _all_dims(dim, self_p.dim())
+    jvp = var_backward(self_t.conj(), self_p, dim, correction, True).sum(dims, keepdim)
+    return jvp.real if jvp.is_complex() else jvp
+
+
+def layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_mean, saved_invstd,
+                   normalized_shape):
+    """Layer norm's tangent from the saved mean and 1/std: that of (x - mean) / std, scaled and
+    shifted by the affine parameters and their tangents."""
+    ndim, axis = input_t.dim(), input_t.dim() - len(normalized_shape)
+    dims = list(range(axis, ndim))
+    stat_shape = list(input_t.shape[:axis]) + [1] * len(normalized_shape)
+    affine_shape = [1] * axis + list(input_t.shape[axis:])
+    numel = 1
+    for d in dims:
+        numel *= input_t.shape[d]
+    mean_p, invstd_p = saved_mean.reshape(stat_shape), saved_invstd.reshape(stat_shape)
+    centred = input_p - mean_p
+    mean_t = input_t.sum(dims, True) / numel
+    invstd_t = -invstd_p.pow(3) * (centred * (input_t - mean_t)).sum(dims, True) / numel
+    result_t = (input_t - mean_t) * invstd_p + centred * invstd_t
+    if weight_p is not None:
+        result_t = result_t * weight_p.reshape(affine_shape)
+        if weight_t is not None:
+            result_t = result_t + centred * invstd_p * weight_t.reshape(affine_shape)
+    if bias_t is not None:
+        result_t = result_t + bias_t.reshape(affine_shape)
+    return result_t

@@ -12,6 +12,9 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace_or_view, enter_below_autograd, tls
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
+from .. import functions_manual as manual
+from ..forward_grad import LEVELS as _fw_levels
+from ..forward_grad import check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, set_fw_grad, tangents
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
@@ -1290,11 +1293,16 @@ def neg(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj().neg()).conj())
     return result
 
 
 def neg_out(ks, self, **kwargs):
     check_out_no_requires_grad('neg', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('neg_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['neg.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1312,6 +1320,9 @@ def neg_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj().neg()).conj(), inplace=True)
     return result
 
 
@@ -1328,11 +1339,17 @@ def reciprocal(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, ((fwp_result * fwp_result).conj().mul(-self_t.conj())).conj())
     return result
 
 
 def reciprocal_out(ks, self, **kwargs):
     check_out_no_requires_grad('reciprocal', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('reciprocal_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reciprocal.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1351,6 +1368,10 @@ def reciprocal_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, ((fwp_result * fwp_result).conj().mul(-self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -1367,11 +1388,18 @@ def abs(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.handle_r_to_c(fwp_result._impl.dtype, self_t.conj() * self_p.sgn()))
     return result
 
 
 def abs_out(ks, self, **kwargs):
     check_out_no_requires_grad('abs', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('abs_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['abs.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1383,6 +1411,9 @@ def abs_(ks, self):
         grad_fn = AbsBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
@@ -1390,10 +1421,17 @@ def abs_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, manual.handle_r_to_c(fwp_result._impl.dtype, self_t.conj() * self_p.sgn()), inplace=True)
     return result
 
 
 def sgn(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('sgn', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
@@ -1412,11 +1450,15 @@ def sgn(ks, self):
 
 def sgn_out(ks, self, **kwargs):
     check_out_no_requires_grad('sgn', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sgn_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sgn.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sgn_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('sgn_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -1435,6 +1477,8 @@ def sgn_(ks, self):
 
 
 def angle(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('angle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AngleBackward0()
@@ -1452,11 +1496,15 @@ def angle(ks, self):
 
 def angle_out(ks, self, **kwargs):
     check_out_no_requires_grad('angle', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('angle_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['angle.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
+    if _fw_levels:
+        check_no_fw_grad('nan_to_num', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NanToNumBackward0()
@@ -1474,11 +1522,15 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
 
 def nan_to_num_out(ks, self, nan=None, posinf=None, neginf=None, **kwargs):
     check_out_no_requires_grad('nan_to_num', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('nan_to_num_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['nan_to_num.out'].redispatch(after_autograd(ks), self, nan, posinf, neginf, **kwargs)
 
 
 def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
+    if _fw_levels:
+        check_no_fw_grad('nan_to_num_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -1508,11 +1560,17 @@ def exp(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() * fwp_result.conj()).conj())
     return result
 
 
 def exp_out(ks, self, **kwargs):
     check_out_no_requires_grad('exp', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('exp_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['exp.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1531,6 +1589,10 @@ def exp_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (self_t.conj() * fwp_result.conj()).conj(), inplace=True)
     return result
 
 
@@ -1547,11 +1609,17 @@ def log(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj().div(self_p.conj())).conj())
     return result
 
 
 def log_out(ks, self, **kwargs):
     check_out_no_requires_grad('log', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1563,6 +1631,9 @@ def log_(ks, self):
         grad_fn = LogBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log_'].redispatch(after_autograd(ks), self)
@@ -1570,6 +1641,10 @@ def log_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj().div(self_p.conj())).conj(), inplace=True)
     return result
 
 
@@ -1586,11 +1661,17 @@ def sqrt(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() / manual.mul_scalar(fwp_result.conj(), 2)).conj())
     return result
 
 
 def sqrt_out(ks, self, **kwargs):
     check_out_no_requires_grad('sqrt', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sqrt_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1609,6 +1690,10 @@ def sqrt_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (self_t.conj() / manual.mul_scalar(fwp_result.conj(), 2)).conj(), inplace=True)
     return result
 
 
@@ -1625,6 +1710,10 @@ def relu(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.threshold_backward(self_t.conj(), fwp_result, 0)).conj())
     return result
 
 
@@ -1642,6 +1731,10 @@ def relu_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (manual.threshold_backward(self_t.conj(), fwp_result, 0)).conj(), inplace=True)
     return result
 
 
@@ -1659,16 +1752,24 @@ def leaky_relu(ks, self, negative_slope=0.01):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.leaky_relu_backward(self_t.conj(), self_p, negative_slope, False)).conj())
     return result
 
 
 def leaky_relu_out(ks, self, negative_slope=0.01, **kwargs):
     check_out_no_requires_grad('leaky_relu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('leaky_relu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['leaky_relu.out'].redispatch(after_autograd(ks), self, negative_slope, **kwargs)
 
 
 def leaky_relu_(ks, self, negative_slope=0.01):
+    if _fw_levels:
+        check_no_fw_grad('leaky_relu_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -1687,6 +1788,8 @@ def leaky_relu_(ks, self, negative_slope=0.01):
 
 
 def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    if _fw_levels:
+        check_no_fw_grad('leaky_relu_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = LeakyReluBackwardBackward0()
@@ -1705,11 +1808,15 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
 
 def leaky_relu_backward_grad_input(ks, grad_output, self, negative_slope, self_is_result, **kwargs):
     check_out_no_requires_grad('leaky_relu_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('leaky_relu_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['leaky_relu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result, **kwargs)
 
 
 def threshold_backward(ks, grad_output, self, threshold):
+    if _fw_levels:
+        check_no_fw_grad('threshold_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ThresholdBackwardBackward0()
@@ -1728,6 +1835,8 @@ def threshold_backward(ks, grad_output, self, threshold):
 
 def threshold_backward_grad_input(ks, grad_output, self, threshold, **kwargs):
     check_out_no_requires_grad('threshold_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('threshold_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['threshold_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, threshold, **kwargs)
 
@@ -1745,11 +1854,17 @@ def sigmoid(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.sigmoid_backward(self_t.conj(), fwp_result)).conj())
     return result
 
 
 def sigmoid_out(ks, self, **kwargs):
     check_out_no_requires_grad('sigmoid', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sigmoid_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sigmoid.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1768,6 +1883,10 @@ def sigmoid_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (manual.sigmoid_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
 
@@ -1784,11 +1903,17 @@ def tanh(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.tanh_backward(self_t.conj(), fwp_result)).conj())
     return result
 
 
 def tanh_out(ks, self, **kwargs):
     check_out_no_requires_grad('tanh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('tanh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['tanh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1807,10 +1932,16 @@ def tanh_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (manual.tanh_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
 
 def sigmoid_backward(ks, grad_output, output):
+    if _fw_levels:
+        check_no_fw_grad('sigmoid_backward', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SigmoidBackwardBackward0()
@@ -1829,11 +1960,15 @@ def sigmoid_backward(ks, grad_output, output):
 
 def sigmoid_backward_grad_input(ks, grad_output, output, **kwargs):
     check_out_no_requires_grad('sigmoid_backward', grad_output, output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('sigmoid_backward_out', grad_output, output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['sigmoid_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output, **kwargs)
 
 
 def tanh_backward(ks, grad_output, output):
+    if _fw_levels:
+        check_no_fw_grad('tanh_backward', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = TanhBackwardBackward0()
@@ -1852,6 +1987,8 @@ def tanh_backward(ks, grad_output, output):
 
 def tanh_backward_grad_input(ks, grad_output, output, **kwargs):
     check_out_no_requires_grad('tanh_backward', grad_output, output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('tanh_backward_out', grad_output, output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['tanh_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output, **kwargs)
 
@@ -1871,11 +2008,17 @@ def add_Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        alpha = kwargs.get('alpha', 1)
+        set_fw_grad(result, self_t + manual.maybe_multiply(other_t, alpha))
     return result
 
 
 def add_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('add', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('add_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['add.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -1896,6 +2039,10 @@ def add__Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        alpha = kwargs.get('alpha', 1)
+        set_fw_grad(self, self_t + manual.maybe_multiply(other_t, alpha), inplace=True)
     return result
 
 
@@ -1914,11 +2061,17 @@ def sub_Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        alpha = kwargs.get('alpha', 1)
+        set_fw_grad(result, self_t - manual.maybe_multiply(other_t, alpha))
     return result
 
 
 def sub_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('sub', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sub_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['sub.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -1939,6 +2092,10 @@ def sub__Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        alpha = kwargs.get('alpha', 1)
+        set_fw_grad(self, self_t - manual.maybe_multiply(other_t, alpha), inplace=True)
     return result
 
 
@@ -1960,11 +2117,18 @@ def mul_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, other_t * self_p + self_t * other_p)
     return result
 
 
 def mul_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('mul', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mul_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['mul.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -1981,6 +2145,9 @@ def mul__Tensor(ks, self, other):
         grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
@@ -1988,6 +2155,11 @@ def mul__Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(self, other_t * self_p + self_t * other_p, inplace=True)
     return result
 
 
@@ -2004,6 +2176,9 @@ def add_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.clone())
     return result
 
 
@@ -2021,6 +2196,9 @@ def add__Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.clone(), inplace=True)
     return result
 
 
@@ -2037,6 +2215,10 @@ def sub_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.handle_r_to_c(self_p._impl.dtype, self_t.conj())).conj())
     return result
 
 
@@ -2047,6 +2229,9 @@ def sub__Scalar(ks, self, other, alpha=1):
         grad_fn = SubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sub_.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
@@ -2054,6 +2239,10 @@ def sub__Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.handle_r_to_c(self_p._impl.dtype, self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -2071,6 +2260,9 @@ def mul_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t * other)
     return result
 
 
@@ -2089,6 +2281,9 @@ def mul__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t * other, inplace=True)
     return result
 
 
@@ -2106,6 +2301,9 @@ def div_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t / other)
     return result
 
 
@@ -2124,6 +2322,9 @@ def div__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t / other, inplace=True)
     return result
 
 
@@ -2143,11 +2344,18 @@ def div_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t - other_t * fwp_result) / other_p)
     return result
 
 
 def div_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('div', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('div_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['div.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -2169,6 +2377,11 @@ def div__Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        fwp_result = primal(self)
+        set_fw_grad(self, (self_t - other_t * fwp_result) / other_p, inplace=True)
     return result
 
 
@@ -2186,11 +2399,17 @@ def pow_Tensor_Scalar(ks, self, exponent):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.pow_backward(self_t.conj(), self_p, exponent)).conj())
     return result
 
 
 def pow_Tensor_Scalar_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('pow_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Tensor_Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
@@ -2203,6 +2422,9 @@ def pow__Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = exponent
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['pow_.Scalar'].redispatch(after_autograd(ks), self, exponent)
@@ -2210,6 +2432,10 @@ def pow__Scalar(ks, self, exponent):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.pow_backward(self_t.conj(), self_p, exponent)).conj(), inplace=True)
     return result
 
 
@@ -2228,11 +2454,19 @@ def pow_Tensor_Tensor(ks, self, exponent):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self, exponent):
+        self_p = primal(self)
+        exponent_p = primal(exponent)
+        self_t, exponent_t = tangents(self, exponent)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.pow_backward_self(self_t.conj(), self_p, exponent_p) + manual.pow_backward_exponent(exponent_t.conj(), self_p, exponent_p, fwp_result)).conj())
     return result
 
 
 def pow_Tensor_Tensor_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', self, exponent, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('pow_out', self, exponent, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Tensor_Tensor_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
@@ -2245,6 +2479,9 @@ def pow__Tensor(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, exponent):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
@@ -2253,6 +2490,12 @@ def pow__Tensor(ks, self, exponent):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self, exponent):
+        self_p = fw_original_self
+        exponent_p = primal(exponent)
+        self_t, exponent_t = tangents(self, exponent)
+        fwp_result = primal(self)
+        set_fw_grad(self, (manual.pow_backward_self(self_t.conj(), self_p, exponent_p) + manual.pow_backward_exponent(exponent_t.conj(), self_p, exponent_p, fwp_result)).conj(), inplace=True)
     return result
 
 
@@ -2271,11 +2514,18 @@ def pow_Scalar(ks, self, exponent):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(exponent):
+        exponent_p = primal(exponent)
+        exponent_t, = tangents(exponent)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.pow_backward_exponent_scalar_base(exponent_t.conj(), self, exponent_p, fwp_result)).conj())
     return result
 
 
 def pow_Scalar_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', exponent, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('pow_out', exponent, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
@@ -2294,6 +2544,10 @@ def rsub_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.handle_r_to_c(self_p._impl.dtype, manual.maybe_multiply(-self_t.conj(), manual.conj_scalar(alpha)))).conj())
     return result
 
 
@@ -2311,11 +2565,19 @@ def maximum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        fwp_result = primal(result)
+        set_fw_grad(result, other_t + ((self_p > other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
     return result
 
 
 def maximum_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('maximum', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('maximum_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['maximum.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -2334,11 +2596,19 @@ def minimum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        fwp_result = primal(result)
+        set_fw_grad(result, other_t + ((self_p < other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
     return result
 
 
 def minimum_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('minimum', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('minimum_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['minimum.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -2356,11 +2626,16 @@ def where_self(ks, condition, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, manual.where(condition, self_t, other_t))
     return result
 
 
 def where_self_out(ks, condition, self, other, **kwargs):
     check_out_no_requires_grad('where', condition, self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('where_out', condition, self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['where.self_out'].redispatch(after_autograd(ks), condition, self, other, **kwargs)
 
@@ -2378,6 +2653,9 @@ def fill__Scalar(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.fill_(0), inplace=True)
     return result
 
 
@@ -2394,6 +2672,9 @@ def fill__Tensor(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, value):
+        self_t, value_t = tangents(self, value)
+        set_fw_grad(self, self_t.fill_(value_t), inplace=True)
     return result
 
 
@@ -2410,10 +2691,15 @@ def zero_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('zero_', self_t), inplace=True)
     return result
 
 
 def eq__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('eq_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2430,6 +2716,8 @@ def eq__Scalar(ks, self, other):
 
 
 def eq__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('eq_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2446,6 +2734,8 @@ def eq__Tensor(ks, self, other):
 
 
 def ne__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ne_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2462,6 +2752,8 @@ def ne__Scalar(ks, self, other):
 
 
 def ne__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ne_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2478,6 +2770,8 @@ def ne__Tensor(ks, self, other):
 
 
 def lt__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('lt_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2494,6 +2788,8 @@ def lt__Scalar(ks, self, other):
 
 
 def lt__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('lt_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2510,6 +2806,8 @@ def lt__Tensor(ks, self, other):
 
 
 def le__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('le_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2526,6 +2824,8 @@ def le__Scalar(ks, self, other):
 
 
 def le__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('le_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2542,6 +2842,8 @@ def le__Tensor(ks, self, other):
 
 
 def gt__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('gt_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2558,6 +2860,8 @@ def gt__Scalar(ks, self, other):
 
 
 def gt__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('gt_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2574,6 +2878,8 @@ def gt__Tensor(ks, self, other):
 
 
 def ge__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ge_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2590,6 +2896,8 @@ def ge__Scalar(ks, self, other):
 
 
 def ge__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ge_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2617,6 +2925,9 @@ def clone(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('clone', self_t, **kwargs))
     return result
 
 
@@ -2633,6 +2944,9 @@ def sum(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('sum', self_t, **kwargs))
     return result
 
 
@@ -2651,16 +2965,23 @@ def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('sum.dim_IntList', self_t, dim, keepdim, **kwargs))
     return result
 
 
 def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('sum', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sum_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sum.IntList_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def nansum(ks, self, dim=None, keepdim=False, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('nansum', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NansumBackward0()
@@ -2681,6 +3002,8 @@ def nansum(ks, self, dim=None, keepdim=False, **kwargs):
 
 def nansum_out(ks, self, dim=None, keepdim=False, **kwargs):
     check_out_no_requires_grad('nansum', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('nansum_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['nansum.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2699,6 +3022,9 @@ def mean(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('mean', self_t, **kwargs))
     return result
 
 
@@ -2718,11 +3044,16 @@ def mean_dim(ks, self, dim, keepdim=False, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('mean.dim', self_t, dim, keepdim, **kwargs))
     return result
 
 
 def mean_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('mean', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mean_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['mean.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2741,6 +3072,11 @@ def prod(ks, self, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.prod_jvp(self_p, self_t, fwp_result))
     return result
 
 
@@ -2760,11 +3096,18 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.prod_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
 
 def prod_int_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('prod', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('prod_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['prod.int_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2785,11 +3128,18 @@ def amax(ks, self, dim=(), keepdim=False):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.amaxamin_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
 
 def amax_out(ks, self, dim=(), keepdim=False, **kwargs):
     check_out_no_requires_grad('amax', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('amax_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['amax.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2810,16 +3160,25 @@ def amin(ks, self, dim=(), keepdim=False):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.amaxamin_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
 
 def amin_out(ks, self, dim=(), keepdim=False, **kwargs):
     check_out_no_requires_grad('amin', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('amin_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['amin.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def aminmax(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('aminmax', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AminmaxBackward0()
@@ -2841,6 +3200,8 @@ def aminmax(ks, self, **kwargs):
 
 def aminmax_out(ks, self, **kwargs):
     check_out_no_requires_grad('aminmax', self, kwargs.get('min'), kwargs.get('max'))
+    if _fw_levels:
+        check_out_no_fw_grad('aminmax_out', self, kwargs.get('min'), kwargs.get('max'))
     with below_autograd():
         return OPS['aminmax.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -2861,11 +3222,17 @@ def max_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def max_dim_max(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('max', self, kwargs.get('max'), kwargs.get('max_values'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_out', self, kwargs.get('max'), kwargs.get('max_values'))
     with below_autograd():
         return OPS['max.dim_max'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2884,6 +3251,11 @@ def max(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -2903,11 +3275,17 @@ def min_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def min_dim_min(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('min', self, kwargs.get('min'), kwargs.get('min_indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('min_out', self, kwargs.get('min'), kwargs.get('min_indices'))
     with below_autograd():
         return OPS['min.dim_min'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2926,6 +3304,11 @@ def min(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -2944,11 +3327,18 @@ def _softmax(ks, self, dim, half_to_float):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, fwp_result * (self_t - manual.logsumexp_jvp(self_p, self_t, (dim,), True)))
     return result
 
 
 def _softmax_out(ks, self, dim, half_to_float, **kwargs):
     check_out_no_requires_grad('_softmax', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_softmax_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
 
@@ -2968,16 +3358,24 @@ def _log_softmax(ks, self, dim, half_to_float):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t - manual.logsumexp_jvp(self_p, self_t, (dim,), True))
     return result
 
 
 def _log_softmax_out(ks, self, dim, half_to_float, **kwargs):
     check_out_no_requires_grad('_log_softmax', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_log_softmax_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_log_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
 
 
 def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw_levels:
+        check_no_fw_grad('_softmax_backward_data', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SoftmaxBackwardDataBackward0()
@@ -2998,11 +3396,15 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
 
 def _softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
     check_out_no_requires_grad('_softmax_backward_data', grad_output, output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_softmax_backward_data_out', grad_output, output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
 
 
 def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw_levels:
+        check_no_fw_grad('_log_softmax_backward_data', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = LogSoftmaxBackwardDataBackward0()
@@ -3022,12 +3424,16 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
 
 def _log_softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
     check_out_no_requires_grad('_log_softmax_backward_data', grad_output, output, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_log_softmax_backward_data_out', grad_output, output, kwargs.get('out'))
     with below_autograd():
         return OPS['_log_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
 
 
 def nll_loss_forward_output(ks, self, target, weight, reduction, ignore_index, **kwargs):
     check_out_no_requires_grad('nll_loss_forward', self, target, weight, kwargs.get('output'), kwargs.get('total_weight'))
+    if _fw_levels:
+        check_out_no_fw_grad('nll_loss_forward_out', self, target, weight, kwargs.get('output'), kwargs.get('total_weight'))
     with below_autograd():
         return OPS['nll_loss_forward.output'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index, **kwargs)
 
@@ -3052,11 +3458,16 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.nll_loss(self_t, target, weight, reduction, ignore_index))
     return result
 
 
 def nll_loss_backward_grad_input(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs):
     check_out_no_requires_grad('nll_loss_backward', grad_output, self, target, weight, total_weight, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('nll_loss_backward_out', grad_output, self, target, weight, total_weight, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['nll_loss_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs)
 
@@ -3065,6 +3476,8 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'nll_loss_backward')
         check_no_requires_grad(total_weight, 'total_weight', 'nll_loss_backward')
+    if _fw_levels:
+        check_no_fw_grad('nll_loss_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLossBackwardBackward0()
@@ -3086,6 +3499,8 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
 def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'nll_loss2d_forward')
+    if _fw_levels:
+        check_no_fw_grad('nll_loss2d_forward', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NllLoss2DBackward0()
@@ -3110,6 +3525,8 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'nll_loss2d_backward')
         check_no_requires_grad(total_weight, 'total_weight', 'nll_loss2d_backward')
+    if _fw_levels:
+        check_no_fw_grad('nll_loss2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLoss2DBackwardBackward0()
@@ -3130,11 +3547,15 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
 
 def mse_loss_out(ks, self, target, reduction=1, **kwargs):
     check_out_no_requires_grad('mse_loss', self, target, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mse_loss_out', self, target, kwargs.get('out'))
     with below_autograd():
         return OPS['mse_loss.out'].redispatch(after_autograd(ks), self, target, reduction, **kwargs)
 
 
 def mse_loss(ks, self, target, reduction=1):
+    if _fw_levels:
+        check_no_fw_grad('mse_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = MseLossBackward0()
@@ -3153,6 +3574,8 @@ def mse_loss(ks, self, target, reduction=1):
 
 
 def mse_loss_backward(ks, grad_output, self, target, reduction):
+    if _fw_levels:
+        check_no_fw_grad('mse_loss_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = MseLossBackwardBackward0()
@@ -3173,11 +3596,15 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
 
 def smooth_l1_loss_out(ks, self, target, reduction=1, beta=1.0, **kwargs):
     check_out_no_requires_grad('smooth_l1_loss', self, target, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('smooth_l1_loss_out', self, target, kwargs.get('out'))
     with below_autograd():
         return OPS['smooth_l1_loss.out'].redispatch(after_autograd(ks), self, target, reduction, beta, **kwargs)
 
 
 def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
+    if _fw_levels:
+        check_no_fw_grad('smooth_l1_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = SmoothL1LossBackward0()
@@ -3197,6 +3624,8 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
 
 
 def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
+    if _fw_levels:
+        check_no_fw_grad('smooth_l1_loss_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = SmoothL1LossBackwardBackward0()
@@ -3217,6 +3646,8 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
 
 
 def huber_loss(ks, self, target, reduction=1, delta=1.0):
+    if _fw_levels:
+        check_no_fw_grad('huber_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = HuberLossBackward0()
@@ -3236,6 +3667,8 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
 
 
 def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
+    if _fw_levels:
+        check_no_fw_grad('huber_loss_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = HuberLossBackwardBackward0()
@@ -3258,6 +3691,8 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
 def soft_margin_loss(ks, self, target, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(target, 'target', 'soft_margin_loss')
+    if _fw_levels:
+        check_no_fw_grad('soft_margin_loss', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftMarginLossBackward0()
@@ -3278,6 +3713,8 @@ def soft_margin_loss(ks, self, target, reduction=1):
 def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(target, 'target', 'soft_margin_loss_backward')
+    if _fw_levels:
+        check_no_fw_grad('soft_margin_loss_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftMarginLossBackwardBackward0()
@@ -3299,6 +3736,8 @@ def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
 def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'multi_margin_loss')
+    if _fw_levels:
+        check_no_fw_grad('multi_margin_loss', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MultiMarginLossBackward0()
@@ -3320,6 +3759,8 @@ def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1)
 
 
 def multilabel_margin_loss_forward(ks, self, target, reduction):
+    if _fw_levels:
+        check_no_fw_grad('multilabel_margin_loss_forward', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MultilabelMarginLossBackward0()
@@ -3341,6 +3782,8 @@ def multilabel_margin_loss_forward(ks, self, target, reduction):
 def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(targets, 'targets', '_ctc_loss')
+    if _fw_levels:
+        check_no_fw_grad('_ctc_loss', log_probs)
     grad_fn = None
     if _grad_mode.grad_enabled and log_probs._requires_grad:
         grad_fn = CtcLossBackward0()
@@ -3368,6 +3811,8 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
         check_no_requires_grad(targets, 'targets', '_ctc_loss')
         check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss')
         check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss')
+    if _fw_levels:
+        check_no_fw_grad('_ctc_loss', log_probs)
     grad_fn = None
     if _grad_mode.grad_enabled and log_probs._requires_grad:
         grad_fn = CtcLossBackward1()
@@ -3395,6 +3840,8 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
         check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss_backward')
         check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss_backward')
+    if _fw_levels:
+        check_no_fw_grad('_ctc_loss_backward', grad, log_probs, neg_log_likelihood, log_alpha)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
         grad_fn = CtcLossBackwardBackward0()
@@ -3413,6 +3860,8 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
 def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy')
+    if _fw_levels:
+        check_no_fw_grad('binary_cross_entropy', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackward0()
@@ -3434,6 +3883,8 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
 def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_backward')
+    if _fw_levels:
+        check_no_fw_grad('binary_cross_entropy_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackwardBackward0()
@@ -3457,6 +3908,8 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_with_logits')
         check_no_requires_grad(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
+    if _fw_levels:
+        check_no_fw_grad('binary_cross_entropy_with_logits', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyWithLogitsBackward0()
@@ -3498,11 +3951,18 @@ def mm(ks, self, mat2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat2):
+        self_p = primal(self)
+        mat2_p = primal(mat2)
+        self_t, mat2_t = tangents(self, mat2)
+        set_fw_grad(result, self_t.mm(mat2_p) + self_p.mm(mat2_t))
     return result
 
 
 def mm_out(ks, self, mat2, **kwargs):
     check_out_no_requires_grad('mm', self, mat2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mm_out', self, mat2, kwargs.get('out'))
     with below_autograd():
         return OPS['mm.out'].redispatch(after_autograd(ks), self, mat2, **kwargs)
 
@@ -3523,11 +3983,18 @@ def bmm(ks, self, mat2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat2):
+        self_p = primal(self)
+        mat2_p = primal(mat2)
+        self_t, mat2_t = tangents(self, mat2)
+        set_fw_grad(result, self_t.bmm(mat2_p) + self_p.bmm(mat2_t))
     return result
 
 
 def bmm_out(ks, self, mat2, **kwargs):
     check_out_no_requires_grad('bmm', self, mat2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('bmm_out', self, mat2, kwargs.get('out'))
     with below_autograd():
         return OPS['bmm.out'].redispatch(after_autograd(ks), self, mat2, **kwargs)
 
@@ -3549,10 +4016,15 @@ def as_strided(ks, self, size, stride, storage_offset=None):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('as_strided', self_t, size, stride, storage_offset))
     return result
 
 
 def as_strided_(ks, self, size, stride, storage_offset=None):
+    if _fw_levels:
+        check_no_fw_grad('as_strided_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -3586,6 +4058,9 @@ def view(ks, self, size):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('view', self_t, size))
     return result
 
 
@@ -3603,6 +4078,9 @@ def _reshape_alias(ks, self, size, stride):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_reshape_alias', self_t, size, stride))
     return result
 
 
@@ -3619,6 +4097,9 @@ def _unsafe_view(ks, self, size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_unsafe_view', self_t, size))
     return result
 
 
@@ -3637,6 +4118,9 @@ def transpose_int(ks, self, dim0, dim1):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('transpose.int', self_t, dim0, dim1))
     return result
 
 
@@ -3655,6 +4139,9 @@ def transpose_(ks, self, dim0, dim1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('transpose_', self_t, dim0, dim1), inplace=True)
     return result
 
 
@@ -3671,6 +4158,9 @@ def t(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('t', self_t))
     return result
 
 
@@ -3687,6 +4177,9 @@ def t_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('t_', self_t), inplace=True)
     return result
 
 
@@ -3703,6 +4196,9 @@ def alias(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('alias', self_t))
     return result
 
 
@@ -3718,11 +4214,16 @@ def lift_fresh_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('lift_fresh_copy', self_t))
     return result
 
 
 def lift_fresh_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('lift_fresh_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lift_fresh_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['lift_fresh_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -3740,6 +4241,9 @@ def _conj(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_conj', self_t))
     return result
 
 
@@ -3756,10 +4260,15 @@ def _neg_view(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t._neg_view())
     return result
 
 
 def _neg_view_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('_neg_view_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegViewBackward0_copy()
@@ -3775,6 +4284,8 @@ def _neg_view_copy(ks, self):
 
 
 def _conj_physical(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('_conj_physical', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ConjPhysicalBackward0()
@@ -3791,11 +4302,15 @@ def _conj_physical(ks, self):
 
 def conj_physical_out(ks, self, **kwargs):
     check_out_no_requires_grad('conj_physical', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('conj_physical_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['conj_physical.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def conj_physical_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('conj_physical_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -3824,6 +4339,9 @@ def view_as_real(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('view_as_real', self_t))
     return result
 
 
@@ -3840,10 +4358,15 @@ def view_as_complex(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('view_as_complex', self_t))
     return result
 
 
 def complex(ks, real, imag):
+    if _fw_levels:
+        check_no_fw_grad('complex', real, imag)
     grad_fn = None
     if _grad_mode.grad_enabled and (real._requires_grad or imag._requires_grad):
         grad_fn = ComplexBackward0()
@@ -3859,6 +4382,8 @@ def complex(ks, real, imag):
 
 
 def polar(ks, abs, angle):
+    if _fw_levels:
+        check_no_fw_grad('polar', abs, angle)
     grad_fn = None
     if _grad_mode.grad_enabled and (abs._requires_grad or angle._requires_grad):
         grad_fn = PolarBackward0()
@@ -3876,6 +4401,8 @@ def polar(ks, abs, angle):
 
 def polar_out(ks, abs, angle, **kwargs):
     check_out_no_requires_grad('polar', abs, angle, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('polar_out', abs, angle, kwargs.get('out'))
     with below_autograd():
         return OPS['polar.out'].redispatch(after_autograd(ks), abs, angle, **kwargs)
 
@@ -3894,6 +4421,9 @@ def permute(ks, self, dims):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('permute', self_t, dims))
     return result
 
 
@@ -3911,6 +4441,9 @@ def expand(ks, self, size, **kwargs):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('expand', self_t, size, **kwargs))
     return result
 
 
@@ -3930,10 +4463,15 @@ def select_int(ks, self, dim, index):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('select.int', self_t, dim, index))
     return result
 
 
 def select_backward(ks, grad_output, input_sizes, dim, index):
+    if _fw_levels:
+        check_no_fw_grad('select_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = SelectBackwardBackward0()
@@ -3964,6 +4502,9 @@ def squeeze(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('squeeze', self_t))
     return result
 
 
@@ -3982,6 +4523,9 @@ def squeeze_dim(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('squeeze.dim', self_t, dim))
     return result
 
 
@@ -4000,6 +4544,9 @@ def squeeze_dims(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('squeeze.dims', self_t, dim))
     return result
 
 
@@ -4017,6 +4564,9 @@ def squeeze_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('squeeze_', self_t), inplace=True)
     return result
 
 
@@ -4035,6 +4585,9 @@ def squeeze__dim(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('squeeze_.dim', self_t, dim), inplace=True)
     return result
 
 
@@ -4053,6 +4606,9 @@ def squeeze__dims(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('squeeze_.dims', self_t, dim), inplace=True)
     return result
 
 
@@ -4070,6 +4626,9 @@ def unsqueeze(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unsqueeze', self_t, dim))
     return result
 
 
@@ -4087,6 +4646,9 @@ def unsqueeze_(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('unsqueeze_', self_t, dim), inplace=True)
     return result
 
 
@@ -4107,10 +4669,15 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('diagonal', self_t, offset, dim1, dim2))
     return result
 
 
 def trace(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('trace', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TraceBackward0()
@@ -4127,6 +4694,8 @@ def trace(ks, self):
 
 
 def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
+    if _fw_levels:
+        check_no_fw_grad('diagonal_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = DiagonalBackwardBackward0()
@@ -4145,6 +4714,8 @@ def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
 
 
 def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
+    if _fw_levels:
+        check_no_fw_grad('diagonal_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DiagonalBackward0_copy()
@@ -4175,6 +4746,9 @@ def fill_Scalar(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.zeros_like(self_t))
     return result
 
 
@@ -4190,6 +4764,9 @@ def fill_Tensor(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, value):
+        self_t, value_t = tangents(self, value)
+        set_fw_grad(result, manual.zeros_like(self_t) + value_t)
     return result
 
 
@@ -4205,6 +4782,9 @@ def zero(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('zero', self_t))
     return result
 
 
@@ -4225,6 +4805,9 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('slice_scatter', self_t, src_t, dim, start, end, step))
     return result
 
 
@@ -4243,6 +4826,9 @@ def select_scatter(ks, self, src, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('select_scatter', self_t, src_t, dim, index))
     return result
 
 
@@ -4262,6 +4848,9 @@ def diagonal_scatter(ks, self, src, offset=0, dim1=0, dim2=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('diagonal_scatter', self_t, src_t, offset, dim1, dim2))
     return result
 
 
@@ -4282,6 +4871,9 @@ def as_strided_scatter(ks, self, src, size, stride, storage_offset=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('as_strided_scatter', self_t, src_t, size, stride, storage_offset))
     return result
 
 
@@ -4302,6 +4894,9 @@ def unfold(ks, self, dimension, size, step):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unfold', self_t, dimension, size, step))
     return result
 
 
@@ -4320,6 +4915,9 @@ def unfold_backward(ks, grad_in, input_sizes, dim, size, step):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_in):
+        grad_in_t, = tangents(grad_in)
+        set_fw_grad(result, dispatcher.call('unfold_backward', grad_in_t, input_sizes, dim, size, step))
     return result
 
 
@@ -4340,6 +4938,9 @@ def split_Tensor(ks, self, split_size, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('split.Tensor', self_t, split_size, dim))
     return result
 
 
@@ -4360,6 +4961,9 @@ def split_with_sizes(ks, self, split_sizes, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('split_with_sizes', self_t, split_sizes, dim))
     return result
 
 
@@ -4378,11 +4982,16 @@ def cat(ks, tensors, dim=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(tensors):
+        tensors_t, = tangents(tensors)
+        set_fw_grad(result, dispatcher.call('cat', tensors_t, dim))
     return result
 
 
 def cat_out(ks, tensors, dim=0, **kwargs):
     check_out_no_requires_grad('cat', tensors, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cat_out', tensors, kwargs.get('out'))
     with below_autograd():
         return OPS['cat.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
 
@@ -4401,16 +5010,23 @@ def stack(ks, tensors, dim=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(tensors):
+        tensors_t, = tangents(tensors)
+        set_fw_grad(result, dispatcher.call('stack', tensors_t, dim))
     return result
 
 
 def stack_out(ks, tensors, dim=0, **kwargs):
     check_out_no_requires_grad('stack', tensors, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('stack_out', tensors, kwargs.get('out'))
     with below_autograd():
         return OPS['stack.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
 
 
 def block_diag(ks, tensors):
+    if _fw_levels:
+        check_no_fw_grad('block_diag', tensors)
     grad_fn = None
     if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
         grad_fn = BlockDiagBackward0()
@@ -4441,6 +5057,9 @@ def unbind_int(ks, self, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unbind.int', self_t, dim))
     return result
 
 
@@ -4457,6 +5076,9 @@ def flip(ks, self, dims):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('flip', self_t, dims))
     return result
 
 
@@ -4474,10 +5096,15 @@ def roll(ks, self, shifts, dims=()):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('roll', self_t, shifts, dims))
     return result
 
 
 def rot90(ks, self, k=1, dims=(0, 1)):
+    if _fw_levels:
+        check_no_fw_grad('rot90', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Rot90Backward0()
@@ -4508,11 +5135,16 @@ def repeat(ks, self, repeats):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('repeat', self_t, repeats))
     return result
 
 
 def tril_out(ks, self, diagonal=0, **kwargs):
     check_out_no_requires_grad('tril', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('tril_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['tril.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
 
@@ -4530,6 +5162,9 @@ def tril(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('tril', self_t, diagonal))
     return result
 
 
@@ -4547,11 +5182,16 @@ def tril_(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('tril', self_t, diagonal), inplace=True)
     return result
 
 
 def triu_out(ks, self, diagonal=0, **kwargs):
     check_out_no_requires_grad('triu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('triu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['triu.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
 
@@ -4569,6 +5209,9 @@ def triu(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('triu', self_t, diagonal))
     return result
 
 
@@ -4586,10 +5229,15 @@ def triu_(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('triu', self_t, diagonal), inplace=True)
     return result
 
 
 def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
+    if _fw_levels:
+        check_no_fw_grad('diag_embed', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DiagEmbedBackward0()
@@ -4622,16 +5270,23 @@ def index_Tensor(ks, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('index.Tensor', self_t, indices))
     return result
 
 
 def index_Tensor_out(ks, self, indices, **kwargs):
     check_out_no_requires_grad('index', self, indices, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_out', self, indices, kwargs.get('out'))
     with below_autograd():
         return OPS['index.Tensor_out'].redispatch(after_autograd(ks), self, indices, **kwargs)
 
 
 def index_put_(ks, self, indices, values, accumulate=False):
+    if _fw_levels:
+        check_no_fw_grad('index_put_', self, values)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         check_inplace(self)
@@ -4651,6 +5306,8 @@ def index_put_(ks, self, indices, values, accumulate=False):
 
 
 def index_put(ks, self, indices, values, accumulate=False):
+    if _fw_levels:
+        check_no_fw_grad('index_put', self, values)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         grad_fn = IndexPutBackward0()
@@ -4670,11 +5327,15 @@ def index_put(ks, self, indices, values, accumulate=False):
 
 def index_add_out(ks, self, dim, index, source, **kwargs):
     check_out_no_requires_grad('index_add', self, index, source, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_add_out', self, index, source, kwargs.get('out'))
     with below_autograd():
         return OPS['index_add.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
 
 
 def index_add(ks, self, dim, index, source, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('index_add', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexAddBackward0()
@@ -4696,6 +5357,8 @@ def index_add(ks, self, dim, index, source, **kwargs):
 
 
 def index_add_(ks, self, dim, index, source, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('index_add_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -4718,6 +5381,8 @@ def index_add_(ks, self, dim, index, source, **kwargs):
 
 
 def index_fill__int_Scalar(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -4736,6 +5401,8 @@ def index_fill__int_Scalar(ks, self, dim, index, value):
 
 
 def index_fill_int_Scalar(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = IndexFillBackward0()
@@ -4753,6 +5420,8 @@ def index_fill_int_Scalar(ks, self, dim, index, value):
 
 
 def index_fill__int_Tensor(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill_', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         check_inplace(self)
@@ -4771,6 +5440,8 @@ def index_fill__int_Tensor(ks, self, dim, index, value):
 
 
 def index_fill_int_Tensor(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         grad_fn = IndexFillBackward1()
@@ -4789,11 +5460,15 @@ def index_fill_int_Tensor(ks, self, dim, index, value):
 
 def index_copy_out(ks, self, dim, index, source, **kwargs):
     check_out_no_requires_grad('index_copy', self, index, source, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_copy_out', self, index, source, kwargs.get('out'))
     with below_autograd():
         return OPS['index_copy.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
 
 
 def index_copy_(ks, self, dim, index, source):
+    if _fw_levels:
+        check_no_fw_grad('index_copy_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -4814,6 +5489,8 @@ def index_copy_(ks, self, dim, index, source):
 
 
 def index_copy(ks, self, dim, index, source):
+    if _fw_levels:
+        check_no_fw_grad('index_copy', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexCopyBackward0()
@@ -4847,11 +5524,16 @@ def index_select(ks, self, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('index_select', self_t, dim, index))
     return result
 
 
 def index_select_out(ks, self, dim, index, **kwargs):
     check_out_no_requires_grad('index_select', self, index, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_select_out', self, index, kwargs.get('out'))
     with below_autograd():
         return OPS['index_select.out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
 
@@ -4871,16 +5553,23 @@ def gather(ks, self, dim, index, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('gather', self_t, dim, index, **kwargs))
     return result
 
 
 def gather_out(ks, self, dim, index, **kwargs):
     check_out_no_requires_grad('gather', self, index, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('gather_out', self, index, kwargs.get('out'))
     with below_autograd():
         return OPS['gather.out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
 
 
 def scatter_src(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterBackward0()
@@ -4898,6 +5587,8 @@ def scatter_src(ks, self, dim, index, src):
 
 
 def scatter__src(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -4917,11 +5608,15 @@ def scatter__src(ks, self, dim, index, src):
 
 def scatter_src_out(ks, self, dim, index, src, **kwargs):
     check_out_no_requires_grad('scatter', self, index, src, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_out', self, index, src, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter.src_out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
 
 
 def scatter_value(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('scatter', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ScatterBackward1()
@@ -4939,6 +5634,8 @@ def scatter_value(ks, self, dim, index, value):
 
 
 def scatter__value(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('scatter_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -4958,11 +5655,15 @@ def scatter__value(ks, self, dim, index, value):
 
 def scatter_value_out(ks, self, dim, index, value, **kwargs):
     check_out_no_requires_grad('scatter', self, index, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_out', self, index, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter.value_out'].redispatch(after_autograd(ks), self, dim, index, value, **kwargs)
 
 
 def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('scatter_reduce', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterReduceBackward0()
@@ -4985,6 +5686,8 @@ def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
 
 
 def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('scatter_reduce_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -5009,11 +5712,15 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
 
 def scatter_reduce_two_out(ks, self, dim, index, src, reduce, **kwargs):
     check_out_no_requires_grad('scatter_reduce', self, index, src, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_reduce_out', self, index, src, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter_reduce.two_out'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
 
 
 def scatter_add(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter_add', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterAddBackward0()
@@ -5032,6 +5739,8 @@ def scatter_add(ks, self, dim, index, src):
 
 
 def scatter_add_(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter_add_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -5052,6 +5761,8 @@ def scatter_add_(ks, self, dim, index, src):
 
 def scatter_add_out(ks, self, dim, index, src, **kwargs):
     check_out_no_requires_grad('scatter_add', self, index, src, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_add_out', self, index, src, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter_add.out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
 
@@ -5069,6 +5780,9 @@ def masked_fill_Scalar(ks, self, mask, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.masked_fill(mask, 0))
     return result
 
 
@@ -5086,10 +5800,15 @@ def masked_fill__Scalar(ks, self, mask, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.masked_fill(mask, 0), inplace=True)
     return result
 
 
 def masked_fill_Tensor(ks, self, mask, value):
+    if _fw_levels:
+        check_no_fw_grad('masked_fill', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         grad_fn = MaskedFillBackward1()
@@ -5106,6 +5825,8 @@ def masked_fill_Tensor(ks, self, mask, value):
 
 
 def masked_fill__Tensor(ks, self, mask, value):
+    if _fw_levels:
+        check_no_fw_grad('masked_fill_', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         check_inplace(self)
@@ -5123,6 +5844,8 @@ def masked_fill__Tensor(ks, self, mask, value):
 
 
 def masked_scatter_(ks, self, mask, source):
+    if _fw_levels:
+        check_no_fw_grad('masked_scatter_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -5141,6 +5864,8 @@ def masked_scatter_(ks, self, mask, source):
 
 
 def masked_scatter(ks, self, mask, source):
+    if _fw_levels:
+        check_no_fw_grad('masked_scatter', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = MaskedScatterBackward0()
@@ -5158,6 +5883,8 @@ def masked_scatter(ks, self, mask, source):
 
 
 def masked_select(ks, self, mask):
+    if _fw_levels:
+        check_no_fw_grad('masked_select', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaskedSelectBackward0()
@@ -5175,6 +5902,8 @@ def masked_select(ks, self, mask):
 
 
 def take(ks, self, index):
+    if _fw_levels:
+        check_no_fw_grad('take', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TakeBackward0()
@@ -5192,6 +5921,8 @@ def take(ks, self, index):
 
 
 def put_(ks, self, index, source, accumulate=False):
+    if _fw_levels:
+        check_no_fw_grad('put_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -5213,6 +5944,8 @@ def put_(ks, self, index, source, accumulate=False):
 
 
 def put(ks, self, index, source, accumulate=False):
+    if _fw_levels:
+        check_no_fw_grad('put', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = PutBackward0()
@@ -5233,6 +5966,8 @@ def put(ks, self, index, source, accumulate=False):
 
 
 def uniform_(ks, self, from_=0, to=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('uniform_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5249,6 +5984,8 @@ def uniform_(ks, self, from_=0, to=1, **kwargs):
 
 
 def normal_(ks, self, mean=0, std=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('normal_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5265,6 +6002,8 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
 
 
 def normal_Tensor_float(ks, mean, std=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('normal', mean)
     grad_fn = None
     if _grad_mode.grad_enabled and mean._requires_grad:
         grad_fn = NormalBackward1()
@@ -5281,11 +6020,15 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
 
 def normal_Tensor_float_out(ks, mean, std=1, **kwargs):
     check_out_no_requires_grad('normal', mean, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('normal_out', mean, kwargs.get('out'))
     with below_autograd():
         return OPS['normal.Tensor_float_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def normal_float_Tensor(ks, mean, std, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('normal', std)
     grad_fn = None
     if _grad_mode.grad_enabled and std._requires_grad:
         grad_fn = NormalBackward2()
@@ -5302,11 +6045,15 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
 
 def normal_float_Tensor_out(ks, mean, std, **kwargs):
     check_out_no_requires_grad('normal', std, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('normal_out', std, kwargs.get('out'))
     with below_autograd():
         return OPS['normal.float_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def normal_Tensor_Tensor(ks, mean, std, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('normal', mean, std)
     grad_fn = None
     if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
         grad_fn = NormalBackward3()
@@ -5323,11 +6070,15 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
 
 def normal_Tensor_Tensor_out(ks, mean, std, **kwargs):
     check_out_no_requires_grad('normal', mean, std, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('normal_out', mean, std, kwargs.get('out'))
     with below_autograd():
         return OPS['normal.Tensor_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def random__from(ks, self, from_, to, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5344,6 +6095,8 @@ def random__from(ks, self, from_, to, **kwargs):
 
 
 def random__to(ks, self, to, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5360,6 +6113,8 @@ def random__to(ks, self, to, **kwargs):
 
 
 def random_(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5376,6 +6131,8 @@ def random_(ks, self, **kwargs):
 
 
 def exponential_(ks, self, lambd=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('exponential_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5392,6 +6149,8 @@ def exponential_(ks, self, lambd=1, **kwargs):
 
 
 def bernoulli(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward0()
@@ -5407,6 +6166,8 @@ def bernoulli(ks, self, **kwargs):
 
 
 def bernoulli__Tensor(ks, self, p, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli_', self, p)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
         check_inplace(self)
@@ -5424,6 +6185,8 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
 
 
 def bernoulli__float(ks, self, p=0.5, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5440,6 +6203,8 @@ def bernoulli__float(ks, self, p=0.5, **kwargs):
 
 
 def bernoulli_p(ks, self, p, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward2()
@@ -5467,6 +6232,9 @@ def _to_copy(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_to_copy', self_t, **kwargs))
     return result
 
 
@@ -5488,10 +6256,15 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('slice.Tensor', self_t, dim, start, end, step))
     return result
 
 
 def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
+    if _fw_levels:
+        check_no_fw_grad('slice_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = SliceBackwardBackward0()
@@ -5523,11 +6296,17 @@ def sin(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.cos().conj()).conj())
     return result
 
 
 def sin_out(ks, self, **kwargs):
     check_out_no_requires_grad('sin', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sin_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sin.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5539,6 +6318,9 @@ def sin_(ks, self):
         grad_fn = SinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sin_'].redispatch(after_autograd(ks), self)
@@ -5546,6 +6328,10 @@ def sin_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.cos().conj()).conj(), inplace=True)
     return result
 
 
@@ -5562,11 +6348,17 @@ def asin(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (-self_p * self_p + 1).rsqrt().conj()).conj())
     return result
 
 
 def asin_out(ks, self, **kwargs):
     check_out_no_requires_grad('asin', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('asin_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['asin.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5578,6 +6370,9 @@ def asin_(ks, self):
         grad_fn = AsinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['asin_'].redispatch(after_autograd(ks), self)
@@ -5585,6 +6380,10 @@ def asin_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * (-self_p * self_p + 1).rsqrt().conj()).conj(), inplace=True)
     return result
 
 
@@ -5601,11 +6400,17 @@ def acos(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * -((-self_p * self_p + 1).rsqrt()).conj()).conj())
     return result
 
 
 def acos_out(ks, self, **kwargs):
     check_out_no_requires_grad('acos', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('acos_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['acos.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5617,6 +6422,9 @@ def acos_(ks, self):
         grad_fn = AcosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['acos_'].redispatch(after_autograd(ks), self)
@@ -5624,6 +6432,10 @@ def acos_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * -((-self_p * self_p + 1).rsqrt()).conj()).conj(), inplace=True)
     return result
 
 
@@ -5640,11 +6452,17 @@ def atan(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / (self_p * self_p + 1).conj()).conj())
     return result
 
 
 def atan_out(ks, self, **kwargs):
     check_out_no_requires_grad('atan', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('atan_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['atan.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5656,6 +6474,9 @@ def atan_(ks, self):
         grad_fn = AtanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['atan_'].redispatch(after_autograd(ks), self)
@@ -5663,6 +6484,10 @@ def atan_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / (self_p * self_p + 1).conj()).conj(), inplace=True)
     return result
 
 
@@ -5679,11 +6504,17 @@ def sinh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.cosh().conj()).conj())
     return result
 
 
 def sinh_out(ks, self, **kwargs):
     check_out_no_requires_grad('sinh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sinh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sinh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5695,6 +6526,9 @@ def sinh_(ks, self):
         grad_fn = SinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sinh_'].redispatch(after_autograd(ks), self)
@@ -5702,6 +6536,10 @@ def sinh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.cosh().conj()).conj(), inplace=True)
     return result
 
 
@@ -5718,11 +6556,17 @@ def cosh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.sinh().conj()).conj())
     return result
 
 
 def cosh_out(ks, self, **kwargs):
     check_out_no_requires_grad('cosh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cosh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cosh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5734,6 +6578,9 @@ def cosh_(ks, self):
         grad_fn = CoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['cosh_'].redispatch(after_autograd(ks), self)
@@ -5741,10 +6588,16 @@ def cosh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.sinh().conj()).conj(), inplace=True)
     return result
 
 
 def asinh(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('asinh', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AsinhBackward0()
@@ -5762,11 +6615,15 @@ def asinh(ks, self):
 
 def asinh_out(ks, self, **kwargs):
     check_out_no_requires_grad('asinh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('asinh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['asinh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def asinh_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('asinh_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5784,6 +6641,8 @@ def asinh_(ks, self):
 
 
 def acosh(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('acosh', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AcoshBackward0()
@@ -5801,11 +6660,15 @@ def acosh(ks, self):
 
 def acosh_out(ks, self, **kwargs):
     check_out_no_requires_grad('acosh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('acosh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['acosh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def acosh_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('acosh_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5823,6 +6686,8 @@ def acosh_(ks, self):
 
 
 def atanh(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('atanh', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AtanhBackward0()
@@ -5840,11 +6705,15 @@ def atanh(ks, self):
 
 def atanh_out(ks, self, **kwargs):
     check_out_no_requires_grad('atanh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('atanh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['atanh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def atanh_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('atanh_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5874,11 +6743,17 @@ def log2(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / manual.mul_scalar(self_p.conj(), 0.6931471805599453)).conj())
     return result
 
 
 def log2_out(ks, self, **kwargs):
     check_out_no_requires_grad('log2', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log2_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log2.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5890,6 +6765,9 @@ def log2_(ks, self):
         grad_fn = Log2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log2_'].redispatch(after_autograd(ks), self)
@@ -5897,6 +6775,10 @@ def log2_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / manual.mul_scalar(self_p.conj(), 0.6931471805599453)).conj(), inplace=True)
     return result
 
 
@@ -5913,11 +6795,17 @@ def log10(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / manual.mul_scalar(self_p.conj(), 2.3025850929940456)).conj())
     return result
 
 
 def log10_out(ks, self, **kwargs):
     check_out_no_requires_grad('log10', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log10_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log10.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5929,6 +6817,9 @@ def log10_(ks, self):
         grad_fn = Log10Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log10_'].redispatch(after_autograd(ks), self)
@@ -5936,6 +6827,10 @@ def log10_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / manual.mul_scalar(self_p.conj(), 2.3025850929940456)).conj(), inplace=True)
     return result
 
 
@@ -5952,11 +6847,17 @@ def cos(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * -self_p.sin().conj()).conj())
     return result
 
 
 def cos_out(ks, self, **kwargs):
     check_out_no_requires_grad('cos', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cos_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cos.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5968,6 +6869,9 @@ def cos_(ks, self):
         grad_fn = CosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['cos_'].redispatch(after_autograd(ks), self)
@@ -5975,6 +6879,10 @@ def cos_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * -self_p.sin().conj()).conj(), inplace=True)
     return result
 
 
@@ -5991,11 +6899,17 @@ def tan(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() * (1 + fwp_result.pow(2)).conj()).conj())
     return result
 
 
 def tan_out(ks, self, **kwargs):
     check_out_no_requires_grad('tan', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('tan_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['tan.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6014,6 +6928,10 @@ def tan_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (self_t.conj() * (1 + fwp_result.pow(2)).conj()).conj(), inplace=True)
     return result
 
 
@@ -6030,11 +6948,17 @@ def erf(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj())
     return result
 
 
 def erf_out(ks, self, **kwargs):
     check_out_no_requires_grad('erf', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('erf_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['erf.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6046,6 +6970,9 @@ def erf_(ks, self):
         grad_fn = ErfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['erf_'].redispatch(after_autograd(ks), self)
@@ -6053,10 +6980,16 @@ def erf_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj(), inplace=True)
     return result
 
 
 def erfc(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('erfc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ErfcBackward0()
@@ -6074,11 +7007,15 @@ def erfc(ks, self):
 
 def erfc_out(ks, self, **kwargs):
     check_out_no_requires_grad('erfc', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('erfc_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['erfc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def erfc_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('erfc_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6096,6 +7033,8 @@ def erfc_(ks, self):
 
 
 def special_erfcx(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('special_erfcx', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialErfcxBackward0()
@@ -6114,11 +7053,15 @@ def special_erfcx(ks, self):
 
 def special_erfcx_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_erfcx', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_erfcx_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_erfcx.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def special_ndtri(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('special_ndtri', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialNdtriBackward0()
@@ -6136,11 +7079,15 @@ def special_ndtri(ks, self):
 
 def special_ndtri_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_ndtri', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_ndtri_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_ndtri.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def special_log_ndtr(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('special_log_ndtr', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialLogNdtrBackward0()
@@ -6159,6 +7106,8 @@ def special_log_ndtr(ks, self):
 
 def special_log_ndtr_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_log_ndtr', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_log_ndtr_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_log_ndtr.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6176,11 +7125,17 @@ def rsqrt(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj())
     return result
 
 
 def rsqrt_out(ks, self, **kwargs):
     check_out_no_requires_grad('rsqrt', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('rsqrt_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['rsqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6199,6 +7154,10 @@ def rsqrt_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj(), inplace=True)
     return result
 
 
@@ -6215,11 +7174,17 @@ def log1p(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.log1p_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def log1p_out(ks, self, **kwargs):
     check_out_no_requires_grad('log1p', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log1p_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log1p.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6231,6 +7196,9 @@ def log1p_(ks, self):
         grad_fn = Log1PBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log1p_'].redispatch(after_autograd(ks), self)
@@ -6238,6 +7206,10 @@ def log1p_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.log1p_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -6254,11 +7226,17 @@ def expm1(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() * (fwp_result.conj() + 1)).conj())
     return result
 
 
 def expm1_out(ks, self, **kwargs):
     check_out_no_requires_grad('expm1', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('expm1_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['expm1.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6277,10 +7255,16 @@ def expm1_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (self_t.conj() * (fwp_result.conj() + 1)).conj(), inplace=True)
     return result
 
 
 def exp2(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('exp2', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Exp2Backward0()
@@ -6298,11 +7282,15 @@ def exp2(ks, self):
 
 def exp2_out(ks, self, **kwargs):
     check_out_no_requires_grad('exp2', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('exp2_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['exp2.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def exp2_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('exp2_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6320,6 +7308,8 @@ def exp2_(ks, self):
 
 
 def lgamma(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('lgamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LgammaBackward0()
@@ -6337,11 +7327,15 @@ def lgamma(ks, self):
 
 def lgamma_out(ks, self, **kwargs):
     check_out_no_requires_grad('lgamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lgamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['lgamma.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def lgamma_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('lgamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6359,6 +7353,8 @@ def lgamma_(ks, self):
 
 
 def digamma(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('digamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DigammaBackward0()
@@ -6376,11 +7372,15 @@ def digamma(ks, self):
 
 def digamma_out(ks, self, **kwargs):
     check_out_no_requires_grad('digamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('digamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['digamma.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def digamma_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('digamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6399,11 +7399,15 @@ def digamma_(ks, self):
 
 def polygamma_out(ks, n, self, **kwargs):
     check_out_no_requires_grad('polygamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('polygamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['polygamma.out'].redispatch(after_autograd(ks), n, self, **kwargs)
 
 
 def polygamma(ks, n, self):
+    if _fw_levels:
+        check_no_fw_grad('polygamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PolygammaBackward0()
@@ -6421,6 +7425,8 @@ def polygamma(ks, n, self):
 
 
 def polygamma_(ks, self, n):
+    if _fw_levels:
+        check_no_fw_grad('polygamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6440,11 +7446,15 @@ def polygamma_(ks, self, n):
 
 def mvlgamma_out(ks, self, p, **kwargs):
     check_out_no_requires_grad('mvlgamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mvlgamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['mvlgamma.out'].redispatch(after_autograd(ks), self, p, **kwargs)
 
 
 def mvlgamma(ks, self, p):
+    if _fw_levels:
+        check_no_fw_grad('mvlgamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MvlgammaBackward0()
@@ -6462,6 +7472,8 @@ def mvlgamma(ks, self, p):
 
 
 def mvlgamma_(ks, self, p):
+    if _fw_levels:
+        check_no_fw_grad('mvlgamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6480,6 +7492,8 @@ def mvlgamma_(ks, self, p):
 
 
 def erfinv(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('erfinv', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ErfinvBackward0()
@@ -6497,11 +7511,15 @@ def erfinv(ks, self):
 
 def erfinv_out(ks, self, **kwargs):
     check_out_no_requires_grad('erfinv', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('erfinv_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['erfinv.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def erfinv_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('erfinv_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6519,6 +7537,8 @@ def erfinv_(ks, self):
 
 
 def i0(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('i0', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = I0Backward0()
@@ -6535,6 +7555,8 @@ def i0(ks, self):
 
 
 def i0_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('i0_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6553,11 +7575,15 @@ def i0_(ks, self):
 
 def i0_out(ks, self, **kwargs):
     check_out_no_requires_grad('i0', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('i0_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['i0.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def special_i0e(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('special_i0e', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialI0EBackward0()
@@ -6576,11 +7602,15 @@ def special_i0e(ks, self):
 
 def special_i0e_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_i0e', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_i0e_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_i0e.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def special_i1(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('special_i1', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialI1Backward0()
@@ -6599,11 +7629,15 @@ def special_i1(ks, self):
 
 def special_i1_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_i1', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_i1_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_i1.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def special_i1e(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('special_i1e', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialI1EBackward0()
@@ -6622,11 +7656,15 @@ def special_i1e(ks, self):
 
 def special_i1e_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_i1e', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_i1e_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_i1e.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sinc(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('sinc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SincBackward0()
@@ -6643,6 +7681,8 @@ def sinc(ks, self):
 
 
 def sinc_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('sinc_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6661,11 +7701,15 @@ def sinc_(ks, self):
 
 def sinc_out(ks, self, **kwargs):
     check_out_no_requires_grad('sinc', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sinc_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sinc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def deg2rad(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('deg2rad', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Deg2RadBackward0()
@@ -6681,6 +7725,8 @@ def deg2rad(ks, self):
 
 
 def deg2rad_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('deg2rad_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6698,11 +7744,15 @@ def deg2rad_(ks, self):
 
 def deg2rad_out(ks, self, **kwargs):
     check_out_no_requires_grad('deg2rad', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('deg2rad_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['deg2rad.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def rad2deg(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('rad2deg', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Rad2DegBackward0()
@@ -6718,6 +7768,8 @@ def rad2deg(ks, self):
 
 
 def rad2deg_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('rad2deg_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6735,11 +7787,15 @@ def rad2deg_(ks, self):
 
 def rad2deg_out(ks, self, **kwargs):
     check_out_no_requires_grad('rad2deg', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('rad2deg_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['rad2deg.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def logit(ks, self, eps=None):
+    if _fw_levels:
+        check_no_fw_grad('logit', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogitBackward0()
@@ -6757,6 +7813,8 @@ def logit(ks, self, eps=None):
 
 
 def logit_(ks, self, eps=None):
+    if _fw_levels:
+        check_no_fw_grad('logit_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6776,6 +7834,8 @@ def logit_(ks, self, eps=None):
 
 def logit_out(ks, self, eps=None, **kwargs):
     check_out_no_requires_grad('logit', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logit_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['logit.out'].redispatch(after_autograd(ks), self, eps, **kwargs)
 
@@ -6794,11 +7854,18 @@ def atan2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)))
     return result
 
 
 def atan2_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('atan2', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('atan2_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['atan2.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -6811,6 +7878,9 @@ def atan2_(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = SavedVariable(other, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['atan2_'].redispatch(after_autograd(ks), self, other)
@@ -6818,10 +7888,17 @@ def atan2_(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(self, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)), inplace=True)
     return result
 
 
 def copysign_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('copysign', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = CopysignBackward0()
@@ -6842,11 +7919,15 @@ def copysign_Tensor(ks, self, other):
 
 def copysign_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('copysign', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('copysign_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['copysign.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def copysign__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('copysign_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -6867,6 +7948,8 @@ def copysign__Tensor(ks, self, other):
 
 
 def copysign_Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('copysign', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CopysignBackward1()
@@ -6884,6 +7967,8 @@ def copysign_Scalar(ks, self, other):
 
 
 def copysign__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('copysign_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6903,6 +7988,8 @@ def copysign__Scalar(ks, self, other):
 
 def copysign_Scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('copysign', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('copysign_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['copysign.Scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -6924,11 +8011,19 @@ def hypot(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t * self_p + other_t * other_p) / fwp_result)
     return result
 
 
 def hypot_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('hypot', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('hypot_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['hypot.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -6943,6 +8038,9 @@ def hypot_(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hypot_'].redispatch(after_autograd(ks), self, other)
@@ -6951,10 +8049,18 @@ def hypot_(ks, self, other):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        fwp_result = primal(self)
+        set_fw_grad(self, (self_t * self_p + other_t * other_p) / fwp_result, inplace=True)
     return result
 
 
 def fmax(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmax', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = FmaxBackward0()
@@ -6973,11 +8079,15 @@ def fmax(ks, self, other):
 
 def fmax_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('fmax', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('fmax_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['fmax.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def fmin(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmin', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = FminBackward0()
@@ -6996,11 +8106,15 @@ def fmin(ks, self, other):
 
 def fmin_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('fmin', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('fmin_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['fmin.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def xlogy_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = XlogyBackward0()
@@ -7018,6 +8132,8 @@ def xlogy_Tensor(ks, self, other):
 
 
 def xlogy__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -7037,11 +8153,15 @@ def xlogy__Tensor(ks, self, other):
 
 def xlogy_OutTensor(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('xlogy_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutTensor'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def xlogy_Scalar_Self(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy', other)
     grad_fn = None
     if _grad_mode.grad_enabled and other._requires_grad:
         grad_fn = XlogyBackward1()
@@ -7060,11 +8180,15 @@ def xlogy_Scalar_Self(ks, self, other):
 
 def xlogy_OutScalar_Self(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('xlogy_out', other, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutScalar_Self'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def xlogy_Scalar_Other(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = XlogyBackward2()
@@ -7082,6 +8206,8 @@ def xlogy_Scalar_Other(ks, self, other):
 
 
 def xlogy__Scalar_Other(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7101,11 +8227,15 @@ def xlogy__Scalar_Other(ks, self, other):
 
 def xlogy_OutScalar_Other(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('xlogy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutScalar_Other'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_xlog1py(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_xlog1py', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SpecialXlog1PyBackward0()
@@ -7124,11 +8254,15 @@ def special_xlog1py(ks, self, other):
 
 def special_xlog1py_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_xlog1py', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_xlog1py_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_xlog1py.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_xlog1py_self_scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_xlog1py', other)
     grad_fn = None
     if _grad_mode.grad_enabled and other._requires_grad:
         grad_fn = SpecialXlog1PyBackward1()
@@ -7147,11 +8281,15 @@ def special_xlog1py_self_scalar(ks, self, other):
 
 def special_xlog1py_self_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_xlog1py', other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_xlog1py_out', other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_xlog1py.self_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_xlog1py_other_scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_xlog1py', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialXlog1PyBackward2()
@@ -7170,11 +8308,15 @@ def special_xlog1py_other_scalar(ks, self, other):
 
 def special_xlog1py_other_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_xlog1py', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_xlog1py_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_xlog1py.other_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_zeta(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_zeta', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SpecialZetaBackward0()
@@ -7195,11 +8337,15 @@ def special_zeta(ks, self, other):
 
 def special_zeta_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_zeta', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_zeta_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_zeta.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_zeta_self_scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_zeta', other)
     grad_fn = None
     if _grad_mode.grad_enabled and other._requires_grad:
         grad_fn = SpecialZetaBackward1()
@@ -7218,11 +8364,15 @@ def special_zeta_self_scalar(ks, self, other):
 
 def special_zeta_self_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_zeta', other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_zeta_out', other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_zeta.self_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_zeta_other_scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_zeta', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialZetaBackward2()
@@ -7239,11 +8389,15 @@ def special_zeta_other_scalar(ks, self, other):
 
 def special_zeta_other_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_zeta', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_zeta_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_zeta.other_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def logaddexp(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('logaddexp', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = LogaddexpBackward0()
@@ -7262,11 +8416,15 @@ def logaddexp(ks, self, other):
 
 def logaddexp_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('logaddexp', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logaddexp_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['logaddexp.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def logaddexp2(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('logaddexp2', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = Logaddexp2Backward0()
@@ -7285,6 +8443,8 @@ def logaddexp2(ks, self, other):
 
 def logaddexp2_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('logaddexp2', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logaddexp2_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['logaddexp2.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -7303,11 +8463,18 @@ def gelu(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        approximate = kwargs.get('approximate', 'none')
+        set_fw_grad(result, (manual.gelu_backward(self_t.conj(), self_p, approximate)).conj())
     return result
 
 
 def gelu_out(ks, self, **kwargs):
     check_out_no_requires_grad('gelu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('gelu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['gelu.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7320,6 +8487,9 @@ def gelu_(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['gelu_'].redispatch(after_autograd(ks), self, **kwargs)
@@ -7327,6 +8497,11 @@ def gelu_(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        approximate = kwargs.get('approximate', 'none')
+        set_fw_grad(self, (manual.gelu_backward(self_t.conj(), self_p, approximate)).conj(), inplace=True)
     return result
 
 
@@ -7343,11 +8518,17 @@ def silu(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.infinitely_differentiable_silu_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.silu_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def silu_out(ks, self, **kwargs):
     check_out_no_requires_grad('silu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('silu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['silu.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7359,6 +8540,9 @@ def silu_(ks, self):
         grad_fn = SiluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['silu_'].redispatch(after_autograd(ks), self)
@@ -7366,6 +8550,10 @@ def silu_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.infinitely_differentiable_silu_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.silu_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -7384,11 +8572,17 @@ def softplus(ks, self, beta=1, threshold=20):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.softplus_backward(self_t.conj(), self_p, beta, threshold)).conj())
     return result
 
 
 def softplus_out(ks, self, beta=1, threshold=20, **kwargs):
     check_out_no_requires_grad('softplus', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('softplus_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['softplus.out'].redispatch(after_autograd(ks), self, beta, threshold, **kwargs)
 
@@ -7407,12 +8601,19 @@ def log_sigmoid_forward(ks, self):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.buffer_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_buffer = primal(result[1])
+        set_fw_grad(result[0], manual.log_sigmoid_backward(self_t.conj(), self_p, fwp_buffer).conj())
     return result
 
 
 def log_sigmoid_backward(ks, grad_output, self, buffer):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(buffer, 'buffer', 'log_sigmoid_backward')
+    if _fw_levels:
+        check_no_fw_grad('log_sigmoid_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = LogSigmoidBackwardBackward0()
@@ -7431,6 +8632,8 @@ def log_sigmoid_backward(ks, grad_output, self, buffer):
 
 
 def gelu_backward(ks, grad_output, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('gelu_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = GeluBackwardBackward0()
@@ -7450,11 +8653,15 @@ def gelu_backward(ks, grad_output, self, **kwargs):
 
 def gelu_backward_grad_input(ks, grad_output, self, **kwargs):
     check_out_no_requires_grad('gelu_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('gelu_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['gelu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
 
 
 def softplus_backward(ks, grad_output, self, beta, threshold):
+    if _fw_levels:
+        check_no_fw_grad('softplus_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftplusBackwardBackward0()
@@ -7475,6 +8682,8 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
 
 def softplus_backward_grad_input(ks, grad_output, self, beta, threshold, **kwargs):
     check_out_no_requires_grad('softplus_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('softplus_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['softplus_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, beta, threshold, **kwargs)
 
@@ -7494,6 +8703,10 @@ def hardtanh(ks, self, min_val=-1, max_val=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardtanh_backward(self_t.conj(), self_p, min_val, max_val)).conj())
     return result
 
 
@@ -7506,6 +8719,9 @@ def hardtanh_(ks, self, min_val=-1, max_val=1):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_val_ = min_val
         grad_fn.max_val_ = max_val
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hardtanh_'].redispatch(after_autograd(ks), self, min_val, max_val)
@@ -7513,10 +8729,16 @@ def hardtanh_(ks, self, min_val=-1, max_val=1):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.hardtanh_backward(self_t.conj(), self_p, min_val, max_val)).conj(), inplace=True)
     return result
 
 
 def hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    if _fw_levels:
+        check_no_fw_grad('hardtanh_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardtanhBackwardBackward0()
@@ -7550,16 +8772,24 @@ def elu(ks, self, alpha=1, scale=1, input_scale=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.elu_backward(self_t.conj(), alpha, scale, input_scale, False, self_p)).conj())
     return result
 
 
 def elu_out(ks, self, alpha=1, scale=1, input_scale=1, **kwargs):
     check_out_no_requires_grad('elu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('elu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['elu.out'].redispatch(after_autograd(ks), self, alpha, scale, input_scale, **kwargs)
 
 
 def elu_(ks, self, alpha=1, scale=1, input_scale=1):
+    if _fw_levels:
+        check_no_fw_grad('elu_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7580,6 +8810,8 @@ def elu_(ks, self, alpha=1, scale=1, input_scale=1):
 
 
 def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    if _fw_levels:
+        check_no_fw_grad('elu_backward', grad_output, self_or_result)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self_or_result._requires_grad):
         grad_fn = EluBackwardBackward0()
@@ -7602,11 +8834,15 @@ def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_
 
 def elu_backward_grad_input(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result, **kwargs):
     check_out_no_requires_grad('elu_backward', grad_output, self_or_result, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('elu_backward_out', grad_output, self_or_result, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['elu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, alpha, scale, input_scale, is_result, self_or_result, **kwargs)
 
 
 def celu(ks, self, alpha=1.0):
+    if _fw_levels:
+        check_no_fw_grad('celu', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CeluBackward0()
@@ -7624,6 +8860,8 @@ def celu(ks, self, alpha=1.0):
 
 
 def celu_(ks, self, alpha=1.0):
+    if _fw_levels:
+        check_no_fw_grad('celu_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7642,6 +8880,8 @@ def celu_(ks, self, alpha=1.0):
 
 
 def hardsigmoid(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('hardsigmoid', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = HardsigmoidBackward0()
@@ -7659,11 +8899,15 @@ def hardsigmoid(ks, self):
 
 def hardsigmoid_out(ks, self, **kwargs):
     check_out_no_requires_grad('hardsigmoid', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardsigmoid_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['hardsigmoid.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def hardsigmoid_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('hardsigmoid_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7681,6 +8925,8 @@ def hardsigmoid_(ks, self):
 
 
 def hardsigmoid_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('hardsigmoid_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardsigmoidBackwardBackward0()
@@ -7697,11 +8943,15 @@ def hardsigmoid_backward(ks, grad_output, self):
 
 def hardsigmoid_backward_grad_input(ks, grad_output, self, **kwargs):
     check_out_no_requires_grad('hardsigmoid_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardsigmoid_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['hardsigmoid_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
 
 
 def hardswish(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('hardswish', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = HardswishBackward0()
@@ -7718,6 +8968,8 @@ def hardswish(ks, self):
 
 
 def hardswish_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('hardswish_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7735,6 +8987,8 @@ def hardswish_(ks, self):
 
 
 def hardswish_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('hardswish_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardswishBackwardBackward0()
@@ -7752,6 +9006,8 @@ def hardswish_backward(ks, grad_output, self):
 
 
 def hardshrink(ks, self, lambd=0.5):
+    if _fw_levels:
+        check_no_fw_grad('hardshrink', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = HardshrinkBackward0()
@@ -7770,11 +9026,15 @@ def hardshrink(ks, self, lambd=0.5):
 
 def hardshrink_out(ks, self, lambd=0.5, **kwargs):
     check_out_no_requires_grad('hardshrink', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardshrink_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['hardshrink.out'].redispatch(after_autograd(ks), self, lambd, **kwargs)
 
 
 def hardshrink_backward(ks, grad_out, self, lambd):
+    if _fw_levels:
+        check_no_fw_grad('hardshrink_backward', grad_out, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or self._requires_grad):
         grad_fn = HardshrinkBackwardBackward0()
@@ -7793,11 +9053,15 @@ def hardshrink_backward(ks, grad_out, self, lambd):
 
 def hardshrink_backward_grad_input(ks, grad_out, self, lambd, **kwargs):
     check_out_no_requires_grad('hardshrink_backward', grad_out, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardshrink_backward_out', grad_out, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['hardshrink_backward.grad_input'].redispatch(after_autograd(ks), grad_out, self, lambd, **kwargs)
 
 
 def softshrink(ks, self, lambd=0.5):
+    if _fw_levels:
+        check_no_fw_grad('softshrink', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftshrinkBackward0()
@@ -7816,11 +9080,15 @@ def softshrink(ks, self, lambd=0.5):
 
 def softshrink_out(ks, self, lambd=0.5, **kwargs):
     check_out_no_requires_grad('softshrink', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('softshrink_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['softshrink.out'].redispatch(after_autograd(ks), self, lambd, **kwargs)
 
 
 def softshrink_backward(ks, grad_output, self, lambd):
+    if _fw_levels:
+        check_no_fw_grad('softshrink_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftshrinkBackwardBackward0()
@@ -7839,6 +9107,8 @@ def softshrink_backward(ks, grad_output, self, lambd):
 
 def softshrink_backward_grad_input(ks, grad_output, self, lambd, **kwargs):
     check_out_no_requires_grad('softshrink_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('softshrink_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['softshrink_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, lambd, **kwargs)
 
@@ -7857,16 +9127,24 @@ def threshold(ks, self, threshold, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.threshold_backward(self_t.conj(), self_p, threshold)).conj())
     return result
 
 
 def threshold_out(ks, self, threshold, value, **kwargs):
     check_out_no_requires_grad('threshold', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('threshold_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['threshold.out'].redispatch(after_autograd(ks), self, threshold, value, **kwargs)
 
 
 def threshold_(ks, self, threshold, value):
+    if _fw_levels:
+        check_no_fw_grad('threshold_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7897,11 +9175,17 @@ def mish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.infinitely_differentiable_mish_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.mish_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def mish_out(ks, self, **kwargs):
     check_out_no_requires_grad('mish', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mish_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['mish.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7913,6 +9197,9 @@ def mish_(ks, self):
         grad_fn = MishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['mish_'].redispatch(after_autograd(ks), self)
@@ -7920,10 +9207,16 @@ def mish_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.infinitely_differentiable_mish_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.mish_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
 def _prelu_kernel(ks, self, weight):
+    if _fw_levels:
+        check_no_fw_grad('_prelu_kernel', self, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad):
         grad_fn = PreluKernelBackward0()
@@ -7941,6 +9234,8 @@ def _prelu_kernel(ks, self, weight):
 
 
 def _prelu_kernel_backward(ks, grad_output, self, weight):
+    if _fw_levels:
+        check_no_fw_grad('_prelu_kernel_backward', grad_output, self, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or weight._requires_grad):
         grad_fn = PreluKernelBackwardBackward0()
@@ -7960,11 +9255,15 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
 
 def glu_out(ks, self, dim=-1, **kwargs):
     check_out_no_requires_grad('glu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('glu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['glu.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def glu(ks, self, dim=-1):
+    if _fw_levels:
+        check_no_fw_grad('glu', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = GluBackward0()
@@ -7982,6 +9281,8 @@ def glu(ks, self, dim=-1):
 
 
 def glu_backward(ks, grad_output, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('glu_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = GluBackwardBackward0()
@@ -8011,11 +9312,16 @@ def sign(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def sign_out(ks, self, **kwargs):
     check_out_no_requires_grad('sign', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sign_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sign.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8033,10 +9339,15 @@ def sign_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def floor(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('floor', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FloorBackward0()
@@ -8053,11 +9364,15 @@ def floor(ks, self):
 
 def floor_out(ks, self, **kwargs):
     check_out_no_requires_grad('floor', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('floor_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['floor.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def floor_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('floor_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8074,6 +9389,8 @@ def floor_(ks, self):
 
 
 def ceil(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('ceil', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CeilBackward0()
@@ -8090,11 +9407,15 @@ def ceil(ks, self):
 
 def ceil_out(ks, self, **kwargs):
     check_out_no_requires_grad('ceil', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('ceil_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['ceil.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def ceil_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('ceil_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8111,6 +9432,8 @@ def ceil_(ks, self):
 
 
 def trunc(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('trunc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TruncBackward0()
@@ -8127,11 +9450,15 @@ def trunc(ks, self):
 
 def trunc_out(ks, self, **kwargs):
     check_out_no_requires_grad('trunc', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('trunc_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['trunc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def trunc_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('trunc_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8148,6 +9475,8 @@ def trunc_(ks, self):
 
 
 def frac(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('frac', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FracBackward0()
@@ -8164,11 +9493,15 @@ def frac(ks, self):
 
 def frac_out(ks, self, **kwargs):
     check_out_no_requires_grad('frac', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('frac_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['frac.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def frac_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('frac_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8185,6 +9518,8 @@ def frac_(ks, self):
 
 
 def round(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('round', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward0()
@@ -8201,11 +9536,15 @@ def round(ks, self):
 
 def round_out(ks, self, **kwargs):
     check_out_no_requires_grad('round', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('round_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['round.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def round_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('round_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8222,6 +9561,8 @@ def round_(ks, self):
 
 
 def round_decimals(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('round', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward1()
@@ -8238,11 +9579,15 @@ def round_decimals(ks, self, **kwargs):
 
 def round_decimals_out(ks, self, **kwargs):
     check_out_no_requires_grad('round', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('round_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['round.decimals_out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def round__decimals(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('round_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8259,6 +9604,8 @@ def round__decimals(ks, self, **kwargs):
 
 
 def div_Tensor_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = DivBackward2()
@@ -8279,11 +9626,15 @@ def div_Tensor_mode(ks, self, other, **kwargs):
 
 def div_out_mode(ks, self, other, **kwargs):
     check_out_no_requires_grad('div', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('div_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['div.out_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def div__Tensor_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -8304,6 +9655,8 @@ def div__Tensor_mode(ks, self, other, **kwargs):
 
 
 def div_Scalar_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DivBackward3()
@@ -8321,6 +9674,8 @@ def div_Scalar_mode(ks, self, other, **kwargs):
 
 
 def div__Scalar_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8339,6 +9694,8 @@ def div__Scalar_mode(ks, self, other, **kwargs):
 
 
 def remainder_Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('remainder', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RemainderBackward0()
@@ -8354,6 +9711,8 @@ def remainder_Scalar(ks, self, other):
 
 
 def remainder__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('remainder_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8370,6 +9729,8 @@ def remainder__Scalar(ks, self, other):
 
 
 def remainder_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('remainder', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = RemainderBackward1()
@@ -8390,11 +9751,15 @@ def remainder_Tensor(ks, self, other):
 
 def remainder_Tensor_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('remainder', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('remainder_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['remainder.Tensor_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def remainder__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('remainder_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -8415,6 +9780,8 @@ def remainder__Tensor(ks, self, other):
 
 
 def fmod_Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmod', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FmodBackward0()
@@ -8430,6 +9797,8 @@ def fmod_Scalar(ks, self, other):
 
 
 def fmod__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmod_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8446,6 +9815,8 @@ def fmod__Scalar(ks, self, other):
 
 
 def fmod_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmod', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = FmodBackward1()
@@ -8466,11 +9837,15 @@ def fmod_Tensor(ks, self, other):
 
 def fmod_Tensor_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('fmod', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('fmod_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['fmod.Tensor_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def fmod__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmod_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -8505,11 +9880,17 @@ def clamp(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.clamp_backward(self_t.conj(), self_p, min, max)).conj())
     return result
 
 
 def clamp_out(ks, self, min=None, max=None, **kwargs):
     check_out_no_requires_grad('clamp', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp.out'].redispatch(after_autograd(ks), self, min, max, **kwargs)
 
@@ -8523,6 +9904,9 @@ def clamp_(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
         grad_fn.max_ = max
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_'].redispatch(after_autograd(ks), self, min, max)
@@ -8530,10 +9914,16 @@ def clamp_(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.clamp_backward(self_t.conj(), self_p, min, max)).conj(), inplace=True)
     return result
 
 
 def clamp_Tensor(ks, self, min=None, max=None):
+    if _fw_levels:
+        check_no_fw_grad('clamp', self, min, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         grad_fn = ClampBackward0()
@@ -8553,11 +9943,15 @@ def clamp_Tensor(ks, self, min=None, max=None):
 
 def clamp_Tensor_out(ks, self, min=None, max=None, **kwargs):
     check_out_no_requires_grad('clamp', self, min, max, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_out', self, min, max, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp.Tensor_out'].redispatch(after_autograd(ks), self, min, max, **kwargs)
 
 
 def clamp__Tensor(ks, self, min=None, max=None):
+    if _fw_levels:
+        check_no_fw_grad('clamp_', self, min, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         check_inplace(self)
@@ -8590,6 +9984,10 @@ def clamp_min(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.clamp_backward(self_t.conj(), self_p, min, None)).conj())
     return result
 
 
@@ -8601,6 +9999,9 @@ def clamp_min_(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_min_'].redispatch(after_autograd(ks), self, min)
@@ -8608,16 +10009,24 @@ def clamp_min_(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.clamp_backward(self_t.conj(), self_p, min, None)).conj(), inplace=True)
     return result
 
 
 def clamp_min_out(ks, self, min, **kwargs):
     check_out_no_requires_grad('clamp_min', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_min_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_min.out'].redispatch(after_autograd(ks), self, min, **kwargs)
 
 
 def clamp_min_Tensor(ks, self, min):
+    if _fw_levels:
+        check_no_fw_grad('clamp_min', self, min)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
         grad_fn = ClampMinBackward1()
@@ -8635,6 +10044,8 @@ def clamp_min_Tensor(ks, self, min):
 
 
 def clamp_min__Tensor(ks, self, min):
+    if _fw_levels:
+        check_no_fw_grad('clamp_min_', self, min)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
         check_inplace(self)
@@ -8654,6 +10065,8 @@ def clamp_min__Tensor(ks, self, min):
 
 def clamp_min_Tensor_out(ks, self, min, **kwargs):
     check_out_no_requires_grad('clamp_min', self, min, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_min_out', self, min, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_min.Tensor_out'].redispatch(after_autograd(ks), self, min, **kwargs)
 
@@ -8672,6 +10085,10 @@ def clamp_max(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.clamp_backward(self_t.conj(), self_p, None, max)).conj())
     return result
 
 
@@ -8683,6 +10100,9 @@ def clamp_max_(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.max_ = max
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_max_'].redispatch(after_autograd(ks), self, max)
@@ -8690,16 +10110,24 @@ def clamp_max_(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.clamp_backward(self_t.conj(), self_p, None, max)).conj(), inplace=True)
     return result
 
 
 def clamp_max_out(ks, self, max, **kwargs):
     check_out_no_requires_grad('clamp_max', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_max_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_max.out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
 def clamp_max_Tensor(ks, self, max):
+    if _fw_levels:
+        check_no_fw_grad('clamp_max', self, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
         grad_fn = ClampMaxBackward1()
@@ -8717,6 +10145,8 @@ def clamp_max_Tensor(ks, self, max):
 
 
 def clamp_max__Tensor(ks, self, max):
+    if _fw_levels:
+        check_no_fw_grad('clamp_max_', self, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
         check_inplace(self)
@@ -8736,12 +10166,16 @@ def clamp_max__Tensor(ks, self, max):
 
 def clamp_max_Tensor_out(ks, self, max, **kwargs):
     check_out_no_requires_grad('clamp_max', self, max, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_max_out', self, max, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_max.Tensor_out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
 def lerp_Scalar_out(ks, self, end, weight, **kwargs):
     check_out_no_requires_grad('lerp', self, end, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lerp_out', self, end, kwargs.get('out'))
     with below_autograd():
         return OPS['lerp.Scalar_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
 
@@ -8759,6 +10193,9 @@ def lerp_Scalar(ks, self, end, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, end):
+        self_t, end_t = tangents(self, end)
+        set_fw_grad(result, self_t.lerp(end_t, weight))
     return result
 
 
@@ -8776,16 +10213,23 @@ def lerp__Scalar(ks, self, end, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, end):
+        self_t, end_t = tangents(self, end)
+        set_fw_grad(self, self_t.lerp(end_t, weight), inplace=True)
     return result
 
 
 def lerp_Tensor_out(ks, self, end, weight, **kwargs):
     check_out_no_requires_grad('lerp', self, end, weight, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lerp_out', self, end, weight, kwargs.get('out'))
     with below_autograd():
         return OPS['lerp.Tensor_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
 
 
 def lerp_Tensor(ks, self, end, weight):
+    if _fw_levels:
+        check_no_fw_grad('lerp', self, end, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
         grad_fn = LerpBackward1()
@@ -8806,6 +10250,8 @@ def lerp_Tensor(ks, self, end, weight):
 
 
 def lerp__Tensor(ks, self, end, weight):
+    if _fw_levels:
+        check_no_fw_grad('lerp_', self, end, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
         check_inplace(self)
@@ -8843,11 +10289,19 @@ def addcmul(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+        value = kwargs.get('value', 1)
+        set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value))
     return result
 
 
 def addcmul_out(ks, self, tensor1, tensor2, **kwargs):
     check_out_no_requires_grad('addcmul', self, tensor1, tensor2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addcmul_out', self, tensor1, tensor2, kwargs.get('out'))
     with below_autograd():
         return OPS['addcmul.out'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
 
@@ -8870,6 +10324,12 @@ def addcmul_(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+        value = kwargs.get('value', 1)
+        set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), inplace=True)
     return result
 
 
@@ -8889,11 +10349,19 @@ def addcdiv(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+        value = kwargs.get('value', 1)
+        set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value))
     return result
 
 
 def addcdiv_out(ks, self, tensor1, tensor2, **kwargs):
     check_out_no_requires_grad('addcdiv', self, tensor1, tensor2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addcdiv_out', self, tensor1, tensor2, kwargs.get('out'))
     with below_autograd():
         return OPS['addcdiv.out'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
 
@@ -8915,6 +10383,12 @@ def addcdiv_(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+        value = kwargs.get('value', 1)
+        set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), inplace=True)
     return result
 
 
@@ -8934,10 +10408,18 @@ def var_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        correction = kwargs.get('correction', None)
+        keepdim = kwargs.get('keepdim', False)
+        set_fw_grad(result, manual.var_jvp(self_p, self_t, dim, correction, keepdim))
     return result
 
 
 def std_correction(ks, self, dim=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('std', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = StdBackward0()
@@ -8958,6 +10440,8 @@ def std_correction(ks, self, dim=None, **kwargs):
 
 
 def var_mean_correction(ks, self, dim=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('var_mean', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = VarMeanBackward0()
@@ -8977,6 +10461,8 @@ def var_mean_correction(ks, self, dim=None, **kwargs):
 
 
 def std_mean_correction(ks, self, dim=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('std_mean', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = StdMeanBackward0()
@@ -9012,10 +10498,16 @@ def logsumexp(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.logsumexp_jvp(self_p, self_t, dim, keepdim))
     return result
 
 
 def norm_Scalar(ks, self, p=2):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward0()
@@ -9034,6 +10526,8 @@ def norm_Scalar(ks, self, p=2):
 
 
 def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward1()
@@ -9055,11 +10549,15 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
 
 def norm_out(ks, self, p, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('norm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('norm_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['norm.out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
 
 
 def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward2()
@@ -9078,6 +10576,8 @@ def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
 
 
 def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward3()
@@ -9099,11 +10599,15 @@ def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
 
 def norm_dtype_out(ks, self, p, dim, keepdim, **kwargs):
     check_out_no_requires_grad('norm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('norm_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['norm.dtype_out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
 
 
 def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_vector_norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgVectorNormBackward0()
@@ -9125,11 +10629,15 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
 
 def linalg_vector_norm_out(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     check_out_no_requires_grad('linalg_vector_norm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_vector_norm_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_vector_norm.out'].redispatch(after_autograd(ks), self, ord, dim, keepdim, **kwargs)
 
 
 def linalg_inv_ex(ks, A, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_inv_ex', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgInvExBackward0()
@@ -9147,11 +10655,15 @@ def linalg_inv_ex(ks, A, **kwargs):
 
 def linalg_inv_ex_inverse(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_inv_ex', A, kwargs.get('inverse'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_inv_ex_out', A, kwargs.get('inverse'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_inv_ex.inverse'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def linalg_cross(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_cross', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = LinalgCrossBackward0()
@@ -9173,11 +10685,15 @@ def linalg_cross(ks, self, other, **kwargs):
 
 def linalg_cross_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('linalg_cross', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_cross_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_cross.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def _euclidean_dist(ks, x1, x2):
+    if _fw_levels:
+        check_no_fw_grad('_euclidean_dist', x1, x2)
     grad_fn = None
     if _grad_mode.grad_enabled and (x1._requires_grad or x2._requires_grad):
         grad_fn = EuclideanDistBackward0()
@@ -9196,6 +10712,8 @@ def _euclidean_dist(ks, x1, x2):
 
 
 def _cdist_forward(ks, x1, x2, p, compute_mode):
+    if _fw_levels:
+        check_no_fw_grad('_cdist_forward', x1, x2)
     grad_fn = None
     if _grad_mode.grad_enabled and (x1._requires_grad or x2._requires_grad):
         grad_fn = CdistBackward0()
@@ -9215,6 +10733,8 @@ def _cdist_forward(ks, x1, x2, p, compute_mode):
 
 
 def _linalg_det(ks, A):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_det', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgDetBackward0()
@@ -9235,11 +10755,15 @@ def _linalg_det(ks, A):
 
 def _linalg_det_result(ks, A, **kwargs):
     check_out_no_requires_grad('_linalg_det', A, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_det_out', A, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'))
     with below_autograd():
         return OPS['_linalg_det.result'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def _linalg_slogdet(ks, A):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_slogdet', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSlogdetBackward0()
@@ -9260,11 +10784,15 @@ def _linalg_slogdet(ks, A):
 
 def _linalg_slogdet_sign(ks, A, **kwargs):
     check_out_no_requires_grad('_linalg_slogdet', A, kwargs.get('sign'), kwargs.get('logabsdet'), kwargs.get('LU'), kwargs.get('pivots'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_slogdet_out', A, kwargs.get('sign'), kwargs.get('logabsdet'), kwargs.get('LU'), kwargs.get('pivots'))
     with below_autograd():
         return OPS['_linalg_slogdet.sign'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_svd', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSvdBackward0()
@@ -9285,11 +10813,15 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
 
 def _linalg_svd_U(ks, A, full_matrices=False, compute_uv=True, **kwargs):
     check_out_no_requires_grad('_linalg_svd', A, kwargs.get('U'), kwargs.get('S'), kwargs.get('Vh'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_svd_out', A, kwargs.get('U'), kwargs.get('S'), kwargs.get('Vh'))
     with below_autograd():
         return OPS['_linalg_svd.U'].redispatch(after_autograd(ks), A, full_matrices, compute_uv, **kwargs)
 
 
 def geqrf(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('geqrf', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = GeqrfBackward0()
@@ -9305,6 +10837,8 @@ def geqrf(ks, self):
 
 
 def linalg_householder_product(ks, input, tau):
+    if _fw_levels:
+        check_no_fw_grad('linalg_householder_product', input, tau)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or tau._requires_grad):
         grad_fn = LinalgHouseholderProductBackward0()
@@ -9324,11 +10858,15 @@ def linalg_householder_product(ks, input, tau):
 
 def linalg_householder_product_out(ks, input, tau, **kwargs):
     check_out_no_requires_grad('linalg_householder_product', input, tau, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_householder_product_out', input, tau, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_householder_product.out'].redispatch(after_autograd(ks), input, tau, **kwargs)
 
 
 def linalg_matrix_exp(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('linalg_matrix_exp', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgMatrixExpBackward0()
@@ -9345,6 +10883,8 @@ def linalg_matrix_exp(ks, self):
 
 
 def linalg_qr(ks, A, mode='reduced'):
+    if _fw_levels:
+        check_no_fw_grad('linalg_qr', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgQrBackward0()
@@ -9364,11 +10904,15 @@ def linalg_qr(ks, A, mode='reduced'):
 
 def linalg_qr_out(ks, A, mode='reduced', **kwargs):
     check_out_no_requires_grad('linalg_qr', A, kwargs.get('Q'), kwargs.get('R'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_qr_out', A, kwargs.get('Q'), kwargs.get('R'))
     with below_autograd():
         return OPS['linalg_qr.out'].redispatch(after_autograd(ks), A, mode, **kwargs)
 
 
 def linalg_cholesky_ex(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_cholesky_ex', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgCholeskyExBackward0()
@@ -9387,11 +10931,15 @@ def linalg_cholesky_ex(ks, self, **kwargs):
 
 def linalg_cholesky_ex_L(ks, self, **kwargs):
     check_out_no_requires_grad('linalg_cholesky_ex', self, kwargs.get('L'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_cholesky_ex_out', self, kwargs.get('L'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_cholesky_ex.L'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def cholesky(ks, self, upper=False):
+    if _fw_levels:
+        check_no_fw_grad('cholesky', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CholeskyBackward0()
@@ -9410,11 +10958,15 @@ def cholesky(ks, self, upper=False):
 
 def cholesky_solve_out(ks, self, input2, upper=False, **kwargs):
     check_out_no_requires_grad('cholesky_solve', self, input2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cholesky_solve_out', self, input2, kwargs.get('out'))
     with below_autograd():
         return OPS['cholesky_solve.out'].redispatch(after_autograd(ks), self, input2, upper, **kwargs)
 
 
 def cholesky_solve(ks, self, input2, upper=False):
+    if _fw_levels:
+        check_no_fw_grad('cholesky_solve', self, input2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or input2._requires_grad):
         grad_fn = CholeskySolveBackward0()
@@ -9434,6 +10986,8 @@ def cholesky_solve(ks, self, input2, upper=False):
 
 
 def cholesky_inverse(ks, self, upper=False):
+    if _fw_levels:
+        check_no_fw_grad('cholesky_inverse', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CholeskyInverseBackward0()
@@ -9453,11 +11007,15 @@ def cholesky_inverse(ks, self, upper=False):
 
 def cholesky_inverse_out(ks, self, upper=False, **kwargs):
     check_out_no_requires_grad('cholesky_inverse', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cholesky_inverse_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cholesky_inverse.out'].redispatch(after_autograd(ks), self, upper, **kwargs)
 
 
 def _linalg_solve_ex(ks, A, B, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_solve_ex', A, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (A._requires_grad or B._requires_grad):
         grad_fn = LinalgSolveExBackward0()
@@ -9479,11 +11037,15 @@ def _linalg_solve_ex(ks, A, B, **kwargs):
 
 def _linalg_solve_ex_result(ks, A, B, **kwargs):
     check_out_no_requires_grad('_linalg_solve_ex', A, B, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_solve_ex_out', A, B, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
     with below_autograd():
         return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
 
 
 def linalg_lstsq(ks, self, b, rcond=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_lstsq', self, b)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or b._requires_grad):
         grad_fn = LinalgLstsqBackward0()
@@ -9503,17 +11065,23 @@ def linalg_lstsq(ks, self, b, rcond=None, **kwargs):
 
 def linalg_lstsq_out(ks, self, b, rcond=None, **kwargs):
     check_out_no_requires_grad('linalg_lstsq', self, b, kwargs.get('solution'), kwargs.get('residuals'), kwargs.get('rank'), kwargs.get('singular_values'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lstsq_out', self, b, kwargs.get('solution'), kwargs.get('residuals'), kwargs.get('rank'), kwargs.get('singular_values'))
     with below_autograd():
         return OPS['linalg_lstsq.out'].redispatch(after_autograd(ks), self, b, rcond, **kwargs)
 
 
 def linalg_solve_triangular_out(ks, self, B, **kwargs):
     check_out_no_requires_grad('linalg_solve_triangular', self, B, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_solve_triangular_out', self, B, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_solve_triangular.out'].redispatch(after_autograd(ks), self, B, **kwargs)
 
 
 def linalg_solve_triangular(ks, self, B, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_solve_triangular', self, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or B._requires_grad):
         grad_fn = LinalgSolveTriangularBackward0()
@@ -9535,11 +11103,15 @@ def linalg_solve_triangular(ks, self, B, **kwargs):
 
 def triangular_solve_X(ks, self, A, upper=True, transpose=False, unitriangular=False, **kwargs):
     check_out_no_requires_grad('triangular_solve', self, A, kwargs.get('X'), kwargs.get('M'))
+    if _fw_levels:
+        check_out_no_fw_grad('triangular_solve_out', self, A, kwargs.get('X'), kwargs.get('M'))
     with below_autograd():
         return OPS['triangular_solve.X'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular, **kwargs)
 
 
 def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=False):
+    if _fw_levels:
+        check_no_fw_grad('triangular_solve', self, A)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or A._requires_grad):
         grad_fn = TriangularSolveBackward0()
@@ -9561,6 +11133,8 @@ def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=Fal
 
 
 def linalg_eig(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('linalg_eig', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgEigBackward0()
@@ -9579,6 +11153,8 @@ def linalg_eig(ks, self):
 
 
 def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_eigh', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgEighBackward0()
@@ -9597,11 +11173,15 @@ def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
 
 def _linalg_eigh_eigenvalues(ks, A, UPLO="L", compute_v=True, **kwargs):
     check_out_no_requires_grad('_linalg_eigh', A, kwargs.get('eigenvalues'), kwargs.get('eigenvectors'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_eigh_out', A, kwargs.get('eigenvalues'), kwargs.get('eigenvectors'))
     with below_autograd():
         return OPS['_linalg_eigh.eigenvalues'].redispatch(after_autograd(ks), A, UPLO, compute_v, **kwargs)
 
 
 def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_pinv', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgPinvBackward0()
@@ -9634,16 +11214,25 @@ def dot(ks, self, tensor):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor):
+        self_p = primal(self)
+        tensor_p = primal(tensor)
+        self_t, tensor_t = tangents(self, tensor)
+        set_fw_grad(result, self_t.dot(tensor_p) + self_p.dot(tensor_t))
     return result
 
 
 def dot_out(ks, self, tensor, **kwargs):
     check_out_no_requires_grad('dot', self, tensor, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('dot_out', self, tensor, kwargs.get('out'))
     with below_autograd():
         return OPS['dot.out'].redispatch(after_autograd(ks), self, tensor, **kwargs)
 
 
 def vdot(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('vdot', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = VdotBackward0()
@@ -9664,6 +11253,8 @@ def vdot(ks, self, other):
 
 def vdot_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('vdot', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('vdot_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['vdot.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -9692,11 +11283,20 @@ def addmm(ks, self, mat1, mat2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat1, mat2):
+        mat1_p = primal(mat1)
+        mat2_p = primal(mat2)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
+        beta = kwargs.get('beta', 1)
+        alpha = kwargs.get('alpha', 1)
+        set_fw_grad(result, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha))
     return result
 
 
 def addmm_out(ks, self, mat1, mat2, **kwargs):
     check_out_no_requires_grad('addmm', self, mat1, mat2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addmm_out', self, mat1, mat2, kwargs.get('out'))
     with below_autograd():
         return OPS['addmm.out'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
 
@@ -9726,10 +11326,19 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat1, mat2):
+        mat1_p = primal(mat1)
+        mat2_p = primal(mat2)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
+        beta = kwargs.get('beta', 1)
+        alpha = kwargs.get('alpha', 1)
+        set_fw_grad(self, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), inplace=True)
     return result
 
 
 def addr(ks, self, vec1, vec2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addr', self, vec1, vec2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or vec1._requires_grad or vec2._requires_grad):
         grad_fn = AddrBackward0()
@@ -9751,6 +11360,8 @@ def addr(ks, self, vec1, vec2, **kwargs):
 
 
 def addr_(ks, self, vec1, vec2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addr_', self, vec1, vec2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or vec1._requires_grad or vec2._requires_grad):
         check_inplace(self)
@@ -9774,11 +11385,15 @@ def addr_(ks, self, vec1, vec2, **kwargs):
 
 def addr_out(ks, self, vec1, vec2, **kwargs):
     check_out_no_requires_grad('addr', self, vec1, vec2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addr_out', self, vec1, vec2, kwargs.get('out'))
     with below_autograd():
         return OPS['addr.out'].redispatch(after_autograd(ks), self, vec1, vec2, **kwargs)
 
 
 def addmv(ks, self, mat, vec, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addmv', self, mat, vec)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
         grad_fn = AddmvBackward0()
@@ -9801,11 +11416,15 @@ def addmv(ks, self, mat, vec, **kwargs):
 
 def addmv_out(ks, self, mat, vec, **kwargs):
     check_out_no_requires_grad('addmv', self, mat, vec, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addmv_out', self, mat, vec, kwargs.get('out'))
     with below_autograd():
         return OPS['addmv.out'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
 
 
 def addmv_(ks, self, mat, vec, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addmv_', self, mat, vec)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
         check_inplace(self)
@@ -9843,16 +11462,25 @@ def mv(ks, self, vec):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, vec):
+        self_p = primal(self)
+        vec_p = primal(vec)
+        self_t, vec_t = tangents(self, vec)
+        set_fw_grad(result, self_t.mv(vec_p) + self_p.mv(vec_t))
     return result
 
 
 def mv_out(ks, self, vec, **kwargs):
     check_out_no_requires_grad('mv', self, vec, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mv_out', self, vec, kwargs.get('out'))
     with below_autograd():
         return OPS['mv.out'].redispatch(after_autograd(ks), self, vec, **kwargs)
 
 
 def baddbmm(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('baddbmm', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         grad_fn = BaddbmmBackward0()
@@ -9875,11 +11503,15 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
 
 def baddbmm_out(ks, self, batch1, batch2, **kwargs):
     check_out_no_requires_grad('baddbmm', self, batch1, batch2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('baddbmm_out', self, batch1, batch2, kwargs.get('out'))
     with below_autograd():
         return OPS['baddbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
 
 
 def baddbmm_(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('baddbmm_', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         check_inplace(self)
@@ -9902,6 +11534,8 @@ def baddbmm_(ks, self, batch1, batch2, **kwargs):
 
 
 def addbmm(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addbmm', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         grad_fn = AddbmmBackward0()
@@ -9922,11 +11556,15 @@ def addbmm(ks, self, batch1, batch2, **kwargs):
 
 def addbmm_out(ks, self, batch1, batch2, **kwargs):
     check_out_no_requires_grad('addbmm', self, batch1, batch2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addbmm_out', self, batch1, batch2, kwargs.get('out'))
     with below_autograd():
         return OPS['addbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
 
 
 def addbmm_(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addbmm_', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         check_inplace(self)
@@ -9947,6 +11585,8 @@ def addbmm_(ks, self, batch1, batch2, **kwargs):
 
 
 def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
+    if _fw_levels:
+        check_no_fw_grad('_unique2', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Unique2Backward0()
@@ -9962,6 +11602,8 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
 
 
 def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=False):
+    if _fw_levels:
+        check_no_fw_grad('unique_dim', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UniqueDimBackward0()
@@ -9977,6 +11619,8 @@ def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=F
 
 
 def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=None):
+    if _fw_levels:
+        check_no_fw_grad('unique_consecutive', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UniqueConsecutiveBackward0()
@@ -9992,6 +11636,8 @@ def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=
 
 
 def linalg_lu_factor_ex(ks, A, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_lu_factor_ex', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuFactorExBackward0()
@@ -10011,11 +11657,15 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
 
 def linalg_lu_factor_ex_out(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_lu_factor_ex', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lu_factor_ex_out', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_lu_factor_ex.out'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def linalg_lu(ks, A, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_lu', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuBackward0()
@@ -10036,6 +11686,8 @@ def linalg_lu(ks, A, **kwargs):
 
 def linalg_lu_out(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_lu', A, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lu_out', A, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
     with below_autograd():
         return OPS['linalg_lu.out'].redispatch(after_autograd(ks), A, **kwargs)
 
@@ -10043,6 +11695,8 @@ def linalg_lu_out(ks, A, **kwargs):
 def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(pivots, 'pivots', 'linalg_lu_solve')
+    if _fw_levels:
+        check_no_fw_grad('linalg_lu_solve', LU, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (LU._requires_grad or B._requires_grad):
         grad_fn = LinalgLuSolveBackward0()
@@ -10064,11 +11718,15 @@ def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
 
 def linalg_lu_solve_out(ks, LU, pivots, B, **kwargs):
     check_out_no_requires_grad('linalg_lu_solve', LU, pivots, B, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lu_solve_out', LU, pivots, B, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_lu_solve.out'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
 
 
 def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    if _fw_levels:
+        check_no_fw_grad('lu_unpack', LU_data)
     grad_fn = None
     if _grad_mode.grad_enabled and LU_data._requires_grad:
         grad_fn = LuUnpackBackward0()
@@ -10086,11 +11744,15 @@ def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 
 def lu_unpack_out(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, **kwargs):
     check_out_no_requires_grad('lu_unpack', LU_data, LU_pivots, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    if _fw_levels:
+        check_out_no_fw_grad('lu_unpack_out', LU_data, LU_pivots, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
     with below_autograd():
         return OPS['lu_unpack.out'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots, **kwargs)
 
 
 def sort(ks, self, dim=-1, descending=False):
+    if _fw_levels:
+        check_no_fw_grad('sort', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SortBackward0()
@@ -10110,11 +11772,15 @@ def sort(ks, self, dim=-1, descending=False):
 
 def sort_values(ks, self, dim=-1, descending=False, **kwargs):
     check_out_no_requires_grad('sort', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('sort_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['sort.values'].redispatch(after_autograd(ks), self, dim, descending, **kwargs)
 
 
 def sort_stable(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('sort', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SortBackward1()
@@ -10134,17 +11800,23 @@ def sort_stable(ks, self, **kwargs):
 
 def sort_values_stable(ks, self, **kwargs):
     check_out_no_requires_grad('sort', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('sort_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['sort.values_stable'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def topk_values(ks, self, k, dim=-1, largest=True, sorted=True, **kwargs):
     check_out_no_requires_grad('topk', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('topk_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['topk.values'].redispatch(after_autograd(ks), self, k, dim, largest, sorted, **kwargs)
 
 
 def topk(ks, self, k, dim=-1, largest=True, sorted=True):
+    if _fw_levels:
+        check_no_fw_grad('topk', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TopkBackward0()
@@ -10163,6 +11835,8 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
 
 
 def kthvalue(ks, self, k, dim=-1, keepdim=False):
+    if _fw_levels:
+        check_no_fw_grad('kthvalue', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = KthvalueBackward0()
@@ -10183,11 +11857,15 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
 
 def kthvalue_values(ks, self, k, dim=-1, keepdim=False, **kwargs):
     check_out_no_requires_grad('kthvalue', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('kthvalue_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['kthvalue.values'].redispatch(after_autograd(ks), self, k, dim, keepdim, **kwargs)
 
 
 def median_dim(ks, self, dim, keepdim=False):
+    if _fw_levels:
+        check_no_fw_grad('median', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MedianBackward1()
@@ -10208,11 +11886,15 @@ def median_dim(ks, self, dim, keepdim=False):
 
 def median_dim_values(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('median', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('median_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['median.dim_values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def mode(ks, self, dim=-1, keepdim=False):
+    if _fw_levels:
+        check_no_fw_grad('mode', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ModeBackward0()
@@ -10233,11 +11915,15 @@ def mode(ks, self, dim=-1, keepdim=False):
 
 def mode_values(ks, self, dim=-1, keepdim=False, **kwargs):
     check_out_no_requires_grad('mode', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('mode_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['mode.values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def median(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('median', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MedianBackward0()
@@ -10255,6 +11941,8 @@ def median(ks, self):
 
 
 def nanmedian(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('nanmedian', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NanmedianBackward0()
@@ -10272,6 +11960,8 @@ def nanmedian(ks, self):
 
 
 def nanmedian_dim(ks, self, dim, keepdim=False):
+    if _fw_levels:
+        check_no_fw_grad('nanmedian', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NanmedianBackward1()
@@ -10292,6 +11982,8 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
 
 def nanmedian_dim_values(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('nanmedian', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('nanmedian_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['nanmedian.dim_values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -10310,6 +12002,9 @@ def cumsum(ks, self, dim, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('cumsum', self_t, dim, **kwargs))
     return result
 
 
@@ -10328,16 +12023,23 @@ def cumsum_(ks, self, dim, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('cumsum', self_t, dim, **kwargs), inplace=True)
     return result
 
 
 def cumsum_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cumsum', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cumsum_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cumsum.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def cummax(ks, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('cummax', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CummaxBackward0()
@@ -10357,11 +12059,15 @@ def cummax(ks, self, dim):
 
 def cummax_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cummax', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('cummax_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['cummax.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def cummin(ks, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('cummin', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CumminBackward0()
@@ -10381,11 +12087,15 @@ def cummin(ks, self, dim):
 
 def cummin_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cummin', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('cummin_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['cummin.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def cumprod(ks, self, dim, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('cumprod', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CumprodBackward0()
@@ -10405,6 +12115,8 @@ def cumprod(ks, self, dim, **kwargs):
 
 
 def cumprod_(ks, self, dim, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('cumprod_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -10426,11 +12138,15 @@ def cumprod_(ks, self, dim, **kwargs):
 
 def cumprod_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cumprod', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cumprod_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cumprod.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def logcumsumexp(ks, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('logcumsumexp', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogcumsumexpBackward0()
@@ -10450,11 +12166,15 @@ def logcumsumexp(ks, self, dim):
 
 def logcumsumexp_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('logcumsumexp', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logcumsumexp_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['logcumsumexp.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if _fw_levels:
+        check_no_fw_grad('convolution', input, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or weight._requires_grad or (bias is not None and bias._requires_grad)):
         grad_fn = ConvolutionBackward0()
@@ -10478,6 +12198,8 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
 
 
 def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    if _fw_levels:
+        check_no_fw_grad('_trilinear', i1, i2, i3)
     grad_fn = None
     if _grad_mode.grad_enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad):
         grad_fn = TrilinearBackward0()
@@ -10501,11 +12223,15 @@ def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
 
 def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
     check_out_no_requires_grad('max_pool2d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool2d_with_indices_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['max_pool2d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
 
 
 def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if _fw_levels:
+        check_no_fw_grad('max_pool2d_with_indices', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaxPool2DWithIndicesBackward0()
@@ -10529,6 +12255,8 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
 
 def fractional_max_pool2d_output(ks, self, kernel_size, output_size, random_samples, **kwargs):
     check_out_no_requires_grad('fractional_max_pool2d', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool2d_out', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
     with below_autograd():
         return OPS['fractional_max_pool2d.output'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples, **kwargs)
 
@@ -10536,6 +12264,8 @@ def fractional_max_pool2d_output(ks, self, kernel_size, output_size, random_samp
 def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(random_samples, 'random_samples', 'fractional_max_pool2d')
+    if _fw_levels:
+        check_no_fw_grad('fractional_max_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FractionalMaxPool2DBackward0()
@@ -10556,6 +12286,8 @@ def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
 
 def fractional_max_pool3d_output(ks, self, kernel_size, output_size, random_samples, **kwargs):
     check_out_no_requires_grad('fractional_max_pool3d', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool3d_out', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
     with below_autograd():
         return OPS['fractional_max_pool3d.output'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples, **kwargs)
 
@@ -10563,6 +12295,8 @@ def fractional_max_pool3d_output(ks, self, kernel_size, output_size, random_samp
 def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(random_samples, 'random_samples', 'fractional_max_pool3d')
+    if _fw_levels:
+        check_no_fw_grad('fractional_max_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FractionalMaxPool3DBackward0()
@@ -10583,6 +12317,8 @@ def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
 
 def rrelu_with_noise_out(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, **kwargs):
     check_out_no_requires_grad('rrelu_with_noise', self, noise, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('rrelu_with_noise_out', self, noise, kwargs.get('out'))
     with below_autograd():
         return OPS['rrelu_with_noise.out'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator, **kwargs)
 
@@ -10590,6 +12326,8 @@ def rrelu_with_noise_out(ks, self, noise, lower=0.125, upper=0.3333333333333333,
 def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(noise, 'noise', 'rrelu_with_noise')
+    if _fw_levels:
+        check_no_fw_grad('rrelu_with_noise', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RreluWithNoiseBackward0()
@@ -10612,6 +12350,8 @@ def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, tra
 def rrelu_with_noise_(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(noise, 'noise', 'rrelu_with_noise')
+    if _fw_levels:
+        check_no_fw_grad('rrelu_with_noise_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -10633,6 +12373,8 @@ def rrelu_with_noise_(ks, self, noise, lower=0.125, upper=0.3333333333333333, tr
 
 
 def _pdist_forward(ks, self, p=2):
+    if _fw_levels:
+        check_no_fw_grad('_pdist_forward', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PdistBackward0()
@@ -10652,11 +12394,15 @@ def _pdist_forward(ks, self, p=2):
 
 def avg_pool2d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
     check_out_no_requires_grad('avg_pool2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['avg_pool2d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if _fw_levels:
+        check_no_fw_grad('avg_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AvgPool2DBackward0()
@@ -10680,11 +12426,15 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
 
 def avg_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
     check_out_no_requires_grad('avg_pool2d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool2d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['avg_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw_levels:
+        check_no_fw_grad('avg_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AvgPool2DBackwardBackward0()
@@ -10708,11 +12458,15 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
 
 def avg_pool3d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
     check_out_no_requires_grad('avg_pool3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['avg_pool3d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if _fw_levels:
+        check_no_fw_grad('avg_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AvgPool3DBackward0()
@@ -10736,11 +12490,15 @@ def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
 
 def avg_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
     check_out_no_requires_grad('avg_pool3d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool3d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['avg_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw_levels:
+        check_no_fw_grad('avg_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AvgPool3DBackwardBackward0()
@@ -10763,6 +12521,8 @@ def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
 
 
 def _adaptive_avg_pool3d(ks, self, output_size):
+    if _fw_levels:
+        check_no_fw_grad('_adaptive_avg_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveAvgPool3DBackward0()
@@ -10779,6 +12539,8 @@ def _adaptive_avg_pool3d(ks, self, output_size):
 
 
 def _adaptive_avg_pool3d_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('_adaptive_avg_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveAvgPool3DBackwardBackward0()
@@ -10796,6 +12558,8 @@ def _adaptive_avg_pool3d_backward(ks, grad_output, self):
 
 
 def _adaptive_avg_pool2d(ks, self, output_size):
+    if _fw_levels:
+        check_no_fw_grad('_adaptive_avg_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveAvgPool2DBackward0()
@@ -10812,6 +12576,8 @@ def _adaptive_avg_pool2d(ks, self, output_size):
 
 
 def _adaptive_avg_pool2d_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('_adaptive_avg_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveAvgPool2DBackwardBackward0()
@@ -10830,11 +12596,15 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
 
 def adaptive_max_pool2d_out(ks, self, output_size, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool2d', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool2d_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['adaptive_max_pool2d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
 
 
 def adaptive_max_pool2d(ks, self, output_size):
+    if _fw_levels:
+        check_no_fw_grad('adaptive_max_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveMaxPool2DBackward0()
@@ -10853,6 +12623,8 @@ def adaptive_max_pool2d(ks, self, output_size):
 
 def adaptive_max_pool2d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool2d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['adaptive_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
 
@@ -10860,6 +12632,8 @@ def adaptive_max_pool2d_backward_grad_input(ks, grad_output, self, indices, **kw
 def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'adaptive_max_pool2d_backward')
+    if _fw_levels:
+        check_no_fw_grad('adaptive_max_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveMaxPool2DBackwardBackward0()
@@ -10878,11 +12652,15 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
 
 def max_pool3d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
     check_out_no_requires_grad('max_pool3d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool3d_with_indices_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['max_pool3d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
 
 
 def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if _fw_levels:
+        check_no_fw_grad('max_pool3d_with_indices', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaxPool3DWithIndicesBackward0()
@@ -10906,11 +12684,15 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
 
 def max_pool3d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
     check_out_no_requires_grad('max_pool3d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool3d_with_indices_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['max_pool3d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
 
 
 def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if _fw_levels:
+        check_no_fw_grad('max_pool3d_with_indices_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = MaxPool3DWithIndicesBackwardBackward0()
@@ -10929,6 +12711,8 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
 
 def max_unpool2d_out(ks, self, indices, output_size, **kwargs):
     check_out_no_requires_grad('max_unpool2d', self, indices, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_unpool2d_out', self, indices, kwargs.get('out'))
     with below_autograd():
         return OPS['max_unpool2d.out'].redispatch(after_autograd(ks), self, indices, output_size, **kwargs)
 
@@ -10946,11 +12730,16 @@ def max_unpool2d(ks, self, indices, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('max_unpool2d', self_t, indices, output_size))
     return result
 
 
 def max_unpool3d_out(ks, self, indices, output_size, stride, padding, **kwargs):
     check_out_no_requires_grad('max_unpool3d', self, indices, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_unpool3d_out', self, indices, kwargs.get('out'))
     with below_autograd():
         return OPS['max_unpool3d.out'].redispatch(after_autograd(ks), self, indices, output_size, stride, padding, **kwargs)
 
@@ -10968,16 +12757,23 @@ def max_unpool3d(ks, self, indices, output_size, stride, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('max_unpool3d', self_t, indices, output_size, stride, padding))
     return result
 
 
 def adaptive_max_pool3d_out(ks, self, output_size, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool3d', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool3d_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['adaptive_max_pool3d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
 
 
 def adaptive_max_pool3d(ks, self, output_size):
+    if _fw_levels:
+        check_no_fw_grad('adaptive_max_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveMaxPool3DBackward0()
@@ -10996,6 +12792,8 @@ def adaptive_max_pool3d(ks, self, output_size):
 
 def adaptive_max_pool3d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool3d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool3d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['adaptive_max_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
 
@@ -11003,6 +12801,8 @@ def adaptive_max_pool3d_backward_grad_input(ks, grad_output, self, indices, **kw
 def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'adaptive_max_pool3d_backward')
+    if _fw_levels:
+        check_no_fw_grad('adaptive_max_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveMaxPool3DBackwardBackward0()
@@ -11020,6 +12820,8 @@ def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
 
 
 def im2col(ks, self, kernel_size, dilation, padding, stride):
+    if _fw_levels:
+        check_no_fw_grad('im2col', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Im2ColBackward0()
@@ -11040,6 +12842,8 @@ def im2col(ks, self, kernel_size, dilation, padding, stride):
 
 
 def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
+    if _fw_levels:
+        check_no_fw_grad('col2im', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Col2ImBackward0()
@@ -11059,6 +12863,8 @@ def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
 
 
 def pixel_shuffle(ks, self, upscale_factor):
+    if _fw_levels:
+        check_no_fw_grad('pixel_shuffle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PixelShuffleBackward0()
@@ -11075,6 +12881,8 @@ def pixel_shuffle(ks, self, upscale_factor):
 
 
 def pixel_unshuffle(ks, self, downscale_factor):
+    if _fw_levels:
+        check_no_fw_grad('pixel_unshuffle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PixelUnshuffleBackward0()
@@ -11091,6 +12899,8 @@ def pixel_unshuffle(ks, self, downscale_factor):
 
 
 def channel_shuffle(ks, self, groups):
+    if _fw_levels:
+        check_no_fw_grad('channel_shuffle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ChannelShuffleBackward0()
@@ -11107,6 +12917,8 @@ def channel_shuffle(ks, self, groups):
 
 
 def constant_pad_nd(ks, self, pad, value=0):
+    if _fw_levels:
+        check_no_fw_grad('constant_pad_nd', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ConstantPadNdBackward0()
@@ -11124,11 +12936,15 @@ def constant_pad_nd(ks, self, pad, value=0):
 
 def reflection_pad1d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reflection_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def reflection_pad1d(ks, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReflectionPad1DBackward0()
@@ -11147,11 +12963,15 @@ def reflection_pad1d(ks, self, padding):
 
 def reflection_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad1d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['reflection_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad1d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad1d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReflectionPad1DBackwardBackward0()
@@ -11169,6 +12989,8 @@ def reflection_pad1d_backward(ks, grad_output, self, padding):
 
 
 def reflection_pad2d(ks, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReflectionPad2DBackward0()
@@ -11186,6 +13008,8 @@ def reflection_pad2d(ks, self, padding):
 
 
 def reflection_pad2d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReflectionPad2DBackwardBackward0()
@@ -11204,11 +13028,15 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
 
 def reflection_pad3d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reflection_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def reflection_pad3d(ks, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReflectionPad3DBackward0()
@@ -11227,11 +13055,15 @@ def reflection_pad3d(ks, self, padding):
 
 def reflection_pad3d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad3d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad3d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['reflection_pad3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad3d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReflectionPad3DBackwardBackward0()
@@ -11250,11 +13082,15 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
 
 def replication_pad1d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['replication_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad1d(ks, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReplicationPad1DBackward0()
@@ -11273,11 +13109,15 @@ def replication_pad1d(ks, self, padding):
 
 def replication_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad1d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['replication_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def replication_pad1d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad1d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReplicationPad1DBackwardBackward0()
@@ -11296,11 +13136,15 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
 
 def replication_pad2d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['replication_pad2d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad2d(ks, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReplicationPad2DBackward0()
@@ -11318,6 +13162,8 @@ def replication_pad2d(ks, self, padding):
 
 
 def replication_pad2d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReplicationPad2DBackwardBackward0()
@@ -11336,11 +13182,15 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
 
 def replication_pad3d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['replication_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad3d(ks, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReplicationPad3DBackward0()
@@ -11358,6 +13208,8 @@ def replication_pad3d(ks, self, padding):
 
 
 def replication_pad3d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReplicationPad3DBackwardBackward0()
@@ -11378,6 +13230,8 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     if _grad_mode.grad_enabled:
         check_no_requires_grad(running_mean, 'running_mean', 'native_batch_norm')
         check_no_requires_grad(running_var, 'running_var', 'native_batch_norm')
+    if _fw_levels:
+        check_no_fw_grad('native_batch_norm', input, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeBatchNormBackward0()
@@ -11401,6 +13255,8 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
 
 
 def _to_sparse_sparse_dim(ks, self, sparse_dim):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBackward0()
@@ -11418,6 +13274,8 @@ def _to_sparse_sparse_dim(ks, self, sparse_dim):
 
 
 def _to_sparse(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBackward1()
@@ -11435,6 +13293,8 @@ def _to_sparse(ks, self, **kwargs):
 
 
 def _to_sparse_csr(ks, self, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_csr', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseCsrBackward0()
@@ -11452,6 +13312,8 @@ def _to_sparse_csr(ks, self, dense_dim=None):
 
 
 def _to_sparse_csc(ks, self, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_csc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseCscBackward0()
@@ -11469,6 +13331,8 @@ def _to_sparse_csc(ks, self, dense_dim=None):
 
 
 def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_bsr', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBsrBackward0()
@@ -11486,6 +13350,8 @@ def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
 
 
 def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_bsc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBscBackward0()
@@ -11503,6 +13369,8 @@ def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
 
 
 def _to_dense(ks, self, dtype=None, masked_grad=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_dense', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToDenseBackward0()
@@ -11520,6 +13388,8 @@ def _to_dense(ks, self, dtype=None, masked_grad=None):
 
 
 def sparse_mask(ks, self, mask):
+    if _fw_levels:
+        check_no_fw_grad('sparse_mask', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SparseMaskBackward0()
@@ -11537,6 +13407,8 @@ def sparse_mask(ks, self, mask):
 
 
 def _sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, indices, values, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_sparse_coo_tensor_with_dims_and_tensors', values)
     grad_fn = None
     if _grad_mode.grad_enabled and values._requires_grad:
         grad_fn = SparseCooTensorWithDimsAndTensorsBackward0()
@@ -11553,6 +13425,8 @@ def _sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, in
 
 
 def _coalesce(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('_coalesce', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CoalesceBackward0()
@@ -11568,6 +13442,8 @@ def _coalesce(ks, self):
 
 
 def values(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('values', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ValuesBackward0()
@@ -11585,6 +13461,8 @@ def values(ks, self):
 
 
 def _weight_norm_interface(ks, v, g, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('_weight_norm_interface', v, g)
     grad_fn = None
     if _grad_mode.grad_enabled and (v._requires_grad or g._requires_grad):
         grad_fn = WeightNormInterfaceBackward0()
@@ -11621,10 +13499,20 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        set_fw_grad(result[0], manual.layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, fwp_result1, fwp_result2, normalized_shape))
     return result
 
 
 def _scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p=0.0, is_causal=False, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_scaled_dot_product_flash_attention_for_cpu', query, key, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (query._requires_grad or key._requires_grad or value._requires_grad):
         grad_fn = ScaledDotProductFlashAttentionForCpuBackward0()
@@ -11665,11 +13553,16 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(weight):
+        weight_t, = tangents(weight)
+        set_fw_grad(result, dispatcher.call('embedding', weight_t, indices, padding_idx, scale_grad_by_freq, sparse))
     return result
 
 
 def fractional_max_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, **kwargs):
     check_out_no_requires_grad('fractional_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool2d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['fractional_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices, **kwargs)
 
@@ -11677,6 +13570,8 @@ def fractional_max_pool2d_backward_grad_input(ks, grad_output, self, kernel_size
 def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_size, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'fractional_max_pool2d_backward')
+    if _fw_levels:
+        check_no_fw_grad('fractional_max_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = FractionalMaxPool2DBackwardBackward0()
@@ -11695,6 +13590,8 @@ def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_si
 
 def fractional_max_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, **kwargs):
     check_out_no_requires_grad('fractional_max_pool3d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool3d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['fractional_max_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices, **kwargs)
 
@@ -11702,6 +13599,8 @@ def fractional_max_pool3d_backward_grad_input(ks, grad_output, self, kernel_size
 def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_size, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'fractional_max_pool3d_backward')
+    if _fw_levels:
+        check_no_fw_grad('fractional_max_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = FractionalMaxPool3DBackwardBackward0()
@@ -11721,6 +13620,8 @@ def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_si
 def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, training, self_is_result):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(noise, 'noise', 'rrelu_with_noise_backward')
+    if _fw_levels:
+        check_no_fw_grad('rrelu_with_noise_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = RreluWithNoiseBackwardBackward0()
@@ -11741,6 +13642,8 @@ def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, traini
 
 
 def _pdist_backward(ks, grad, self, p, pdist):
+    if _fw_levels:
+        check_no_fw_grad('_pdist_backward', grad, self, pdist)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or self._requires_grad or pdist._requires_grad):
         grad_fn = PdistBackwardBackward0()
@@ -11757,6 +13660,8 @@ def _pdist_backward(ks, grad, self, p, pdist):
 
 
 def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('convolution_backward', grad_output, input, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or weight._requires_grad):
         grad_fn = ConvolutionBackwardBackward0()
@@ -11782,11 +13687,15 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
 
 def max_pool2d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
     check_out_no_requires_grad('max_pool2d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool2d_with_indices_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['max_pool2d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
 
 
 def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if _fw_levels:
+        check_no_fw_grad('max_pool2d_with_indices_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = MaxPool2DWithIndicesBackwardBackward0()
@@ -11807,6 +13716,8 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
     if _grad_mode.grad_enabled:
         check_no_requires_grad(running_mean, 'running_mean', 'native_batch_norm_backward')
         check_no_requires_grad(running_var, 'running_var', 'native_batch_norm_backward')
+    if _fw_levels:
+        check_no_fw_grad('native_batch_norm_backward', grad_out, input, weight, save_mean, save_invstd)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or (weight is not None and weight._requires_grad) or (save_mean is not None and save_mean._requires_grad) or (save_invstd is not None and save_invstd._requires_grad)):
         grad_fn = NativeBatchNormBackwardBackward0()
@@ -11831,6 +13742,8 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
 
 
 def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
+    if _fw_levels:
+        check_no_fw_grad('native_group_norm', input, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeGroupNormBackward0()
@@ -11855,6 +13768,8 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
 
 
 def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('native_group_norm_backward', grad_out, input, mean, rstd, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
         grad_fn = NativeGroupNormBackwardBackward0()
@@ -11870,6 +13785,8 @@ def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, Hx
 
 
 def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('native_layer_norm_backward', grad_out, input, mean, rstd, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeLayerNormBackwardBackward0()
@@ -11891,6 +13808,8 @@ def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd
 
 
 def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    if _fw_levels:
+        check_no_fw_grad('embedding_dense_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = EmbeddingDenseBackwardBackward0()
@@ -11908,6 +13827,8 @@ def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx,
 
 
 def _cdist_backward(ks, grad, x1, x2, p, cdist):
+    if _fw_levels:
+        check_no_fw_grad('_cdist_backward', grad, x1, x2, cdist)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or x1._requires_grad or x2._requires_grad or cdist._requires_grad):
         grad_fn = CdistBackwardBackward0()
@@ -11925,11 +13846,15 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
 
 def upsample_nearest1d_out(ks, self, output_size, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_nearest1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
 
 
 def upsample_nearest1d(ks, self, output_size, scales=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_nearest1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearest1DBackward0()
@@ -11949,11 +13874,15 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
 
 def upsample_nearest1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest1d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest1d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_nearest1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
 
 
 def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_nearest1d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearest1DBackwardBackward0()
@@ -11972,11 +13901,15 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
 
 def upsample_nearest2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_nearest2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_nearest2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearest2DBackward0()
@@ -11997,11 +13930,15 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
 
 def upsample_nearest2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_nearest2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_nearest2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearest2DBackwardBackward0()
@@ -12021,11 +13958,15 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
 
 def upsample_linear1d_out(ks, self, output_size, align_corners, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_linear1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_linear1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_linear1d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales, **kwargs)
 
 
 def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_linear1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleLinear1DBackward0()
@@ -12046,11 +13987,15 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
 
 def upsample_linear1d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_linear1d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_linear1d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_linear1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales, **kwargs)
 
 
 def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_linear1d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleLinear1DBackwardBackward0()
@@ -12070,11 +14015,15 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
 
 def upsample_bilinear2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bilinear2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bilinear2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_bilinear2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_bilinear2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBilinear2DBackward0()
@@ -12096,11 +14045,15 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
 
 def upsample_bilinear2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bilinear2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bilinear2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_bilinear2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_bilinear2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBilinear2DBackwardBackward0()
@@ -12121,11 +14074,15 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
 
 def upsample_nearest3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_nearest3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_nearest3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearest3DBackward0()
@@ -12147,11 +14104,15 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
 
 def upsample_nearest3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest3d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest3d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_nearest3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_nearest3d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearest3DBackwardBackward0()
@@ -12172,11 +14133,15 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
 
 def _upsample_nearest_exact1d_out(ks, self, output_size, scales=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_nearest_exact1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
 
 
 def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_nearest_exact1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearestExact1DBackward0()
@@ -12196,11 +14161,15 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
 
 def _upsample_nearest_exact1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact1d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact1d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_nearest_exact1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
 
 
 def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_nearest_exact1d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearestExact1DBackwardBackward0()
@@ -12219,11 +14188,15 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
 
 def _upsample_nearest_exact2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_nearest_exact2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_nearest_exact2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearestExact2DBackward0()
@@ -12244,11 +14217,15 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
 
 def _upsample_nearest_exact2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_nearest_exact2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_nearest_exact2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearestExact2DBackwardBackward0()
@@ -12268,11 +14245,15 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
 
 def _upsample_nearest_exact3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_nearest_exact3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_nearest_exact3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearestExact3DBackward0()
@@ -12294,11 +14275,15 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
 
 def _upsample_nearest_exact3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact3d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact3d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_nearest_exact3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_nearest_exact3d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearestExact3DBackwardBackward0()
@@ -12319,11 +14304,15 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
 
 def upsample_trilinear3d_out(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_trilinear3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_trilinear3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_trilinear3d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_trilinear3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleTrilinear3DBackward0()
@@ -12346,11 +14335,15 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
 
 def upsample_trilinear3d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_trilinear3d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_trilinear3d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_trilinear3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_trilinear3d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleTrilinear3DBackwardBackward0()
@@ -12372,11 +14365,15 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
 
 def upsample_bicubic2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bicubic2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bicubic2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_bicubic2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_bicubic2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBicubic2DBackward0()
@@ -12398,11 +14395,15 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
 
 def upsample_bicubic2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bicubic2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bicubic2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_bicubic2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('upsample_bicubic2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBicubic2DBackwardBackward0()
@@ -12423,11 +14424,15 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
 
 def _upsample_bilinear2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bilinear2d_aa', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bilinear2d_aa_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_bilinear2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_bilinear2d_aa', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBilinear2DAaBackward0()
@@ -12449,11 +14454,15 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
 
 def _upsample_bilinear2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bilinear2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bilinear2d_aa_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_bilinear2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_bilinear2d_aa_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBilinear2DAaBackwardBackward0()
@@ -12474,11 +14483,15 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
 
 def _upsample_bicubic2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bicubic2d_aa', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bicubic2d_aa_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_bicubic2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_bicubic2d_aa', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBicubic2DAaBackward0()
@@ -12500,11 +14513,15 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
 
 def _upsample_bicubic2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bicubic2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bicubic2d_aa_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_bicubic2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_bicubic2d_aa_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBicubic2DAaBackwardBackward0()
@@ -12525,11 +14542,15 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
 
 def _upsample_lanczos2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_lanczos2d_aa', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_lanczos2d_aa_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_lanczos2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_lanczos2d_aa', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleLanczos2DAaBackward0()
@@ -12551,11 +14572,15 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
 
 def _upsample_lanczos2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_lanczos2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_lanczos2d_aa_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_lanczos2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if _fw_levels:
+        check_no_fw_grad('_upsample_lanczos2d_aa_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleLanczos2DAaBackwardBackward0()
@@ -12575,6 +14600,8 @@ def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, al
 
 
 def affine_grid_generator(ks, theta, size, align_corners):
+    if _fw_levels:
+        check_no_fw_grad('affine_grid_generator', theta)
     grad_fn = None
     if _grad_mode.grad_enabled and theta._requires_grad:
         grad_fn = AffineGridGeneratorBackward0()
@@ -12592,6 +14619,8 @@ def affine_grid_generator(ks, theta, size, align_corners):
 
 
 def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_2d', input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler2DBackward0()
@@ -12612,6 +14641,8 @@ def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_cor
 
 
 def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_2d_backward', grad_output, input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler2DBackwardBackward0()
@@ -12633,6 +14664,8 @@ def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, p
 
 
 def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_3d', input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler3DBackward0()
@@ -12653,6 +14686,8 @@ def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_cor
 
 
 def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_3d_backward', grad_output, input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler3DBackwardBackward0()
@@ -12674,6 +14709,8 @@ def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, p
 
 
 def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if _fw_levels:
+        check_no_fw_grad('_embedding_bag', weight, per_sample_weights)
     grad_fn = None
     if _grad_mode.grad_enabled and (weight._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
         grad_fn = EmbeddingBagBackward0()
@@ -12703,6 +14740,8 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
 
 
 def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    if _fw_levels:
+        check_no_fw_grad('_embedding_bag_backward', grad, per_sample_weights)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
         grad_fn = EmbeddingBagBackwardBackward0()
@@ -12719,6 +14758,8 @@ def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, ma
 
 
 def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    if _fw_levels:
+        check_no_fw_grad('_embedding_bag_dense_backward', grad, per_sample_weights)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
         grad_fn = EmbeddingBagDenseBackwardBackward0()
@@ -12737,6 +14778,8 @@ def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maxim
 def _pack_padded_sequence(ks, input, lengths, batch_first):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(lengths, 'lengths', '_pack_padded_sequence')
+    if _fw_levels:
+        check_no_fw_grad('_pack_padded_sequence', input)
     grad_fn = None
     if _grad_mode.grad_enabled and input._requires_grad:
         grad_fn = PackPaddedSequenceBackward0()
