@@ -217,7 +217,10 @@ def make_dual(tensor, tangent, level):
 def unpack_dual(tensor, level):
     """``(primal, tangent)``: a view of ``tensor`` without the tangent, and the tangent as it is."""
     if level < 0 or level >= len(LEVELS):
-        raise RuntimeError("Invalid level given to _fw_primal")
+        # a tensor with no tangent unpacks at any level; a dual one only at its own
+        if any(fw_grad(tensor, active) is not None for active in range(len(LEVELS))):
+            raise RuntimeError("Invalid level given to _fw_primal")
+        return dispatcher.call("alias", tensor), None
     tangent = fw_grad(tensor, level)
     view = dispatcher.call("alias", tensor)
     _store(view, None, level)       # the alias op gave it the tangent's alias: the primal has none
