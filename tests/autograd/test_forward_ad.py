@@ -261,3 +261,16 @@ def test_entering_from_two_threads_opens_one_level():
     finally:
         if opened:
             fw.exit_dual_level()
+
+
+def test_a_dual_tensor_prints_its_tangent():
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor([1.0, 2.0, 3.0])
+        with fw.dual_level():
+            d = fw.make_dual(x, lib.tensor([0.5, -1.0, 2.0]))
+            scalar = fw.make_dual(lib.tensor(1.5, requires_grad=True), lib.tensor(2.0)) * 2
+            shown = [repr(d.sin()), repr(scalar), repr(fw.make_dual(lib.ones(2, 3, dtype=lib.float64),
+                                                                   lib.zeros(2, 3, dtype=lib.float64)))]
+        return shown + [repr(d)]
+    assert [s.replace("internals.", "torch.") for s in program(internals)] == program(torch)
