@@ -274,3 +274,31 @@ def test_a_dual_tensor_prints_its_tangent():
                                                                    lib.zeros(2, 3, dtype=lib.float64)))]
         return shown + [repr(d)]
     assert [s.replace("internals.", "torch.") for s in program(internals)] == program(torch)
+
+
+def test_a_tangent_is_differentiable_with_respect_to_the_inputs():
+    """The formulas read the inputs through handles that keep their place in the graph: the
+    tangent's gradient reaches the primal and the tangent (reverse over forward), and the
+    gradient taken inside the level has a tangent of its own (forward over reverse)."""
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(x, v)
+            assert type(d.grad_fn).__name__ == "ViewBackward0" and d._base is x
+            tangent = fw.unpack_dual((d.sin() * d).sum()).tangent
+            gx, gv = lib.autograd.grad(tangent, (x, v), create_graph=True)
+            return gx, gv, fw.unpack_dual(lib.autograd.grad((d * d).sum(), x)[0]).tangent
+    for ours, theirs in zip(program(internals), program(torch)):
+        assert_same(ours.detach(), theirs.detach(), ulps=PRODUCT_ULPS)
+
+
+def test_hessian_with_an_outer_forward_jacobian_matches_torch():
+    def hessian(lib):
+        x = lib.linspace(-1, 1, 3, dtype=lib.float64)
+        return lib.autograd.functional.hessian(lambda a: (a ** 3).sum(), x, outer_jacobian_strategy="forward-mode",
+                                               vectorize=True)
+    ours, theirs = hessian(internals), hessian(torch)
+    assert_same(ours.detach(), theirs.detach())
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__

@@ -15,6 +15,7 @@ import threading
 import weakref
 
 from ..aten import dispatcher
+from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["LEVELS", "enter_level", "exit_level", "current_level", "fw_grad", "set_fw_grad", "has_fw_grad",
            "primal", "tangents", "check_no_fw_grad", "check_out_no_fw_grad", "make_dual", "unpack_dual"]
@@ -152,12 +153,32 @@ def set_fw_grad(t, tangent, level=0, inplace=False):
 # ---------------------------------------------------------------------- what the formulas read
 def primal(t):
     """``t`` without its tangent, for a formula to read (``_fw_primal``): a second handle on the
-    same TensorImpl, so operations on it record no tangent. None stays None."""
+    same TensorImpl, so operations on it record no tangent, with ``t``'s place in the autograd
+    graph, so a tangent's own gradient reaches ``t``'s inputs. None stays None."""
     if t is None or not hasattr(t, "_impl"):
         return t
     if isinstance(t, (list, tuple)):
         return [primal(x) for x in t]
-    return type(t)._from_impl(t._impl)
+    alias = type(t)._from_impl(t._impl)
+    edge = gradient_edge(t) if t._requires_grad else None
+    if edge is not None:
+        alias._requires_grad = True
+        if isinstance(edge[0], AccumulateGrad):
+            alias._grad_accumulator = _Held(edge[0])     # gradients of the leaf go to the leaf's .grad
+        else:
+            alias._grad_fn, alias._output_nr = edge
+    return alias
+
+
+class _Held:
+    """A strong reference called like the weak one a tensor keeps of its AccumulateGrad."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __call__(self):
+        return self.node
 
 
 def tangents(*tensors):
@@ -209,7 +230,7 @@ def make_dual(tensor, tangent, level):
         raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {list(tensor._impl.sizes)} while the "
                            f"given forward gradient is of size {list(tangent._impl.sizes)}.")
-    dual = dispatcher.call("alias", tensor)
+    dual = dispatcher.call("view", tensor, list(tensor._impl.sizes))     # torch's dual is a view (ViewBackward0)
     set_fw_grad(dual, tangent, level)
     return dual
 
