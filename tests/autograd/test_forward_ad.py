@@ -73,6 +73,12 @@ F = {
     "logsumexp": (lambda L, x: x.logsumexp(1), [(3, 4)]),
     "var": (lambda L, x: x.var(1), [(3, 4)]),
     "softmax": (lambda L, x: (L.softmax(x, 1), L.log_softmax(x, 0)), [(3, 4)]),
+    "std": (lambda L, x: (x.std(1), x.std()), [(3, 4)]),
+    "norms": (lambda L, x: (x.norm(), *(L.linalg.vector_norm(x, p, dim=1) for p in (0, 1, float("inf"), 3, 0.5))),
+              [(3, 4)]),
+    "trace": (lambda L, x: x.trace(), [(3, 4)]),
+    "sort_topk_kthvalue": (lambda L, x: (x.sort(1).values, x.topk(2).values, x.kthvalue(2, 0).values), [(3, 4)]),
+    "rounding": (lambda L, x: (x.floor(), x.round(), x.frac()), [(3, 4)]),
     # views and shape ops
     "views": (lambda L, x: (x.view(12), x.t(), x[1:, ::2], x.unsqueeze(0).expand(2, 3, 4), x.transpose(0, 1)[1]),
               [(3, 4)]),
@@ -83,8 +89,13 @@ F = {
     "index_gather": (lambda L, x: (x[[0, 2]], x.gather(1, _index(L)), x.index_select(0, L.tensor([2, 0]))),
                      [(3, 4)]),
     "clone_copy": (lambda L, x: x.clone(), [(3, 4)]),
+    "index_put": (lambda L, x, v: (x.index_put((L.tensor([0, 2]),), v), x.index_put((L.tensor([1, 1]),), v, True)),
+                  [(3, 4), (4,)]),
+    "pad": (lambda L, x: L.nn.functional.pad(x, (1, 2), value=3.0), [(3, 4)]),
     # nn
     "layer_norm": (lambda L, x, w, b: L.nn.functional.layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
+    "mse_loss": (lambda L, x, y: (L.nn.functional.mse_loss(x, y), L.nn.functional.mse_loss(x, y, reduction="none")),
+                 [(3, 4), (3, 4)]),
     "nll_loss": (lambda L, x: L.nn.functional.nll_loss(L.log_softmax(x, 1), L.tensor([0, 3, 1])), [(3, 4)]),
 }
 

@@ -2619,6 +2619,12 @@ __all__ += ["gather_with_keepdimed_indices", "evenly_read_jvp", "amaxamin_jvp", 
             "var_jvp", "layer_norm_jvp"]
 
 
+def _dim_list(dims, ndim):
+    """A reduction's ``int[1]?`` dims as a list: every dim for None or (), one for an int."""
+    dims = _all_dims(dims, ndim)
+    return [dims] if isinstance(dims, int) else list(dims)
+
+
 def gather_with_keepdimed_indices(input, dim, indices, keepdim):
     """The values at ``indices`` along ``dim`` (max.dim's tangent: the tangent where the max was)."""
     if not keepdim and input.dim():
@@ -2636,8 +2642,8 @@ def evenly_read_jvp(fw_grad, input, value):
 
 def amaxamin_jvp(x, dx, result, dims, keepdim):
     """amax's tangent: the mean of the tangent over each slice's maximal places."""
+    dims = _dim_list(dims, x.dim())
     mask = x == restore_reduced_dims(result, dims, keepdim)
-    dims = _all_dims(dims, x.dim())
     return where(mask, dx, 0.0).sum(dims, keepdim) / mask.sum(dims, keepdim)
 
 
@@ -2657,7 +2663,7 @@ def logsumexp_jvp(self_p, self_t, dim, keepdim):
 
 def var_jvp(self_p, self_t, dim, correction, keepdim):
     """var's tangent: the backward applied to the tangent, summed over the reduced dims."""
-    dims = _all_dims(dim, self_p.dim())
+    dims = _dim_list(dim, self_p.dim())
     jvp = var_backward(self_t.conj(), self_p, dim, correction, True).sum(dims, keepdim)
     return jvp.real if jvp.is_complex() else jvp
 
@@ -2685,3 +2691,39 @@ def layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_m
     if bias_t is not None:
         result_t = result_t + bias_t.reshape(affine_shape)
     return result_t
+
+
+__all__ += ["apply_loss_reduction", "linalg_vector_norm_jvp"]
+
+
+def apply_loss_reduction(unreduced, reduction):
+    """A loss's elementwise values reduced as ``reduction`` says (0 none, 1 mean, 2 sum)."""
+    if reduction == 1:
+        return unreduced.mean()
+    return unreduced.sum() if reduction == 2 else unreduced
+
+
+def linalg_vector_norm_jvp(self_p, self_t, ord, norm, dim, keepdim):
+    """The vector norm's tangent, by the order: 0 has none; 1 sums sgn(x) t; 2 is x.t / norm
+    (0 where the norm is); inf averages sgn(x) t over the entries of largest |x|; any other p
+    is sum(|x|^(p-1) sgn(x) t) norm^(1-p)."""
+    p = float(ord)
+    dims = _dim_list(dim, self_p.dim())
+    if p == 0.0:
+        return zeros_like(norm)
+    signed = self_p.sgn() * self_t.conj()
+    signed = signed.real if signed.is_complex() else signed
+    if p == 1.0:
+        return signed.sum(dims, keepdim)
+    if p == 2.0:
+        dotted = self_p * self_t.conj()
+        dotted = dotted.real if dotted.is_complex() else dotted
+        return (dotted.sum(dims, keepdim) / norm).masked_fill_(norm == 0, 0)
+    if math.isinf(p):
+        full = restore_reduced_dims(norm, dims, keepdim) if self_p.dim() else norm
+        at_max = ((self_p.abs() == full) | (self_p.isnan() & full.isnan())).to(norm.dtype)
+        return (signed * at_max).sum(dims, keepdim) / at_max.sum(dims, keepdim)
+    powered = self_p.abs().pow(p - 1)
+    if p < 1.0:
+        powered = powered.masked_fill(self_p == 0, 0)
+    return (powered * signed).sum(dims, keepdim) * norm.pow(1 - p)

@@ -3554,8 +3554,6 @@ def mse_loss_out(ks, self, target, reduction=1, **kwargs):
 
 
 def mse_loss(ks, self, target, reduction=1):
-    if _fw_levels:
-        check_no_fw_grad('mse_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = MseLossBackward0()
@@ -3570,6 +3568,11 @@ def mse_loss(ks, self, target, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.mse_loss_backward(self_t.conj(), self_p, target_p, 0).conj() + manual.mse_loss_backward(target_t.conj(), target_p, self_p, 0).conj(), reduction))
     return result
 
 
@@ -4676,8 +4679,6 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
 
 
 def trace(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('trace', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TraceBackward0()
@@ -4690,6 +4691,9 @@ def trace(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('trace', self_t))
     return result
 
 
@@ -5285,8 +5289,6 @@ def index_Tensor_out(ks, self, indices, **kwargs):
 
 
 def index_put_(ks, self, indices, values, accumulate=False):
-    if _fw_levels:
-        check_no_fw_grad('index_put_', self, values)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         check_inplace(self)
@@ -5302,12 +5304,13 @@ def index_put_(ks, self, indices, values, accumulate=False):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, values):
+        self_t, values_t = tangents(self, values)
+        set_fw_grad(self, self_t.index_put(indices, values_t, accumulate), inplace=True)
     return result
 
 
 def index_put(ks, self, indices, values, accumulate=False):
-    if _fw_levels:
-        check_no_fw_grad('index_put', self, values)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         grad_fn = IndexPutBackward0()
@@ -5322,6 +5325,9 @@ def index_put(ks, self, indices, values, accumulate=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, values):
+        self_t, values_t = tangents(self, values)
+        set_fw_grad(result, self_t.index_put(indices, values_t, accumulate))
     return result
 
 
@@ -9346,8 +9352,6 @@ def sign_(ks, self):
 
 
 def floor(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('floor', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FloorBackward0()
@@ -9359,6 +9363,9 @@ def floor(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
@@ -9371,8 +9378,6 @@ def floor_out(ks, self, **kwargs):
 
 
 def floor_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('floor_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9385,12 +9390,13 @@ def floor_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def ceil(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('ceil', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CeilBackward0()
@@ -9402,6 +9408,9 @@ def ceil(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
@@ -9414,8 +9423,6 @@ def ceil_out(ks, self, **kwargs):
 
 
 def ceil_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('ceil_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9428,12 +9435,13 @@ def ceil_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def trunc(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('trunc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TruncBackward0()
@@ -9445,6 +9453,9 @@ def trunc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
@@ -9457,8 +9468,6 @@ def trunc_out(ks, self, **kwargs):
 
 
 def trunc_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('trunc_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9471,12 +9480,13 @@ def trunc_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def frac(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('frac', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FracBackward0()
@@ -9488,6 +9498,9 @@ def frac(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj()).conj())
     return result
 
 
@@ -9500,8 +9513,6 @@ def frac_out(ks, self, **kwargs):
 
 
 def frac_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('frac_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9514,12 +9525,13 @@ def frac_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj()).conj(), inplace=True)
     return result
 
 
 def round(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('round', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward0()
@@ -9531,6 +9543,9 @@ def round(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
@@ -9543,8 +9558,6 @@ def round_out(ks, self, **kwargs):
 
 
 def round_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('round_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9557,12 +9570,13 @@ def round_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def round_decimals(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('round', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward1()
@@ -9574,6 +9588,9 @@ def round_decimals(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
@@ -9586,8 +9603,6 @@ def round_decimals_out(ks, self, **kwargs):
 
 
 def round__decimals(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('round_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9600,6 +9615,9 @@ def round__decimals(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -10418,8 +10436,6 @@ def var_correction(ks, self, dim=None, **kwargs):
 
 
 def std_correction(ks, self, dim=None, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('std', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = StdBackward0()
@@ -10436,6 +10452,13 @@ def std_correction(ks, self, dim=None, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        correction = kwargs.get('correction', None)
+        keepdim = kwargs.get('keepdim', False)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.var_jvp(self_p, self_t, dim, correction, keepdim) / (2 * fwp_result)).masked_fill_(fwp_result == 0, 0))
     return result
 
 
@@ -10606,8 +10629,6 @@ def norm_dtype_out(ks, self, p, dim, keepdim, **kwargs):
 
 
 def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('linalg_vector_norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgVectorNormBackward0()
@@ -10624,6 +10645,11 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.linalg_vector_norm_jvp(self_p, self_t, ord, fwp_result, dim, keepdim))
     return result
 
 
@@ -11751,8 +11777,6 @@ def lu_unpack_out(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, 
 
 
 def sort(ks, self, dim=-1, descending=False):
-    if _fw_levels:
-        check_no_fw_grad('sort', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SortBackward0()
@@ -11767,6 +11791,10 @@ def sort(ks, self, dim=-1, descending=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
 
@@ -11779,8 +11807,6 @@ def sort_values(ks, self, dim=-1, descending=False, **kwargs):
 
 
 def sort_stable(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('sort', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SortBackward1()
@@ -11795,6 +11821,11 @@ def sort_stable(ks, self, **kwargs):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        dim = kwargs.get('dim', -1)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
 
@@ -11815,8 +11846,6 @@ def topk_values(ks, self, k, dim=-1, largest=True, sorted=True, **kwargs):
 
 
 def topk(ks, self, k, dim=-1, largest=True, sorted=True):
-    if _fw_levels:
-        check_no_fw_grad('topk', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TopkBackward0()
@@ -11831,12 +11860,14 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
 
 def kthvalue(ks, self, k, dim=-1, keepdim=False):
-    if _fw_levels:
-        check_no_fw_grad('kthvalue', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = KthvalueBackward0()
@@ -11852,6 +11883,10 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
@@ -11864,8 +11899,6 @@ def kthvalue_values(ks, self, k, dim=-1, keepdim=False, **kwargs):
 
 
 def median_dim(ks, self, dim, keepdim=False):
-    if _fw_levels:
-        check_no_fw_grad('median', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MedianBackward1()
@@ -11881,6 +11914,10 @@ def median_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
@@ -11893,8 +11930,6 @@ def median_dim_values(ks, self, dim, keepdim=False, **kwargs):
 
 
 def mode(ks, self, dim=-1, keepdim=False):
-    if _fw_levels:
-        check_no_fw_grad('mode', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ModeBackward0()
@@ -11910,6 +11945,10 @@ def mode(ks, self, dim=-1, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
@@ -11960,8 +11999,6 @@ def nanmedian(ks, self):
 
 
 def nanmedian_dim(ks, self, dim, keepdim=False):
-    if _fw_levels:
-        check_no_fw_grad('nanmedian', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NanmedianBackward1()
@@ -11977,6 +12014,10 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
@@ -12917,8 +12958,6 @@ def channel_shuffle(ks, self, groups):
 
 
 def constant_pad_nd(ks, self, pad, value=0):
-    if _fw_levels:
-        check_no_fw_grad('constant_pad_nd', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ConstantPadNdBackward0()
@@ -12931,6 +12970,9 @@ def constant_pad_nd(ks, self, pad, value=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('constant_pad_nd', self_t, pad, 0))
     return result
 
 
