@@ -53,12 +53,6 @@ def current_level():
     return len(LEVELS) - 1
 
 
-def _register(t, level):
-    registry = LEVELS[level]
-    with _LOCK:
-        registry[id(t)] = t
-
-
 # ---------------------------------------------------------------------- reading and writing tangents
 def fw_grad(t, level=0):
     """``t``'s tangent at ``level``, or None. A view with none of its own whose base has one gets,
@@ -89,11 +83,16 @@ def has_fw_grad(*tensors):
 
 
 def _store(t, tangent, level):
-    grads = getattr(t, "_fw_grads", None)
-    if grads is None:
-        grads = t._fw_grads = {}
-    grads[level] = tangent
-    _register(t, level)
+    """Keep ``tangent`` on ``t`` and register ``t`` with the level (under the lock: two threads
+    may write tangents of one tensor at once)."""
+    with _LOCK:
+        if level >= len(LEVELS):
+            return          # another thread closed the level meanwhile: its tangents are gone
+        grads = getattr(t, "_fw_grads", None)
+        if grads is None:
+            grads = t._fw_grads = {}
+        grads[level] = tangent
+        LEVELS[level][id(t)] = t
 
 
 def _view_like(base_tangent, view):
