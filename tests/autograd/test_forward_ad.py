@@ -313,3 +313,17 @@ def test_hessian_with_an_outer_forward_jacobian_matches_torch():
     ours, theirs = hessian(internals), hessian(torch)
     assert_same(ours.detach(), theirs.detach())
     assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+
+
+def test_foreach_operators_carry_tangents_element_by_element():
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        (x, v), (y, w) = _inputs(lib, (3,), (2, 2))
+        with fw.dual_level():
+            d, e = fw.make_dual(x, v), fw.make_dual(y, w)
+            products = lib._foreach_mul([d, e], [d, e])
+            written = [d.clone(), lib.zeros(2, 2, dtype=lib.float64)]
+            lib._foreach_add_(written, [d, e], alpha=2)
+            return [fw.unpack_dual(t).tangent for t in (*products, *written)]
+    for ours, theirs in zip(program(internals), program(torch)):
+        assert_same(ours, theirs, ulps=PRODUCT_ULPS)
