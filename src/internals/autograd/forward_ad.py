@@ -13,8 +13,15 @@ from .grad_mode import _DecoratorContextManager
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
 
-def _current_level():
+def _level():
     return forward_grad.current_level()
+
+
+def __getattr__(name):
+    """``_current_level``, torch's module-level int (-1 outside any level), read live."""
+    if name == "_current_level":
+        return forward_grad.current_level()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def enter_dual_level():
@@ -24,7 +31,7 @@ def enter_dual_level():
 
 def exit_dual_level(*, level=None):
     """Close ``level`` (the current one by default), dropping the tangents it holds."""
-    forward_grad.exit_level(_current_level() if level is None else level)
+    forward_grad.exit_level(_level() if level is None else level)
 
 
 def _check_floating(t, what):
@@ -35,7 +42,7 @@ def _check_floating(t, what):
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` carrying ``tangent`` as its forward gradient at ``level``."""
     if level is None:
-        level = _current_level()
+        level = _level()
     if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
                            "enter_dual_level() first.")
@@ -53,7 +60,7 @@ class UnpackedDualTensor(NamedTuple):
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of a dual tensor; outside any level, ``(tensor, None)``."""
     if level is None:
-        level = _current_level()
+        level = _level()
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(*forward_grad.unpack_dual(tensor, level))

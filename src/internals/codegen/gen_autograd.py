@@ -14,7 +14,10 @@ Regenerate with ``python -m internals.codegen`` (or, if the package cannot be im
 - ``variable_type.py``: one kernel per operator for the ``Autograd`` key (torch's
   ``VariableType_*.cpp``): record a node if an input requires grad, run the operator below
   autograd, attach the node to the outputs. In-place operators also check the leaf rule, save
-  the original ``self`` if a formula needs it, and rebase the history of ``self``.
+  the original ``self`` if a formula needs it, and rebase the history of ``self``. When a forward
+  AD level is active (one test of ``forward_grad.LEVELS``) and an input has a tangent, the kernel
+  gives the outputs theirs from the entry's forward formula (``result:``, ``emit_fw_derivatives``),
+  or refuses the tangent if the entry has none.
 
 This module imports no part of ``internals``: it must run even when the generated files are
 stale or broken. A test regenerates in memory and fails if the checked-in files differ.
