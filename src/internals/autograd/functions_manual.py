@@ -2616,7 +2616,7 @@ def channel_shuffle(grad, groups):
 # The helpers of the forward formulas (``result:`` in derivatives.yaml): each takes values (``_p``)
 # and tangents (``_t``) and gives the output's tangent (FunctionsManual.cpp's ``*_jvp``).
 __all__ += ["gather_with_keepdimed_indices", "evenly_read_jvp", "amaxamin_jvp", "prod_jvp", "logsumexp_jvp",
-            "var_jvp", "layer_norm_jvp"]
+            "var_jvp", "layer_norm_jvp", "batch_norm_jvp", "convolution_jvp"]
 
 
 def _dim_list(dims, ndim):
@@ -2670,20 +2670,43 @@ def var_jvp(self_p, self_t, dim, correction, keepdim):
 
 def layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_mean, saved_invstd,
                    normalized_shape):
-    """Layer norm's tangent from the saved mean and 1/std: that of (x - mean) / std, scaled and
-    shifted by the affine parameters and their tangents."""
-    ndim, axis = input_t.dim(), input_t.dim() - len(normalized_shape)
-    dims = list(range(axis, ndim))
+    """Layer norm's tangent from the saved mean and 1/std of each row (the trailing dims)."""
+    axis = input_t.dim() - len(normalized_shape)
+    dims = list(range(axis, input_t.dim()))
     stat_shape = list(input_t.shape[:axis]) + [1] * len(normalized_shape)
     affine_shape = [1] * axis + list(input_t.shape[axis:])
-    numel = 1
-    for d in dims:
-        numel *= input_t.shape[d]
-    mean_p, invstd_p = saved_mean.reshape(stat_shape), saved_invstd.reshape(stat_shape)
+    return _normalized_jvp(input_p, input_t, saved_mean.reshape(stat_shape), saved_invstd.reshape(stat_shape), dims,
+                           weight_p, weight_t, bias_t, affine_shape)
+
+
+def batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, saved_mean,
+                   saved_invstd, train, eps):
+    """Batch norm's tangent: over every dim but the channels', from the batch's statistics in
+    training, from the running ones (constants) otherwise."""
+    dims = [d for d in range(input_t.dim()) if d != 1]
+    shape = [1] * input_t.dim()
+    shape[1] = input_t.shape[1]
+    if train:
+        mean_p, invstd_p = saved_mean.reshape(shape), saved_invstd.reshape(shape)
+    else:
+        mean_p, invstd_p = running_mean.reshape(shape), (running_var + eps).rsqrt().reshape(shape)
+    return _normalized_jvp(input_p, input_t, mean_p, invstd_p, dims if train else None, weight_p, weight_t, bias_t,
+                           shape)
+
+
+def _normalized_jvp(input_p, input_t, mean_p, invstd_p, dims, weight_p, weight_t, bias_t, affine_shape):
+    """The tangent of (x - mean) / std over ``dims`` (None: mean and std are constants), then
+    scaled and shifted by the affine parameters, whose tangents add their own terms."""
     centred = input_p - mean_p
-    mean_t = input_t.sum(dims, True) / numel
-    invstd_t = -invstd_p.pow(3) * (centred * (input_t - mean_t)).sum(dims, True) / numel
-    result_t = (input_t - mean_t) * invstd_p + centred * invstd_t
+    if dims is None:
+        result_t = input_t * invstd_p
+    else:
+        numel = 1
+        for d in dims:
+            numel *= input_t.shape[d]
+        mean_t = input_t.sum(dims, True) / numel
+        invstd_t = -invstd_p.pow(3) * (centred * (input_t - mean_t)).sum(dims, True) / numel
+        result_t = (input_t - mean_t) * invstd_p + centred * invstd_t
     if weight_p is not None:
         result_t = result_t * weight_p.reshape(affine_shape)
         if weight_t is not None:
@@ -2691,6 +2714,14 @@ def layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_m
     if bias_t is not None:
         result_t = result_t + bias_t.reshape(affine_shape)
     return result_t
+
+
+def convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed,
+                    output_padding, groups):
+    """A convolution is bilinear in input and weight, linear in bias: conv(dx, w) + conv(x, dw) + db."""
+    def conv(x, w, b):
+        return dispatcher.call("convolution", x, w, b, stride, padding, dilation, transposed, output_padding, groups)
+    return conv(input_t, weight_p, None) + conv(input_p, weight_t, bias_t)
 
 
 __all__ += ["apply_loss_reduction", "linalg_vector_norm_jvp"]

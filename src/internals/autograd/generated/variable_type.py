@@ -1503,8 +1503,6 @@ def angle_out(ks, self, **kwargs):
 
 
 def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
-    if _fw_levels:
-        check_no_fw_grad('nan_to_num', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NanToNumBackward0()
@@ -1517,6 +1515,10 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.isfinite()).conj())
     return result
 
 
@@ -1529,14 +1531,15 @@ def nan_to_num_out(ks, self, nan=None, posinf=None, neginf=None, **kwargs):
 
 
 def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
-    if _fw_levels:
-        check_no_fw_grad('nan_to_num_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = NanToNumBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['nan_to_num_'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
@@ -1544,6 +1547,10 @@ def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.isfinite()).conj(), inplace=True)
     return result
 
 
@@ -4026,8 +4033,6 @@ def as_strided(ks, self, size, stride, storage_offset=None):
 
 
 def as_strided_(ks, self, size, stride, storage_offset=None):
-    if _fw_levels:
-        check_no_fw_grad('as_strided_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -4044,6 +4049,9 @@ def as_strided_(ks, self, size, stride, storage_offset=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('as_strided_', self_t, size, stride, storage_offset), inplace=True)
     return result
 
 
@@ -4473,8 +4481,6 @@ def select_int(ks, self, dim, index):
 
 
 def select_backward(ks, grad_output, input_sizes, dim, index):
-    if _fw_levels:
-        check_no_fw_grad('select_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = SelectBackwardBackward0()
@@ -4488,6 +4494,9 @@ def select_backward(ks, grad_output, input_sizes, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('select_backward', grad_output_t, input_sizes, dim, index))
     return result
 
 
@@ -4698,8 +4707,6 @@ def trace(ks, self):
 
 
 def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
-    if _fw_levels:
-        check_no_fw_grad('diagonal_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = DiagonalBackwardBackward0()
@@ -4714,6 +4721,9 @@ def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('diagonal_backward', grad_output_t, input_sizes, offset, dim1, dim2))
     return result
 
 
@@ -5107,8 +5117,6 @@ def roll(ks, self, shifts, dims=()):
 
 
 def rot90(ks, self, k=1, dims=(0, 1)):
-    if _fw_levels:
-        check_no_fw_grad('rot90', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Rot90Backward0()
@@ -5122,6 +5130,9 @@ def rot90(ks, self, k=1, dims=(0, 1)):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('rot90', self_t, k, dims))
     return result
 
 
@@ -5240,8 +5251,6 @@ def triu_(ks, self, diagonal=0):
 
 
 def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
-    if _fw_levels:
-        check_no_fw_grad('diag_embed', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DiagEmbedBackward0()
@@ -5256,6 +5265,9 @@ def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('diag_embed', self_t, offset, dim1, dim2))
     return result
 
 
@@ -5889,8 +5901,6 @@ def masked_scatter(ks, self, mask, source):
 
 
 def masked_select(ks, self, mask):
-    if _fw_levels:
-        check_no_fw_grad('masked_select', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaskedSelectBackward0()
@@ -5904,12 +5914,13 @@ def masked_select(ks, self, mask):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('masked_select', self_t, mask))
     return result
 
 
 def take(ks, self, index):
-    if _fw_levels:
-        check_no_fw_grad('take', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TakeBackward0()
@@ -5923,6 +5934,9 @@ def take(ks, self, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('take', self_t, index))
     return result
 
 
@@ -6008,8 +6022,6 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
 
 
 def normal_Tensor_float(ks, mean, std=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('normal', mean)
     grad_fn = None
     if _grad_mode.grad_enabled and mean._requires_grad:
         grad_fn = NormalBackward1()
@@ -6021,6 +6033,9 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(mean):
+        mean_t, = tangents(mean)
+        set_fw_grad(result, (manual.zeros_like(mean_t.conj())).conj())
     return result
 
 
@@ -6033,8 +6048,6 @@ def normal_Tensor_float_out(ks, mean, std=1, **kwargs):
 
 
 def normal_float_Tensor(ks, mean, std, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('normal', std)
     grad_fn = None
     if _grad_mode.grad_enabled and std._requires_grad:
         grad_fn = NormalBackward2()
@@ -6046,6 +6059,9 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(std):
+        std_t, = tangents(std)
+        set_fw_grad(result, (manual.zeros_like(std_t.conj())).conj())
     return result
 
 
@@ -6155,8 +6171,6 @@ def exponential_(ks, self, lambd=1, **kwargs):
 
 
 def bernoulli(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward0()
@@ -6168,6 +6182,9 @@ def bernoulli(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
@@ -6269,8 +6286,6 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
 
 
 def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
-    if _fw_levels:
-        check_no_fw_grad('slice_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = SliceBackwardBackward0()
@@ -6286,6 +6301,9 @@ def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('slice_backward', grad_output_t, input_sizes, dim, start, end, step))
     return result
 
 
@@ -6602,8 +6620,6 @@ def cosh_(ks, self):
 
 
 def asinh(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('asinh', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AsinhBackward0()
@@ -6616,6 +6632,10 @@ def asinh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (self_p.pow(2) + 1).rsqrt().conj()).conj())
     return result
 
 
@@ -6628,14 +6648,15 @@ def asinh_out(ks, self, **kwargs):
 
 
 def asinh_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('asinh_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = AsinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['asinh_'].redispatch(after_autograd(ks), self)
@@ -6643,12 +6664,14 @@ def asinh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * (self_p.pow(2) + 1).rsqrt().conj()).conj(), inplace=True)
     return result
 
 
 def acosh(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('acosh', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AcoshBackward0()
@@ -6661,6 +6684,10 @@ def acosh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * ((self_p + 1).rsqrt() * (self_p - 1).rsqrt()).conj() if self_p.is_complex() else self_t.conj() * (self_p * self_p - 1).rsqrt()).conj())
     return result
 
 
@@ -6673,14 +6700,15 @@ def acosh_out(ks, self, **kwargs):
 
 
 def acosh_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('acosh_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = AcoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['acosh_'].redispatch(after_autograd(ks), self)
@@ -6688,12 +6716,14 @@ def acosh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * ((self_p + 1).rsqrt() * (self_p - 1).rsqrt()).conj() if self_p.is_complex() else self_t.conj() * (self_p * self_p - 1).rsqrt()).conj(), inplace=True)
     return result
 
 
 def atanh(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('atanh', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AtanhBackward0()
@@ -6706,6 +6736,10 @@ def atanh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * 1 / (1 - self_p.pow(2)).conj()).conj())
     return result
 
 
@@ -6718,14 +6752,15 @@ def atanh_out(ks, self, **kwargs):
 
 
 def atanh_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('atanh_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = AtanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['atanh_'].redispatch(after_autograd(ks), self)
@@ -6733,6 +6768,10 @@ def atanh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * 1 / (1 - self_p.pow(2)).conj()).conj(), inplace=True)
     return result
 
 
@@ -6994,8 +7033,6 @@ def erf_(ks, self):
 
 
 def erfc(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('erfc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ErfcBackward0()
@@ -7008,6 +7045,10 @@ def erfc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (-1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj())
     return result
 
 
@@ -7020,14 +7061,15 @@ def erfc_out(ks, self, **kwargs):
 
 
 def erfc_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('erfc_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = ErfcBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['erfc_'].redispatch(after_autograd(ks), self)
@@ -7035,12 +7077,14 @@ def erfc_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (-1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj(), inplace=True)
     return result
 
 
 def special_erfcx(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('special_erfcx', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialErfcxBackward0()
@@ -7054,6 +7098,11 @@ def special_erfcx(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, ((2.0 * self_p * fwp_result - 1.1283791670955126) * self_t.conj()).conj())
     return result
 
 
@@ -7066,8 +7115,6 @@ def special_erfcx_out(ks, self, **kwargs):
 
 
 def special_ndtri(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('special_ndtri', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialNdtriBackward0()
@@ -7080,6 +7127,10 @@ def special_ndtri(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() * 2.5066282746310002 * (fwp_result.square() / 2).exp()).conj())
     return result
 
 
@@ -7092,8 +7143,6 @@ def special_ndtri_out(ks, self, **kwargs):
 
 
 def special_log_ndtr(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('special_log_ndtr', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialLogNdtrBackward0()
@@ -7107,6 +7156,11 @@ def special_log_ndtr(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() / 2.5066282746310002 * (fwp_result + self_p.pow(2) / 2).neg().exp()).conj())
     return result
 
 
@@ -7269,8 +7323,6 @@ def expm1_(ks, self):
 
 
 def exp2(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('exp2', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Exp2Backward0()
@@ -7283,6 +7335,10 @@ def exp2(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.mul_scalar(self_t.conj() * fwp_result.conj(), 0.6931471805599453)).conj())
     return result
 
 
@@ -7295,8 +7351,6 @@ def exp2_out(ks, self, **kwargs):
 
 
 def exp2_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('exp2_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7310,12 +7364,14 @@ def exp2_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (manual.mul_scalar(self_t.conj() * fwp_result.conj(), 0.6931471805599453)).conj(), inplace=True)
     return result
 
 
 def lgamma(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('lgamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LgammaBackward0()
@@ -7328,6 +7384,10 @@ def lgamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.digamma()).conj())
     return result
 
 
@@ -7340,14 +7400,15 @@ def lgamma_out(ks, self, **kwargs):
 
 
 def lgamma_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('lgamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = LgammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['lgamma_'].redispatch(after_autograd(ks), self)
@@ -7355,12 +7416,14 @@ def lgamma_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.digamma()).conj(), inplace=True)
     return result
 
 
 def digamma(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('digamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DigammaBackward0()
@@ -7373,6 +7436,10 @@ def digamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * manual.polygamma(1, self_p)).conj())
     return result
 
 
@@ -7385,14 +7452,15 @@ def digamma_out(ks, self, **kwargs):
 
 
 def digamma_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('digamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = DigammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['digamma_'].redispatch(after_autograd(ks), self)
@@ -7400,6 +7468,10 @@ def digamma_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * manual.polygamma(1, self_p)).conj(), inplace=True)
     return result
 
 
@@ -7412,8 +7484,6 @@ def polygamma_out(ks, n, self, **kwargs):
 
 
 def polygamma(ks, n, self):
-    if _fw_levels:
-        check_no_fw_grad('polygamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PolygammaBackward0()
@@ -7427,6 +7497,10 @@ def polygamma(ks, n, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * manual.polygamma(n + 1, self_p)).conj())
     return result
 
 
@@ -7459,8 +7533,6 @@ def mvlgamma_out(ks, self, p, **kwargs):
 
 
 def mvlgamma(ks, self, p):
-    if _fw_levels:
-        check_no_fw_grad('mvlgamma', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MvlgammaBackward0()
@@ -7474,12 +7546,14 @@ def mvlgamma(ks, self, p):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.mvlgamma_backward(self_t.conj(), self_p, p)).conj())
     return result
 
 
 def mvlgamma_(ks, self, p):
-    if _fw_levels:
-        check_no_fw_grad('mvlgamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7487,6 +7561,9 @@ def mvlgamma_(ks, self, p):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.p_ = as_int(p)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['mvlgamma_'].redispatch(after_autograd(ks), self, p)
@@ -7494,12 +7571,14 @@ def mvlgamma_(ks, self, p):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.mvlgamma_backward(self_t.conj(), self_p, p)).conj(), inplace=True)
     return result
 
 
 def erfinv(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('erfinv', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ErfinvBackward0()
@@ -7512,6 +7591,10 @@ def erfinv(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (0.8862269254527579 * self_p.erfinv().pow(2).exp() * self_t.conj()).conj())
     return result
 
 
@@ -7524,14 +7607,15 @@ def erfinv_out(ks, self, **kwargs):
 
 
 def erfinv_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('erfinv_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = ErfinvBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['erfinv_'].redispatch(after_autograd(ks), self)
@@ -7539,12 +7623,14 @@ def erfinv_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (0.8862269254527579 * self_p.erfinv().pow(2).exp() * self_t.conj()).conj(), inplace=True)
     return result
 
 
 def i0(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('i0', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = I0Backward0()
@@ -7557,18 +7643,23 @@ def i0(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * manual.special_i1(self_p)).conj())
     return result
 
 
 def i0_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('i0_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = I0Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['i0_'].redispatch(after_autograd(ks), self)
@@ -7576,6 +7667,10 @@ def i0_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * manual.special_i1(self_p)).conj(), inplace=True)
     return result
 
 
@@ -7588,8 +7683,6 @@ def i0_out(ks, self, **kwargs):
 
 
 def special_i0e(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('special_i0e', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialI0EBackward0()
@@ -7603,6 +7696,11 @@ def special_i0e(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (self_t.conj() * (manual.special_i1e(self_p) - self_p.sgn() * fwp_result)).conj())
     return result
 
 
@@ -7615,8 +7713,6 @@ def special_i0e_out(ks, self, **kwargs):
 
 
 def special_i1(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('special_i1', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialI1Backward0()
@@ -7630,6 +7726,11 @@ def special_i1(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.i1_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
 
@@ -7642,8 +7743,6 @@ def special_i1_out(ks, self, **kwargs):
 
 
 def special_i1e(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('special_i1e', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialI1EBackward0()
@@ -7657,6 +7756,11 @@ def special_i1e(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.i1e_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
 
@@ -7669,8 +7773,6 @@ def special_i1e_out(ks, self, **kwargs):
 
 
 def sinc(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('sinc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SincBackward0()
@@ -7683,18 +7785,23 @@ def sinc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.sinc_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def sinc_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('sinc_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = SincBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sinc_'].redispatch(after_autograd(ks), self)
@@ -7702,6 +7809,10 @@ def sinc_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.sinc_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -7714,8 +7825,6 @@ def sinc_out(ks, self, **kwargs):
 
 
 def deg2rad(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('deg2rad', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Deg2RadBackward0()
@@ -7727,12 +7836,13 @@ def deg2rad(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.deg2rad_backward(self_t.conj())).conj())
     return result
 
 
 def deg2rad_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('deg2rad_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7745,6 +7855,9 @@ def deg2rad_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.deg2rad_backward(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -7757,8 +7870,6 @@ def deg2rad_out(ks, self, **kwargs):
 
 
 def rad2deg(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('rad2deg', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Rad2DegBackward0()
@@ -7770,12 +7881,13 @@ def rad2deg(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.rad2deg_backward(self_t.conj())).conj())
     return result
 
 
 def rad2deg_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('rad2deg_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7788,6 +7900,9 @@ def rad2deg_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.rad2deg_backward(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -7800,8 +7915,6 @@ def rad2deg_out(ks, self, **kwargs):
 
 
 def logit(ks, self, eps=None):
-    if _fw_levels:
-        check_no_fw_grad('logit', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogitBackward0()
@@ -7815,12 +7928,14 @@ def logit(ks, self, eps=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.infinitely_differentiable_logit_backward(self_t.conj(), self_p, eps) if manual.grad_mode_is_enabled() else manual.logit_backward(self_t.conj(), self_p, eps)).conj())
     return result
 
 
 def logit_(ks, self, eps=None):
-    if _fw_levels:
-        check_no_fw_grad('logit_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7828,6 +7943,9 @@ def logit_(ks, self, eps=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.eps_ = eps
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['logit_'].redispatch(after_autograd(ks), self, eps)
@@ -7835,6 +7953,10 @@ def logit_(ks, self, eps=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.infinitely_differentiable_logit_backward(self_t.conj(), self_p, eps) if manual.grad_mode_is_enabled() else manual.logit_backward(self_t.conj(), self_p, eps)).conj(), inplace=True)
     return result
 
 
@@ -7954,8 +8076,6 @@ def copysign__Tensor(ks, self, other):
 
 
 def copysign_Scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('copysign', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CopysignBackward1()
@@ -7969,18 +8089,24 @@ def copysign_Scalar(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, (manual.copysign_tensor_self_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
 
 def copysign__Scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('copysign_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = CopysignBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['copysign_.Scalar'].redispatch(after_autograd(ks), self, other)
@@ -7989,6 +8115,11 @@ def copysign__Scalar(ks, self, other):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        fwp_result = primal(self)
+        set_fw_grad(self, (manual.copysign_tensor_self_backward(self_t.conj(), self_p, fwp_result)).conj(), inplace=True)
     return result
 
 
@@ -8166,8 +8297,6 @@ def xlogy_OutTensor(ks, self, other, **kwargs):
 
 
 def xlogy_Scalar_Self(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy', other)
     grad_fn = None
     if _grad_mode.grad_enabled and other._requires_grad:
         grad_fn = XlogyBackward1()
@@ -8181,6 +8310,10 @@ def xlogy_Scalar_Self(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(other):
+        other_p = primal(other)
+        other_t, = tangents(other)
+        set_fw_grad(result, (other_t.conj() * self / other_p).conj())
     return result
 
 
@@ -8193,8 +8326,6 @@ def xlogy_OutScalar_Self(ks, self, other, **kwargs):
 
 
 def xlogy_Scalar_Other(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = XlogyBackward2()
@@ -8208,12 +8339,14 @@ def xlogy_Scalar_Other(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj().xlogy(other) if other > 0. else self_t.conj().xlogy(other).masked_fill(self_p == 0., 0.)).conj())
     return result
 
 
 def xlogy__Scalar_Other(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8221,6 +8354,9 @@ def xlogy__Scalar_Other(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = other
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['xlogy_.Scalar_Other'].redispatch(after_autograd(ks), self, other)
@@ -8228,6 +8364,10 @@ def xlogy__Scalar_Other(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj().xlogy(other) if other > 0. else self_t.conj().xlogy(other).masked_fill(self_p == 0., 0.)).conj(), inplace=True)
     return result
 
 
@@ -8267,8 +8407,6 @@ def special_xlog1py_out(ks, self, other, **kwargs):
 
 
 def special_xlog1py_self_scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('special_xlog1py', other)
     grad_fn = None
     if _grad_mode.grad_enabled and other._requires_grad:
         grad_fn = SpecialXlog1PyBackward1()
@@ -8282,6 +8420,10 @@ def special_xlog1py_self_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(other):
+        other_p = primal(other)
+        other_t, = tangents(other)
+        set_fw_grad(result, (other_t.conj() * self / (other_p + 1)).conj())
     return result
 
 
@@ -8294,8 +8436,6 @@ def special_xlog1py_self_scalar_out(ks, self, other, **kwargs):
 
 
 def special_xlog1py_other_scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('special_xlog1py', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialXlog1PyBackward2()
@@ -8309,6 +8449,10 @@ def special_xlog1py_other_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.special_xlog1py(self_t.conj(), other) if other > -1. else manual.special_xlog1py(self_t.conj(), other).masked_fill(self_p == 0., 0.)).conj())
     return result
 
 
@@ -8847,8 +8991,6 @@ def elu_backward_grad_input(ks, grad_output, alpha, scale, input_scale, is_resul
 
 
 def celu(ks, self, alpha=1.0):
-    if _fw_levels:
-        check_no_fw_grad('celu', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CeluBackward0()
@@ -8862,6 +9004,10 @@ def celu(ks, self, alpha=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.elu_backward(self_t.conj(), alpha, 1, manual.celu_input_scale(alpha), False, self_p)).conj())
     return result
 
 
@@ -8886,8 +9032,6 @@ def celu_(ks, self, alpha=1.0):
 
 
 def hardsigmoid(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('hardsigmoid', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = HardsigmoidBackward0()
@@ -8900,6 +9044,10 @@ def hardsigmoid(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardsigmoid_backward(self_t.conj(), self_p)).conj())
     return result
 
 
@@ -8912,14 +9060,15 @@ def hardsigmoid_out(ks, self, **kwargs):
 
 
 def hardsigmoid_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('hardsigmoid_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = HardsigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hardsigmoid_'].redispatch(after_autograd(ks), self)
@@ -8927,6 +9076,10 @@ def hardsigmoid_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.hardsigmoid_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -8956,8 +9109,6 @@ def hardsigmoid_backward_grad_input(ks, grad_output, self, **kwargs):
 
 
 def hardswish(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('hardswish', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = HardswishBackward0()
@@ -8970,18 +9121,23 @@ def hardswish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardswish_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def hardswish_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('hardswish_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = HardswishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hardswish_'].redispatch(after_autograd(ks), self)
@@ -8989,6 +9145,10 @@ def hardswish_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.hardswish_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -9012,8 +9172,6 @@ def hardswish_backward(ks, grad_output, self):
 
 
 def hardshrink(ks, self, lambd=0.5):
-    if _fw_levels:
-        check_no_fw_grad('hardshrink', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = HardshrinkBackward0()
@@ -9027,6 +9185,10 @@ def hardshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardshrink_backward(self_t.conj(), self_p, lambd)).conj())
     return result
 
 
@@ -9066,8 +9228,6 @@ def hardshrink_backward_grad_input(ks, grad_out, self, lambd, **kwargs):
 
 
 def softshrink(ks, self, lambd=0.5):
-    if _fw_levels:
-        check_no_fw_grad('softshrink', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftshrinkBackward0()
@@ -9081,6 +9241,10 @@ def softshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.softshrink_backward(self_t.conj(), self_p, lambd)).conj())
     return result
 
 
@@ -9712,8 +9876,6 @@ def div__Scalar_mode(ks, self, other, **kwargs):
 
 
 def remainder_Scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('remainder', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RemainderBackward0()
@@ -9725,12 +9887,13 @@ def remainder_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj()).conj())
     return result
 
 
 def remainder__Scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('remainder_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9743,6 +9906,9 @@ def remainder__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj()).conj(), inplace=True)
     return result
 
 
@@ -9798,8 +9964,6 @@ def remainder__Tensor(ks, self, other):
 
 
 def fmod_Scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('fmod', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FmodBackward0()
@@ -9811,12 +9975,13 @@ def fmod_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj()).conj())
     return result
 
 
 def fmod__Scalar(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('fmod_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -9829,6 +9994,9 @@ def fmod__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj()).conj(), inplace=True)
     return result
 
 
@@ -12214,8 +12382,6 @@ def logcumsumexp_out(ks, self, dim, **kwargs):
 
 
 def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if _fw_levels:
-        check_no_fw_grad('convolution', input, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or weight._requires_grad or (bias is not None and bias._requires_grad)):
         grad_fn = ConvolutionBackward0()
@@ -12235,6 +12401,12 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result, manual.convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups))
     return result
 
 
@@ -12271,8 +12443,6 @@ def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dil
 
 
 def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    if _fw_levels:
-        check_no_fw_grad('max_pool2d_with_indices', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaxPool2DWithIndicesBackward0()
@@ -12291,6 +12461,10 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result1 = primal(result[1])
+        set_fw_grad(result[0], self_t.flatten(-2).gather(-1, fwp_result1.flatten(-2)).view_as(fwp_result1))
     return result
 
 
@@ -12367,8 +12541,6 @@ def rrelu_with_noise_out(ks, self, noise, lower=0.125, upper=0.3333333333333333,
 def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(noise, 'noise', 'rrelu_with_noise')
-    if _fw_levels:
-        check_no_fw_grad('rrelu_with_noise', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RreluWithNoiseBackward0()
@@ -12385,6 +12557,10 @@ def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, tra
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.rrelu_with_noise_backward(self_t.conj(), self_p, noise, lower, upper, training, False)).conj())
     return result
 
 
@@ -12442,8 +12618,6 @@ def avg_pool2d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False,
 
 
 def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if _fw_levels:
-        check_no_fw_grad('avg_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AvgPool2DBackward0()
@@ -12462,6 +12636,9 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('avg_pool2d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
     return result
 
 
@@ -12506,8 +12683,6 @@ def avg_pool3d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False,
 
 
 def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if _fw_levels:
-        check_no_fw_grad('avg_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AvgPool3DBackward0()
@@ -12526,6 +12701,9 @@ def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('avg_pool3d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
     return result
 
 
@@ -12562,8 +12740,6 @@ def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
 
 
 def _adaptive_avg_pool3d(ks, self, output_size):
-    if _fw_levels:
-        check_no_fw_grad('_adaptive_avg_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveAvgPool3DBackward0()
@@ -12576,6 +12752,9 @@ def _adaptive_avg_pool3d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_adaptive_avg_pool3d', self_t, output_size))
     return result
 
 
@@ -12599,8 +12778,6 @@ def _adaptive_avg_pool3d_backward(ks, grad_output, self):
 
 
 def _adaptive_avg_pool2d(ks, self, output_size):
-    if _fw_levels:
-        check_no_fw_grad('_adaptive_avg_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveAvgPool2DBackward0()
@@ -12613,6 +12790,9 @@ def _adaptive_avg_pool2d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_adaptive_avg_pool2d', self_t, output_size))
     return result
 
 
@@ -12644,8 +12824,6 @@ def adaptive_max_pool2d_out(ks, self, output_size, **kwargs):
 
 
 def adaptive_max_pool2d(ks, self, output_size):
-    if _fw_levels:
-        check_no_fw_grad('adaptive_max_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveMaxPool2DBackward0()
@@ -12659,6 +12837,10 @@ def adaptive_max_pool2d(ks, self, output_size):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result1 = primal(result[1])
+        set_fw_grad(result[0], self_t.flatten(-2).gather(-1, fwp_result1.flatten(-2)).view_as(fwp_result1))
     return result
 
 
@@ -12673,8 +12855,6 @@ def adaptive_max_pool2d_backward_grad_input(ks, grad_output, self, indices, **kw
 def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'adaptive_max_pool2d_backward')
-    if _fw_levels:
-        check_no_fw_grad('adaptive_max_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveMaxPool2DBackwardBackward0()
@@ -12688,6 +12868,9 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('adaptive_max_pool2d_backward', grad_output_t, self_t, indices))
     return result
 
 
@@ -12700,8 +12883,6 @@ def max_pool3d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dil
 
 
 def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    if _fw_levels:
-        check_no_fw_grad('max_pool3d_with_indices', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaxPool3DWithIndicesBackward0()
@@ -12720,6 +12901,10 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result1 = primal(result[1])
+        set_fw_grad(result[0], self_t.flatten(-3).gather(-1, fwp_result1.flatten(-3)).view_as(fwp_result1))
     return result
 
 
@@ -12732,8 +12917,6 @@ def max_pool3d_with_indices_backward_grad_input(ks, grad_output, self, kernel_si
 
 
 def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    if _fw_levels:
-        check_no_fw_grad('max_pool3d_with_indices_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = MaxPool3DWithIndicesBackwardBackward0()
@@ -12747,6 +12930,9 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('max_pool3d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
     return result
 
 
@@ -12813,8 +12999,6 @@ def adaptive_max_pool3d_out(ks, self, output_size, **kwargs):
 
 
 def adaptive_max_pool3d(ks, self, output_size):
-    if _fw_levels:
-        check_no_fw_grad('adaptive_max_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AdaptiveMaxPool3DBackward0()
@@ -12828,6 +13012,10 @@ def adaptive_max_pool3d(ks, self, output_size):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_result1 = primal(result[1])
+        set_fw_grad(result[0], self_t.flatten(-3).gather(-1, fwp_result1.flatten(-3)).view_as(fwp_result1))
     return result
 
 
@@ -12842,8 +13030,6 @@ def adaptive_max_pool3d_backward_grad_input(ks, grad_output, self, indices, **kw
 def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'adaptive_max_pool3d_backward')
-    if _fw_levels:
-        check_no_fw_grad('adaptive_max_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveMaxPool3DBackwardBackward0()
@@ -12857,12 +13043,13 @@ def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('adaptive_max_pool3d_backward', grad_output_t, self_t, indices))
     return result
 
 
 def im2col(ks, self, kernel_size, dilation, padding, stride):
-    if _fw_levels:
-        check_no_fw_grad('im2col', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Im2ColBackward0()
@@ -12879,12 +13066,13 @@ def im2col(ks, self, kernel_size, dilation, padding, stride):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('im2col', self_t, kernel_size, dilation, padding, stride))
     return result
 
 
 def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
-    if _fw_levels:
-        check_no_fw_grad('col2im', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Col2ImBackward0()
@@ -12900,12 +13088,13 @@ def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('col2im', self_t, output_size, kernel_size, dilation, padding, stride))
     return result
 
 
 def pixel_shuffle(ks, self, upscale_factor):
-    if _fw_levels:
-        check_no_fw_grad('pixel_shuffle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PixelShuffleBackward0()
@@ -12918,12 +13107,13 @@ def pixel_shuffle(ks, self, upscale_factor):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('pixel_shuffle', self_t, upscale_factor))
     return result
 
 
 def pixel_unshuffle(ks, self, downscale_factor):
-    if _fw_levels:
-        check_no_fw_grad('pixel_unshuffle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PixelUnshuffleBackward0()
@@ -12936,12 +13126,13 @@ def pixel_unshuffle(ks, self, downscale_factor):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('pixel_unshuffle', self_t, downscale_factor))
     return result
 
 
 def channel_shuffle(ks, self, groups):
-    if _fw_levels:
-        check_no_fw_grad('channel_shuffle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ChannelShuffleBackward0()
@@ -12954,6 +13145,9 @@ def channel_shuffle(ks, self, groups):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('channel_shuffle', self_t, groups))
     return result
 
 
@@ -12985,8 +13179,6 @@ def reflection_pad1d_out(ks, self, padding, **kwargs):
 
 
 def reflection_pad1d(ks, self, padding):
-    if _fw_levels:
-        check_no_fw_grad('reflection_pad1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReflectionPad1DBackward0()
@@ -13000,6 +13192,9 @@ def reflection_pad1d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('reflection_pad1d', self_t, padding))
     return result
 
 
@@ -13031,8 +13226,6 @@ def reflection_pad1d_backward(ks, grad_output, self, padding):
 
 
 def reflection_pad2d(ks, self, padding):
-    if _fw_levels:
-        check_no_fw_grad('reflection_pad2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReflectionPad2DBackward0()
@@ -13046,6 +13239,9 @@ def reflection_pad2d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('reflection_pad2d', self_t, padding))
     return result
 
 
@@ -13077,8 +13273,6 @@ def reflection_pad3d_out(ks, self, padding, **kwargs):
 
 
 def reflection_pad3d(ks, self, padding):
-    if _fw_levels:
-        check_no_fw_grad('reflection_pad3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReflectionPad3DBackward0()
@@ -13092,6 +13286,9 @@ def reflection_pad3d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('reflection_pad3d', self_t, padding))
     return result
 
 
@@ -13131,8 +13328,6 @@ def replication_pad1d_out(ks, self, padding, **kwargs):
 
 
 def replication_pad1d(ks, self, padding):
-    if _fw_levels:
-        check_no_fw_grad('replication_pad1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReplicationPad1DBackward0()
@@ -13146,6 +13341,9 @@ def replication_pad1d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('replication_pad1d', self_t, padding))
     return result
 
 
@@ -13185,8 +13383,6 @@ def replication_pad2d_out(ks, self, padding, **kwargs):
 
 
 def replication_pad2d(ks, self, padding):
-    if _fw_levels:
-        check_no_fw_grad('replication_pad2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReplicationPad2DBackward0()
@@ -13200,6 +13396,9 @@ def replication_pad2d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('replication_pad2d', self_t, padding))
     return result
 
 
@@ -13231,8 +13430,6 @@ def replication_pad3d_out(ks, self, padding, **kwargs):
 
 
 def replication_pad3d(ks, self, padding):
-    if _fw_levels:
-        check_no_fw_grad('replication_pad3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReplicationPad3DBackward0()
@@ -13246,6 +13443,9 @@ def replication_pad3d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('replication_pad3d', self_t, padding))
     return result
 
 
@@ -13272,8 +13472,6 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     if _grad_mode.grad_enabled:
         check_no_requires_grad(running_mean, 'running_mean', 'native_batch_norm')
         check_no_requires_grad(running_var, 'running_var', 'native_batch_norm')
-    if _fw_levels:
-        check_no_fw_grad('native_batch_norm', input, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeBatchNormBackward0()
@@ -13293,6 +13491,14 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        set_fw_grad(result[0], manual.batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, fwp_result1, fwp_result2, training, eps))
     return result
 
 
@@ -13612,8 +13818,6 @@ def fractional_max_pool2d_backward_grad_input(ks, grad_output, self, kernel_size
 def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_size, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'fractional_max_pool2d_backward')
-    if _fw_levels:
-        check_no_fw_grad('fractional_max_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = FractionalMaxPool2DBackwardBackward0()
@@ -13627,6 +13831,9 @@ def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('fractional_max_pool2d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
     return result
 
 
@@ -13641,8 +13848,6 @@ def fractional_max_pool3d_backward_grad_input(ks, grad_output, self, kernel_size
 def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_size, indices):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(indices, 'indices', 'fractional_max_pool3d_backward')
-    if _fw_levels:
-        check_no_fw_grad('fractional_max_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = FractionalMaxPool3DBackwardBackward0()
@@ -13656,6 +13861,9 @@ def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('fractional_max_pool3d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
     return result
 
 
@@ -13736,8 +13944,6 @@ def max_pool2d_with_indices_backward_grad_input(ks, grad_output, self, kernel_si
 
 
 def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    if _fw_levels:
-        check_no_fw_grad('max_pool2d_with_indices_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = MaxPool2DWithIndicesBackwardBackward0()
@@ -13751,6 +13957,9 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('max_pool2d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
     return result
 
 
@@ -13850,8 +14059,6 @@ def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd
 
 
 def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
-    if _fw_levels:
-        check_no_fw_grad('embedding_dense_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = EmbeddingDenseBackwardBackward0()
@@ -13865,6 +14072,9 @@ def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('embedding_dense_backward', grad_output_t, indices, num_weights, padding_idx, scale_grad_by_freq))
     return result
 
 
@@ -13895,8 +14105,6 @@ def upsample_nearest1d_out(ks, self, output_size, scales=None, **kwargs):
 
 
 def upsample_nearest1d(ks, self, output_size, scales=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_nearest1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearest1DBackward0()
@@ -13911,6 +14119,9 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_nearest1d', self_t, output_size, scales))
     return result
 
 
@@ -13923,8 +14134,6 @@ def upsample_nearest1d_backward_grad_input(ks, grad_output, output_size, input_s
 
 
 def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_nearest1d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearest1DBackwardBackward0()
@@ -13938,6 +14147,9 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_nearest1d_backward', grad_output_t, output_size, input_size, scales))
     return result
 
 
@@ -13950,8 +14162,6 @@ def upsample_nearest2d_out(ks, self, output_size, scales_h=None, scales_w=None, 
 
 
 def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_nearest2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearest2DBackward0()
@@ -13967,6 +14177,9 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_nearest2d', self_t, output_size, scales_h, scales_w))
     return result
 
 
@@ -13979,8 +14192,6 @@ def upsample_nearest2d_backward_grad_input(ks, grad_output, output_size, input_s
 
 
 def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_nearest2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearest2DBackwardBackward0()
@@ -13995,6 +14206,9 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_nearest2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
     return result
 
 
@@ -14007,8 +14221,6 @@ def upsample_linear1d_out(ks, self, output_size, align_corners, scales=None, **k
 
 
 def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_linear1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleLinear1DBackward0()
@@ -14024,6 +14236,9 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_linear1d', self_t, output_size, align_corners, scales))
     return result
 
 
@@ -14036,8 +14251,6 @@ def upsample_linear1d_backward_grad_input(ks, grad_output, output_size, input_si
 
 
 def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_linear1d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleLinear1DBackwardBackward0()
@@ -14052,6 +14265,9 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_linear1d_backward', grad_output_t, output_size, input_size, align_corners, scales))
     return result
 
 
@@ -14064,8 +14280,6 @@ def upsample_bilinear2d_out(ks, self, output_size, align_corners, scales_h=None,
 
 
 def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_bilinear2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBilinear2DBackward0()
@@ -14082,6 +14296,9 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_bilinear2d', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14094,8 +14311,6 @@ def upsample_bilinear2d_backward_grad_input(ks, grad_output, output_size, input_
 
 
 def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_bilinear2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBilinear2DBackwardBackward0()
@@ -14111,6 +14326,9 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_bilinear2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14123,8 +14341,6 @@ def upsample_nearest3d_out(ks, self, output_size, scales_d=None, scales_h=None, 
 
 
 def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_nearest3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearest3DBackward0()
@@ -14141,6 +14357,9 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_nearest3d', self_t, output_size, scales_d, scales_h, scales_w))
     return result
 
 
@@ -14153,8 +14372,6 @@ def upsample_nearest3d_backward_grad_input(ks, grad_output, output_size, input_s
 
 
 def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_nearest3d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearest3DBackwardBackward0()
@@ -14170,6 +14387,9 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_nearest3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
     return result
 
 
@@ -14182,8 +14402,6 @@ def _upsample_nearest_exact1d_out(ks, self, output_size, scales=None, **kwargs):
 
 
 def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_nearest_exact1d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearestExact1DBackward0()
@@ -14198,6 +14416,9 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d', self_t, output_size, scales))
     return result
 
 
@@ -14210,8 +14431,6 @@ def _upsample_nearest_exact1d_backward_grad_input(ks, grad_output, output_size, 
 
 
 def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_nearest_exact1d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearestExact1DBackwardBackward0()
@@ -14225,6 +14444,9 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d_backward', grad_output_t, output_size, input_size, scales))
     return result
 
 
@@ -14237,8 +14459,6 @@ def _upsample_nearest_exact2d_out(ks, self, output_size, scales_h=None, scales_w
 
 
 def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_nearest_exact2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearestExact2DBackward0()
@@ -14254,6 +14474,9 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d', self_t, output_size, scales_h, scales_w))
     return result
 
 
@@ -14266,8 +14489,6 @@ def _upsample_nearest_exact2d_backward_grad_input(ks, grad_output, output_size, 
 
 
 def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_nearest_exact2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearestExact2DBackwardBackward0()
@@ -14282,6 +14503,9 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
     return result
 
 
@@ -14294,8 +14518,6 @@ def _upsample_nearest_exact3d_out(ks, self, output_size, scales_d=None, scales_h
 
 
 def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_nearest_exact3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleNearestExact3DBackward0()
@@ -14312,6 +14534,9 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d', self_t, output_size, scales_d, scales_h, scales_w))
     return result
 
 
@@ -14324,8 +14549,6 @@ def _upsample_nearest_exact3d_backward_grad_input(ks, grad_output, output_size, 
 
 
 def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_nearest_exact3d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleNearestExact3DBackwardBackward0()
@@ -14341,6 +14564,9 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
     return result
 
 
@@ -14353,8 +14579,6 @@ def upsample_trilinear3d_out(ks, self, output_size, align_corners, scales_d=None
 
 
 def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_trilinear3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleTrilinear3DBackward0()
@@ -14372,6 +14596,9 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_trilinear3d', self_t, output_size, align_corners, scales_d, scales_h, scales_w))
     return result
 
 
@@ -14384,8 +14611,6 @@ def upsample_trilinear3d_backward_grad_input(ks, grad_output, output_size, input
 
 
 def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_trilinear3d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleTrilinear3DBackwardBackward0()
@@ -14402,6 +14627,9 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_trilinear3d_backward', grad_output_t, output_size, input_size, align_corners, scales_d, scales_h, scales_w))
     return result
 
 
@@ -14414,8 +14642,6 @@ def upsample_bicubic2d_out(ks, self, output_size, align_corners, scales_h=None, 
 
 
 def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_bicubic2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBicubic2DBackward0()
@@ -14432,6 +14658,9 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_bicubic2d', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14444,8 +14673,6 @@ def upsample_bicubic2d_backward_grad_input(ks, grad_output, output_size, input_s
 
 
 def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('upsample_bicubic2d_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBicubic2DBackwardBackward0()
@@ -14461,6 +14688,9 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_bicubic2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14473,8 +14703,6 @@ def _upsample_bilinear2d_aa_out(ks, self, output_size, align_corners, scales_h=N
 
 
 def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_bilinear2d_aa', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBilinear2DAaBackward0()
@@ -14491,6 +14719,9 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14503,8 +14734,6 @@ def _upsample_bilinear2d_aa_backward_grad_input(ks, grad_output, output_size, in
 
 
 def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_bilinear2d_aa_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBilinear2DAaBackwardBackward0()
@@ -14520,6 +14749,9 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14532,8 +14764,6 @@ def _upsample_bicubic2d_aa_out(ks, self, output_size, align_corners, scales_h=No
 
 
 def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_bicubic2d_aa', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleBicubic2DAaBackward0()
@@ -14550,6 +14780,9 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14562,8 +14795,6 @@ def _upsample_bicubic2d_aa_backward_grad_input(ks, grad_output, output_size, inp
 
 
 def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_bicubic2d_aa_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleBicubic2DAaBackwardBackward0()
@@ -14579,6 +14810,9 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14591,8 +14825,6 @@ def _upsample_lanczos2d_aa_out(ks, self, output_size, align_corners, scales_h=No
 
 
 def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_lanczos2d_aa', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UpsampleLanczos2DAaBackward0()
@@ -14609,6 +14841,9 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -14621,8 +14856,6 @@ def _upsample_lanczos2d_aa_backward_grad_input(ks, grad_output, output_size, inp
 
 
 def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
-    if _fw_levels:
-        check_no_fw_grad('_upsample_lanczos2d_aa_backward', grad_output)
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
         grad_fn = UpsampleLanczos2DAaBackwardBackward0()
@@ -14638,12 +14871,13 @@ def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
 def affine_grid_generator(ks, theta, size, align_corners):
-    if _fw_levels:
-        check_no_fw_grad('affine_grid_generator', theta)
     grad_fn = None
     if _grad_mode.grad_enabled and theta._requires_grad:
         grad_fn = AffineGridGeneratorBackward0()
@@ -14657,6 +14891,9 @@ def affine_grid_generator(ks, theta, size, align_corners):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(theta):
+        theta_t, = tangents(theta)
+        set_fw_grad(result, dispatcher.call('affine_grid_generator', theta_t, size, align_corners))
     return result
 
 
