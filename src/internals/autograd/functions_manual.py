@@ -2616,7 +2616,8 @@ def channel_shuffle(grad, groups):
 # The helpers of the forward formulas (``result:`` in derivatives.yaml): each takes values (``_p``)
 # and tangents (``_t``) and gives the output's tangent (FunctionsManual.cpp's ``*_jvp``).
 __all__ += ["gather_with_keepdimed_indices", "evenly_read_jvp", "amaxamin_jvp", "prod_jvp", "logsumexp_jvp",
-            "var_jvp", "layer_norm_jvp", "batch_norm_jvp", "convolution_jvp"]
+            "var_jvp", "layer_norm_jvp", "batch_norm_jvp", "convolution_jvp", "group_norm_jvp", "clamp_jvp",
+            "logcumsumexp_jvp"]
 
 
 def _dim_list(dims, ndim):
@@ -2707,13 +2708,49 @@ def _normalized_jvp(input_p, input_t, mean_p, invstd_p, dims, weight_p, weight_t
         mean_t = input_t.sum(dims, True) / numel
         invstd_t = -invstd_p.pow(3) * (centred * (input_t - mean_t)).sum(dims, True) / numel
         result_t = (input_t - mean_t) * invstd_p + centred * invstd_t
+    return _affine_jvp(result_t, centred * invstd_p, weight_p, weight_t, bias_t, affine_shape)
+
+
+def _affine_jvp(normalized_t, normalized, weight_p, weight_t, bias_t, affine_shape):
+    """The tangent of ``normalized * weight + bias`` from that of ``normalized``."""
     if weight_p is not None:
-        result_t = result_t * weight_p.reshape(affine_shape)
+        normalized_t = normalized_t * weight_p.reshape(affine_shape)
         if weight_t is not None:
-            result_t = result_t + centred * invstd_p * weight_t.reshape(affine_shape)
+            normalized_t = normalized_t + normalized * weight_t.reshape(affine_shape)
     if bias_t is not None:
-        result_t = result_t + bias_t.reshape(affine_shape)
-    return result_t
+        normalized_t = normalized_t + bias_t.reshape(affine_shape)
+    return normalized_t
+
+
+def group_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_mean, saved_invstd, group):
+    """Group norm's tangent: each (sample, group) row normalized as layer norm's, then the affine
+    parameters per channel."""
+    n = input_p.shape[0]
+    per_row = input_p.numel() // (n * group) if n else 1
+    rows, stats = [n, group, per_row], [n, group, 1]
+    mean_p, invstd_p = saved_mean.reshape(stats), saved_invstd.reshape(stats)
+    normalized_t = _normalized_jvp(input_p.reshape(rows), input_t.reshape(rows), mean_p, invstd_p, [2], None, None,
+                                   None, None).reshape(input_p.shape)
+    normalized = ((input_p.reshape(rows) - mean_p) * invstd_p).reshape(input_p.shape)
+    affine_shape = [1, input_p.shape[1]] + [1] * (input_p.dim() - 2)
+    return _affine_jvp(normalized_t, normalized, weight_p, weight_t, bias_t, affine_shape)
+
+
+def clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t):
+    """clamp by tensors: the tangent of whichever bound or input each element took."""
+    if min_p is not None and max_p is not None:
+        return where(min_p > max_p, max_t, where(self_p < min_p, min_t, where(self_p > max_p, max_t, self_t)))
+    if min_p is not None:
+        return where(self_p > min_p, self_t, min_t)
+    if max_p is not None:
+        return where(self_p < max_p, self_t, max_t)
+    return self_t
+
+
+def logcumsumexp_jvp(self_p, self_t, dim):
+    """cumsum(exp(x) t) / cumsum(exp(x)), with exp(x - max) for range (as logsumexp_jvp)."""
+    shifted = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() else self_p.exp()
+    return (shifted * self_t).cumsum(dim) / shifted.cumsum(dim)
 
 
 def convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed,

@@ -1477,8 +1477,6 @@ def sgn_(ks, self):
 
 
 def angle(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('angle', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AngleBackward0()
@@ -1491,6 +1489,11 @@ def angle(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.handle_r_to_c(fwp_result._impl.dtype, manual.angle_backward(self_t.conj(), self_p).conj()))
     return result
 
 
@@ -10108,8 +10111,6 @@ def clamp_(ks, self, min=None, max=None):
 
 
 def clamp_Tensor(ks, self, min=None, max=None):
-    if _fw_levels:
-        check_no_fw_grad('clamp', self, min, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         grad_fn = ClampBackward0()
@@ -10124,6 +10125,12 @@ def clamp_Tensor(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, min, max):
+        self_p = primal(self)
+        min_p = primal(min)
+        max_p = primal(max)
+        self_t, min_t, max_t = tangents(self, min, max)
+        set_fw_grad(result, manual.clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t))
     return result
 
 
@@ -10136,8 +10143,6 @@ def clamp_Tensor_out(ks, self, min=None, max=None, **kwargs):
 
 
 def clamp__Tensor(ks, self, min=None, max=None):
-    if _fw_levels:
-        check_no_fw_grad('clamp_', self, min, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         check_inplace(self)
@@ -10146,6 +10151,9 @@ def clamp__Tensor(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, min, max):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_.Tensor'].redispatch(after_autograd(ks), self, min, max)
@@ -10153,6 +10161,12 @@ def clamp__Tensor(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, min, max):
+        self_p = fw_original_self
+        min_p = primal(min)
+        max_p = primal(max)
+        self_t, min_t, max_t = tangents(self, min, max)
+        set_fw_grad(self, manual.clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t), inplace=True)
     return result
 
 
@@ -10830,8 +10844,6 @@ def linalg_vector_norm_out(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
 
 
 def linalg_inv_ex(ks, A, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('linalg_inv_ex', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgInvExBackward0()
@@ -10844,6 +10856,10 @@ def linalg_inv_ex(ks, A, **kwargs):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.inverse_ = SavedVariable(result[0], True)
+    if _fw_levels and has_fw_grad(A):
+        A_t, = tangents(A)
+        fwp_inverse = primal(result[0])
+        set_fw_grad(result[0], -manual.matmul(fwp_inverse, manual.matmul(A_t, fwp_inverse)))
     return result
 
 
@@ -10856,8 +10872,6 @@ def linalg_inv_ex_inverse(ks, A, **kwargs):
 
 
 def linalg_cross(ks, self, other, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('linalg_cross', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = LinalgCrossBackward0()
@@ -10874,6 +10888,12 @@ def linalg_cross(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        dim = kwargs.get('dim', -1)
+        set_fw_grad(result, manual.linalg_cross(self_t, other_p, dim=dim) + manual.linalg_cross(self_p, other_t, dim=dim))
     return result
 
 
@@ -12129,8 +12149,6 @@ def mode_values(ks, self, dim=-1, keepdim=False, **kwargs):
 
 
 def median(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('median', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MedianBackward0()
@@ -12144,12 +12162,15 @@ def median(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
 def nanmedian(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('nanmedian', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NanmedianBackward0()
@@ -12163,6 +12184,11 @@ def nanmedian(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        fwp_result = primal(result)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -12247,8 +12273,6 @@ def cumsum_out(ks, self, dim, **kwargs):
 
 
 def cummax(ks, self, dim):
-    if _fw_levels:
-        check_no_fw_grad('cummax', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CummaxBackward0()
@@ -12263,6 +12287,10 @@ def cummax(ks, self, dim):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], self_t.gather(dim, fwp_indices))
     return result
 
 
@@ -12275,8 +12303,6 @@ def cummax_out(ks, self, dim, **kwargs):
 
 
 def cummin(ks, self, dim):
-    if _fw_levels:
-        check_no_fw_grad('cummin', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CumminBackward0()
@@ -12291,6 +12317,10 @@ def cummin(ks, self, dim):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        fwp_indices = primal(result[1])
+        set_fw_grad(result[0], self_t.gather(dim, fwp_indices))
     return result
 
 
@@ -12354,8 +12384,6 @@ def cumprod_out(ks, self, dim, **kwargs):
 
 
 def logcumsumexp(ks, self, dim):
-    if _fw_levels:
-        check_no_fw_grad('logcumsumexp', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogcumsumexpBackward0()
@@ -12370,6 +12398,10 @@ def logcumsumexp(ks, self, dim):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.logcumsumexp_jvp(self_p, self_t, dim))
     return result
 
 
@@ -13993,8 +14025,6 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
 
 
 def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
-    if _fw_levels:
-        check_no_fw_grad('native_group_norm', input, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeGroupNormBackward0()
@@ -14015,6 +14045,14 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         set_history((result[0], result[1], result[2],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        set_fw_grad(result[0], manual.group_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, fwp_result1, fwp_result2, group))
     return result
 
 
