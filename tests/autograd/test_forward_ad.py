@@ -343,3 +343,25 @@ def test_foreach_operators_carry_tangents_element_by_element():
             return [fw.unpack_dual(t).tangent for t in (*products, *written)]
     for ours, theirs in zip(program(internals), program(torch)):
         assert_same(ours, theirs, ulps=PRODUCT_ULPS)
+
+
+def test_in_place_writes_the_existing_tangent_that_views_share():
+    """As in torch: the tangent given to make_dual is written in place, a view's tangent taken
+    before the write sees it, and a base that gets its tangent later gives views theirs."""
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        x, t = lib.tensor([1.0, 2.0]), lib.tensor([1.0, 1.0])
+        with fw.dual_level():
+            d = fw.make_dual(x, t)
+            d.mul_(3)
+            assert fw.unpack_dual(d).tangent is t
+            view_t = fw.unpack_dual(d[0:1]).tangent
+            d.sin_()
+            y = lib.ones(2)
+            y_view = y[:1]
+            y.add_(d)
+            y_view_t = fw.unpack_dual(y_view).tangent
+            assert y_view_t._base is fw.unpack_dual(y).tangent
+            return t, view_t, y_view_t
+    for ours, theirs in zip(program(internals), program(torch)):
+        assert_same(ours, theirs, ulps=PRODUCT_ULPS)
