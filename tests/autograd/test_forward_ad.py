@@ -232,6 +232,8 @@ ERRORS = {
     "exit_without_level": lambda lib: lib.autograd.forward_ad.exit_dual_level(),
     "nested_level": _in_level(lambda lib, fw, x, v: fw.enter_dual_level()),
     "exit_other_level": _in_level(lambda lib, fw, x, v: fw.exit_dual_level(level=1)),
+    "exit_negative_level": _in_level(lambda lib, fw, x, v: fw.exit_dual_level(level=-1)),
+    "make_dual_other_level": _in_level(lambda lib, fw, x, v: fw.make_dual(x, v, level=5)),
     "unpack_other_level": _in_level(lambda lib, fw, x, v: fw.unpack_dual(fw.make_dual(x, v), level=1)),
     "integer_primal": _in_level(lambda lib, fw, x, v: fw.make_dual(lib.arange(3), v)),
     "integer_tangent": _in_level(lambda lib, fw, x, v: fw.make_dual(x, lib.arange(3))),

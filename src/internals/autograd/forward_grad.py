@@ -37,11 +37,11 @@ def enter_level():
 def exit_level(level):
     """Close ``level``, the newest, dropping every tangent it holds (``ForwardADLevel::release_idx``)."""
     with _LOCK:
-        if level < 0:
-            raise RuntimeError("Dual level must be a positive number.")
         if level + 1 != len(LEVELS):
             raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
                                "This is not supported.")
+        if level < 0:
+            raise RuntimeError("Dual level must be a positive number.")
         tensors = LEVELS.pop()
     for t in list(tensors.values()):
         grads = getattr(t, "_fw_grads", None)
