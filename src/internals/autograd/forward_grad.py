@@ -180,18 +180,20 @@ class _Held:
         return self.node
 
 
-def tangents(*tensors):
-    """Each input's tangent, zeros where it has none (torch's efficient zero tensor) and None for
-    an absent optional input; a list input gives a list of them."""
+def tangents(*tensors, zeros=True):
+    """Each input's tangent, zeros where it has none (torch's efficient zero tensor; None with
+    ``zeros=False``) and None for an absent optional input; a list input gives a list of them."""
     out = []
     for t in tensors:
         if isinstance(t, (list, tuple)):
-            out.append(list(tangents(*t)))
+            out.append(list(tangents(*t, zeros=zeros)))
         elif t is None or not hasattr(t, "_impl"):
             out.append(None)
         else:
             found = fw_grad(t)
-            out.append(found if found is not None else dispatcher.call("zeros_like", primal(t)))
+            if found is None and zeros:
+                found = dispatcher.call("zeros_like", primal(t))
+            out.append(found)
     return tuple(out)
 
 

@@ -598,9 +598,6 @@ def _forward_lines(info, schema, inplace):
     if inplace and _uses(body, "original_self_p"):
         lines.append("        original_self_p = fw_original_self")
     tangent_args = _args_used(schema, body, "_t")
-    if tangent_args:
-        names = ", ".join(a + "_t" for a in tangent_args) + ("," if len(tangent_args) == 1 else "")
-        lines.append(f"        {names} = tangents({', '.join(tangent_args)})")
     for a in schema.arguments.flat_kwarg_only:
         if _uses(body, a.name):
             lines.append(f"        {a.name} = kwargs.get({a.name!r}, {_py_default(a.default)})")
@@ -608,10 +605,102 @@ def _forward_lines(info, schema, inplace):
         if _uses(body, f"fwp_{o}"):
             value = "self" if inplace else ("result" if len(outputs) == 1 else f"result[{i}]")
             lines.append(f"        fwp_{o} = primal({value})")
-    for o, formula in formulas.items():
-        target = "self" if inplace else ("result" if len(outputs) == 1 else f"result[{outputs.index(o)}]")
-        lines.append(f"        set_fw_grad({target}, {formula}{', inplace=True' if inplace else ''})")
+    targets = {o: "self" if inplace else ("result" if len(outputs) == 1 else f"result[{outputs.index(o)}]")
+               for o in formulas}
+    suffix = ", inplace=True" if inplace else ""
+    variants = _zero_tangent_variants(formulas, tangent_args, info.list_edges)
+    if variants:
+        a, b = tangent_args
+        lines.append(f"        {a}_t, {b}_t = tangents({a}, {b}, zeros=False)")
+        for missing, present in ((a, b), (b, a)):
+            lines.append(f"        {'if' if missing == a else 'elif'} {missing}_t is None and {present}_t is not None:")
+            lines += [f"            set_fw_grad({targets[o]}, {f}{suffix})" for o, f in variants[missing].items()]
+        lines.append("        else:")
+        lines.append(f"            {a}_t, {b}_t = tangents({a}, {b})")
+        lines += [f"            set_fw_grad({targets[o]}, {f}{suffix})" for o, f in formulas.items()]
+    else:
+        if tangent_args:
+            names = ", ".join(a + "_t" for a in tangent_args) + ("," if len(tangent_args) == 1 else "")
+            lines.append(f"        {names} = tangents({', '.join(tangent_args)})")
+        lines += [f"        set_fw_grad({targets[o]}, {f}{suffix})" for o, f in formulas.items()]
     return [f"    if _fw_levels and has_fw_grad({_forward_inputs(info)}):", *lines]
+
+
+# torch passes an input without a tangent to a formula as an efficient zero tensor (ZeroTensor), so
+# a term it multiplies vanishes even where the other factor is inf or nan. For the formulas of two
+# tangents, the kernel has a variant per missing tangent with those terms removed.
+_ZERO = object()
+_ZERO_RECEIVER = {"conj", "neg", "mm", "bmm", "mv", "dot", "outer", "matmul", "mul", "div", "t", "transpose",
+                  "sum", "clone", "reshape", "view", "expand", "to"}       # zero.f(...) is zero
+_ZERO_ARGUMENT = {"mm", "bmm", "mv", "dot", "outer", "matmul", "mul"}       # x.f(zero) is zero
+_ZERO_FIRST_ARGUMENT = {"maybe_multiply"}                                    # f(zero, ...) is zero
+
+
+def _zero_tangent_variants(formulas, tangent_args, list_edges):
+    """Missing input -> {output: formula without that input's tangent}, or None when a formula
+    keeps a term the rules above cannot remove (it then reads zeros)."""
+    if len(tangent_args) != 2 or set(tangent_args) & set(list_edges):
+        return None
+    variants = {}
+    for missing in tangent_args:
+        variants[missing] = {}
+        for o, formula in formulas.items():
+            reduced = _without(ast.parse(formula, mode="eval").body, f"{missing}_t")
+            if reduced is None or reduced is _ZERO:
+                return None
+            variants[missing][o] = ast.unparse(reduced)
+    return variants
+
+
+def _without(node, name):
+    """``node`` with the tangent ``name`` taken as zero: _ZERO if the whole is, None if it cannot tell."""
+    if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+        return node
+    if isinstance(node, ast.Name):
+        return _ZERO
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        operand = _without(node.operand, name)
+        return operand if operand in (_ZERO, None) else ast.UnaryOp(ast.USub(), operand)
+    if isinstance(node, ast.BinOp):
+        return _binop_without(node, name)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return _call_without(node, name)
+    return None
+
+
+def _binop_without(node, name):
+    left, right = _without(node.left, name), _without(node.right, name)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, ast.Mult):
+        return _ZERO if _ZERO in (left, right) else ast.BinOp(left, node.op, right)
+    if isinstance(node.op, ast.Div):
+        return _ZERO if left is _ZERO else (None if right is _ZERO else ast.BinOp(left, node.op, right))
+    if isinstance(node.op, (ast.Add, ast.Sub)):
+        if right is _ZERO:
+            return left
+        if left is _ZERO:
+            return right if isinstance(node.op, ast.Add) else ast.UnaryOp(ast.USub(), right)
+        return ast.BinOp(left, node.op, right)
+    return None
+
+
+def _call_without(node, name):
+    """A method call on a zero tangent, a product with one, or a helper scaling one."""
+    func = node.func
+    is_helper = isinstance(func.value, ast.Name) and func.value.id == "manual"
+    if is_helper:
+        first = _without(node.args[0], name) if node.args else None
+        if func.attr in _ZERO_FIRST_ARGUMENT and first is _ZERO:
+            return _ZERO
+        return None
+    receiver = _without(func.value, name)
+    if receiver is _ZERO and func.attr in _ZERO_RECEIVER:
+        return _ZERO
+    if receiver is not None and receiver is not _ZERO and func.attr in _ZERO_ARGUMENT and node.args:
+        if _without(node.args[0], name) is _ZERO:
+            return _ZERO
+    return None
 
 
 def _rename_outputs(formula, outputs):

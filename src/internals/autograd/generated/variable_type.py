@@ -1340,8 +1340,8 @@ def reciprocal(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, ((fwp_result * fwp_result).conj().mul(-self_t.conj())).conj())
     return result
 
@@ -1369,8 +1369,8 @@ def reciprocal_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, ((fwp_result * fwp_result).conj().mul(-self_t.conj())).conj(), inplace=True)
     return result
 
@@ -1390,8 +1390,8 @@ def abs(ks, self):
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.handle_r_to_c(fwp_result._impl.dtype, self_t.conj() * self_p.sgn()))
     return result
 
@@ -1423,8 +1423,8 @@ def abs_(ks, self):
         rebase_history(self, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_p = fw_original_self
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, manual.handle_r_to_c(fwp_result._impl.dtype, self_t.conj() * self_p.sgn()), inplace=True)
     return result
 
@@ -1491,8 +1491,8 @@ def angle(ks, self):
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.handle_r_to_c(fwp_result._impl.dtype, manual.angle_backward(self_t.conj(), self_p).conj()))
     return result
 
@@ -1571,8 +1571,8 @@ def exp(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() * fwp_result.conj()).conj())
     return result
 
@@ -1600,8 +1600,8 @@ def exp_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (self_t.conj() * fwp_result.conj()).conj(), inplace=True)
     return result
 
@@ -1672,8 +1672,8 @@ def sqrt(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() / manual.mul_scalar(fwp_result.conj(), 2)).conj())
     return result
 
@@ -1701,8 +1701,8 @@ def sqrt_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (self_t.conj() / manual.mul_scalar(fwp_result.conj(), 2)).conj(), inplace=True)
     return result
 
@@ -1721,8 +1721,8 @@ def relu(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.threshold_backward(self_t.conj(), fwp_result, 0)).conj())
     return result
 
@@ -1742,8 +1742,8 @@ def relu_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (manual.threshold_backward(self_t.conj(), fwp_result, 0)).conj(), inplace=True)
     return result
 
@@ -1865,8 +1865,8 @@ def sigmoid(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.sigmoid_backward(self_t.conj(), fwp_result)).conj())
     return result
 
@@ -1894,8 +1894,8 @@ def sigmoid_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (manual.sigmoid_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
@@ -1914,8 +1914,8 @@ def tanh(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.tanh_backward(self_t.conj(), fwp_result)).conj())
     return result
 
@@ -1943,8 +1943,8 @@ def tanh_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (manual.tanh_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
@@ -2019,9 +2019,15 @@ def add_Tensor(ks, self, other, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self, other):
-        self_t, other_t = tangents(self, other)
         alpha = kwargs.get('alpha', 1)
-        set_fw_grad(result, self_t + manual.maybe_multiply(other_t, alpha))
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, manual.maybe_multiply(other_t, alpha))
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, self_t)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, self_t + manual.maybe_multiply(other_t, alpha))
     return result
 
 
@@ -2050,9 +2056,15 @@ def add__Tensor(ks, self, other, **kwargs):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     if _fw_levels and has_fw_grad(self, other):
-        self_t, other_t = tangents(self, other)
         alpha = kwargs.get('alpha', 1)
-        set_fw_grad(self, self_t + manual.maybe_multiply(other_t, alpha), inplace=True)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, manual.maybe_multiply(other_t, alpha), inplace=True)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(self, self_t, inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, self_t + manual.maybe_multiply(other_t, alpha), inplace=True)
     return result
 
 
@@ -2072,9 +2084,15 @@ def sub_Tensor(ks, self, other, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self, other):
-        self_t, other_t = tangents(self, other)
         alpha = kwargs.get('alpha', 1)
-        set_fw_grad(result, self_t - manual.maybe_multiply(other_t, alpha))
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, -manual.maybe_multiply(other_t, alpha))
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, self_t)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, self_t - manual.maybe_multiply(other_t, alpha))
     return result
 
 
@@ -2103,9 +2121,15 @@ def sub__Tensor(ks, self, other, **kwargs):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     if _fw_levels and has_fw_grad(self, other):
-        self_t, other_t = tangents(self, other)
         alpha = kwargs.get('alpha', 1)
-        set_fw_grad(self, self_t - manual.maybe_multiply(other_t, alpha), inplace=True)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, -manual.maybe_multiply(other_t, alpha), inplace=True)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(self, self_t, inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, self_t - manual.maybe_multiply(other_t, alpha), inplace=True)
     return result
 
 
@@ -2130,8 +2154,14 @@ def mul_Tensor(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
-        set_fw_grad(result, other_t * self_p + self_t * other_p)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, other_t * self_p)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, self_t * other_p)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, other_t * self_p + self_t * other_p)
     return result
 
 
@@ -2168,8 +2198,14 @@ def mul__Tensor(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = fw_original_self
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
-        set_fw_grad(self, other_t * self_p + self_t * other_p, inplace=True)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, other_t * self_p, inplace=True)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(self, self_t * other_p, inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, other_t * self_p + self_t * other_p, inplace=True)
     return result
 
 
@@ -2356,9 +2392,15 @@ def div_Tensor(ks, self, other):
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self, other):
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         fwp_result = primal(result)
-        set_fw_grad(result, (self_t - other_t * fwp_result) / other_p)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, -(other_t * fwp_result) / other_p)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, self_t / other_p)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, (self_t - other_t * fwp_result) / other_p)
     return result
 
 
@@ -2389,9 +2431,15 @@ def div__Tensor(ks, self, other):
         rebase_history(self, grad_fn)
     if _fw_levels and has_fw_grad(self, other):
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         fwp_result = primal(self)
-        set_fw_grad(self, (self_t - other_t * fwp_result) / other_p, inplace=True)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, -(other_t * fwp_result) / other_p, inplace=True)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(self, self_t / other_p, inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, (self_t - other_t * fwp_result) / other_p, inplace=True)
     return result
 
 
@@ -2467,8 +2515,8 @@ def pow_Tensor_Tensor(ks, self, exponent):
     if _fw_levels and has_fw_grad(self, exponent):
         self_p = primal(self)
         exponent_p = primal(exponent)
-        self_t, exponent_t = tangents(self, exponent)
         fwp_result = primal(result)
+        self_t, exponent_t = tangents(self, exponent)
         set_fw_grad(result, (manual.pow_backward_self(self_t.conj(), self_p, exponent_p) + manual.pow_backward_exponent(exponent_t.conj(), self_p, exponent_p, fwp_result)).conj())
     return result
 
@@ -2503,8 +2551,8 @@ def pow__Tensor(ks, self, exponent):
     if _fw_levels and has_fw_grad(self, exponent):
         self_p = fw_original_self
         exponent_p = primal(exponent)
-        self_t, exponent_t = tangents(self, exponent)
         fwp_result = primal(self)
+        self_t, exponent_t = tangents(self, exponent)
         set_fw_grad(self, (manual.pow_backward_self(self_t.conj(), self_p, exponent_p) + manual.pow_backward_exponent(exponent_t.conj(), self_p, exponent_p, fwp_result)).conj(), inplace=True)
     return result
 
@@ -2526,8 +2574,8 @@ def pow_Scalar(ks, self, exponent):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(exponent):
         exponent_p = primal(exponent)
-        exponent_t, = tangents(exponent)
         fwp_result = primal(result)
+        exponent_t, = tangents(exponent)
         set_fw_grad(result, (manual.pow_backward_exponent_scalar_base(exponent_t.conj(), self, exponent_p, fwp_result)).conj())
     return result
 
@@ -2578,9 +2626,15 @@ def maximum(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         fwp_result = primal(result)
-        set_fw_grad(result, other_t + ((self_p > other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, other_t + (self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, (self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, other_t + ((self_p > other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
     return result
 
 
@@ -2609,9 +2663,15 @@ def minimum(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         fwp_result = primal(result)
-        set_fw_grad(result, other_t + ((self_p < other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, other_t + (self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, (self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, other_t + ((self_p < other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
     return result
 
 
@@ -3084,8 +3144,8 @@ def prod(ks, self, **kwargs):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.prod_jvp(self_p, self_t, fwp_result))
     return result
 
@@ -3108,8 +3168,8 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.prod_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
@@ -3140,8 +3200,8 @@ def amax(ks, self, dim=(), keepdim=False):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.amaxamin_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
@@ -3172,8 +3232,8 @@ def amin(ks, self, dim=(), keepdim=False):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.amaxamin_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
@@ -3233,8 +3293,8 @@ def max_dim(ks, self, dim, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
@@ -3263,8 +3323,8 @@ def max(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
@@ -3286,8 +3346,8 @@ def min_dim(ks, self, dim, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
@@ -3316,8 +3376,8 @@ def min(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
@@ -3339,8 +3399,8 @@ def _softmax(ks, self, dim, half_to_float):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, fwp_result * (self_t - manual.logsumexp_jvp(self_p, self_t, (dim,), True)))
     return result
 
@@ -3967,8 +4027,14 @@ def mm(ks, self, mat2):
     if _fw_levels and has_fw_grad(self, mat2):
         self_p = primal(self)
         mat2_p = primal(mat2)
-        self_t, mat2_t = tangents(self, mat2)
-        set_fw_grad(result, self_t.mm(mat2_p) + self_p.mm(mat2_t))
+        self_t, mat2_t = tangents(self, mat2, zeros=False)
+        if self_t is None and mat2_t is not None:
+            set_fw_grad(result, self_p.mm(mat2_t))
+        elif mat2_t is None and self_t is not None:
+            set_fw_grad(result, self_t.mm(mat2_p))
+        else:
+            self_t, mat2_t = tangents(self, mat2)
+            set_fw_grad(result, self_t.mm(mat2_p) + self_p.mm(mat2_t))
     return result
 
 
@@ -3999,8 +4065,14 @@ def bmm(ks, self, mat2):
     if _fw_levels and has_fw_grad(self, mat2):
         self_p = primal(self)
         mat2_p = primal(mat2)
-        self_t, mat2_t = tangents(self, mat2)
-        set_fw_grad(result, self_t.bmm(mat2_p) + self_p.bmm(mat2_t))
+        self_t, mat2_t = tangents(self, mat2, zeros=False)
+        if self_t is None and mat2_t is not None:
+            set_fw_grad(result, self_p.bmm(mat2_t))
+        elif mat2_t is None and self_t is not None:
+            set_fw_grad(result, self_t.bmm(mat2_p))
+        else:
+            self_t, mat2_t = tangents(self, mat2)
+            set_fw_grad(result, self_t.bmm(mat2_p) + self_p.bmm(mat2_t))
     return result
 
 
@@ -6948,8 +7020,8 @@ def tan(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() * (1 + fwp_result.pow(2)).conj()).conj())
     return result
 
@@ -6977,8 +7049,8 @@ def tan_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (self_t.conj() * (1 + fwp_result.pow(2)).conj()).conj(), inplace=True)
     return result
 
@@ -7103,8 +7175,8 @@ def special_erfcx(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, ((2.0 * self_p * fwp_result - 1.1283791670955126) * self_t.conj()).conj())
     return result
 
@@ -7131,8 +7203,8 @@ def special_ndtri(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() * 2.5066282746310002 * (fwp_result.square() / 2).exp()).conj())
     return result
 
@@ -7161,8 +7233,8 @@ def special_log_ndtr(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() / 2.5066282746310002 * (fwp_result + self_p.pow(2) / 2).neg().exp()).conj())
     return result
 
@@ -7189,8 +7261,8 @@ def rsqrt(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj())
     return result
 
@@ -7218,8 +7290,8 @@ def rsqrt_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj(), inplace=True)
     return result
 
@@ -7290,8 +7362,8 @@ def expm1(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() * (fwp_result.conj() + 1)).conj())
     return result
 
@@ -7319,8 +7391,8 @@ def expm1_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (self_t.conj() * (fwp_result.conj() + 1)).conj(), inplace=True)
     return result
 
@@ -7339,8 +7411,8 @@ def exp2(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.mul_scalar(self_t.conj() * fwp_result.conj(), 0.6931471805599453)).conj())
     return result
 
@@ -7368,8 +7440,8 @@ def exp2_(ks, self):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (manual.mul_scalar(self_t.conj() * fwp_result.conj(), 0.6931471805599453)).conj(), inplace=True)
     return result
 
@@ -7701,8 +7773,8 @@ def special_i0e(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj() * (manual.special_i1e(self_p) - self_p.sgn() * fwp_result)).conj())
     return result
 
@@ -7731,8 +7803,8 @@ def special_i1(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.i1_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
@@ -7761,8 +7833,8 @@ def special_i1e(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.i1e_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
@@ -7988,8 +8060,14 @@ def atan2(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
-        set_fw_grad(result, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)))
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, -self_p * other_t / (self_p.pow(2) + other_p.pow(2)))
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, other_p * self_t / (self_p.pow(2) + other_p.pow(2)))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)))
     return result
 
 
@@ -8022,8 +8100,14 @@ def atan2_(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = fw_original_self
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
-        set_fw_grad(self, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)), inplace=True)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, -self_p * other_t / (self_p.pow(2) + other_p.pow(2)), inplace=True)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(self, other_p * self_t / (self_p.pow(2) + other_p.pow(2)), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)), inplace=True)
     return result
 
 
@@ -8094,8 +8178,8 @@ def copysign_Scalar(ks, self, other):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.copysign_tensor_self_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
@@ -8120,8 +8204,8 @@ def copysign__Scalar(ks, self, other):
         grad_fn.result_ = saved_inplace_result(self)
     if _fw_levels and has_fw_grad(self):
         self_p = fw_original_self
-        self_t, = tangents(self)
         fwp_result = primal(self)
+        self_t, = tangents(self)
         set_fw_grad(self, (manual.copysign_tensor_self_backward(self_t.conj(), self_p, fwp_result)).conj(), inplace=True)
     return result
 
@@ -8154,9 +8238,15 @@ def hypot(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         fwp_result = primal(result)
-        set_fw_grad(result, (self_t * self_p + other_t * other_p) / fwp_result)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, other_t * other_p / fwp_result)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(result, self_t * self_p / fwp_result)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, (self_t * self_p + other_t * other_p) / fwp_result)
     return result
 
 
@@ -8192,9 +8282,15 @@ def hypot_(ks, self, other):
     if _fw_levels and has_fw_grad(self, other):
         self_p = fw_original_self
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         fwp_result = primal(self)
-        set_fw_grad(self, (self_t * self_p + other_t * other_p) / fwp_result, inplace=True)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, other_t * other_p / fwp_result, inplace=True)
+        elif other_t is None and self_t is not None:
+            set_fw_grad(self, self_t * self_p / fwp_result, inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, (self_t * self_p + other_t * other_p) / fwp_result, inplace=True)
     return result
 
 
@@ -8618,8 +8714,8 @@ def gelu(ks, self, **kwargs):
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         approximate = kwargs.get('approximate', 'none')
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.gelu_backward(self_t.conj(), self_p, approximate)).conj())
     return result
 
@@ -8652,8 +8748,8 @@ def gelu_(ks, self, **kwargs):
         rebase_history(self, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_p = fw_original_self
-        self_t, = tangents(self)
         approximate = kwargs.get('approximate', 'none')
+        self_t, = tangents(self)
         set_fw_grad(self, (manual.gelu_backward(self_t.conj(), self_p, approximate)).conj(), inplace=True)
     return result
 
@@ -8756,8 +8852,8 @@ def log_sigmoid_forward(ks, self):
         grad_fn.buffer_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_buffer = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.log_sigmoid_backward(self_t.conj(), self_p, fwp_buffer).conj())
     return result
 
@@ -10492,8 +10588,8 @@ def addcmul(ks, self, tensor1, tensor2, **kwargs):
     if _fw_levels and has_fw_grad(self, tensor1, tensor2):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value))
     return result
 
@@ -10527,8 +10623,8 @@ def addcmul_(ks, self, tensor1, tensor2, **kwargs):
     if _fw_levels and has_fw_grad(self, tensor1, tensor2):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), inplace=True)
     return result
 
@@ -10552,8 +10648,8 @@ def addcdiv(ks, self, tensor1, tensor2, **kwargs):
     if _fw_levels and has_fw_grad(self, tensor1, tensor2):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value))
     return result
 
@@ -10586,8 +10682,8 @@ def addcdiv_(ks, self, tensor1, tensor2, **kwargs):
     if _fw_levels and has_fw_grad(self, tensor1, tensor2):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
         set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), inplace=True)
     return result
 
@@ -10610,9 +10706,9 @@ def var_correction(ks, self, dim=None, **kwargs):
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         correction = kwargs.get('correction', None)
         keepdim = kwargs.get('keepdim', False)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.var_jvp(self_p, self_t, dim, correction, keepdim))
     return result
 
@@ -10636,10 +10732,10 @@ def std_correction(ks, self, dim=None, **kwargs):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         correction = kwargs.get('correction', None)
         keepdim = kwargs.get('keepdim', False)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, (manual.var_jvp(self_p, self_t, dim, correction, keepdim) / (2 * fwp_result)).masked_fill_(fwp_result == 0, 0))
     return result
 
@@ -10829,8 +10925,8 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.linalg_vector_norm_jvp(self_p, self_t, ord, fwp_result, dim, keepdim))
     return result
 
@@ -10857,8 +10953,8 @@ def linalg_inv_ex(ks, A, **kwargs):
         set_history((result[0],), grad_fn)
         grad_fn.inverse_ = SavedVariable(result[0], True)
     if _fw_levels and has_fw_grad(A):
-        A_t, = tangents(A)
         fwp_inverse = primal(result[0])
+        A_t, = tangents(A)
         set_fw_grad(result[0], -manual.matmul(fwp_inverse, manual.matmul(A_t, fwp_inverse)))
     return result
 
@@ -10891,8 +10987,8 @@ def linalg_cross(ks, self, other, **kwargs):
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
-        self_t, other_t = tangents(self, other)
         dim = kwargs.get('dim', -1)
+        self_t, other_t = tangents(self, other)
         set_fw_grad(result, manual.linalg_cross(self_t, other_p, dim=dim) + manual.linalg_cross(self_p, other_t, dim=dim))
     return result
 
@@ -11431,8 +11527,14 @@ def dot(ks, self, tensor):
     if _fw_levels and has_fw_grad(self, tensor):
         self_p = primal(self)
         tensor_p = primal(tensor)
-        self_t, tensor_t = tangents(self, tensor)
-        set_fw_grad(result, self_t.dot(tensor_p) + self_p.dot(tensor_t))
+        self_t, tensor_t = tangents(self, tensor, zeros=False)
+        if self_t is None and tensor_t is not None:
+            set_fw_grad(result, self_p.dot(tensor_t))
+        elif tensor_t is None and self_t is not None:
+            set_fw_grad(result, self_t.dot(tensor_p))
+        else:
+            self_t, tensor_t = tangents(self, tensor)
+            set_fw_grad(result, self_t.dot(tensor_p) + self_p.dot(tensor_t))
     return result
 
 
@@ -11500,9 +11602,9 @@ def addmm(ks, self, mat1, mat2, **kwargs):
     if _fw_levels and has_fw_grad(self, mat1, mat2):
         mat1_p = primal(mat1)
         mat2_p = primal(mat2)
-        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
         beta = kwargs.get('beta', 1)
         alpha = kwargs.get('alpha', 1)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
         set_fw_grad(result, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha))
     return result
 
@@ -11543,9 +11645,9 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
     if _fw_levels and has_fw_grad(self, mat1, mat2):
         mat1_p = primal(mat1)
         mat2_p = primal(mat2)
-        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
         beta = kwargs.get('beta', 1)
         alpha = kwargs.get('alpha', 1)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
         set_fw_grad(self, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), inplace=True)
     return result
 
@@ -11679,8 +11781,14 @@ def mv(ks, self, vec):
     if _fw_levels and has_fw_grad(self, vec):
         self_p = primal(self)
         vec_p = primal(vec)
-        self_t, vec_t = tangents(self, vec)
-        set_fw_grad(result, self_t.mv(vec_p) + self_p.mv(vec_t))
+        self_t, vec_t = tangents(self, vec, zeros=False)
+        if self_t is None and vec_t is not None:
+            set_fw_grad(result, self_p.mv(vec_t))
+        elif vec_t is None and self_t is not None:
+            set_fw_grad(result, self_t.mv(vec_p))
+        else:
+            self_t, vec_t = tangents(self, vec)
+            set_fw_grad(result, self_t.mv(vec_p) + self_p.mv(vec_t))
     return result
 
 
@@ -11980,8 +12088,8 @@ def sort(ks, self, dim=-1, descending=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
@@ -12010,9 +12118,9 @@ def sort_stable(ks, self, **kwargs):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         dim = kwargs.get('dim', -1)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
@@ -12049,8 +12157,8 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
@@ -12072,8 +12180,8 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
@@ -12103,8 +12211,8 @@ def median_dim(ks, self, dim, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
@@ -12134,8 +12242,8 @@ def mode(ks, self, dim=-1, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
@@ -12164,8 +12272,8 @@ def median(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
@@ -12186,8 +12294,8 @@ def nanmedian(ks, self):
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
-        self_t, = tangents(self)
         fwp_result = primal(result)
+        self_t, = tangents(self)
         set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
@@ -12209,8 +12317,8 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
@@ -12288,8 +12396,8 @@ def cummax(ks, self, dim):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], self_t.gather(dim, fwp_indices))
     return result
 
@@ -12318,8 +12426,8 @@ def cummin(ks, self, dim):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_indices = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], self_t.gather(dim, fwp_indices))
     return result
 
@@ -12494,8 +12602,8 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], self_t.flatten(-2).gather(-1, fwp_result1.flatten(-2)).view_as(fwp_result1))
     return result
 
@@ -12870,8 +12978,8 @@ def adaptive_max_pool2d(ks, self, output_size):
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], self_t.flatten(-2).gather(-1, fwp_result1.flatten(-2)).view_as(fwp_result1))
     return result
 
@@ -12934,8 +13042,8 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], self_t.flatten(-3).gather(-1, fwp_result1.flatten(-3)).view_as(fwp_result1))
     return result
 
@@ -13045,8 +13153,8 @@ def adaptive_max_pool3d(ks, self, output_size):
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
-        self_t, = tangents(self)
         fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
         set_fw_grad(result[0], self_t.flatten(-3).gather(-1, fwp_result1.flatten(-3)).view_as(fwp_result1))
     return result
 
@@ -13527,9 +13635,9 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         input_p = primal(input)
         weight_p = primal(weight)
         bias_p = primal(bias)
-        input_t, weight_t, bias_t = tangents(input, weight, bias)
         fwp_result1 = primal(result[1])
         fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
         set_fw_grad(result[0], manual.batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, fwp_result1, fwp_result2, training, eps))
     return result
 
@@ -13783,9 +13891,9 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         input_p = primal(input)
         weight_p = primal(weight)
         bias_p = primal(bias)
-        input_t, weight_t, bias_t = tangents(input, weight, bias)
         fwp_result1 = primal(result[1])
         fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
         set_fw_grad(result[0], manual.layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, fwp_result1, fwp_result2, normalized_shape))
     return result
 
@@ -14049,9 +14157,9 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         input_p = primal(input)
         weight_p = primal(weight)
         bias_p = primal(bias)
-        input_t, weight_t, bias_t = tangents(input, weight, bias)
         fwp_result1 = primal(result[1])
         fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
         set_fw_grad(result[0], manual.group_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, fwp_result1, fwp_result2, group))
     return result
 
