@@ -42,6 +42,9 @@ CASES = {
     "write_integer_tensor": lambda L, fw: L.zeros(2, dtype=L.int64).add_(fw.make_dual(L.ones(2), L.ones(2))),
     "cat_with_plain": lambda L, fw: L.cat([fw.make_dual(L.ones(2), L.ones(2)), L.zeros(1)]),
     "cat_with_integer": lambda L, fw: L.cat([fw.make_dual(L.ones(2), L.ones(2)), L.zeros(1, dtype=L.int64)]),
+    "to_integer": lambda L, fw: fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2)).to(L.int64),
+    "round_to_integer": lambda L, fw: fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2)).round().to(L.int32),
+    "to_complex": lambda L, fw: fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2)).to(L.complex64),
     "where_of_duals": lambda L, fw: L.where(L.tensor([True, False]), fw.make_dual(L.ones(2), L.ones(2)),
                                             fw.make_dual(L.zeros(2), L.full((2,), 2.))),
 }

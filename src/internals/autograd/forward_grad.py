@@ -129,6 +129,9 @@ def set_fw_grad(t, tangent, level=0, inplace=False):
         for out, out_tangent in zip(t, tangent):
             set_fw_grad(out, out_tangent, level, inplace)
         return
+    dtype = t._impl.dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return              # an integer or bool output is not differentiable: it takes no tangent
     if inplace and level in (getattr(t, "_fw_grads", None) or {}) and t._fw_grads[level] is None:
         del t._fw_grads[level]      # an unpacked primal written in place: it may take a tangent now
     if inplace:
