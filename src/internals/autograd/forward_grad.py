@@ -120,9 +120,8 @@ def _laid_out_like(tangent, t):
 
 
 def set_fw_grad(t, tangent, level=0, inplace=False):
-    """Give ``t`` the tangent ``tangent`` (``AutogradMeta::set_fw_grad``). An in-place op writes
-    the new tangent into the existing one; on a view whose base has none, the base first gets
-    zeros, and the view's tangent becomes the same view of them, so the base sees the write."""
+    """Give ``t`` the tangent ``tangent`` (``AutogradMeta::set_fw_grad``); a tangent of another
+    layout than ``t``'s is copied into one of t's layout."""
     if tangent is None:
         return
     if isinstance(t, (list, tuple)):       # split, unbind: one tangent per output
@@ -132,24 +131,34 @@ def set_fw_grad(t, tangent, level=0, inplace=False):
     dtype = t._impl.dtype
     if not (dtype.is_floating_point or dtype.is_complex):
         return              # an integer or bool output is not differentiable: it takes no tangent
-    if inplace and level in (getattr(t, "_fw_grads", None) or {}) and t._fw_grads[level] is None:
-        del t._fw_grads[level]      # an unpacked primal written in place: it may take a tangent now
     if inplace:
-        existing = fw_grad(t, level)
-        if existing is not None:
-            if existing is not tangent:
-                dispatcher.call("copy_", existing, tangent)
+        tangent = _written_tangent(t, tangent, level)
+        if tangent is None:
             return
-        base = t._base
-        if base is not None:
-            base_tangent = dispatcher.call("zeros_like", base, dtype=tangent._impl.dtype)
-            _store(base, base_tangent, level)
-            view = _view_like(base_tangent, t)
-            dispatcher.call("copy_", view, tangent)
-            tangent = view
     elif not _same_meta(tangent, t):
         tangent = _laid_out_like(tangent, t)
     _store(t, tangent, level)
+
+
+def _written_tangent(t, tangent, level):
+    """An in-place op's new tangent for ``t``: written into the existing one (None is returned:
+    nothing more to store); on a view whose base has none, the base first gets zeros and the
+    view's tangent becomes the same view of them, so the base sees the write."""
+    grads = getattr(t, "_fw_grads", None)
+    if grads is not None and level in grads and grads[level] is None:
+        del grads[level]        # an unpacked primal written in place: it may take a tangent now
+    existing = fw_grad(t, level)
+    if existing is not None:
+        if existing is not tangent:
+            dispatcher.call("copy_", existing, tangent)
+        return None
+    if t._base is None:
+        return tangent
+    base_tangent = dispatcher.call("zeros_like", t._base, dtype=tangent._impl.dtype)
+    _store(t._base, base_tangent, level)
+    view = _view_like(base_tangent, t)
+    dispatcher.call("copy_", view, tangent)
+    return view
 
 
 # ---------------------------------------------------------------------- what the formulas read
