@@ -45,6 +45,14 @@ CASES = {
     "to_integer": lambda L, fw: fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2)).to(L.int64),
     "round_to_integer": lambda L, fw: fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2)).round().to(L.int32),
     "to_complex": lambda L, fw: fw.make_dual(L.tensor([1.5, 2.5]), L.ones(2)).to(L.complex64),
+    # a zero tangent takes part in type promotion
+    "float32_dual_plus_float64": lambda L, fw: fw.make_dual(L.ones(2), L.ones(2)) + L.ones(2, dtype=L.float64),
+    "float64_minus_float32_dual": lambda L, fw: L.ones(2, dtype=L.float64) - fw.make_dual(L.ones(2), L.ones(2)),
+    "float32_dual_plus_float64_scalar": lambda L, fw: fw.make_dual(L.ones(2), L.ones(2)) + L.tensor(2.,
+                                                                                                   dtype=L.float64),
+    "addcmul_float64_constants": lambda L, fw: L.addcmul(fw.make_dual(L.ones(2), L.ones(2)), L.ones(2, dtype=L.float64),
+                                                         L.ones(2, dtype=L.float64)),
+    "addmm_bias_only": lambda L, fw: L.addmm(fw.make_dual(L.ones(3), L.arange(3.)), L.ones(2, 4), L.ones(4, 3)),
     "where_of_duals": lambda L, fw: L.where(L.tensor([True, False]), fw.make_dual(L.ones(2), L.ones(2)),
                                             fw.make_dual(L.zeros(2), L.full((2,), 2.))),
 }

@@ -15,10 +15,11 @@ import threading
 import weakref
 
 from ..aten import dispatcher
+from ..c10.scalar_type import result_type
 from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["LEVELS", "enter_level", "exit_level", "current_level", "fw_grad", "set_fw_grad", "has_fw_grad",
-           "primal", "tangents", "check_no_fw_grad", "check_out_no_fw_grad", "make_dual", "unpack_dual"]
+           "primal", "tangents", "promoted", "check_no_fw_grad", "check_out_no_fw_grad", "make_dual", "unpack_dual"]
 
 LEVELS = []         # the active levels' tensor registries, oldest first (at most one)
 _LOCK = threading.Lock()
@@ -207,6 +208,14 @@ def tangents(*tensors, zeros=True):
                 found = dispatcher.call("zeros_like", primal(t))
             out.append(found)
     return tuple(out)
+
+
+def promoted(tangent, *missing):
+    """A tangent computed without the terms of inputs that have none, in the dtype their zeros
+    would have given it: torch's zero tangents take part in type promotion (a float32 dual plus
+    a float64 tensor has a float64 tangent)."""
+    dtype = result_type(tangent, *(m for m in missing if m is not None and hasattr(m, "_impl")))
+    return tangent if dtype is tangent._impl.dtype else tangent.to(dtype)
 
 
 FILE_AN_ISSUE = ("Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"

@@ -24,6 +24,7 @@ stale or broken. A test regenerates in memory and fails if the checked-in files 
 """
 import ast
 import functools
+import itertools
 import keyword
 import re
 import sys
@@ -610,13 +611,16 @@ def _forward_lines(info, schema, inplace):
     suffix = ", inplace=True" if inplace else ""
     variants = _zero_tangent_variants(formulas, tangent_args, info.list_edges)
     if variants:
-        a, b = tangent_args
-        lines.append(f"        {a}_t, {b}_t = tangents({a}, {b}, zeros=False)")
-        for missing, present in ((a, b), (b, a)):
-            lines.append(f"        {'if' if missing == a else 'elif'} {missing}_t is None and {present}_t is not None:")
-            lines += [f"            set_fw_grad({targets[o]}, {f}{suffix})" for o, f in variants[missing].items()]
+        names, args = ", ".join(a + "_t" for a in tangent_args), ", ".join(tangent_args)
+        lines.append(f"        {names} = tangents({args}, zeros=False)")
+        for i, (missing, reduced) in enumerate(variants.items()):
+            test = " and ".join(f"{a}_t is {'' if a in missing else 'not '}None" for a in tangent_args)
+            lines.append(f"        {'elif' if i else 'if'} {test}:")
+            zeros = ", ".join(_ident(a) for a in missing)       # promoted as their zeros would promote it
+            lines += [f"            set_fw_grad({targets[o]}, promoted({f}, {zeros}){suffix})"
+                      for o, f in reduced.items()]
         lines.append("        else:")
-        lines.append(f"            {a}_t, {b}_t = tangents({a}, {b})")
+        lines.append(f"            {names} = tangents({args})")
         lines += [f"            set_fw_grad({targets[o]}, {f}{suffix})" for o, f in formulas.items()]
     else:
         if tangent_args:
@@ -628,7 +632,7 @@ def _forward_lines(info, schema, inplace):
 
 # torch passes an input without a tangent to a formula as an efficient zero tensor (ZeroTensor), so
 # a term it multiplies vanishes even where the other factor is inf or nan. For the formulas of two
-# tangents, the kernel has a variant per missing tangent with those terms removed.
+# or three tangents, the kernel has a variant per set of missing tangents with their terms removed.
 _ZERO = object()
 _ZERO_RECEIVER = {"conj", "neg", "mm", "bmm", "mv", "dot", "outer", "matmul", "mul", "div", "t", "transpose",
                   "sum", "clone", "reshape", "view", "expand", "to"}       # zero.f(...) is zero
@@ -637,18 +641,22 @@ _ZERO_FIRST_ARGUMENT = {"maybe_multiply"}                                    # f
 
 
 def _zero_tangent_variants(formulas, tangent_args, list_edges):
-    """Missing input -> {output: formula without that input's tangent}, or None when a formula
-    keeps a term the rules above cannot remove (it then reads zeros)."""
-    if len(tangent_args) != 2 or set(tangent_args) & set(list_edges):
+    """Missing inputs -> {output: formula without their tangents}, for each set of them that
+    leaves one, or None when a formula keeps a term the rules above cannot remove (all of them
+    then read zeros)."""
+    if not 2 <= len(tangent_args) <= 3 or set(tangent_args) & set(list_edges):
         return None
     variants = {}
-    for missing in tangent_args:
-        variants[missing] = {}
-        for o, formula in formulas.items():
-            reduced = _without(ast.parse(formula, mode="eval").body, f"{missing}_t")
-            if reduced is None or reduced is _ZERO:
-                return None
-            variants[missing][o] = ast.unparse(reduced)
+    for count in range(1, len(tangent_args)):
+        for missing in itertools.combinations(tangent_args, count):
+            variants[missing] = {}
+            for o, formula in formulas.items():
+                reduced = ast.parse(formula, mode="eval").body
+                for name in missing:
+                    reduced = _without(reduced, f"{name}_t") if reduced is not _ZERO else _ZERO
+                if reduced is None or reduced is _ZERO:
+                    return None
+                variants[missing][o] = ast.unparse(reduced)
     return variants
 
 
@@ -765,7 +773,8 @@ from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from .. import functions_manual as manual
 from ..forward_grad import LEVELS as _fw_levels
-from ..forward_grad import check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, set_fw_grad, tangents
+from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
+                            tangents)
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)

@@ -14,7 +14,8 @@ from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from .. import functions_manual as manual
 from ..forward_grad import LEVELS as _fw_levels
-from ..forward_grad import check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, set_fw_grad, tangents
+from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
+                            tangents)
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
@@ -2022,9 +2023,9 @@ def add_Tensor(ks, self, other, **kwargs):
         alpha = kwargs.get('alpha', 1)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, manual.maybe_multiply(other_t, alpha))
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, self_t)
+            set_fw_grad(result, promoted(manual.maybe_multiply(other_t, alpha), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, self_t + manual.maybe_multiply(other_t, alpha))
@@ -2059,9 +2060,9 @@ def add__Tensor(ks, self, other, **kwargs):
         alpha = kwargs.get('alpha', 1)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(self, manual.maybe_multiply(other_t, alpha), inplace=True)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(self, self_t, inplace=True)
+            set_fw_grad(self, promoted(manual.maybe_multiply(other_t, alpha), self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t, other), inplace=True)
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(self, self_t + manual.maybe_multiply(other_t, alpha), inplace=True)
@@ -2087,9 +2088,9 @@ def sub_Tensor(ks, self, other, **kwargs):
         alpha = kwargs.get('alpha', 1)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, -manual.maybe_multiply(other_t, alpha))
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, self_t)
+            set_fw_grad(result, promoted(-manual.maybe_multiply(other_t, alpha), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, self_t - manual.maybe_multiply(other_t, alpha))
@@ -2124,9 +2125,9 @@ def sub__Tensor(ks, self, other, **kwargs):
         alpha = kwargs.get('alpha', 1)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(self, -manual.maybe_multiply(other_t, alpha), inplace=True)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(self, self_t, inplace=True)
+            set_fw_grad(self, promoted(-manual.maybe_multiply(other_t, alpha), self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t, other), inplace=True)
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(self, self_t - manual.maybe_multiply(other_t, alpha), inplace=True)
@@ -2156,9 +2157,9 @@ def mul_Tensor(ks, self, other):
         other_p = primal(other)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, other_t * self_p)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, self_t * other_p)
+            set_fw_grad(result, promoted(other_t * self_p, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t * other_p, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, other_t * self_p + self_t * other_p)
@@ -2200,9 +2201,9 @@ def mul__Tensor(ks, self, other):
         other_p = primal(other)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(self, other_t * self_p, inplace=True)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(self, self_t * other_p, inplace=True)
+            set_fw_grad(self, promoted(other_t * self_p, self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t * other_p, other), inplace=True)
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(self, other_t * self_p + self_t * other_p, inplace=True)
@@ -2395,9 +2396,9 @@ def div_Tensor(ks, self, other):
         fwp_result = primal(result)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, -(other_t * fwp_result) / other_p)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, self_t / other_p)
+            set_fw_grad(result, promoted(-(other_t * fwp_result) / other_p, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t / other_p, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, (self_t - other_t * fwp_result) / other_p)
@@ -2434,9 +2435,9 @@ def div__Tensor(ks, self, other):
         fwp_result = primal(self)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(self, -(other_t * fwp_result) / other_p, inplace=True)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(self, self_t / other_p, inplace=True)
+            set_fw_grad(self, promoted(-(other_t * fwp_result) / other_p, self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t / other_p, other), inplace=True)
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(self, (self_t - other_t * fwp_result) / other_p, inplace=True)
@@ -2629,9 +2630,9 @@ def maximum(ks, self, other):
         fwp_result = primal(result)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, other_t + (self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, (self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t)
+            set_fw_grad(result, promoted(other_t + (self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted((self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, other_t + ((self_p > other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
@@ -2666,9 +2667,9 @@ def minimum(ks, self, other):
         fwp_result = primal(result)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, other_t + (self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, (self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t)
+            set_fw_grad(result, promoted(other_t + (self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted((self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, other_t + ((self_p < other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
@@ -4029,9 +4030,9 @@ def mm(ks, self, mat2):
         mat2_p = primal(mat2)
         self_t, mat2_t = tangents(self, mat2, zeros=False)
         if self_t is None and mat2_t is not None:
-            set_fw_grad(result, self_p.mm(mat2_t))
-        elif mat2_t is None and self_t is not None:
-            set_fw_grad(result, self_t.mm(mat2_p))
+            set_fw_grad(result, promoted(self_p.mm(mat2_t), self))
+        elif self_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(self_t.mm(mat2_p), mat2))
         else:
             self_t, mat2_t = tangents(self, mat2)
             set_fw_grad(result, self_t.mm(mat2_p) + self_p.mm(mat2_t))
@@ -4067,9 +4068,9 @@ def bmm(ks, self, mat2):
         mat2_p = primal(mat2)
         self_t, mat2_t = tangents(self, mat2, zeros=False)
         if self_t is None and mat2_t is not None:
-            set_fw_grad(result, self_p.bmm(mat2_t))
-        elif mat2_t is None and self_t is not None:
-            set_fw_grad(result, self_t.bmm(mat2_p))
+            set_fw_grad(result, promoted(self_p.bmm(mat2_t), self))
+        elif self_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(self_t.bmm(mat2_p), mat2))
         else:
             self_t, mat2_t = tangents(self, mat2)
             set_fw_grad(result, self_t.bmm(mat2_p) + self_p.bmm(mat2_t))
@@ -8062,9 +8063,9 @@ def atan2(ks, self, other):
         other_p = primal(other)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, -self_p * other_t / (self_p.pow(2) + other_p.pow(2)))
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, other_p * self_t / (self_p.pow(2) + other_p.pow(2)))
+            set_fw_grad(result, promoted(-self_p * other_t / (self_p.pow(2) + other_p.pow(2)), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(other_p * self_t / (self_p.pow(2) + other_p.pow(2)), other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)))
@@ -8102,9 +8103,9 @@ def atan2_(ks, self, other):
         other_p = primal(other)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(self, -self_p * other_t / (self_p.pow(2) + other_p.pow(2)), inplace=True)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(self, other_p * self_t / (self_p.pow(2) + other_p.pow(2)), inplace=True)
+            set_fw_grad(self, promoted(-self_p * other_t / (self_p.pow(2) + other_p.pow(2)), self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(other_p * self_t / (self_p.pow(2) + other_p.pow(2)), other), inplace=True)
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(self, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)), inplace=True)
@@ -8241,9 +8242,9 @@ def hypot(ks, self, other):
         fwp_result = primal(result)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(result, other_t * other_p / fwp_result)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(result, self_t * self_p / fwp_result)
+            set_fw_grad(result, promoted(other_t * other_p / fwp_result, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t * self_p / fwp_result, other))
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(result, (self_t * self_p + other_t * other_p) / fwp_result)
@@ -8285,9 +8286,9 @@ def hypot_(ks, self, other):
         fwp_result = primal(self)
         self_t, other_t = tangents(self, other, zeros=False)
         if self_t is None and other_t is not None:
-            set_fw_grad(self, other_t * other_p / fwp_result, inplace=True)
-        elif other_t is None and self_t is not None:
-            set_fw_grad(self, self_t * self_p / fwp_result, inplace=True)
+            set_fw_grad(self, promoted(other_t * other_p / fwp_result, self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t * self_p / fwp_result, other), inplace=True)
         else:
             self_t, other_t = tangents(self, other)
             set_fw_grad(self, (self_t * self_p + other_t * other_p) / fwp_result, inplace=True)
@@ -10589,8 +10590,22 @@ def addcmul(ks, self, tensor1, tensor2, **kwargs):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
         value = kwargs.get('value', 1)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
-        set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value))
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), self))
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(self_t + manual.maybe_multiply(tensor2_t * tensor1_p, value), tensor1))
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value), tensor2))
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor2_t * tensor1_p, value), self, tensor1))
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value), self, tensor2))
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t, tensor1, tensor2))
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value))
     return result
 
 
@@ -10624,8 +10639,22 @@ def addcmul_(ks, self, tensor1, tensor2, **kwargs):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
         value = kwargs.get('value', 1)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
-        set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), inplace=True)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), self), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(self_t + manual.maybe_multiply(tensor2_t * tensor1_p, value), tensor1), inplace=True)
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value), tensor2), inplace=True)
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor2_t * tensor1_p, value), self, tensor1), inplace=True)
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value), self, tensor2), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t, tensor1, tensor2), inplace=True)
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), inplace=True)
     return result
 
 
@@ -10649,8 +10678,22 @@ def addcdiv(ks, self, tensor1, tensor2, **kwargs):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
         value = kwargs.get('value', 1)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
-        set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value))
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self))
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(self_t - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), tensor1))
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value), tensor2))
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(-manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self, tensor1))
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value), self, tensor2))
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t, tensor1, tensor2))
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value))
     return result
 
 
@@ -10683,8 +10726,22 @@ def addcdiv_(ks, self, tensor1, tensor2, **kwargs):
         tensor1_p = primal(tensor1)
         tensor2_p = primal(tensor2)
         value = kwargs.get('value', 1)
-        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
-        set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), inplace=True)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(self_t - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), tensor1), inplace=True)
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value), tensor2), inplace=True)
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(-manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self, tensor1), inplace=True)
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value), self, tensor2), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t, tensor1, tensor2), inplace=True)
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), inplace=True)
     return result
 
 
@@ -11529,9 +11586,9 @@ def dot(ks, self, tensor):
         tensor_p = primal(tensor)
         self_t, tensor_t = tangents(self, tensor, zeros=False)
         if self_t is None and tensor_t is not None:
-            set_fw_grad(result, self_p.dot(tensor_t))
-        elif tensor_t is None and self_t is not None:
-            set_fw_grad(result, self_t.dot(tensor_p))
+            set_fw_grad(result, promoted(self_p.dot(tensor_t), self))
+        elif self_t is not None and tensor_t is None:
+            set_fw_grad(result, promoted(self_t.dot(tensor_p), tensor))
         else:
             self_t, tensor_t = tangents(self, tensor)
             set_fw_grad(result, self_t.dot(tensor_p) + self_p.dot(tensor_t))
@@ -11604,8 +11661,22 @@ def addmm(ks, self, mat1, mat2, **kwargs):
         mat2_p = primal(mat2)
         beta = kwargs.get('beta', 1)
         alpha = kwargs.get('alpha', 1)
-        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
-        set_fw_grad(result, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha))
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2, zeros=False)
+        if self_t is None and mat1_t is not None and mat2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self))
+        elif self_t is not None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), mat1))
+        elif self_t is not None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), mat2))
+        elif self_t is None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self, mat1))
+        elif self_t is None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), self, mat2))
+        elif self_t is not None and mat1_t is None and mat2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(self_t, beta), mat1, mat2))
+        else:
+            self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
+            set_fw_grad(result, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha))
     return result
 
 
@@ -11647,8 +11718,22 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
         mat2_p = primal(mat2)
         beta = kwargs.get('beta', 1)
         alpha = kwargs.get('alpha', 1)
-        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
-        set_fw_grad(self, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), inplace=True)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2, zeros=False)
+        if self_t is None and mat1_t is not None and mat2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self), inplace=True)
+        elif self_t is not None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), mat1), inplace=True)
+        elif self_t is not None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), mat2), inplace=True)
+        elif self_t is None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self, mat1), inplace=True)
+        elif self_t is None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), self, mat2), inplace=True)
+        elif self_t is not None and mat1_t is None and mat2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(self_t, beta), mat1, mat2), inplace=True)
+        else:
+            self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
+            set_fw_grad(self, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), inplace=True)
     return result
 
 
@@ -11783,9 +11868,9 @@ def mv(ks, self, vec):
         vec_p = primal(vec)
         self_t, vec_t = tangents(self, vec, zeros=False)
         if self_t is None and vec_t is not None:
-            set_fw_grad(result, self_p.mv(vec_t))
-        elif vec_t is None and self_t is not None:
-            set_fw_grad(result, self_t.mv(vec_p))
+            set_fw_grad(result, promoted(self_p.mv(vec_t), self))
+        elif self_t is not None and vec_t is None:
+            set_fw_grad(result, promoted(self_t.mv(vec_p), vec))
         else:
             self_t, vec_t = tangents(self, vec)
             set_fw_grad(result, self_t.mv(vec_p) + self_p.mv(vec_t))
