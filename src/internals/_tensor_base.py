@@ -30,7 +30,8 @@ class TensorBase:
     generated bindings, attached at initialisation."""
     __slots__ = ("_impl", "_base", "__weakref__",
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
-                 "_post_accumulate_grad_hooks", "_attr_version", "_creation_meta")
+                 "_post_accumulate_grad_hooks", "_attr_version", "_creation_meta",
+                 "_fw_grads")      # forward AD's tangents, per level; unset until one is given (forward_grad.py)
 
     @classmethod
     def _from_impl(cls, impl, base=None):

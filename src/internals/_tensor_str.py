@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .autograd import forward_grad
 from .c10 import scalar_type as st
 
 
@@ -52,7 +53,7 @@ def tensor_repr(t):
     default = {st.get_default_dtype(), _default_complex(), st.int64, st.bool_}
     if t.dtype not in default or (t.numel() == 0 and t.dtype is not st.get_default_dtype()):
         extras.append(f"dtype=internals.{t.dtype.name}")
-    extras += _grad_suffix(t)
+    extras += _grad_suffix(t) + _tangent_suffix(t)
     if t.numel() == 0 and t.dim() > 1:
         extras.insert(0, f"size={tuple(t.shape)}")
     return _add_suffixes("tensor(" + _body(t, "tensor("), extras, len("tensor("))
@@ -62,6 +63,14 @@ def _grad_suffix(t):
     if t.grad_fn is not None:      # CopySlices, not torch::autograd::CopySlices
         return [f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>"]
     return ["requires_grad=True"] if t.requires_grad else []
+
+
+def _tangent_suffix(t):
+    """A dual tensor shows its tangent at the current forward AD level, as torch's does."""
+    if not forward_grad.LEVELS:
+        return []
+    tangent = forward_grad.fw_grad(t, forward_grad.current_level())
+    return [] if tangent is None else [f"tangent={tangent}"]
 
 
 def _meta_dtype(t):

@@ -48,6 +48,15 @@ CALLS = {
     "jacobian_vectorized_create_graph": lambda lib, F, x, y: F.jacobian(pair_of_one(lib), x, vectorize=True,
                                                                         create_graph=True),
     "hessian_vectorized": lambda lib, F, x, y: F.hessian(scalar_of_two(lib), (x, y), vectorize=True),
+    # strategy="forward-mode": one forward-AD pass batched over the input elements
+    "jacobian_forward_single": lambda lib, F, x, y: F.jacobian(lambda a: a.exp() * a, y, vectorize=True,
+                                                               strategy="forward-mode"),
+    "jacobian_forward_nested": lambda lib, F, x, y: F.jacobian(lambda a, b: (a * b, b.sin()), (x, y),
+                                                               vectorize=True, strategy="forward-mode"),
+    "jacobian_forward_unused": lambda lib, F, x, y: F.jacobian(lambda a, b: a.cumsum(1), (x, y), vectorize=True,
+                                                               strategy="forward-mode"),
+    "jacobian_forward_tuple_out": lambda lib, F, x, y: F.jacobian(pair_of_one(lib), x, vectorize=True,
+                                                                  strategy="forward-mode"),
 }
 
 
@@ -124,13 +133,6 @@ def test_bad_calls_raise_like_torch(name):
         call(internals, internals.autograd.functional, *args(internals))
     assert type(ours.value) is type(theirs.value)
     assert str(ours.value) == str(theirs.value).replace("torch.Size", "internals.Size")
-
-
-def test_forward_mode_is_refused_with_a_reason():
-    """torch's forward-mode Jacobian runs forward-mode AD under vmap; internals builds no forward AD."""
-    x, _ = args(internals)
-    with pytest.raises(NotImplementedError, match="forward-mode AD"):
-        internals.autograd.functional.jacobian(pair_of_one(internals), x, vectorize=True, strategy="forward-mode")
 
 
 BATCHED = {

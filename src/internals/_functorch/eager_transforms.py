@@ -8,7 +8,10 @@ around this one can differentiate the result again. The outermost call detaches 
 returns, as torch's results leave the transform unattached to any graph.
 
 ``jvp`` is forward mode computed with two reverse passes (the "double vjp"): ``g(u) = J^T u`` is
-linear in ``u``, so differentiating ``g`` at any ``u`` (ones) against the tangent gives ``J t``.
+linear in ``u``, so differentiating ``g`` at any ``u`` (ones) against the tangent gives ``J t``. torch runs
+it with forward AD instead; the package has forward AD too (``autograd.forward_ad``), but it
+allows one level at a time, as torch's does, while these transforms nest (``jacfwd(jacfwd(f))``,
+``jvp`` of ``grad``), so they keep the double vjp, which nests through the engine.
 Inside ``vmap`` all of it runs on batched values: ``vmap(grad(f))`` gives per-example gradients.
 """
 import functools
@@ -283,7 +286,8 @@ def _check_tuple(api, name, elts):
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
-    """``(func(*primals), J @ tangents)``: the output and its directional derivative."""
+    """``(func(*primals), J @ tangents)``: the output and its directional derivative, by the
+    double vjp (see the module's docstring), not forward AD."""
     api = "jvp(f, primals, tangents)"
     _check_tuple(api, "primals", primals)
     flat_p, p_spec = tree_flatten(primals)
@@ -460,7 +464,8 @@ class _RefuseRandom(TorchDispatchMode):
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian by forward mode: one Jacobian-vector product per input element."""
+    """The Jacobian by forward mode: one Jacobian-vector product per input element, each by the
+    double vjp (see the module's docstring), not forward AD."""
 
     @functools.wraps(func)
     def wrapper(*args):

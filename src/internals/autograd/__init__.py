@@ -6,7 +6,7 @@ reverse (``engine.py``). The recording is done by the kernels of the ``Autograd`
 (generated ``generated/variable_type.py``, from ``derivatives.yaml``; regenerate with
 ``python -m internals.codegen``).
 """
-from . import functional, graph  # noqa: F401
+from . import forward_ad, functional, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401  torch.autograd._is_checkpoint_valid
 from .engine import make_grads as _make_grads
@@ -25,8 +25,9 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "GradcheckError",
-           "gradgradcheck", "functional", "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled", "Variable", "detect_anomaly", "set_detect_anomaly"]
+           "gradgradcheck", "forward_ad", "functional", "graph", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Variable", "detect_anomaly",
+           "set_detect_anomaly"]
 
 
 def _as_tuple(x):

@@ -28,6 +28,8 @@ from ..aten.native.foreach_ops_kernels import PER_ELEMENT, per_element_calls
 from ..aten.native.tensor_factories import wrap_scalar
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
+from .forward_grad import LEVELS as _fw_levels
+from .forward_grad import check_no_fw_grad, has_fw_grad
 from .graph import Node, collect_next_edges, gradient_edge, set_history
 from .variable_type_manual import NotImplementedNode, after_autograd, check_inplace, rebase_history
 
@@ -151,9 +153,13 @@ def _functional_kernel(op):
         tensor_args = _tensor_arguments(op.schema, args)
         inputs = [t for is_list, v in tensor_args for t in (v if is_list else [v])]
         if not (_grad_mode.grad_enabled and any(t._requires_grad for t in inputs)):
+            if _fw_levels and has_fw_grad(*inputs):
+                return _with_tangents(op, args, kwargs, inputs)
             with below_autograd():
                 return op.redispatch(after_autograd(ks), *args, **kwargs)
         if name in NOT_DIFFERENTIABLE:
+            if _fw_levels:
+                check_no_fw_grad(op.schema.name.name.base, *inputs)
             with below_autograd():
                 results = op.redispatch(after_autograd(ks), *args, **kwargs)
             node = NotImplementedNode(f"aten::{op.schema.name.name}")
@@ -223,7 +229,12 @@ def _inplace_kernel(op):
 
     def kernel(ks, *args, **kwargs):
         tensors = [t for is_list, v in _tensor_arguments(op.schema, args) for t in (v if is_list else [v])]
+        if _fw_levels and has_fw_grad(*tensors) and not (
+                _grad_mode.grad_enabled and any(t._requires_grad for t in tensors)):
+            return _with_tangents(op, args, kwargs, tensors)
         if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
+            if name in INPLACE_NOT_DIFFERENTIABLE and _fw_levels:
+                check_no_fw_grad(str(op.schema.name.name), *tensors)
             if name in INPLACE_NOT_DIFFERENTIABLE:
                 return _inplace_without_formula(op, ks, args, kwargs)
             if name in INPLACE_REFERENCE:
@@ -234,6 +245,21 @@ def _inplace_kernel(op):
         with below_autograd():
             return op.redispatch(after_autograd(ks), *args, **kwargs)
     return kernel
+
+
+def _with_tangents(op, args, kwargs, tensors):
+    """Forward AD with no gradient recorded: the loop of per-element calls, each of which gives
+    its output (or its written tensor) the tangent its own formula computes; an operator torch
+    has no formula for refuses the tangent."""
+    name = str(op.schema.name)
+    if name in NOT_DIFFERENTIABLE or name in INPLACE_NOT_DIFFERENTIABLE:
+        check_no_fw_grad(str(op.schema.name.name), *tensors)
+    calls = per_element_calls(op.schema, args)
+    if not op.schema.returns:
+        for call in calls:
+            PER_ELEMENT[name](call, kwargs)
+        return None
+    return tuple(_per_element(name, call, kwargs) for call in calls)
 
 
 def _out_kernel(op):

@@ -4,10 +4,12 @@
 inputs, run it once under grad mode on fresh copies of the inputs, and ask the engine
 (``autograd.grad``) for the wanted products: one pass per output element, or with
 ``vectorize=True`` one pass batched over them (``is_grads_batched``, which runs under vmap).
-``strategy="forward-mode"`` needs forward-mode AD, which the package does not build: it raises.
+``strategy="forward-mode"`` (with ``vectorize=True``) pushes the identity's rows through the function
+as tangents instead, with forward AD (``forward_ad.py``), batched by vmap.
 """
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
+from . import forward_ad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -202,16 +204,40 @@ def _check_strategy(strategy, hint):
         raise AssertionError(f'Expected strategy to be either "forward-mode" or "reverse-mode".{extra}')
 
 
-def _forward_mode_jacobian(strict, vectorize):
-    """Forward-mode Jacobians need forward AD under ``vmap``: raise what torch raises for the loop."""
+def _forward_mode_jacobian(func, inputs, strict, vectorize):
+    """``strategy="forward-mode"``: one forward-AD pass batched over the rows of the identity,
+    each row a tangent for the inputs (torch's ``_jacfwd``); only with ``vectorize=True``."""
     if strict:
         raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
                            'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')
-    if vectorize:
-        raise NotImplementedError('internals.autograd.functional.jacobian: `strategy="forward-mode"` needs '
-                                  'forward-mode AD, which internals does not build; use `strategy="reverse-mode"`.')
-    raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
-                              "implemented for `vectorize=True`.")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
+                                  "implemented for `vectorize=True`.")
+    from . import vmap  # handed down by the frontend, as for is_grads_batched
+    in_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
+    numels, basis = _standard_basis(inputs)
+    info = []
+    columns = vmap(lambda tangents: _jvp_of_basis(func, inputs, tangents, info))(basis)
+    out_tuple, outputs = info
+    # lists, not tuples, as torch's _jacfwd gives them
+    jac = [[_forward_block(block, out, inp) for block, inp in zip(column.split(numels, 0), inputs)]
+           for column, out in zip(columns, outputs)]
+    return _untupled(jac, (out_tuple, in_tuple))
+
+
+def _jvp_of_basis(func, inputs, tangents, info):
+    """The outputs' tangents for one row of the basis (zeros for an output that has none)."""
+    with forward_ad.dual_level():
+        duals = tuple(forward_ad.make_dual(inp, t.view_as(inp)) for inp, t in zip(inputs, tangents))
+        out_tuple, outputs = _tupled(func(*duals), "outputs of the user-provided function", "jacobian")
+        unpacked = [forward_ad.unpack_dual(out) for out in outputs]
+        info[:] = [out_tuple, [u.primal for u in unpacked]]
+        return tuple(_zeros_like(u.primal) if u.tangent is None else u.tangent for u in unpacked)
+
+
+def _forward_block(block, out, inp):
+    """One (output, input) block: the batch dim (the input's elements) moved last, then reshaped."""
+    return block.permute(*range(1, block.dim()), 0).reshape((*out.shape, *inp.shape))
 
 
 def _standard_basis(outputs):
@@ -273,7 +299,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             raise NotImplementedError(
                 'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
                 'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.')
-        _forward_mode_jacobian(strict, vectorize)
+        return _forward_mode_jacobian(func, inputs, strict, vectorize)
     with enable_grad():
         in_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
         inputs = _fresh(inputs, create_graph, need_graph=True)

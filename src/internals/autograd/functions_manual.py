@@ -2621,3 +2621,188 @@ def _pdist_backward(grad, self, p, pdist):
 def channel_shuffle(grad, groups):
     """The inverse shuffle: ``groups`` groups of C / groups become C / groups groups of ``groups``."""
     return dispatcher.call("channel_shuffle", grad, groups)
+
+
+# ---------------------------------------------------------------------- forward derivatives
+# The helpers of the forward formulas (``result:`` in derivatives.yaml): each takes values (``_p``)
+# and tangents (``_t``) and gives the output's tangent (FunctionsManual.cpp's ``*_jvp``).
+__all__ += ["gather_with_keepdimed_indices", "evenly_read_jvp", "amaxamin_jvp", "prod_jvp", "logsumexp_jvp",
+            "var_jvp", "layer_norm_jvp", "batch_norm_jvp", "convolution_jvp", "group_norm_jvp", "clamp_jvp",
+            "logcumsumexp_jvp"]
+
+
+def _dim_list(dims, ndim):
+    """A reduction's ``int[1]?`` dims as a list: every dim for None or (), one for an int."""
+    dims = _all_dims(dims, ndim)
+    return [dims] if isinstance(dims, int) else list(dims)
+
+
+def gather_with_keepdimed_indices(input, dim, indices, keepdim):
+    """The values at ``indices`` along ``dim`` (max.dim's tangent: the tangent where the max was)."""
+    if not keepdim and input.dim():
+        indices = indices.unsqueeze(dim)
+    picked = input.gather(dim, indices)
+    return picked.squeeze(dim) if not keepdim and input.dim() else picked
+
+
+def evenly_read_jvp(fw_grad, input, value):
+    """max()'s tangent: the mean of the tangent over the places that hold the max (the backward
+    spreads the gradient evenly among them; the forward reads them evenly)."""
+    mask = input == value
+    return where(mask, fw_grad, 0.0).sum() / mask.sum()
+
+
+def amaxamin_jvp(x, dx, result, dims, keepdim):
+    """amax's tangent: the mean of the tangent over each slice's maximal places."""
+    dims = _dim_list(dims, x.dim())
+    mask = x == restore_reduced_dims(result, dims, keepdim)
+    return where(mask, dx, 0.0).sum(dims, keepdim) / mask.sum(dims, keepdim)
+
+
+def prod_jvp(self_p, self_t, result, dim=None, keepdim=False):
+    """prod's tangent: the backward's d prod / dx (ones as the gradient) times the tangent, summed."""
+    ones = dispatcher.call("ones", [], dtype=result.dtype, device=result.device).expand_as(result)
+    if dim is None:
+        return (prod_backward(ones, self_p.to(result.dtype), result) * self_t.conj()).sum().conj()
+    return (prod_backward(ones, self_p.to(result.dtype), result, dim, keepdim) * self_t.conj()).sum(dim, keepdim).conj()
+
+
+def logsumexp_jvp(self_p, self_t, dim, keepdim):
+    """sum(exp(x) t) / sum(exp(x)), with exp(x - max) for range (also softmax's and log_softmax's)."""
+    shifted = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() else self_p.exp()
+    return (shifted * self_t).sum(dim, keepdim) / shifted.sum(dim, keepdim)
+
+
+def var_jvp(self_p, self_t, dim, correction, keepdim):
+    """var's tangent: the backward applied to the tangent, summed over the reduced dims."""
+    dims = _dim_list(dim, self_p.dim())
+    jvp = var_backward(self_t.conj(), self_p, dim, correction, True).sum(dims, keepdim)
+    return jvp.real if jvp.is_complex() else jvp
+
+
+def layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_mean, saved_invstd,
+                   normalized_shape):
+    """Layer norm's tangent from the saved mean and 1/std of each row (the trailing dims)."""
+    axis = input_t.dim() - len(normalized_shape)
+    dims = list(range(axis, input_t.dim()))
+    stat_shape = list(input_t.shape[:axis]) + [1] * len(normalized_shape)
+    affine_shape = [1] * axis + list(input_t.shape[axis:])
+    return _normalized_jvp(input_p, input_t, saved_mean.reshape(stat_shape), saved_invstd.reshape(stat_shape), dims,
+                           weight_p, weight_t, bias_t, affine_shape)
+
+
+def batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, saved_mean,
+                   saved_invstd, train, eps):
+    """Batch norm's tangent: over every dim but the channels', from the batch's statistics in
+    training, from the running ones (constants) otherwise."""
+    dims = [d for d in range(input_t.dim()) if d != 1]
+    shape = [1] * input_t.dim()
+    shape[1] = input_t.shape[1]
+    if train:
+        mean_p, invstd_p = saved_mean.reshape(shape), saved_invstd.reshape(shape)
+    else:
+        mean_p, invstd_p = running_mean.reshape(shape), (running_var + eps).rsqrt().reshape(shape)
+    return _normalized_jvp(input_p, input_t, mean_p, invstd_p, dims if train else None, weight_p, weight_t, bias_t,
+                           shape)
+
+
+def _normalized_jvp(input_p, input_t, mean_p, invstd_p, dims, weight_p, weight_t, bias_t, affine_shape):
+    """The tangent of (x - mean) / std over ``dims`` (None: mean and std are constants), then
+    scaled and shifted by the affine parameters, whose tangents add their own terms."""
+    centred = input_p - mean_p
+    if dims is None:
+        result_t = input_t * invstd_p
+    else:
+        numel = 1
+        for d in dims:
+            numel *= input_t.shape[d]
+        mean_t = input_t.sum(dims, True) / numel
+        invstd_t = -invstd_p.pow(3) * (centred * (input_t - mean_t)).sum(dims, True) / numel
+        result_t = (input_t - mean_t) * invstd_p + centred * invstd_t
+    return _affine_jvp(result_t, centred * invstd_p, weight_p, weight_t, bias_t, affine_shape)
+
+
+def _affine_jvp(normalized_t, normalized, weight_p, weight_t, bias_t, affine_shape):
+    """The tangent of ``normalized * weight + bias`` from that of ``normalized``."""
+    if weight_p is not None:
+        normalized_t = normalized_t * weight_p.reshape(affine_shape)
+        if weight_t is not None:
+            normalized_t = normalized_t + normalized * weight_t.reshape(affine_shape)
+    if bias_t is not None:
+        normalized_t = normalized_t + bias_t.reshape(affine_shape)
+    return normalized_t
+
+
+def group_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, saved_mean, saved_invstd, group):
+    """Group norm's tangent: each (sample, group) row normalized as layer norm's, then the affine
+    parameters per channel."""
+    n = input_p.shape[0]
+    per_row = input_p.numel() // (n * group) if n else 1
+    rows, stats = [n, group, per_row], [n, group, 1]
+    mean_p, invstd_p = saved_mean.reshape(stats), saved_invstd.reshape(stats)
+    normalized_t = _normalized_jvp(input_p.reshape(rows), input_t.reshape(rows), mean_p, invstd_p, [2], None, None,
+                                   None, None).reshape(input_p.shape)
+    normalized = ((input_p.reshape(rows) - mean_p) * invstd_p).reshape(input_p.shape)
+    affine_shape = [1, input_p.shape[1]] + [1] * (input_p.dim() - 2)
+    return _affine_jvp(normalized_t, normalized, weight_p, weight_t, bias_t, affine_shape)
+
+
+def clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t):
+    """clamp by tensors: the tangent of whichever bound or input each element took."""
+    if min_p is not None and max_p is not None:
+        return where(min_p > max_p, max_t, where(self_p < min_p, min_t, where(self_p > max_p, max_t, self_t)))
+    if min_p is not None:
+        return where(self_p > min_p, self_t, min_t)
+    if max_p is not None:
+        return where(self_p < max_p, self_t, max_t)
+    return self_t
+
+
+def logcumsumexp_jvp(self_p, self_t, dim):
+    """cumsum(exp(x) t) / cumsum(exp(x)), with exp(x - max) for range (as logsumexp_jvp)."""
+    shifted = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() else self_p.exp()
+    return (shifted * self_t).cumsum(dim) / shifted.cumsum(dim)
+
+
+def convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed,
+                    output_padding, groups):
+    """A convolution is bilinear in input and weight, linear in bias: conv(dx, w) + conv(x, dw) + db."""
+    def conv(x, w, b):
+        return dispatcher.call("convolution", x, w, b, stride, padding, dilation, transposed, output_padding, groups)
+    return conv(input_t, weight_p, None) + conv(input_p, weight_t, bias_t)
+
+
+__all__ += ["apply_loss_reduction", "linalg_vector_norm_jvp"]
+
+
+def apply_loss_reduction(unreduced, reduction):
+    """A loss's elementwise values reduced as ``reduction`` says (0 none, 1 mean, 2 sum)."""
+    if reduction == 1:
+        return unreduced.mean()
+    return unreduced.sum() if reduction == 2 else unreduced
+
+
+def linalg_vector_norm_jvp(self_p, self_t, ord, norm, dim, keepdim):
+    """The vector norm's tangent, by the order: 0 has none; 1 sums sgn(x) t; 2 is x.t / norm
+    (0 where the norm is); inf averages sgn(x) t over the entries of largest |x|; any other p
+    is sum(|x|^(p-1) sgn(x) t) norm^(1-p)."""
+    p = float(ord)
+    dims = _dim_list(dim, self_p.dim())
+    if p == 0.0:
+        return zeros_like(norm)
+    signed = self_p.sgn() * self_t.conj()
+    signed = signed.real if signed.is_complex() else signed
+    if p == 1.0:
+        return signed.sum(dims, keepdim)
+    if p == 2.0:
+        dotted = self_p * self_t.conj()
+        dotted = dotted.real if dotted.is_complex() else dotted
+        return (dotted.sum(dims, keepdim) / norm).masked_fill_(norm == 0, 0)
+    if math.isinf(p):
+        full = restore_reduced_dims(norm, dims, keepdim) if self_p.dim() else norm
+        at_max = ((self_p.abs() == full) | (self_p.isnan() & full.isnan())).to(norm.dtype)
+        return (signed * at_max).sum(dims, keepdim) / at_max.sum(dims, keepdim)
+    powered = self_p.abs().pow(p - 1)
+    if p < 1.0:
+        powered = powered.masked_fill(self_p == 0, 0)
+    return (powered * signed).sum(dims, keepdim) * norm.pow(1 - p)

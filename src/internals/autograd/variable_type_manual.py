@@ -15,6 +15,8 @@ from ..c10.local_dispatch_key_set import below_autograd
 from ..c10.memory_format import contiguous_format
 from ..c10.sym import SymInt
 from ..c10.tensor_impl import strided
+from .forward_grad import LEVELS as _fw_levels
+from .forward_grad import has_fw_grad, primal, set_fw_grad, tangents
 from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import UINT64_MAX, Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
@@ -228,7 +230,17 @@ def copy_(ks, self, src, non_blocking=False):
         result = _COPY.redispatch(after_autograd(ks), self, src, non_blocking)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        set_fw_grad(self, _copy_tangent(self, src), inplace=True)
     return result
+
+
+def _copy_tangent(self, src):
+    """copy_'s tangent: src's, broadcast and cast to self's (``self_t.copy_(src_t)``)."""
+    (src_t,) = tangents(src)
+    tangent = dispatcher.call("zeros_like", primal(self))
+    dispatcher.call("copy_", tangent, src_t)
+    return tangent
 
 
 # ---------------------------------------------------------------------- resize_ and set_
@@ -272,6 +284,8 @@ def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False)
     (``autograd_not_implemented_fallback.cpp``) links only the inputs that require grad."""
     def kernel(ks, self, *args, **kwargs):
         inputs = (self,) + tuple(a for a in args if hasattr(a, "_requires_grad"))
+        if _fw_levels and has_fw_grad(*inputs):
+            raise NotImplementedError(f"Trying to use forward AD with {forward_fn} that does not support it.")
         if requiring_grad_only:
             inputs = tuple(t for t in inputs if t._requires_grad)
         grad_fn = None

@@ -14,13 +14,17 @@ Regenerate with ``python -m internals.codegen`` (or, if the package cannot be im
 - ``variable_type.py``: one kernel per operator for the ``Autograd`` key (torch's
   ``VariableType_*.cpp``): record a node if an input requires grad, run the operator below
   autograd, attach the node to the outputs. In-place operators also check the leaf rule, save
-  the original ``self`` if a formula needs it, and rebase the history of ``self``.
+  the original ``self`` if a formula needs it, and rebase the history of ``self``. When a forward
+  AD level is active (one test of ``forward_grad.LEVELS``) and an input has a tangent, the kernel
+  gives the outputs theirs from the entry's forward formula (``result:``, ``emit_fw_derivatives``),
+  or refuses the tangent if the entry has none.
 
 This module imports no part of ``internals``: it must run even when the generated files are
 stale or broken. A test regenerates in memory and fails if the checked-in files differ.
 """
 import ast
 import functools
+import itertools
 import keyword
 import re
 import sys
@@ -131,6 +135,7 @@ class Derivative:
     list_edges: tuple = ()      # differentiable inputs that are Tensor[] (cat's tensors)
     groups: dict = field(default_factory=dict)   # input -> the inputs one formula serves with it
     named: frozenset = frozenset()   # every input the entry names, non_differentiable ones included
+    forward: dict = field(default_factory=dict)   # output -> forward formula (its tangent), Python
 
 
 def _yaml_entries(path, text):
@@ -148,7 +153,7 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
         schema = FunctionSchema.parse(entry["name"])
         args = {a.name: a for a in schema.arguments.flat_all}
         outputs = _output_names(schema)
-        formulas, groups = _split_formulas(entry)
+        formulas, groups = _split_formulas(entry, outputs)
         for k in formulas:
             if k not in args:
                 raise ValueError(f"{entry['name']}: '{k}' is not an argument")
@@ -209,18 +214,20 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
         list_edges = tuple(a for a in edges if args[a].type.is_list_like())
         if list_edges and len(edges) > 1:
             raise ValueError(f"{entry['name']}: a Tensor[] input must be the only differentiable one")
+        forward = _forward_formulas(entry, schema, outputs, edges, formulas)
         infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable, list_edges=list_edges,
-                                groups=groups, named=frozenset(formulas)))
+                                groups=groups, named=frozenset(formulas), forward=forward))
     return infos
 
 
-def _split_formulas(entry):
+def _split_formulas(entry, outputs=()):
     """Input -> formula, and input -> its group: one formula may serve several inputs, as
     ``input, weight, bias: convolution_backward(...)`` does, computing a tuple of gradients at once
-    (with ``grad_input_mask`` saying which of them are needed)."""
+    (with ``grad_input_mask`` saying which of them are needed). A key naming an output is that
+    output's forward formula, not a gradient."""
     formulas, groups = {}, {}
     for key, formula in entry.items():
-        if key in NOT_A_FORMULA:
+        if key in NOT_A_FORMULA or key in outputs:
             continue
         names = tuple(n.strip() for n in key.split(","))
         for name in names:
@@ -228,6 +235,48 @@ def _split_formulas(entry):
             if len(names) > 1:
                 groups[name] = names
     return formulas, groups
+
+
+# ---------------------------------------------------------------------- forward formulas
+def _forward_formulas(entry, schema, outputs, edges, formulas):
+    """Output -> the Python formula of its tangent (``load_derivatives.py``'s forward derivatives):
+    ``result:`` names the only output, a key naming an output names that one. In a formula,
+    ``x_p`` is input x's value, ``x_t`` its tangent (zeros where it has none), an output's name its
+    value."""
+    forward = {}
+    for key, formula in entry.items():
+        if key == "result" or (key in outputs and key not in formulas):
+            output = outputs[0] if key == "result" else key
+            forward[output] = _expand_forward(str(formula), schema, edges, formulas)
+    return forward
+
+
+def _expand_forward(formula, schema, edges, formulas):
+    """torch's two shorthands, then the property calls a formula may read (``x.sym_sizes()``)."""
+    if formula == "auto_element_wise":
+        formula = _auto_element_wise(schema, edges, formulas)
+    elif formula == "auto_linear":
+        formula = _auto_linear(schema, edges)
+    return PROPERTY_RE.sub(lambda m: PROPERTIES[m.group(2)][0].format(m.group(1)), formula)
+
+
+def _auto_element_wise(schema, edges, formulas):
+    """The backward formula applied to the tangent: ``grad`` becomes ``x_t.conj()``, the input
+    ``x`` its value ``x_p``, and the whole is conjugated (an elementwise op's Jacobian is diagonal)."""
+    if len(edges) != 1:
+        raise ValueError(f"{schema.name}: auto_element_wise needs a single differentiable input")
+    arg = edges[0]
+    formula = re.sub(r"(?<![.\w])grad\b", f"{arg}_t.conj()", formulas[arg])
+    formula = re.sub(rf"(?<![.\w]){arg}\b", f"{arg}_p", formula)
+    return f"({formula}).conj()"
+
+
+def _auto_linear(schema, edges):
+    """The operator itself applied to the tangents of its differentiable inputs (a linear op)."""
+    args = [f"{_ident(a.name)}_t" if a.name in edges else _ident(a.name) for a in schema.arguments.flat_positional]
+    if schema.arguments.flat_kwarg_only:
+        args.append("**kwargs")
+    return f"dispatcher.call({str(schema.name)!r}, {', '.join(args)})"
 
 
 def match_natives(infos, path=NATIVE_FUNCTIONS, *, text=None):
@@ -352,6 +401,7 @@ from ..graph import Node
 '''
 
 
+@functools.cache
 def _manual_helpers():
     """The names ``functions_manual`` exports (its ``__all__`` lists), read without importing it."""
     tree = ast.parse((Path(__file__).parents[1] / "autograd" / "functions_manual.py").read_text())
@@ -419,6 +469,8 @@ def gen_out_kernel(schema):
     name = _kernel_name(schema)
     lines = [f"def {name}({', '.join(params)}):",
              f"    check_out_no_requires_grad({schema.name.name.base!r}, {', '.join(tensors)})",
+             "    if _fw_levels:",
+             f"        check_out_no_fw_grad({schema.name.name.base + '_out'!r}, {', '.join(tensors)})",
              "    with below_autograd():",
              f"        return OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})"]
     return name, "\n".join(lines)
@@ -440,7 +492,8 @@ def gen_kernel(info, schema):
     diff_inputs = info.edges
     optional = {a.name for a in positional if a.type.is_nullable()}
     name = _kernel_name(schema)
-    lines = [f"def {name}({', '.join(params)}):", *_no_requires_grad_checks(info, schema), "    grad_fn = None",
+    lines = [f"def {name}({', '.join(params)}):", *_no_requires_grad_checks(info, schema),
+             *_no_forward_checks(info, schema), "    grad_fn = None",
              f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs, info.list_edges, optional)}:"]
     if inplace:
         lines.append("        check_inplace(self)")
@@ -473,6 +526,7 @@ def gen_kernel(info, schema):
             lines.append(f"            grad_fn.{s.name}_ = {value}")
         else:
             lines.append(f"        grad_fn.{s.name}_ = {value}")
+    lines += _original_self_lines(info, inplace)
     guard = "below_autograd" if inplace else "below_ad_inplace_or_view"
     lines += [f"    excluded = enter_{guard}()",
               "    try:",
@@ -500,8 +554,176 @@ def gen_kernel(info, schema):
                 lines.append(f"        if {cond}:")
             saved = "saved_inplace_result(self)" if inplace else f"SavedVariable({value}, True)"
             lines.append(f"{'    ' if cond else ''}        grad_fn.{s.name}_ = {saved}")
+    lines += _forward_lines(info, schema, inplace)
     lines.append("    return result")
     return name, "\n".join(lines)
+
+
+def _forward_inputs(info):
+    return ", ".join(_ident(a) for a in info.edges)
+
+
+def _no_forward_checks(info, schema):
+    """An entry with no forward formula: a tangent on a differentiable input is an error, raised
+    before the operator runs (torch's ``TORCH_CHECK_NOT_IMPLEMENTED(!isFwGradDefined(...))``)."""
+    if info.forward or not info.edges:
+        return []
+    name = str(schema.name.name)
+    return ["    if _fw_levels:", f"        check_no_fw_grad({name!r}, {_forward_inputs(info)})"]
+
+
+def _uses_original_self(info):
+    return any(_uses(f, "self_p") or _uses(f, "original_self_p") for f in info.forward.values())
+
+
+def _original_self_lines(info, inplace):
+    """An in-place op overwrites ``self``: a formula reading its value reads a copy made before."""
+    if not (inplace and _uses_original_self(info)):
+        return []
+    return ["    fw_original_self = None",
+            f"    if _fw_levels and has_fw_grad({_forward_inputs(info)}):",
+            "        fw_original_self = primal(self).clone()"]
+
+
+def _forward_lines(info, schema, inplace):
+    """Give the outputs their tangents when an input has one (``emit_fw_derivatives``). The
+    formulas read the inputs' and outputs' values through tangent-free handles (``x_p``), so the
+    operations they run record no tangents of their own."""
+    if not info.forward:
+        return []
+    outputs = _output_names(info.schema)
+    formulas = {o: _rename_outputs(f, outputs) for o, f in info.forward.items()}
+    body = " ".join(formulas.values())
+    lines = [f"        {a}_p = {'fw_original_self' if inplace and a == 'self' else f'primal({_ident(a)})'}"
+             for a in _args_used(schema, body, "_p")]
+    if inplace and _uses(body, "original_self_p"):
+        lines.append("        original_self_p = fw_original_self")
+    tangent_args = _args_used(schema, body, "_t")
+    for a in schema.arguments.flat_kwarg_only:
+        if _uses(body, a.name):
+            lines.append(f"        {a.name} = kwargs.get({a.name!r}, {_py_default(a.default)})")
+    for i, o in enumerate(outputs):
+        if _uses(body, f"fwp_{o}"):
+            value = "self" if inplace else ("result" if len(outputs) == 1 else f"result[{i}]")
+            lines.append(f"        fwp_{o} = primal({value})")
+    targets = {o: "self" if inplace else ("result" if len(outputs) == 1 else f"result[{outputs.index(o)}]")
+               for o in formulas}
+    suffix = ", inplace=True" if inplace else ""
+    variants = _zero_tangent_variants(formulas, tangent_args, info.list_edges)
+    if variants:
+        names, args = ", ".join(a + "_t" for a in tangent_args), ", ".join(tangent_args)
+        lines.append(f"        {names} = tangents({args}, zeros=False)")
+        for i, (missing, reduced) in enumerate(variants.items()):
+            test = " and ".join(f"{a}_t is {'' if a in missing else 'not '}None" for a in tangent_args)
+            lines.append(f"        {'elif' if i else 'if'} {test}:")
+            zeros = ", ".join(_ident(a) for a in missing)       # promoted as their zeros would promote it
+            lines += [f"            set_fw_grad({targets[o]}, promoted({f}, {zeros}){suffix})"
+                      for o, f in reduced.items()]
+        lines.append("        else:")
+        lines.append(f"            {names} = tangents({args})")
+        lines += [f"            set_fw_grad({targets[o]}, {f}{suffix})" for o, f in formulas.items()]
+    else:
+        if tangent_args:
+            names = ", ".join(a + "_t" for a in tangent_args) + ("," if len(tangent_args) == 1 else "")
+            lines.append(f"        {names} = tangents({', '.join(tangent_args)})")
+        lines += [f"        set_fw_grad({targets[o]}, {f}{suffix})" for o, f in formulas.items()]
+    return [f"    if _fw_levels and has_fw_grad({_forward_inputs(info)}):", *lines]
+
+
+# torch passes an input without a tangent to a formula as an efficient zero tensor (ZeroTensor), so
+# a term it multiplies vanishes even where the other factor is inf or nan. For the formulas of two
+# or three tangents, the kernel has a variant per set of missing tangents with their terms removed.
+_ZERO = object()
+_ZERO_RECEIVER = {"conj", "neg", "mm", "bmm", "mv", "dot", "outer", "matmul", "mul", "div", "t", "transpose",
+                  "sum", "clone", "reshape", "view", "expand", "to"}       # zero.f(...) is zero
+_ZERO_ARGUMENT = {"mm", "bmm", "mv", "dot", "outer", "matmul", "mul"}       # x.f(zero) is zero
+_ZERO_FIRST_ARGUMENT = {"maybe_multiply"}                                    # f(zero, ...) is zero
+
+
+def _zero_tangent_variants(formulas, tangent_args, list_edges):
+    """Missing inputs -> {output: formula without their tangents}, for each set of them that
+    leaves one, or None when a formula keeps a term the rules above cannot remove (all of them
+    then read zeros)."""
+    if not 2 <= len(tangent_args) <= 3 or set(tangent_args) & set(list_edges):
+        return None
+    variants = {}
+    for count in range(1, len(tangent_args)):
+        for missing in itertools.combinations(tangent_args, count):
+            variants[missing] = {}
+            for o, formula in formulas.items():
+                reduced = ast.parse(formula, mode="eval").body
+                for name in missing:
+                    reduced = _without(reduced, f"{name}_t") if reduced is not _ZERO else _ZERO
+                if reduced is None or reduced is _ZERO:
+                    return None
+                variants[missing][o] = ast.unparse(reduced)
+    return variants
+
+
+def _without(node, name):
+    """``node`` with the tangent ``name`` taken as zero: _ZERO if the whole is, None if it cannot tell."""
+    if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+        return node
+    if isinstance(node, ast.Name):
+        return _ZERO
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        operand = _without(node.operand, name)
+        return operand if operand in (_ZERO, None) else ast.UnaryOp(ast.USub(), operand)
+    if isinstance(node, ast.BinOp):
+        return _binop_without(node, name)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return _call_without(node, name)
+    return None
+
+
+def _binop_without(node, name):
+    left, right = _without(node.left, name), _without(node.right, name)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, ast.Mult):
+        return _ZERO if _ZERO in (left, right) else ast.BinOp(left, node.op, right)
+    if isinstance(node.op, ast.Div):
+        return _ZERO if left is _ZERO else (None if right is _ZERO else ast.BinOp(left, node.op, right))
+    if isinstance(node.op, (ast.Add, ast.Sub)):
+        if right is _ZERO:
+            return left
+        if left is _ZERO:
+            return right if isinstance(node.op, ast.Add) else ast.UnaryOp(ast.USub(), right)
+        return ast.BinOp(left, node.op, right)
+    return None
+
+
+def _call_without(node, name):
+    """A method call on a zero tangent, a product with one, or a helper scaling one."""
+    func = node.func
+    is_helper = isinstance(func.value, ast.Name) and func.value.id == "manual"
+    if is_helper:
+        first = _without(node.args[0], name) if node.args else None
+        if func.attr in _ZERO_FIRST_ARGUMENT and first is _ZERO:
+            return _ZERO
+        return None
+    receiver = _without(func.value, name)
+    if receiver is _ZERO and func.attr in _ZERO_RECEIVER:
+        return _ZERO
+    if receiver is not None and receiver is not _ZERO and func.attr in _ZERO_ARGUMENT and node.args:
+        if _without(node.args[0], name) is _ZERO:
+            return _ZERO
+    return None
+
+
+def _rename_outputs(formula, outputs):
+    """An output's name in a formula reads its value, held in ``fwp_<name>`` (``result`` is the
+    kernel's own variable)."""
+    for o in outputs:
+        formula = re.sub(rf"(?<![.\w]){o}\b", f"fwp_{o}", formula)
+    # the helpers of functions_manual through its module: a kernel may bear a helper's name
+    return re.sub(rf"(?<![.\w])({'|'.join(sorted(_manual_helpers()))})\b(?=\()", r"manual.\1", formula)
+
+
+def _args_used(schema, body, suffix):
+    """The tensor inputs the formulas read as ``<name><suffix>`` (their values or tangents)."""
+    return [a.name for a in schema.arguments.flat_positional
+            if a.type.is_tensor_like() and _uses(body, a.name + suffix)]
 
 
 def _no_requires_grad_checks(info, schema):
@@ -549,6 +771,10 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace_or_view, enter_below_autograd, tls
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
+from .. import functions_manual as manual
+from ..forward_grad import LEVELS as _fw_levels
+from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
+                            tangents)
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)

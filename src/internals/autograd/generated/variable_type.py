@@ -12,6 +12,10 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_autograd, enter_below_ad_inplace_or_view, enter_below_autograd, tls
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
+from .. import functions_manual as manual
+from ..forward_grad import LEVELS as _fw_levels
+from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
+                            tangents)
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
@@ -1290,11 +1294,16 @@ def neg(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj().neg()).conj())
     return result
 
 
 def neg_out(ks, self, **kwargs):
     check_out_no_requires_grad('neg', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('neg_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['neg.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1312,6 +1321,9 @@ def neg_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj().neg()).conj(), inplace=True)
     return result
 
 
@@ -1328,11 +1340,17 @@ def reciprocal(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, ((fwp_result * fwp_result).conj().mul(-self_t.conj())).conj())
     return result
 
 
 def reciprocal_out(ks, self, **kwargs):
     check_out_no_requires_grad('reciprocal', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('reciprocal_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reciprocal.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1351,6 +1369,10 @@ def reciprocal_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, ((fwp_result * fwp_result).conj().mul(-self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -1367,11 +1389,18 @@ def abs(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.handle_r_to_c(fwp_result._impl.dtype, self_t.conj() * self_p.sgn()))
     return result
 
 
 def abs_out(ks, self, **kwargs):
     check_out_no_requires_grad('abs', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('abs_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['abs.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1383,6 +1412,9 @@ def abs_(ks, self):
         grad_fn = AbsBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
@@ -1390,10 +1422,17 @@ def abs_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, manual.handle_r_to_c(fwp_result._impl.dtype, self_t.conj() * self_p.sgn()), inplace=True)
     return result
 
 
 def sgn(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('sgn', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
@@ -1412,11 +1451,15 @@ def sgn(ks, self):
 
 def sgn_out(ks, self, **kwargs):
     check_out_no_requires_grad('sgn', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sgn_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sgn.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sgn_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('sgn_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -1447,11 +1490,18 @@ def angle(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.handle_r_to_c(fwp_result._impl.dtype, manual.angle_backward(self_t.conj(), self_p).conj()))
     return result
 
 
 def angle_out(ks, self, **kwargs):
     check_out_no_requires_grad('angle', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('angle_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['angle.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1469,11 +1519,17 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.isfinite()).conj())
     return result
 
 
 def nan_to_num_out(ks, self, nan=None, posinf=None, neginf=None, **kwargs):
     check_out_no_requires_grad('nan_to_num', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('nan_to_num_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['nan_to_num.out'].redispatch(after_autograd(ks), self, nan, posinf, neginf, **kwargs)
 
@@ -1485,6 +1541,9 @@ def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
         grad_fn = NanToNumBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['nan_to_num_'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
@@ -1492,6 +1551,10 @@ def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.isfinite()).conj(), inplace=True)
     return result
 
 
@@ -1508,11 +1571,17 @@ def exp(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * fwp_result.conj()).conj())
     return result
 
 
 def exp_out(ks, self, **kwargs):
     check_out_no_requires_grad('exp', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('exp_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['exp.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1531,6 +1600,10 @@ def exp_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * fwp_result.conj()).conj(), inplace=True)
     return result
 
 
@@ -1547,11 +1620,17 @@ def log(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj().div(self_p.conj())).conj())
     return result
 
 
 def log_out(ks, self, **kwargs):
     check_out_no_requires_grad('log', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1563,6 +1642,9 @@ def log_(ks, self):
         grad_fn = LogBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log_'].redispatch(after_autograd(ks), self)
@@ -1570,6 +1652,10 @@ def log_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj().div(self_p.conj())).conj(), inplace=True)
     return result
 
 
@@ -1586,11 +1672,17 @@ def sqrt(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / manual.mul_scalar(fwp_result.conj(), 2)).conj())
     return result
 
 
 def sqrt_out(ks, self, **kwargs):
     check_out_no_requires_grad('sqrt', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sqrt_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1609,6 +1701,10 @@ def sqrt_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / manual.mul_scalar(fwp_result.conj(), 2)).conj(), inplace=True)
     return result
 
 
@@ -1625,6 +1721,10 @@ def relu(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.threshold_backward(self_t.conj(), fwp_result, 0)).conj())
     return result
 
 
@@ -1642,6 +1742,10 @@ def relu_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.threshold_backward(self_t.conj(), fwp_result, 0)).conj(), inplace=True)
     return result
 
 
@@ -1659,16 +1763,24 @@ def leaky_relu(ks, self, negative_slope=0.01):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.leaky_relu_backward(self_t.conj(), self_p, negative_slope, False)).conj())
     return result
 
 
 def leaky_relu_out(ks, self, negative_slope=0.01, **kwargs):
     check_out_no_requires_grad('leaky_relu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('leaky_relu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['leaky_relu.out'].redispatch(after_autograd(ks), self, negative_slope, **kwargs)
 
 
 def leaky_relu_(ks, self, negative_slope=0.01):
+    if _fw_levels:
+        check_no_fw_grad('leaky_relu_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -1687,6 +1799,8 @@ def leaky_relu_(ks, self, negative_slope=0.01):
 
 
 def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    if _fw_levels:
+        check_no_fw_grad('leaky_relu_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = LeakyReluBackwardBackward0()
@@ -1705,11 +1819,15 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
 
 def leaky_relu_backward_grad_input(ks, grad_output, self, negative_slope, self_is_result, **kwargs):
     check_out_no_requires_grad('leaky_relu_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('leaky_relu_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['leaky_relu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result, **kwargs)
 
 
 def threshold_backward(ks, grad_output, self, threshold):
+    if _fw_levels:
+        check_no_fw_grad('threshold_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ThresholdBackwardBackward0()
@@ -1728,6 +1846,8 @@ def threshold_backward(ks, grad_output, self, threshold):
 
 def threshold_backward_grad_input(ks, grad_output, self, threshold, **kwargs):
     check_out_no_requires_grad('threshold_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('threshold_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['threshold_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, threshold, **kwargs)
 
@@ -1745,11 +1865,17 @@ def sigmoid(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.sigmoid_backward(self_t.conj(), fwp_result)).conj())
     return result
 
 
 def sigmoid_out(ks, self, **kwargs):
     check_out_no_requires_grad('sigmoid', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sigmoid_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sigmoid.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1768,6 +1894,10 @@ def sigmoid_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.sigmoid_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
 
@@ -1784,11 +1914,17 @@ def tanh(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.tanh_backward(self_t.conj(), fwp_result)).conj())
     return result
 
 
 def tanh_out(ks, self, **kwargs):
     check_out_no_requires_grad('tanh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('tanh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['tanh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -1807,10 +1943,16 @@ def tanh_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.tanh_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
 
 def sigmoid_backward(ks, grad_output, output):
+    if _fw_levels:
+        check_no_fw_grad('sigmoid_backward', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SigmoidBackwardBackward0()
@@ -1829,11 +1971,15 @@ def sigmoid_backward(ks, grad_output, output):
 
 def sigmoid_backward_grad_input(ks, grad_output, output, **kwargs):
     check_out_no_requires_grad('sigmoid_backward', grad_output, output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('sigmoid_backward_out', grad_output, output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['sigmoid_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output, **kwargs)
 
 
 def tanh_backward(ks, grad_output, output):
+    if _fw_levels:
+        check_no_fw_grad('tanh_backward', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = TanhBackwardBackward0()
@@ -1852,6 +1998,8 @@ def tanh_backward(ks, grad_output, output):
 
 def tanh_backward_grad_input(ks, grad_output, output, **kwargs):
     check_out_no_requires_grad('tanh_backward', grad_output, output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('tanh_backward_out', grad_output, output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['tanh_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output, **kwargs)
 
@@ -1871,11 +2019,23 @@ def add_Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        alpha = kwargs.get('alpha', 1)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(other_t, alpha), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, self_t + manual.maybe_multiply(other_t, alpha))
     return result
 
 
 def add_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('add', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('add_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['add.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -1896,6 +2056,16 @@ def add__Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        alpha = kwargs.get('alpha', 1)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(other_t, alpha), self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t, other), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, self_t + manual.maybe_multiply(other_t, alpha), inplace=True)
     return result
 
 
@@ -1914,11 +2084,23 @@ def sub_Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        alpha = kwargs.get('alpha', 1)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(-manual.maybe_multiply(other_t, alpha), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, self_t - manual.maybe_multiply(other_t, alpha))
     return result
 
 
 def sub_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('sub', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sub_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['sub.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -1939,6 +2121,16 @@ def sub__Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        alpha = kwargs.get('alpha', 1)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, promoted(-manual.maybe_multiply(other_t, alpha), self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t, other), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, self_t - manual.maybe_multiply(other_t, alpha), inplace=True)
     return result
 
 
@@ -1960,11 +2152,24 @@ def mul_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(other_t * self_p, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t * other_p, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, other_t * self_p + self_t * other_p)
     return result
 
 
 def mul_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('mul', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mul_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['mul.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -1981,6 +2186,9 @@ def mul__Tensor(ks, self, other):
         grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
@@ -1988,6 +2196,17 @@ def mul__Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, promoted(other_t * self_p, self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t * other_p, other), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, other_t * self_p + self_t * other_p, inplace=True)
     return result
 
 
@@ -2004,6 +2223,9 @@ def add_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.clone())
     return result
 
 
@@ -2021,6 +2243,9 @@ def add__Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.clone(), inplace=True)
     return result
 
 
@@ -2037,6 +2262,10 @@ def sub_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.handle_r_to_c(self_p._impl.dtype, self_t.conj())).conj())
     return result
 
 
@@ -2047,6 +2276,9 @@ def sub__Scalar(ks, self, other, alpha=1):
         grad_fn = SubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sub_.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
@@ -2054,6 +2286,10 @@ def sub__Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.handle_r_to_c(self_p._impl.dtype, self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -2071,6 +2307,9 @@ def mul_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t * other)
     return result
 
 
@@ -2089,6 +2328,9 @@ def mul__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t * other, inplace=True)
     return result
 
 
@@ -2106,6 +2348,9 @@ def div_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t / other)
     return result
 
 
@@ -2124,6 +2369,9 @@ def div__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t / other, inplace=True)
     return result
 
 
@@ -2143,11 +2391,24 @@ def div_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        other_p = primal(other)
+        fwp_result = primal(result)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(-(other_t * fwp_result) / other_p, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t / other_p, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, (self_t - other_t * fwp_result) / other_p)
     return result
 
 
 def div_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('div', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('div_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['div.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -2169,6 +2430,17 @@ def div__Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        other_p = primal(other)
+        fwp_result = primal(self)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, promoted(-(other_t * fwp_result) / other_p, self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t / other_p, other), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, (self_t - other_t * fwp_result) / other_p, inplace=True)
     return result
 
 
@@ -2186,11 +2458,17 @@ def pow_Tensor_Scalar(ks, self, exponent):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.pow_backward(self_t.conj(), self_p, exponent)).conj())
     return result
 
 
 def pow_Tensor_Scalar_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('pow_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Tensor_Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
@@ -2203,6 +2481,9 @@ def pow__Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = exponent
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['pow_.Scalar'].redispatch(after_autograd(ks), self, exponent)
@@ -2210,6 +2491,10 @@ def pow__Scalar(ks, self, exponent):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.pow_backward(self_t.conj(), self_p, exponent)).conj(), inplace=True)
     return result
 
 
@@ -2228,11 +2513,19 @@ def pow_Tensor_Tensor(ks, self, exponent):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self, exponent):
+        self_p = primal(self)
+        exponent_p = primal(exponent)
+        fwp_result = primal(result)
+        self_t, exponent_t = tangents(self, exponent)
+        set_fw_grad(result, (manual.pow_backward_self(self_t.conj(), self_p, exponent_p) + manual.pow_backward_exponent(exponent_t.conj(), self_p, exponent_p, fwp_result)).conj())
     return result
 
 
 def pow_Tensor_Tensor_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', self, exponent, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('pow_out', self, exponent, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Tensor_Tensor_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
@@ -2245,6 +2538,9 @@ def pow__Tensor(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, exponent):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
@@ -2253,6 +2549,12 @@ def pow__Tensor(ks, self, exponent):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self, exponent):
+        self_p = fw_original_self
+        exponent_p = primal(exponent)
+        fwp_result = primal(self)
+        self_t, exponent_t = tangents(self, exponent)
+        set_fw_grad(self, (manual.pow_backward_self(self_t.conj(), self_p, exponent_p) + manual.pow_backward_exponent(exponent_t.conj(), self_p, exponent_p, fwp_result)).conj(), inplace=True)
     return result
 
 
@@ -2271,11 +2573,18 @@ def pow_Scalar(ks, self, exponent):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(exponent):
+        exponent_p = primal(exponent)
+        fwp_result = primal(result)
+        exponent_t, = tangents(exponent)
+        set_fw_grad(result, (manual.pow_backward_exponent_scalar_base(exponent_t.conj(), self, exponent_p, fwp_result)).conj())
     return result
 
 
 def pow_Scalar_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', exponent, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('pow_out', exponent, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
@@ -2294,6 +2603,10 @@ def rsub_Scalar(ks, self, other, alpha=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.handle_r_to_c(self_p._impl.dtype, manual.maybe_multiply(-self_t.conj(), manual.conj_scalar(alpha)))).conj())
     return result
 
 
@@ -2311,11 +2624,25 @@ def maximum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        fwp_result = primal(result)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(other_t + (self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted((self_p > other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, other_t + ((self_p > other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
     return result
 
 
 def maximum_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('maximum', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('maximum_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['maximum.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -2334,11 +2661,25 @@ def minimum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        fwp_result = primal(result)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(other_t + (self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * -other_t, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted((self_p < other_p).to(fwp_result.dtype).masked_fill(self_p == other_p, 0.5) * self_t, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, other_t + ((self_p < other_p).to(fwp_result.dtype)).masked_fill(self_p == other_p, 0.5) * (self_t - other_t))
     return result
 
 
 def minimum_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('minimum', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('minimum_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['minimum.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -2356,11 +2697,16 @@ def where_self(ks, condition, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, manual.where(condition, self_t, other_t))
     return result
 
 
 def where_self_out(ks, condition, self, other, **kwargs):
     check_out_no_requires_grad('where', condition, self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('where_out', condition, self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['where.self_out'].redispatch(after_autograd(ks), condition, self, other, **kwargs)
 
@@ -2378,6 +2724,9 @@ def fill__Scalar(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.fill_(0), inplace=True)
     return result
 
 
@@ -2394,6 +2743,9 @@ def fill__Tensor(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, value):
+        self_t, value_t = tangents(self, value)
+        set_fw_grad(self, self_t.fill_(value_t), inplace=True)
     return result
 
 
@@ -2410,10 +2762,15 @@ def zero_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('zero_', self_t), inplace=True)
     return result
 
 
 def eq__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('eq_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2430,6 +2787,8 @@ def eq__Scalar(ks, self, other):
 
 
 def eq__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('eq_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2446,6 +2805,8 @@ def eq__Tensor(ks, self, other):
 
 
 def ne__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ne_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2462,6 +2823,8 @@ def ne__Scalar(ks, self, other):
 
 
 def ne__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ne_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2478,6 +2841,8 @@ def ne__Tensor(ks, self, other):
 
 
 def lt__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('lt_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2494,6 +2859,8 @@ def lt__Scalar(ks, self, other):
 
 
 def lt__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('lt_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2510,6 +2877,8 @@ def lt__Tensor(ks, self, other):
 
 
 def le__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('le_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2526,6 +2895,8 @@ def le__Scalar(ks, self, other):
 
 
 def le__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('le_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2542,6 +2913,8 @@ def le__Tensor(ks, self, other):
 
 
 def gt__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('gt_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2558,6 +2931,8 @@ def gt__Scalar(ks, self, other):
 
 
 def gt__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('gt_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2574,6 +2949,8 @@ def gt__Tensor(ks, self, other):
 
 
 def ge__Scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ge_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -2590,6 +2967,8 @@ def ge__Scalar(ks, self, other):
 
 
 def ge__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('ge_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -2617,6 +2996,9 @@ def clone(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('clone', self_t, **kwargs))
     return result
 
 
@@ -2633,6 +3015,9 @@ def sum(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('sum', self_t, **kwargs))
     return result
 
 
@@ -2651,16 +3036,23 @@ def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('sum.dim_IntList', self_t, dim, keepdim, **kwargs))
     return result
 
 
 def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('sum', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sum_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sum.IntList_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def nansum(ks, self, dim=None, keepdim=False, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('nansum', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NansumBackward0()
@@ -2681,6 +3073,8 @@ def nansum(ks, self, dim=None, keepdim=False, **kwargs):
 
 def nansum_out(ks, self, dim=None, keepdim=False, **kwargs):
     check_out_no_requires_grad('nansum', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('nansum_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['nansum.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2699,6 +3093,9 @@ def mean(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('mean', self_t, **kwargs))
     return result
 
 
@@ -2718,11 +3115,16 @@ def mean_dim(ks, self, dim, keepdim=False, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('mean.dim', self_t, dim, keepdim, **kwargs))
     return result
 
 
 def mean_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('mean', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mean_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['mean.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2741,6 +3143,11 @@ def prod(ks, self, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.prod_jvp(self_p, self_t, fwp_result))
     return result
 
 
@@ -2760,11 +3167,18 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.prod_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
 
 def prod_int_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('prod', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('prod_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['prod.int_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2785,11 +3199,18 @@ def amax(ks, self, dim=(), keepdim=False):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.amaxamin_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
 
 def amax_out(ks, self, dim=(), keepdim=False, **kwargs):
     check_out_no_requires_grad('amax', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('amax_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['amax.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2810,16 +3231,25 @@ def amin(ks, self, dim=(), keepdim=False):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.amaxamin_jvp(self_p, self_t, fwp_result, dim, keepdim))
     return result
 
 
 def amin_out(ks, self, dim=(), keepdim=False, **kwargs):
     check_out_no_requires_grad('amin', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('amin_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['amin.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def aminmax(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('aminmax', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AminmaxBackward0()
@@ -2841,6 +3271,8 @@ def aminmax(ks, self, **kwargs):
 
 def aminmax_out(ks, self, **kwargs):
     check_out_no_requires_grad('aminmax', self, kwargs.get('min'), kwargs.get('max'))
+    if _fw_levels:
+        check_out_no_fw_grad('aminmax_out', self, kwargs.get('min'), kwargs.get('max'))
     with below_autograd():
         return OPS['aminmax.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -2861,11 +3293,17 @@ def max_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def max_dim_max(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('max', self, kwargs.get('max'), kwargs.get('max_values'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_out', self, kwargs.get('max'), kwargs.get('max_values'))
     with below_autograd():
         return OPS['max.dim_max'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2884,6 +3322,11 @@ def max(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -2903,11 +3346,17 @@ def min_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def min_dim_min(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('min', self, kwargs.get('min'), kwargs.get('min_indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('min_out', self, kwargs.get('min'), kwargs.get('min_indices'))
     with below_autograd():
         return OPS['min.dim_min'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -2926,6 +3375,11 @@ def min(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -2944,11 +3398,18 @@ def _softmax(ks, self, dim, half_to_float):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, fwp_result * (self_t - manual.logsumexp_jvp(self_p, self_t, (dim,), True)))
     return result
 
 
 def _softmax_out(ks, self, dim, half_to_float, **kwargs):
     check_out_no_requires_grad('_softmax', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_softmax_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
 
@@ -2968,16 +3429,24 @@ def _log_softmax(ks, self, dim, half_to_float):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t - manual.logsumexp_jvp(self_p, self_t, (dim,), True))
     return result
 
 
 def _log_softmax_out(ks, self, dim, half_to_float, **kwargs):
     check_out_no_requires_grad('_log_softmax', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_log_softmax_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_log_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
 
 
 def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw_levels:
+        check_no_fw_grad('_softmax_backward_data', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SoftmaxBackwardDataBackward0()
@@ -2998,11 +3467,15 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
 
 def _softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
     check_out_no_requires_grad('_softmax_backward_data', grad_output, output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_softmax_backward_data_out', grad_output, output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
 
 
 def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    if _fw_levels:
+        check_no_fw_grad('_log_softmax_backward_data', grad_output, output)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = LogSoftmaxBackwardDataBackward0()
@@ -3022,12 +3495,16 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
 
 def _log_softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
     check_out_no_requires_grad('_log_softmax_backward_data', grad_output, output, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_log_softmax_backward_data_out', grad_output, output, kwargs.get('out'))
     with below_autograd():
         return OPS['_log_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
 
 
 def nll_loss_forward_output(ks, self, target, weight, reduction, ignore_index, **kwargs):
     check_out_no_requires_grad('nll_loss_forward', self, target, weight, kwargs.get('output'), kwargs.get('total_weight'))
+    if _fw_levels:
+        check_out_no_fw_grad('nll_loss_forward_out', self, target, weight, kwargs.get('output'), kwargs.get('total_weight'))
     with below_autograd():
         return OPS['nll_loss_forward.output'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index, **kwargs)
 
@@ -3052,11 +3529,16 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.nll_loss(self_t, target, weight, reduction, ignore_index))
     return result
 
 
 def nll_loss_backward_grad_input(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs):
     check_out_no_requires_grad('nll_loss_backward', grad_output, self, target, weight, total_weight, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('nll_loss_backward_out', grad_output, self, target, weight, total_weight, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['nll_loss_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs)
 
@@ -3065,6 +3547,8 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'nll_loss_backward')
         check_no_requires_grad(total_weight, 'total_weight', 'nll_loss_backward')
+    if _fw_levels:
+        check_no_fw_grad('nll_loss_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLossBackwardBackward0()
@@ -3086,6 +3570,8 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
 def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'nll_loss2d_forward')
+    if _fw_levels:
+        check_no_fw_grad('nll_loss2d_forward', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NllLoss2DBackward0()
@@ -3110,6 +3596,8 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'nll_loss2d_backward')
         check_no_requires_grad(total_weight, 'total_weight', 'nll_loss2d_backward')
+    if _fw_levels:
+        check_no_fw_grad('nll_loss2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLoss2DBackwardBackward0()
@@ -3130,6 +3618,8 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
 
 def mse_loss_out(ks, self, target, reduction=1, **kwargs):
     check_out_no_requires_grad('mse_loss', self, target, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mse_loss_out', self, target, kwargs.get('out'))
     with below_autograd():
         return OPS['mse_loss.out'].redispatch(after_autograd(ks), self, target, reduction, **kwargs)
 
@@ -3149,10 +3639,17 @@ def mse_loss(ks, self, target, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.mse_loss_backward(self_t.conj(), self_p, target_p, 0).conj() + manual.mse_loss_backward(target_t.conj(), target_p, self_p, 0).conj(), reduction))
     return result
 
 
 def mse_loss_backward(ks, grad_output, self, target, reduction):
+    if _fw_levels:
+        check_no_fw_grad('mse_loss_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = MseLossBackwardBackward0()
@@ -3173,11 +3670,15 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
 
 def smooth_l1_loss_out(ks, self, target, reduction=1, beta=1.0, **kwargs):
     check_out_no_requires_grad('smooth_l1_loss', self, target, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('smooth_l1_loss_out', self, target, kwargs.get('out'))
     with below_autograd():
         return OPS['smooth_l1_loss.out'].redispatch(after_autograd(ks), self, target, reduction, beta, **kwargs)
 
 
 def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
+    if _fw_levels:
+        check_no_fw_grad('smooth_l1_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = SmoothL1LossBackward0()
@@ -3197,6 +3698,8 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
 
 
 def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
+    if _fw_levels:
+        check_no_fw_grad('smooth_l1_loss_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = SmoothL1LossBackwardBackward0()
@@ -3217,6 +3720,8 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
 
 
 def huber_loss(ks, self, target, reduction=1, delta=1.0):
+    if _fw_levels:
+        check_no_fw_grad('huber_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = HuberLossBackward0()
@@ -3236,6 +3741,8 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
 
 
 def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
+    if _fw_levels:
+        check_no_fw_grad('huber_loss_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = HuberLossBackwardBackward0()
@@ -3258,6 +3765,8 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
 def soft_margin_loss(ks, self, target, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(target, 'target', 'soft_margin_loss')
+    if _fw_levels:
+        check_no_fw_grad('soft_margin_loss', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftMarginLossBackward0()
@@ -3278,6 +3787,8 @@ def soft_margin_loss(ks, self, target, reduction=1):
 def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(target, 'target', 'soft_margin_loss_backward')
+    if _fw_levels:
+        check_no_fw_grad('soft_margin_loss_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftMarginLossBackwardBackward0()
@@ -3299,6 +3810,8 @@ def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
 def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'multi_margin_loss')
+    if _fw_levels:
+        check_no_fw_grad('multi_margin_loss', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MultiMarginLossBackward0()
@@ -3320,6 +3833,8 @@ def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1)
 
 
 def multilabel_margin_loss_forward(ks, self, target, reduction):
+    if _fw_levels:
+        check_no_fw_grad('multilabel_margin_loss_forward', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MultilabelMarginLossBackward0()
@@ -3341,6 +3856,8 @@ def multilabel_margin_loss_forward(ks, self, target, reduction):
 def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(targets, 'targets', '_ctc_loss')
+    if _fw_levels:
+        check_no_fw_grad('_ctc_loss', log_probs)
     grad_fn = None
     if _grad_mode.grad_enabled and log_probs._requires_grad:
         grad_fn = CtcLossBackward0()
@@ -3368,6 +3885,8 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
         check_no_requires_grad(targets, 'targets', '_ctc_loss')
         check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss')
         check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss')
+    if _fw_levels:
+        check_no_fw_grad('_ctc_loss', log_probs)
     grad_fn = None
     if _grad_mode.grad_enabled and log_probs._requires_grad:
         grad_fn = CtcLossBackward1()
@@ -3395,6 +3914,8 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         check_no_requires_grad(targets, 'targets', '_ctc_loss_backward')
         check_no_requires_grad(input_lengths, 'input_lengths', '_ctc_loss_backward')
         check_no_requires_grad(target_lengths, 'target_lengths', '_ctc_loss_backward')
+    if _fw_levels:
+        check_no_fw_grad('_ctc_loss_backward', grad, log_probs, neg_log_likelihood, log_alpha)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or log_probs._requires_grad or neg_log_likelihood._requires_grad or log_alpha._requires_grad):
         grad_fn = CtcLossBackwardBackward0()
@@ -3413,6 +3934,8 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
 def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy')
+    if _fw_levels:
+        check_no_fw_grad('binary_cross_entropy', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackward0()
@@ -3434,6 +3957,8 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
 def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_backward')
+    if _fw_levels:
+        check_no_fw_grad('binary_cross_entropy_backward', grad_output, self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackwardBackward0()
@@ -3457,6 +3982,8 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_with_logits')
         check_no_requires_grad(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
+    if _fw_levels:
+        check_no_fw_grad('binary_cross_entropy_with_logits', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyWithLogitsBackward0()
@@ -3498,11 +4025,24 @@ def mm(ks, self, mat2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat2):
+        self_p = primal(self)
+        mat2_p = primal(mat2)
+        self_t, mat2_t = tangents(self, mat2, zeros=False)
+        if self_t is None and mat2_t is not None:
+            set_fw_grad(result, promoted(self_p.mm(mat2_t), self))
+        elif self_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(self_t.mm(mat2_p), mat2))
+        else:
+            self_t, mat2_t = tangents(self, mat2)
+            set_fw_grad(result, self_t.mm(mat2_p) + self_p.mm(mat2_t))
     return result
 
 
 def mm_out(ks, self, mat2, **kwargs):
     check_out_no_requires_grad('mm', self, mat2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mm_out', self, mat2, kwargs.get('out'))
     with below_autograd():
         return OPS['mm.out'].redispatch(after_autograd(ks), self, mat2, **kwargs)
 
@@ -3523,11 +4063,24 @@ def bmm(ks, self, mat2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat2):
+        self_p = primal(self)
+        mat2_p = primal(mat2)
+        self_t, mat2_t = tangents(self, mat2, zeros=False)
+        if self_t is None and mat2_t is not None:
+            set_fw_grad(result, promoted(self_p.bmm(mat2_t), self))
+        elif self_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(self_t.bmm(mat2_p), mat2))
+        else:
+            self_t, mat2_t = tangents(self, mat2)
+            set_fw_grad(result, self_t.bmm(mat2_p) + self_p.bmm(mat2_t))
     return result
 
 
 def bmm_out(ks, self, mat2, **kwargs):
     check_out_no_requires_grad('bmm', self, mat2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('bmm_out', self, mat2, kwargs.get('out'))
     with below_autograd():
         return OPS['bmm.out'].redispatch(after_autograd(ks), self, mat2, **kwargs)
 
@@ -3549,6 +4102,9 @@ def as_strided(ks, self, size, stride, storage_offset=None):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('as_strided', self_t, size, stride, storage_offset))
     return result
 
 
@@ -3569,6 +4125,9 @@ def as_strided_(ks, self, size, stride, storage_offset=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('as_strided_', self_t, size, stride, storage_offset), inplace=True)
     return result
 
 
@@ -3586,6 +4145,9 @@ def view(ks, self, size):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('view', self_t, size))
     return result
 
 
@@ -3603,6 +4165,9 @@ def _reshape_alias(ks, self, size, stride):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_reshape_alias', self_t, size, stride))
     return result
 
 
@@ -3619,6 +4184,9 @@ def _unsafe_view(ks, self, size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_unsafe_view', self_t, size))
     return result
 
 
@@ -3637,6 +4205,9 @@ def transpose_int(ks, self, dim0, dim1):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('transpose.int', self_t, dim0, dim1))
     return result
 
 
@@ -3655,6 +4226,9 @@ def transpose_(ks, self, dim0, dim1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('transpose_', self_t, dim0, dim1), inplace=True)
     return result
 
 
@@ -3671,6 +4245,9 @@ def t(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('t', self_t))
     return result
 
 
@@ -3687,6 +4264,9 @@ def t_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('t_', self_t), inplace=True)
     return result
 
 
@@ -3703,6 +4283,9 @@ def alias(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('alias', self_t))
     return result
 
 
@@ -3718,11 +4301,16 @@ def lift_fresh_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('lift_fresh_copy', self_t))
     return result
 
 
 def lift_fresh_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('lift_fresh_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lift_fresh_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['lift_fresh_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -3740,6 +4328,9 @@ def _conj(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_conj', self_t))
     return result
 
 
@@ -3756,10 +4347,15 @@ def _neg_view(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t._neg_view())
     return result
 
 
 def _neg_view_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('_neg_view_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegViewBackward0_copy()
@@ -3775,6 +4371,8 @@ def _neg_view_copy(ks, self):
 
 
 def _conj_physical(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('_conj_physical', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ConjPhysicalBackward0()
@@ -3791,11 +4389,15 @@ def _conj_physical(ks, self):
 
 def conj_physical_out(ks, self, **kwargs):
     check_out_no_requires_grad('conj_physical', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('conj_physical_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['conj_physical.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def conj_physical_(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('conj_physical_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -3824,6 +4426,9 @@ def view_as_real(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('view_as_real', self_t))
     return result
 
 
@@ -3840,10 +4445,15 @@ def view_as_complex(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('view_as_complex', self_t))
     return result
 
 
 def complex(ks, real, imag):
+    if _fw_levels:
+        check_no_fw_grad('complex', real, imag)
     grad_fn = None
     if _grad_mode.grad_enabled and (real._requires_grad or imag._requires_grad):
         grad_fn = ComplexBackward0()
@@ -3859,6 +4469,8 @@ def complex(ks, real, imag):
 
 
 def polar(ks, abs, angle):
+    if _fw_levels:
+        check_no_fw_grad('polar', abs, angle)
     grad_fn = None
     if _grad_mode.grad_enabled and (abs._requires_grad or angle._requires_grad):
         grad_fn = PolarBackward0()
@@ -3876,6 +4488,8 @@ def polar(ks, abs, angle):
 
 def polar_out(ks, abs, angle, **kwargs):
     check_out_no_requires_grad('polar', abs, angle, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('polar_out', abs, angle, kwargs.get('out'))
     with below_autograd():
         return OPS['polar.out'].redispatch(after_autograd(ks), abs, angle, **kwargs)
 
@@ -3894,6 +4508,9 @@ def permute(ks, self, dims):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('permute', self_t, dims))
     return result
 
 
@@ -3911,6 +4528,9 @@ def expand(ks, self, size, **kwargs):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('expand', self_t, size, **kwargs))
     return result
 
 
@@ -3930,6 +4550,9 @@ def select_int(ks, self, dim, index):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('select.int', self_t, dim, index))
     return result
 
 
@@ -3947,6 +4570,9 @@ def select_backward(ks, grad_output, input_sizes, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('select_backward', grad_output_t, input_sizes, dim, index))
     return result
 
 
@@ -3964,6 +4590,9 @@ def squeeze(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('squeeze', self_t))
     return result
 
 
@@ -3982,6 +4611,9 @@ def squeeze_dim(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('squeeze.dim', self_t, dim))
     return result
 
 
@@ -4000,6 +4632,9 @@ def squeeze_dims(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('squeeze.dims', self_t, dim))
     return result
 
 
@@ -4017,6 +4652,9 @@ def squeeze_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('squeeze_', self_t), inplace=True)
     return result
 
 
@@ -4035,6 +4673,9 @@ def squeeze__dim(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('squeeze_.dim', self_t, dim), inplace=True)
     return result
 
 
@@ -4053,6 +4694,9 @@ def squeeze__dims(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('squeeze_.dims', self_t, dim), inplace=True)
     return result
 
 
@@ -4070,6 +4714,9 @@ def unsqueeze(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unsqueeze', self_t, dim))
     return result
 
 
@@ -4087,6 +4734,9 @@ def unsqueeze_(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_inplace_view_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('unsqueeze_', self_t, dim), inplace=True)
     return result
 
 
@@ -4107,6 +4757,9 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('diagonal', self_t, offset, dim1, dim2))
     return result
 
 
@@ -4123,6 +4776,9 @@ def trace(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('trace', self_t))
     return result
 
 
@@ -4141,10 +4797,15 @@ def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('diagonal_backward', grad_output_t, input_sizes, offset, dim1, dim2))
     return result
 
 
 def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
+    if _fw_levels:
+        check_no_fw_grad('diagonal_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DiagonalBackward0_copy()
@@ -4175,6 +4836,9 @@ def fill_Scalar(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.zeros_like(self_t))
     return result
 
 
@@ -4190,6 +4854,9 @@ def fill_Tensor(ks, self, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, value):
+        self_t, value_t = tangents(self, value)
+        set_fw_grad(result, manual.zeros_like(self_t) + value_t)
     return result
 
 
@@ -4205,6 +4872,9 @@ def zero(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('zero', self_t))
     return result
 
 
@@ -4225,6 +4895,9 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('slice_scatter', self_t, src_t, dim, start, end, step))
     return result
 
 
@@ -4243,6 +4916,9 @@ def select_scatter(ks, self, src, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('select_scatter', self_t, src_t, dim, index))
     return result
 
 
@@ -4262,6 +4938,9 @@ def diagonal_scatter(ks, self, src, offset=0, dim1=0, dim2=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('diagonal_scatter', self_t, src_t, offset, dim1, dim2))
     return result
 
 
@@ -4282,6 +4961,9 @@ def as_strided_scatter(ks, self, src, size, stride, storage_offset=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, dispatcher.call('as_strided_scatter', self_t, src_t, size, stride, storage_offset))
     return result
 
 
@@ -4302,6 +4984,9 @@ def unfold(ks, self, dimension, size, step):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unfold', self_t, dimension, size, step))
     return result
 
 
@@ -4320,6 +5005,9 @@ def unfold_backward(ks, grad_in, input_sizes, dim, size, step):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_in):
+        grad_in_t, = tangents(grad_in)
+        set_fw_grad(result, dispatcher.call('unfold_backward', grad_in_t, input_sizes, dim, size, step))
     return result
 
 
@@ -4340,6 +5028,9 @@ def split_Tensor(ks, self, split_size, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('split.Tensor', self_t, split_size, dim))
     return result
 
 
@@ -4360,6 +5051,9 @@ def split_with_sizes(ks, self, split_sizes, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('split_with_sizes', self_t, split_sizes, dim))
     return result
 
 
@@ -4378,11 +5072,16 @@ def cat(ks, tensors, dim=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(tensors):
+        tensors_t, = tangents(tensors)
+        set_fw_grad(result, dispatcher.call('cat', tensors_t, dim))
     return result
 
 
 def cat_out(ks, tensors, dim=0, **kwargs):
     check_out_no_requires_grad('cat', tensors, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cat_out', tensors, kwargs.get('out'))
     with below_autograd():
         return OPS['cat.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
 
@@ -4401,16 +5100,23 @@ def stack(ks, tensors, dim=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(tensors):
+        tensors_t, = tangents(tensors)
+        set_fw_grad(result, dispatcher.call('stack', tensors_t, dim))
     return result
 
 
 def stack_out(ks, tensors, dim=0, **kwargs):
     check_out_no_requires_grad('stack', tensors, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('stack_out', tensors, kwargs.get('out'))
     with below_autograd():
         return OPS['stack.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
 
 
 def block_diag(ks, tensors):
+    if _fw_levels:
+        check_no_fw_grad('block_diag', tensors)
     grad_fn = None
     if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
         grad_fn = BlockDiagBackward0()
@@ -4441,6 +5147,9 @@ def unbind_int(ks, self, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unbind.int', self_t, dim))
     return result
 
 
@@ -4457,6 +5166,9 @@ def flip(ks, self, dims):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('flip', self_t, dims))
     return result
 
 
@@ -4474,6 +5186,9 @@ def roll(ks, self, shifts, dims=()):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('roll', self_t, shifts, dims))
     return result
 
 
@@ -4491,6 +5206,9 @@ def rot90(ks, self, k=1, dims=(0, 1)):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('rot90', self_t, k, dims))
     return result
 
 
@@ -4508,11 +5226,16 @@ def repeat(ks, self, repeats):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('repeat', self_t, repeats))
     return result
 
 
 def tril_out(ks, self, diagonal=0, **kwargs):
     check_out_no_requires_grad('tril', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('tril_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['tril.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
 
@@ -4530,6 +5253,9 @@ def tril(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('tril', self_t, diagonal))
     return result
 
 
@@ -4547,11 +5273,16 @@ def tril_(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('tril', self_t, diagonal), inplace=True)
     return result
 
 
 def triu_out(ks, self, diagonal=0, **kwargs):
     check_out_no_requires_grad('triu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('triu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['triu.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
 
@@ -4569,6 +5300,9 @@ def triu(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('triu', self_t, diagonal))
     return result
 
 
@@ -4586,6 +5320,9 @@ def triu_(ks, self, diagonal=0):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('triu', self_t, diagonal), inplace=True)
     return result
 
 
@@ -4604,6 +5341,9 @@ def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('diag_embed', self_t, offset, dim1, dim2))
     return result
 
 
@@ -4622,11 +5362,16 @@ def index_Tensor(ks, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('index.Tensor', self_t, indices))
     return result
 
 
 def index_Tensor_out(ks, self, indices, **kwargs):
     check_out_no_requires_grad('index', self, indices, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_out', self, indices, kwargs.get('out'))
     with below_autograd():
         return OPS['index.Tensor_out'].redispatch(after_autograd(ks), self, indices, **kwargs)
 
@@ -4647,6 +5392,9 @@ def index_put_(ks, self, indices, values, accumulate=False):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, values):
+        self_t, values_t = tangents(self, values)
+        set_fw_grad(self, self_t.index_put(indices, values_t, accumulate), inplace=True)
     return result
 
 
@@ -4665,16 +5413,23 @@ def index_put(ks, self, indices, values, accumulate=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, values):
+        self_t, values_t = tangents(self, values)
+        set_fw_grad(result, self_t.index_put(indices, values_t, accumulate))
     return result
 
 
 def index_add_out(ks, self, dim, index, source, **kwargs):
     check_out_no_requires_grad('index_add', self, index, source, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_add_out', self, index, source, kwargs.get('out'))
     with below_autograd():
         return OPS['index_add.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
 
 
 def index_add(ks, self, dim, index, source, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('index_add', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexAddBackward0()
@@ -4696,6 +5451,8 @@ def index_add(ks, self, dim, index, source, **kwargs):
 
 
 def index_add_(ks, self, dim, index, source, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('index_add_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -4718,6 +5475,8 @@ def index_add_(ks, self, dim, index, source, **kwargs):
 
 
 def index_fill__int_Scalar(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -4736,6 +5495,8 @@ def index_fill__int_Scalar(ks, self, dim, index, value):
 
 
 def index_fill_int_Scalar(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = IndexFillBackward0()
@@ -4753,6 +5514,8 @@ def index_fill_int_Scalar(ks, self, dim, index, value):
 
 
 def index_fill__int_Tensor(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill_', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         check_inplace(self)
@@ -4771,6 +5534,8 @@ def index_fill__int_Tensor(ks, self, dim, index, value):
 
 
 def index_fill_int_Tensor(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('index_fill', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         grad_fn = IndexFillBackward1()
@@ -4789,11 +5554,15 @@ def index_fill_int_Tensor(ks, self, dim, index, value):
 
 def index_copy_out(ks, self, dim, index, source, **kwargs):
     check_out_no_requires_grad('index_copy', self, index, source, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_copy_out', self, index, source, kwargs.get('out'))
     with below_autograd():
         return OPS['index_copy.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
 
 
 def index_copy_(ks, self, dim, index, source):
+    if _fw_levels:
+        check_no_fw_grad('index_copy_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -4814,6 +5583,8 @@ def index_copy_(ks, self, dim, index, source):
 
 
 def index_copy(ks, self, dim, index, source):
+    if _fw_levels:
+        check_no_fw_grad('index_copy', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexCopyBackward0()
@@ -4847,11 +5618,16 @@ def index_select(ks, self, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('index_select', self_t, dim, index))
     return result
 
 
 def index_select_out(ks, self, dim, index, **kwargs):
     check_out_no_requires_grad('index_select', self, index, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('index_select_out', self, index, kwargs.get('out'))
     with below_autograd():
         return OPS['index_select.out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
 
@@ -4871,16 +5647,23 @@ def gather(ks, self, dim, index, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('gather', self_t, dim, index, **kwargs))
     return result
 
 
 def gather_out(ks, self, dim, index, **kwargs):
     check_out_no_requires_grad('gather', self, index, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('gather_out', self, index, kwargs.get('out'))
     with below_autograd():
         return OPS['gather.out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
 
 
 def scatter_src(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterBackward0()
@@ -4898,6 +5681,8 @@ def scatter_src(ks, self, dim, index, src):
 
 
 def scatter__src(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -4917,11 +5702,15 @@ def scatter__src(ks, self, dim, index, src):
 
 def scatter_src_out(ks, self, dim, index, src, **kwargs):
     check_out_no_requires_grad('scatter', self, index, src, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_out', self, index, src, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter.src_out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
 
 
 def scatter_value(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('scatter', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ScatterBackward1()
@@ -4939,6 +5728,8 @@ def scatter_value(ks, self, dim, index, value):
 
 
 def scatter__value(ks, self, dim, index, value):
+    if _fw_levels:
+        check_no_fw_grad('scatter_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -4958,11 +5749,15 @@ def scatter__value(ks, self, dim, index, value):
 
 def scatter_value_out(ks, self, dim, index, value, **kwargs):
     check_out_no_requires_grad('scatter', self, index, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_out', self, index, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter.value_out'].redispatch(after_autograd(ks), self, dim, index, value, **kwargs)
 
 
 def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('scatter_reduce', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterReduceBackward0()
@@ -4985,6 +5780,8 @@ def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
 
 
 def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('scatter_reduce_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -5009,11 +5806,15 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
 
 def scatter_reduce_two_out(ks, self, dim, index, src, reduce, **kwargs):
     check_out_no_requires_grad('scatter_reduce', self, index, src, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_reduce_out', self, index, src, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter_reduce.two_out'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
 
 
 def scatter_add(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter_add', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterAddBackward0()
@@ -5032,6 +5833,8 @@ def scatter_add(ks, self, dim, index, src):
 
 
 def scatter_add_(ks, self, dim, index, src):
+    if _fw_levels:
+        check_no_fw_grad('scatter_add_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -5052,6 +5855,8 @@ def scatter_add_(ks, self, dim, index, src):
 
 def scatter_add_out(ks, self, dim, index, src, **kwargs):
     check_out_no_requires_grad('scatter_add', self, index, src, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('scatter_add_out', self, index, src, kwargs.get('out'))
     with below_autograd():
         return OPS['scatter_add.out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
 
@@ -5069,6 +5874,9 @@ def masked_fill_Scalar(ks, self, mask, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.masked_fill(mask, 0))
     return result
 
 
@@ -5086,10 +5894,15 @@ def masked_fill__Scalar(ks, self, mask, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.masked_fill(mask, 0), inplace=True)
     return result
 
 
 def masked_fill_Tensor(ks, self, mask, value):
+    if _fw_levels:
+        check_no_fw_grad('masked_fill', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         grad_fn = MaskedFillBackward1()
@@ -5106,6 +5919,8 @@ def masked_fill_Tensor(ks, self, mask, value):
 
 
 def masked_fill__Tensor(ks, self, mask, value):
+    if _fw_levels:
+        check_no_fw_grad('masked_fill_', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         check_inplace(self)
@@ -5123,6 +5938,8 @@ def masked_fill__Tensor(ks, self, mask, value):
 
 
 def masked_scatter_(ks, self, mask, source):
+    if _fw_levels:
+        check_no_fw_grad('masked_scatter_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -5141,6 +5958,8 @@ def masked_scatter_(ks, self, mask, source):
 
 
 def masked_scatter(ks, self, mask, source):
+    if _fw_levels:
+        check_no_fw_grad('masked_scatter', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = MaskedScatterBackward0()
@@ -5171,6 +5990,9 @@ def masked_select(ks, self, mask):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('masked_select', self_t, mask))
     return result
 
 
@@ -5188,10 +6010,15 @@ def take(ks, self, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('take', self_t, index))
     return result
 
 
 def put_(ks, self, index, source, accumulate=False):
+    if _fw_levels:
+        check_no_fw_grad('put_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -5213,6 +6040,8 @@ def put_(ks, self, index, source, accumulate=False):
 
 
 def put(ks, self, index, source, accumulate=False):
+    if _fw_levels:
+        check_no_fw_grad('put', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = PutBackward0()
@@ -5233,6 +6062,8 @@ def put(ks, self, index, source, accumulate=False):
 
 
 def uniform_(ks, self, from_=0, to=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('uniform_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5249,6 +6080,8 @@ def uniform_(ks, self, from_=0, to=1, **kwargs):
 
 
 def normal_(ks, self, mean=0, std=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('normal_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5276,11 +6109,16 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(mean):
+        mean_t, = tangents(mean)
+        set_fw_grad(result, (manual.zeros_like(mean_t.conj())).conj())
     return result
 
 
 def normal_Tensor_float_out(ks, mean, std=1, **kwargs):
     check_out_no_requires_grad('normal', mean, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('normal_out', mean, kwargs.get('out'))
     with below_autograd():
         return OPS['normal.Tensor_float_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
@@ -5297,16 +6135,23 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(std):
+        std_t, = tangents(std)
+        set_fw_grad(result, (manual.zeros_like(std_t.conj())).conj())
     return result
 
 
 def normal_float_Tensor_out(ks, mean, std, **kwargs):
     check_out_no_requires_grad('normal', std, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('normal_out', std, kwargs.get('out'))
     with below_autograd():
         return OPS['normal.float_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def normal_Tensor_Tensor(ks, mean, std, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('normal', mean, std)
     grad_fn = None
     if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
         grad_fn = NormalBackward3()
@@ -5323,11 +6168,15 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
 
 def normal_Tensor_Tensor_out(ks, mean, std, **kwargs):
     check_out_no_requires_grad('normal', mean, std, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('normal_out', mean, std, kwargs.get('out'))
     with below_autograd():
         return OPS['normal.Tensor_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def random__from(ks, self, from_, to, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5344,6 +6193,8 @@ def random__from(ks, self, from_, to, **kwargs):
 
 
 def random__to(ks, self, to, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5360,6 +6211,8 @@ def random__to(ks, self, to, **kwargs):
 
 
 def random_(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5376,6 +6229,8 @@ def random_(ks, self, **kwargs):
 
 
 def exponential_(ks, self, lambd=1, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('exponential_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5403,10 +6258,15 @@ def bernoulli(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def bernoulli__Tensor(ks, self, p, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli_', self, p)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
         check_inplace(self)
@@ -5424,6 +6284,8 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
 
 
 def bernoulli__float(ks, self, p=0.5, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -5440,6 +6302,8 @@ def bernoulli__float(ks, self, p=0.5, **kwargs):
 
 
 def bernoulli_p(ks, self, p, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('bernoulli', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward2()
@@ -5467,6 +6331,9 @@ def _to_copy(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_to_copy', self_t, **kwargs))
     return result
 
 
@@ -5488,6 +6355,9 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('slice.Tensor', self_t, dim, start, end, step))
     return result
 
 
@@ -5507,6 +6377,9 @@ def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('slice_backward', grad_output_t, input_sizes, dim, start, end, step))
     return result
 
 
@@ -5523,11 +6396,17 @@ def sin(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.cos().conj()).conj())
     return result
 
 
 def sin_out(ks, self, **kwargs):
     check_out_no_requires_grad('sin', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sin_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sin.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5539,6 +6418,9 @@ def sin_(ks, self):
         grad_fn = SinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sin_'].redispatch(after_autograd(ks), self)
@@ -5546,6 +6428,10 @@ def sin_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.cos().conj()).conj(), inplace=True)
     return result
 
 
@@ -5562,11 +6448,17 @@ def asin(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (-self_p * self_p + 1).rsqrt().conj()).conj())
     return result
 
 
 def asin_out(ks, self, **kwargs):
     check_out_no_requires_grad('asin', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('asin_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['asin.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5578,6 +6470,9 @@ def asin_(ks, self):
         grad_fn = AsinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['asin_'].redispatch(after_autograd(ks), self)
@@ -5585,6 +6480,10 @@ def asin_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * (-self_p * self_p + 1).rsqrt().conj()).conj(), inplace=True)
     return result
 
 
@@ -5601,11 +6500,17 @@ def acos(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * -((-self_p * self_p + 1).rsqrt()).conj()).conj())
     return result
 
 
 def acos_out(ks, self, **kwargs):
     check_out_no_requires_grad('acos', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('acos_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['acos.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5617,6 +6522,9 @@ def acos_(ks, self):
         grad_fn = AcosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['acos_'].redispatch(after_autograd(ks), self)
@@ -5624,6 +6532,10 @@ def acos_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * -((-self_p * self_p + 1).rsqrt()).conj()).conj(), inplace=True)
     return result
 
 
@@ -5640,11 +6552,17 @@ def atan(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / (self_p * self_p + 1).conj()).conj())
     return result
 
 
 def atan_out(ks, self, **kwargs):
     check_out_no_requires_grad('atan', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('atan_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['atan.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5656,6 +6574,9 @@ def atan_(ks, self):
         grad_fn = AtanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['atan_'].redispatch(after_autograd(ks), self)
@@ -5663,6 +6584,10 @@ def atan_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / (self_p * self_p + 1).conj()).conj(), inplace=True)
     return result
 
 
@@ -5679,11 +6604,17 @@ def sinh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.cosh().conj()).conj())
     return result
 
 
 def sinh_out(ks, self, **kwargs):
     check_out_no_requires_grad('sinh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sinh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sinh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5695,6 +6626,9 @@ def sinh_(ks, self):
         grad_fn = SinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sinh_'].redispatch(after_autograd(ks), self)
@@ -5702,6 +6636,10 @@ def sinh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.cosh().conj()).conj(), inplace=True)
     return result
 
 
@@ -5718,11 +6656,17 @@ def cosh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.sinh().conj()).conj())
     return result
 
 
 def cosh_out(ks, self, **kwargs):
     check_out_no_requires_grad('cosh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cosh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cosh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5734,6 +6678,9 @@ def cosh_(ks, self):
         grad_fn = CoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['cosh_'].redispatch(after_autograd(ks), self)
@@ -5741,6 +6688,10 @@ def cosh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.sinh().conj()).conj(), inplace=True)
     return result
 
 
@@ -5757,11 +6708,17 @@ def asinh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (self_p.pow(2) + 1).rsqrt().conj()).conj())
     return result
 
 
 def asinh_out(ks, self, **kwargs):
     check_out_no_requires_grad('asinh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('asinh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['asinh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5773,6 +6730,9 @@ def asinh_(ks, self):
         grad_fn = AsinhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['asinh_'].redispatch(after_autograd(ks), self)
@@ -5780,6 +6740,10 @@ def asinh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * (self_p.pow(2) + 1).rsqrt().conj()).conj(), inplace=True)
     return result
 
 
@@ -5796,11 +6760,17 @@ def acosh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * ((self_p + 1).rsqrt() * (self_p - 1).rsqrt()).conj() if self_p.is_complex() else self_t.conj() * (self_p * self_p - 1).rsqrt()).conj())
     return result
 
 
 def acosh_out(ks, self, **kwargs):
     check_out_no_requires_grad('acosh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('acosh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['acosh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5812,6 +6782,9 @@ def acosh_(ks, self):
         grad_fn = AcoshBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['acosh_'].redispatch(after_autograd(ks), self)
@@ -5819,6 +6792,10 @@ def acosh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * ((self_p + 1).rsqrt() * (self_p - 1).rsqrt()).conj() if self_p.is_complex() else self_t.conj() * (self_p * self_p - 1).rsqrt()).conj(), inplace=True)
     return result
 
 
@@ -5835,11 +6812,17 @@ def atanh(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * 1 / (1 - self_p.pow(2)).conj()).conj())
     return result
 
 
 def atanh_out(ks, self, **kwargs):
     check_out_no_requires_grad('atanh', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('atanh_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['atanh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5851,6 +6834,9 @@ def atanh_(ks, self):
         grad_fn = AtanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['atanh_'].redispatch(after_autograd(ks), self)
@@ -5858,6 +6844,10 @@ def atanh_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * 1 / (1 - self_p.pow(2)).conj()).conj(), inplace=True)
     return result
 
 
@@ -5874,11 +6864,17 @@ def log2(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / manual.mul_scalar(self_p.conj(), 0.6931471805599453)).conj())
     return result
 
 
 def log2_out(ks, self, **kwargs):
     check_out_no_requires_grad('log2', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log2_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log2.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5890,6 +6886,9 @@ def log2_(ks, self):
         grad_fn = Log2Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log2_'].redispatch(after_autograd(ks), self)
@@ -5897,6 +6896,10 @@ def log2_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / manual.mul_scalar(self_p.conj(), 0.6931471805599453)).conj(), inplace=True)
     return result
 
 
@@ -5913,11 +6916,17 @@ def log10(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / manual.mul_scalar(self_p.conj(), 2.3025850929940456)).conj())
     return result
 
 
 def log10_out(ks, self, **kwargs):
     check_out_no_requires_grad('log10', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log10_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log10.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5929,6 +6938,9 @@ def log10_(ks, self):
         grad_fn = Log10Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log10_'].redispatch(after_autograd(ks), self)
@@ -5936,6 +6948,10 @@ def log10_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() / manual.mul_scalar(self_p.conj(), 2.3025850929940456)).conj(), inplace=True)
     return result
 
 
@@ -5952,11 +6968,17 @@ def cos(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * -self_p.sin().conj()).conj())
     return result
 
 
 def cos_out(ks, self, **kwargs):
     check_out_no_requires_grad('cos', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cos_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cos.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -5968,6 +6990,9 @@ def cos_(ks, self):
         grad_fn = CosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['cos_'].redispatch(after_autograd(ks), self)
@@ -5975,6 +7000,10 @@ def cos_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * -self_p.sin().conj()).conj(), inplace=True)
     return result
 
 
@@ -5991,11 +7020,17 @@ def tan(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (1 + fwp_result.pow(2)).conj()).conj())
     return result
 
 
 def tan_out(ks, self, **kwargs):
     check_out_no_requires_grad('tan', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('tan_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['tan.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6014,6 +7049,10 @@ def tan_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * (1 + fwp_result.pow(2)).conj()).conj(), inplace=True)
     return result
 
 
@@ -6030,11 +7069,17 @@ def erf(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj())
     return result
 
 
 def erf_out(ks, self, **kwargs):
     check_out_no_requires_grad('erf', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('erf_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['erf.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6046,6 +7091,9 @@ def erf_(ks, self):
         grad_fn = ErfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['erf_'].redispatch(after_autograd(ks), self)
@@ -6053,6 +7101,10 @@ def erf_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj(), inplace=True)
     return result
 
 
@@ -6069,11 +7121,17 @@ def erfc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (-1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj())
     return result
 
 
 def erfc_out(ks, self, **kwargs):
     check_out_no_requires_grad('erfc', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('erfc_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['erfc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6085,6 +7143,9 @@ def erfc_(ks, self):
         grad_fn = ErfcBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['erfc_'].redispatch(after_autograd(ks), self)
@@ -6092,6 +7153,10 @@ def erfc_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (-1.1283791670955126 * (-self_p.pow(2)).exp() * self_t.conj()).conj(), inplace=True)
     return result
 
 
@@ -6109,11 +7174,18 @@ def special_erfcx(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, ((2.0 * self_p * fwp_result - 1.1283791670955126) * self_t.conj()).conj())
     return result
 
 
 def special_erfcx_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_erfcx', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_erfcx_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_erfcx.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6131,11 +7203,17 @@ def special_ndtri(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * 2.5066282746310002 * (fwp_result.square() / 2).exp()).conj())
     return result
 
 
 def special_ndtri_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_ndtri', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_ndtri_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_ndtri.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6154,11 +7232,18 @@ def special_log_ndtr(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() / 2.5066282746310002 * (fwp_result + self_p.pow(2) / 2).neg().exp()).conj())
     return result
 
 
 def special_log_ndtr_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_log_ndtr', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_log_ndtr_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_log_ndtr.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6176,11 +7261,17 @@ def rsqrt(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj())
     return result
 
 
 def rsqrt_out(ks, self, **kwargs):
     check_out_no_requires_grad('rsqrt', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('rsqrt_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['rsqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6199,6 +7290,10 @@ def rsqrt_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj(), inplace=True)
     return result
 
 
@@ -6215,11 +7310,17 @@ def log1p(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.log1p_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def log1p_out(ks, self, **kwargs):
     check_out_no_requires_grad('log1p', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('log1p_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['log1p.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6231,6 +7332,9 @@ def log1p_(ks, self):
         grad_fn = Log1PBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['log1p_'].redispatch(after_autograd(ks), self)
@@ -6238,6 +7342,10 @@ def log1p_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.log1p_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -6254,11 +7362,17 @@ def expm1(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (fwp_result.conj() + 1)).conj())
     return result
 
 
 def expm1_out(ks, self, **kwargs):
     check_out_no_requires_grad('expm1', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('expm1_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['expm1.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6277,6 +7391,10 @@ def expm1_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * (fwp_result.conj() + 1)).conj(), inplace=True)
     return result
 
 
@@ -6293,11 +7411,17 @@ def exp2(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.mul_scalar(self_t.conj() * fwp_result.conj(), 0.6931471805599453)).conj())
     return result
 
 
 def exp2_out(ks, self, **kwargs):
     check_out_no_requires_grad('exp2', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('exp2_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['exp2.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6316,6 +7440,10 @@ def exp2_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.mul_scalar(self_t.conj() * fwp_result.conj(), 0.6931471805599453)).conj(), inplace=True)
     return result
 
 
@@ -6332,11 +7460,17 @@ def lgamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * self_p.digamma()).conj())
     return result
 
 
 def lgamma_out(ks, self, **kwargs):
     check_out_no_requires_grad('lgamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lgamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['lgamma.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6348,6 +7482,9 @@ def lgamma_(ks, self):
         grad_fn = LgammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['lgamma_'].redispatch(after_autograd(ks), self)
@@ -6355,6 +7492,10 @@ def lgamma_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * self_p.digamma()).conj(), inplace=True)
     return result
 
 
@@ -6371,11 +7512,17 @@ def digamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * manual.polygamma(1, self_p)).conj())
     return result
 
 
 def digamma_out(ks, self, **kwargs):
     check_out_no_requires_grad('digamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('digamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['digamma.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6387,6 +7534,9 @@ def digamma_(ks, self):
         grad_fn = DigammaBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['digamma_'].redispatch(after_autograd(ks), self)
@@ -6394,11 +7544,17 @@ def digamma_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * manual.polygamma(1, self_p)).conj(), inplace=True)
     return result
 
 
 def polygamma_out(ks, n, self, **kwargs):
     check_out_no_requires_grad('polygamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('polygamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['polygamma.out'].redispatch(after_autograd(ks), n, self, **kwargs)
 
@@ -6417,10 +7573,16 @@ def polygamma(ks, n, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * manual.polygamma(n + 1, self_p)).conj())
     return result
 
 
 def polygamma_(ks, self, n):
+    if _fw_levels:
+        check_no_fw_grad('polygamma_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6440,6 +7602,8 @@ def polygamma_(ks, self, n):
 
 def mvlgamma_out(ks, self, p, **kwargs):
     check_out_no_requires_grad('mvlgamma', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mvlgamma_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['mvlgamma.out'].redispatch(after_autograd(ks), self, p, **kwargs)
 
@@ -6458,6 +7622,10 @@ def mvlgamma(ks, self, p):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.mvlgamma_backward(self_t.conj(), self_p, p)).conj())
     return result
 
 
@@ -6469,6 +7637,9 @@ def mvlgamma_(ks, self, p):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.p_ = as_int(p)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['mvlgamma_'].redispatch(after_autograd(ks), self, p)
@@ -6476,6 +7647,10 @@ def mvlgamma_(ks, self, p):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.mvlgamma_backward(self_t.conj(), self_p, p)).conj(), inplace=True)
     return result
 
 
@@ -6492,11 +7667,17 @@ def erfinv(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (0.8862269254527579 * self_p.erfinv().pow(2).exp() * self_t.conj()).conj())
     return result
 
 
 def erfinv_out(ks, self, **kwargs):
     check_out_no_requires_grad('erfinv', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('erfinv_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['erfinv.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6508,6 +7689,9 @@ def erfinv_(ks, self):
         grad_fn = ErfinvBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['erfinv_'].redispatch(after_autograd(ks), self)
@@ -6515,6 +7699,10 @@ def erfinv_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (0.8862269254527579 * self_p.erfinv().pow(2).exp() * self_t.conj()).conj(), inplace=True)
     return result
 
 
@@ -6531,6 +7719,10 @@ def i0(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * manual.special_i1(self_p)).conj())
     return result
 
 
@@ -6541,6 +7733,9 @@ def i0_(ks, self):
         grad_fn = I0Backward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['i0_'].redispatch(after_autograd(ks), self)
@@ -6548,11 +7743,17 @@ def i0_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj() * manual.special_i1(self_p)).conj(), inplace=True)
     return result
 
 
 def i0_out(ks, self, **kwargs):
     check_out_no_requires_grad('i0', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('i0_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['i0.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6571,11 +7772,18 @@ def special_i0e(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj() * (manual.special_i1e(self_p) - self_p.sgn() * fwp_result)).conj())
     return result
 
 
 def special_i0e_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_i0e', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_i0e_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_i0e.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6594,11 +7802,18 @@ def special_i1(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.i1_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
 
 def special_i1_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_i1', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_i1_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_i1.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6617,11 +7832,18 @@ def special_i1e(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.i1e_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
 
 def special_i1e_out(ks, self, **kwargs):
     check_out_no_requires_grad('special_i1e', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_i1e_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_i1e.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6639,6 +7861,10 @@ def sinc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.sinc_backward(self_t.conj(), self_p)).conj())
     return result
 
 
@@ -6649,6 +7875,9 @@ def sinc_(ks, self):
         grad_fn = SincBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sinc_'].redispatch(after_autograd(ks), self)
@@ -6656,11 +7885,17 @@ def sinc_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.sinc_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
 def sinc_out(ks, self, **kwargs):
     check_out_no_requires_grad('sinc', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sinc_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sinc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6677,6 +7912,9 @@ def deg2rad(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.deg2rad_backward(self_t.conj())).conj())
     return result
 
 
@@ -6693,11 +7931,16 @@ def deg2rad_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.deg2rad_backward(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def deg2rad_out(ks, self, **kwargs):
     check_out_no_requires_grad('deg2rad', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('deg2rad_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['deg2rad.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6714,6 +7957,9 @@ def rad2deg(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.rad2deg_backward(self_t.conj())).conj())
     return result
 
 
@@ -6730,11 +7976,16 @@ def rad2deg_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.rad2deg_backward(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def rad2deg_out(ks, self, **kwargs):
     check_out_no_requires_grad('rad2deg', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('rad2deg_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['rad2deg.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -6753,6 +8004,10 @@ def logit(ks, self, eps=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.infinitely_differentiable_logit_backward(self_t.conj(), self_p, eps) if manual.grad_mode_is_enabled() else manual.logit_backward(self_t.conj(), self_p, eps)).conj())
     return result
 
 
@@ -6764,6 +8019,9 @@ def logit_(ks, self, eps=None):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.eps_ = eps
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['logit_'].redispatch(after_autograd(ks), self, eps)
@@ -6771,11 +8029,17 @@ def logit_(ks, self, eps=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.infinitely_differentiable_logit_backward(self_t.conj(), self_p, eps) if manual.grad_mode_is_enabled() else manual.logit_backward(self_t.conj(), self_p, eps)).conj(), inplace=True)
     return result
 
 
 def logit_out(ks, self, eps=None, **kwargs):
     check_out_no_requires_grad('logit', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logit_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['logit.out'].redispatch(after_autograd(ks), self, eps, **kwargs)
 
@@ -6794,11 +8058,24 @@ def atan2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(-self_p * other_t / (self_p.pow(2) + other_p.pow(2)), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(other_p * self_t / (self_p.pow(2) + other_p.pow(2)), other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)))
     return result
 
 
 def atan2_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('atan2', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('atan2_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['atan2.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -6811,6 +8088,9 @@ def atan2_(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = SavedVariable(other, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['atan2_'].redispatch(after_autograd(ks), self, other)
@@ -6818,10 +8098,23 @@ def atan2_(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, promoted(-self_p * other_t / (self_p.pow(2) + other_p.pow(2)), self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(other_p * self_t / (self_p.pow(2) + other_p.pow(2)), other), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, (-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2)), inplace=True)
     return result
 
 
 def copysign_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('copysign', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = CopysignBackward0()
@@ -6842,11 +8135,15 @@ def copysign_Tensor(ks, self, other):
 
 def copysign_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('copysign', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('copysign_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['copysign.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def copysign__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('copysign_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -6880,6 +8177,11 @@ def copysign_Scalar(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.copysign_tensor_self_backward(self_t.conj(), self_p, fwp_result)).conj())
     return result
 
 
@@ -6890,6 +8192,9 @@ def copysign__Scalar(ks, self, other):
         grad_fn = CopysignBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['copysign_.Scalar'].redispatch(after_autograd(ks), self, other)
@@ -6898,11 +8203,18 @@ def copysign__Scalar(ks, self, other):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.copysign_tensor_self_backward(self_t.conj(), self_p, fwp_result)).conj(), inplace=True)
     return result
 
 
 def copysign_Scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('copysign', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('copysign_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['copysign.Scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -6924,11 +8236,25 @@ def hypot(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        fwp_result = primal(result)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(other_t * other_p / fwp_result, self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t * self_p / fwp_result, other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, (self_t * self_p + other_t * other_p) / fwp_result)
     return result
 
 
 def hypot_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('hypot', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('hypot_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['hypot.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -6943,6 +8269,9 @@ def hypot_(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hypot_'].redispatch(after_autograd(ks), self, other)
@@ -6951,10 +8280,24 @@ def hypot_(ks, self, other):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        fwp_result = primal(self)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(self, promoted(other_t * other_p / fwp_result, self), inplace=True)
+        elif self_t is not None and other_t is None:
+            set_fw_grad(self, promoted(self_t * self_p / fwp_result, other), inplace=True)
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(self, (self_t * self_p + other_t * other_p) / fwp_result, inplace=True)
     return result
 
 
 def fmax(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmax', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = FmaxBackward0()
@@ -6973,11 +8316,15 @@ def fmax(ks, self, other):
 
 def fmax_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('fmax', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('fmax_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['fmax.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def fmin(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmin', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = FminBackward0()
@@ -6996,11 +8343,15 @@ def fmin(ks, self, other):
 
 def fmin_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('fmin', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('fmin_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['fmin.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def xlogy_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = XlogyBackward0()
@@ -7018,6 +8369,8 @@ def xlogy_Tensor(ks, self, other):
 
 
 def xlogy__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('xlogy_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -7037,6 +8390,8 @@ def xlogy__Tensor(ks, self, other):
 
 def xlogy_OutTensor(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('xlogy_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutTensor'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -7055,11 +8410,17 @@ def xlogy_Scalar_Self(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(other):
+        other_p = primal(other)
+        other_t, = tangents(other)
+        set_fw_grad(result, (other_t.conj() * self / other_p).conj())
     return result
 
 
 def xlogy_OutScalar_Self(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('xlogy_out', other, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutScalar_Self'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -7078,6 +8439,10 @@ def xlogy_Scalar_Other(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj().xlogy(other) if other > 0. else self_t.conj().xlogy(other).masked_fill(self_p == 0., 0.)).conj())
     return result
 
 
@@ -7089,6 +8454,9 @@ def xlogy__Scalar_Other(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = other
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['xlogy_.Scalar_Other'].redispatch(after_autograd(ks), self, other)
@@ -7096,16 +8464,24 @@ def xlogy__Scalar_Other(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj().xlogy(other) if other > 0. else self_t.conj().xlogy(other).masked_fill(self_p == 0., 0.)).conj(), inplace=True)
     return result
 
 
 def xlogy_OutScalar_Other(ks, self, other, **kwargs):
     check_out_no_requires_grad('xlogy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('xlogy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['xlogy.OutScalar_Other'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_xlog1py(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_xlog1py', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SpecialXlog1PyBackward0()
@@ -7124,6 +8500,8 @@ def special_xlog1py(ks, self, other):
 
 def special_xlog1py_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_xlog1py', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_xlog1py_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_xlog1py.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -7142,11 +8520,17 @@ def special_xlog1py_self_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(other):
+        other_p = primal(other)
+        other_t, = tangents(other)
+        set_fw_grad(result, (other_t.conj() * self / (other_p + 1)).conj())
     return result
 
 
 def special_xlog1py_self_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_xlog1py', other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_xlog1py_out', other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_xlog1py.self_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -7165,16 +8549,24 @@ def special_xlog1py_other_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.special_xlog1py(self_t.conj(), other) if other > -1. else manual.special_xlog1py(self_t.conj(), other).masked_fill(self_p == 0., 0.)).conj())
     return result
 
 
 def special_xlog1py_other_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_xlog1py', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_xlog1py_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_xlog1py.other_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_zeta(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_zeta', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SpecialZetaBackward0()
@@ -7195,11 +8587,15 @@ def special_zeta(ks, self, other):
 
 def special_zeta_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_zeta', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_zeta_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_zeta.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_zeta_self_scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_zeta', other)
     grad_fn = None
     if _grad_mode.grad_enabled and other._requires_grad:
         grad_fn = SpecialZetaBackward1()
@@ -7218,11 +8614,15 @@ def special_zeta_self_scalar(ks, self, other):
 
 def special_zeta_self_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_zeta', other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_zeta_out', other, kwargs.get('out'))
     with below_autograd():
         return OPS['special_zeta.self_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def special_zeta_other_scalar(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('special_zeta', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SpecialZetaBackward2()
@@ -7239,11 +8639,15 @@ def special_zeta_other_scalar(ks, self, other):
 
 def special_zeta_other_scalar_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('special_zeta', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('special_zeta_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['special_zeta.other_scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def logaddexp(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('logaddexp', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = LogaddexpBackward0()
@@ -7262,11 +8666,15 @@ def logaddexp(ks, self, other):
 
 def logaddexp_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('logaddexp', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logaddexp_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['logaddexp.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def logaddexp2(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('logaddexp2', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = Logaddexp2Backward0()
@@ -7285,6 +8693,8 @@ def logaddexp2(ks, self, other):
 
 def logaddexp2_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('logaddexp2', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logaddexp2_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['logaddexp2.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -7303,11 +8713,18 @@ def gelu(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        approximate = kwargs.get('approximate', 'none')
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.gelu_backward(self_t.conj(), self_p, approximate)).conj())
     return result
 
 
 def gelu_out(ks, self, **kwargs):
     check_out_no_requires_grad('gelu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('gelu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['gelu.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7320,6 +8737,9 @@ def gelu_(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['gelu_'].redispatch(after_autograd(ks), self, **kwargs)
@@ -7327,6 +8747,11 @@ def gelu_(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        approximate = kwargs.get('approximate', 'none')
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.gelu_backward(self_t.conj(), self_p, approximate)).conj(), inplace=True)
     return result
 
 
@@ -7343,11 +8768,17 @@ def silu(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.infinitely_differentiable_silu_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.silu_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def silu_out(ks, self, **kwargs):
     check_out_no_requires_grad('silu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('silu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['silu.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7359,6 +8790,9 @@ def silu_(ks, self):
         grad_fn = SiluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['silu_'].redispatch(after_autograd(ks), self)
@@ -7366,6 +8800,10 @@ def silu_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.infinitely_differentiable_silu_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.silu_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
@@ -7384,11 +8822,17 @@ def softplus(ks, self, beta=1, threshold=20):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.softplus_backward(self_t.conj(), self_p, beta, threshold)).conj())
     return result
 
 
 def softplus_out(ks, self, beta=1, threshold=20, **kwargs):
     check_out_no_requires_grad('softplus', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('softplus_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['softplus.out'].redispatch(after_autograd(ks), self, beta, threshold, **kwargs)
 
@@ -7407,12 +8851,19 @@ def log_sigmoid_forward(ks, self):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.buffer_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_buffer = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.log_sigmoid_backward(self_t.conj(), self_p, fwp_buffer).conj())
     return result
 
 
 def log_sigmoid_backward(ks, grad_output, self, buffer):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(buffer, 'buffer', 'log_sigmoid_backward')
+    if _fw_levels:
+        check_no_fw_grad('log_sigmoid_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = LogSigmoidBackwardBackward0()
@@ -7431,6 +8882,8 @@ def log_sigmoid_backward(ks, grad_output, self, buffer):
 
 
 def gelu_backward(ks, grad_output, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('gelu_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = GeluBackwardBackward0()
@@ -7450,11 +8903,15 @@ def gelu_backward(ks, grad_output, self, **kwargs):
 
 def gelu_backward_grad_input(ks, grad_output, self, **kwargs):
     check_out_no_requires_grad('gelu_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('gelu_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['gelu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
 
 
 def softplus_backward(ks, grad_output, self, beta, threshold):
+    if _fw_levels:
+        check_no_fw_grad('softplus_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftplusBackwardBackward0()
@@ -7475,6 +8932,8 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
 
 def softplus_backward_grad_input(ks, grad_output, self, beta, threshold, **kwargs):
     check_out_no_requires_grad('softplus_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('softplus_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['softplus_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, beta, threshold, **kwargs)
 
@@ -7494,6 +8953,10 @@ def hardtanh(ks, self, min_val=-1, max_val=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardtanh_backward(self_t.conj(), self_p, min_val, max_val)).conj())
     return result
 
 
@@ -7506,6 +8969,9 @@ def hardtanh_(ks, self, min_val=-1, max_val=1):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_val_ = min_val
         grad_fn.max_val_ = max_val
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hardtanh_'].redispatch(after_autograd(ks), self, min_val, max_val)
@@ -7513,10 +8979,16 @@ def hardtanh_(ks, self, min_val=-1, max_val=1):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.hardtanh_backward(self_t.conj(), self_p, min_val, max_val)).conj(), inplace=True)
     return result
 
 
 def hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    if _fw_levels:
+        check_no_fw_grad('hardtanh_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardtanhBackwardBackward0()
@@ -7550,16 +9022,24 @@ def elu(ks, self, alpha=1, scale=1, input_scale=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.elu_backward(self_t.conj(), alpha, scale, input_scale, False, self_p)).conj())
     return result
 
 
 def elu_out(ks, self, alpha=1, scale=1, input_scale=1, **kwargs):
     check_out_no_requires_grad('elu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('elu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['elu.out'].redispatch(after_autograd(ks), self, alpha, scale, input_scale, **kwargs)
 
 
 def elu_(ks, self, alpha=1, scale=1, input_scale=1):
+    if _fw_levels:
+        check_no_fw_grad('elu_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7580,6 +9060,8 @@ def elu_(ks, self, alpha=1, scale=1, input_scale=1):
 
 
 def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    if _fw_levels:
+        check_no_fw_grad('elu_backward', grad_output, self_or_result)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self_or_result._requires_grad):
         grad_fn = EluBackwardBackward0()
@@ -7602,6 +9084,8 @@ def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_
 
 def elu_backward_grad_input(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result, **kwargs):
     check_out_no_requires_grad('elu_backward', grad_output, self_or_result, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('elu_backward_out', grad_output, self_or_result, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['elu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, alpha, scale, input_scale, is_result, self_or_result, **kwargs)
 
@@ -7620,10 +9104,16 @@ def celu(ks, self, alpha=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.elu_backward(self_t.conj(), alpha, 1, manual.celu_input_scale(alpha), False, self_p)).conj())
     return result
 
 
 def celu_(ks, self, alpha=1.0):
+    if _fw_levels:
+        check_no_fw_grad('celu_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7654,11 +9144,17 @@ def hardsigmoid(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardsigmoid_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def hardsigmoid_out(ks, self, **kwargs):
     check_out_no_requires_grad('hardsigmoid', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardsigmoid_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['hardsigmoid.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7670,6 +9166,9 @@ def hardsigmoid_(ks, self):
         grad_fn = HardsigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hardsigmoid_'].redispatch(after_autograd(ks), self)
@@ -7677,10 +9176,16 @@ def hardsigmoid_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.hardsigmoid_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
 def hardsigmoid_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('hardsigmoid_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardsigmoidBackwardBackward0()
@@ -7697,6 +9202,8 @@ def hardsigmoid_backward(ks, grad_output, self):
 
 def hardsigmoid_backward_grad_input(ks, grad_output, self, **kwargs):
     check_out_no_requires_grad('hardsigmoid_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardsigmoid_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['hardsigmoid_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
 
@@ -7714,6 +9221,10 @@ def hardswish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardswish_backward(self_t.conj(), self_p)).conj())
     return result
 
 
@@ -7724,6 +9235,9 @@ def hardswish_(ks, self):
         grad_fn = HardswishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['hardswish_'].redispatch(after_autograd(ks), self)
@@ -7731,10 +9245,16 @@ def hardswish_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.hardswish_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
 def hardswish_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('hardswish_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = HardswishBackwardBackward0()
@@ -7765,16 +9285,24 @@ def hardshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.hardshrink_backward(self_t.conj(), self_p, lambd)).conj())
     return result
 
 
 def hardshrink_out(ks, self, lambd=0.5, **kwargs):
     check_out_no_requires_grad('hardshrink', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardshrink_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['hardshrink.out'].redispatch(after_autograd(ks), self, lambd, **kwargs)
 
 
 def hardshrink_backward(ks, grad_out, self, lambd):
+    if _fw_levels:
+        check_no_fw_grad('hardshrink_backward', grad_out, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or self._requires_grad):
         grad_fn = HardshrinkBackwardBackward0()
@@ -7793,6 +9321,8 @@ def hardshrink_backward(ks, grad_out, self, lambd):
 
 def hardshrink_backward_grad_input(ks, grad_out, self, lambd, **kwargs):
     check_out_no_requires_grad('hardshrink_backward', grad_out, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('hardshrink_backward_out', grad_out, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['hardshrink_backward.grad_input'].redispatch(after_autograd(ks), grad_out, self, lambd, **kwargs)
 
@@ -7811,16 +9341,24 @@ def softshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.softshrink_backward(self_t.conj(), self_p, lambd)).conj())
     return result
 
 
 def softshrink_out(ks, self, lambd=0.5, **kwargs):
     check_out_no_requires_grad('softshrink', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('softshrink_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['softshrink.out'].redispatch(after_autograd(ks), self, lambd, **kwargs)
 
 
 def softshrink_backward(ks, grad_output, self, lambd):
+    if _fw_levels:
+        check_no_fw_grad('softshrink_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftshrinkBackwardBackward0()
@@ -7839,6 +9377,8 @@ def softshrink_backward(ks, grad_output, self, lambd):
 
 def softshrink_backward_grad_input(ks, grad_output, self, lambd, **kwargs):
     check_out_no_requires_grad('softshrink_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('softshrink_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['softshrink_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, lambd, **kwargs)
 
@@ -7857,16 +9397,24 @@ def threshold(ks, self, threshold, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.threshold_backward(self_t.conj(), self_p, threshold)).conj())
     return result
 
 
 def threshold_out(ks, self, threshold, value, **kwargs):
     check_out_no_requires_grad('threshold', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('threshold_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['threshold.out'].redispatch(after_autograd(ks), self, threshold, value, **kwargs)
 
 
 def threshold_(ks, self, threshold, value):
+    if _fw_levels:
+        check_no_fw_grad('threshold_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7897,11 +9445,17 @@ def mish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.infinitely_differentiable_mish_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.mish_backward(self_t.conj(), self_p)).conj())
     return result
 
 
 def mish_out(ks, self, **kwargs):
     check_out_no_requires_grad('mish', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mish_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['mish.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -7913,6 +9467,9 @@ def mish_(ks, self):
         grad_fn = MishBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['mish_'].redispatch(after_autograd(ks), self)
@@ -7920,10 +9477,16 @@ def mish_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.infinitely_differentiable_mish_backward(self_t.conj(), self_p) if manual.grad_mode_is_enabled() else manual.mish_backward(self_t.conj(), self_p)).conj(), inplace=True)
     return result
 
 
 def _prelu_kernel(ks, self, weight):
+    if _fw_levels:
+        check_no_fw_grad('_prelu_kernel', self, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad):
         grad_fn = PreluKernelBackward0()
@@ -7941,6 +9504,8 @@ def _prelu_kernel(ks, self, weight):
 
 
 def _prelu_kernel_backward(ks, grad_output, self, weight):
+    if _fw_levels:
+        check_no_fw_grad('_prelu_kernel_backward', grad_output, self, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or weight._requires_grad):
         grad_fn = PreluKernelBackwardBackward0()
@@ -7960,11 +9525,15 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
 
 def glu_out(ks, self, dim=-1, **kwargs):
     check_out_no_requires_grad('glu', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('glu_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['glu.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def glu(ks, self, dim=-1):
+    if _fw_levels:
+        check_no_fw_grad('glu', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = GluBackward0()
@@ -7982,6 +9551,8 @@ def glu(ks, self, dim=-1):
 
 
 def glu_backward(ks, grad_output, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('glu_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = GluBackwardBackward0()
@@ -8011,11 +9582,16 @@ def sign(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def sign_out(ks, self, **kwargs):
     check_out_no_requires_grad('sign', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('sign_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sign.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8033,6 +9609,9 @@ def sign_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -8048,11 +9627,16 @@ def floor(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def floor_out(ks, self, **kwargs):
     check_out_no_requires_grad('floor', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('floor_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['floor.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8070,6 +9654,9 @@ def floor_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -8085,11 +9672,16 @@ def ceil(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def ceil_out(ks, self, **kwargs):
     check_out_no_requires_grad('ceil', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('ceil_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['ceil.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8107,6 +9699,9 @@ def ceil_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -8122,11 +9717,16 @@ def trunc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def trunc_out(ks, self, **kwargs):
     check_out_no_requires_grad('trunc', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('trunc_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['trunc.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8144,6 +9744,9 @@ def trunc_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -8159,11 +9762,16 @@ def frac(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj()).conj())
     return result
 
 
 def frac_out(ks, self, **kwargs):
     check_out_no_requires_grad('frac', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('frac_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['frac.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8181,6 +9789,9 @@ def frac_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj()).conj(), inplace=True)
     return result
 
 
@@ -8196,11 +9807,16 @@ def round(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def round_out(ks, self, **kwargs):
     check_out_no_requires_grad('round', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('round_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['round.out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8218,6 +9834,9 @@ def round_(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
@@ -8233,11 +9852,16 @@ def round_decimals(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
     return result
 
 
 def round_decimals_out(ks, self, **kwargs):
     check_out_no_requires_grad('round', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('round_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['round.decimals_out'].redispatch(after_autograd(ks), self, **kwargs)
 
@@ -8255,10 +9879,15 @@ def round__decimals(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.zeros_like(self_t.conj())).conj(), inplace=True)
     return result
 
 
 def div_Tensor_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = DivBackward2()
@@ -8279,11 +9908,15 @@ def div_Tensor_mode(ks, self, other, **kwargs):
 
 def div_out_mode(ks, self, other, **kwargs):
     check_out_no_requires_grad('div', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('div_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['div.out_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def div__Tensor_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -8304,6 +9937,8 @@ def div__Tensor_mode(ks, self, other, **kwargs):
 
 
 def div_Scalar_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DivBackward3()
@@ -8321,6 +9956,8 @@ def div_Scalar_mode(ks, self, other, **kwargs):
 
 
 def div__Scalar_mode(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('div_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -8350,6 +9987,9 @@ def remainder_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj()).conj())
     return result
 
 
@@ -8366,10 +10006,15 @@ def remainder__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj()).conj(), inplace=True)
     return result
 
 
 def remainder_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('remainder', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = RemainderBackward1()
@@ -8390,11 +10035,15 @@ def remainder_Tensor(ks, self, other):
 
 def remainder_Tensor_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('remainder', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('remainder_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['remainder.Tensor_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def remainder__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('remainder_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -8426,6 +10075,9 @@ def fmod_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, (self_t.conj()).conj())
     return result
 
 
@@ -8442,10 +10094,15 @@ def fmod__Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, (self_t.conj()).conj(), inplace=True)
     return result
 
 
 def fmod_Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmod', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = FmodBackward1()
@@ -8466,11 +10123,15 @@ def fmod_Tensor(ks, self, other):
 
 def fmod_Tensor_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('fmod', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('fmod_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['fmod.Tensor_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def fmod__Tensor(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('fmod_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -8505,11 +10166,17 @@ def clamp(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.clamp_backward(self_t.conj(), self_p, min, max)).conj())
     return result
 
 
 def clamp_out(ks, self, min=None, max=None, **kwargs):
     check_out_no_requires_grad('clamp', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp.out'].redispatch(after_autograd(ks), self, min, max, **kwargs)
 
@@ -8523,6 +10190,9 @@ def clamp_(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
         grad_fn.max_ = max
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_'].redispatch(after_autograd(ks), self, min, max)
@@ -8530,6 +10200,10 @@ def clamp_(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.clamp_backward(self_t.conj(), self_p, min, max)).conj(), inplace=True)
     return result
 
 
@@ -8548,11 +10222,19 @@ def clamp_Tensor(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, min, max):
+        self_p = primal(self)
+        min_p = primal(min)
+        max_p = primal(max)
+        self_t, min_t, max_t = tangents(self, min, max)
+        set_fw_grad(result, manual.clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t))
     return result
 
 
 def clamp_Tensor_out(ks, self, min=None, max=None, **kwargs):
     check_out_no_requires_grad('clamp', self, min, max, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_out', self, min, max, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp.Tensor_out'].redispatch(after_autograd(ks), self, min, max, **kwargs)
 
@@ -8566,6 +10248,9 @@ def clamp__Tensor(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, min, max):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_.Tensor'].redispatch(after_autograd(ks), self, min, max)
@@ -8573,6 +10258,12 @@ def clamp__Tensor(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, min, max):
+        self_p = fw_original_self
+        min_p = primal(min)
+        max_p = primal(max)
+        self_t, min_t, max_t = tangents(self, min, max)
+        set_fw_grad(self, manual.clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t), inplace=True)
     return result
 
 
@@ -8590,6 +10281,10 @@ def clamp_min(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.clamp_backward(self_t.conj(), self_p, min, None)).conj())
     return result
 
 
@@ -8601,6 +10296,9 @@ def clamp_min_(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_min_'].redispatch(after_autograd(ks), self, min)
@@ -8608,16 +10306,24 @@ def clamp_min_(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.clamp_backward(self_t.conj(), self_p, min, None)).conj(), inplace=True)
     return result
 
 
 def clamp_min_out(ks, self, min, **kwargs):
     check_out_no_requires_grad('clamp_min', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_min_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_min.out'].redispatch(after_autograd(ks), self, min, **kwargs)
 
 
 def clamp_min_Tensor(ks, self, min):
+    if _fw_levels:
+        check_no_fw_grad('clamp_min', self, min)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
         grad_fn = ClampMinBackward1()
@@ -8635,6 +10341,8 @@ def clamp_min_Tensor(ks, self, min):
 
 
 def clamp_min__Tensor(ks, self, min):
+    if _fw_levels:
+        check_no_fw_grad('clamp_min_', self, min)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
         check_inplace(self)
@@ -8654,6 +10362,8 @@ def clamp_min__Tensor(ks, self, min):
 
 def clamp_min_Tensor_out(ks, self, min, **kwargs):
     check_out_no_requires_grad('clamp_min', self, min, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_min_out', self, min, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_min.Tensor_out'].redispatch(after_autograd(ks), self, min, **kwargs)
 
@@ -8672,6 +10382,10 @@ def clamp_max(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.clamp_backward(self_t.conj(), self_p, None, max)).conj())
     return result
 
 
@@ -8683,6 +10397,9 @@ def clamp_max_(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.max_ = max
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_max_'].redispatch(after_autograd(ks), self, max)
@@ -8690,16 +10407,24 @@ def clamp_max_(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, (manual.clamp_backward(self_t.conj(), self_p, None, max)).conj(), inplace=True)
     return result
 
 
 def clamp_max_out(ks, self, max, **kwargs):
     check_out_no_requires_grad('clamp_max', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_max_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_max.out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
 def clamp_max_Tensor(ks, self, max):
+    if _fw_levels:
+        check_no_fw_grad('clamp_max', self, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
         grad_fn = ClampMaxBackward1()
@@ -8717,6 +10442,8 @@ def clamp_max_Tensor(ks, self, max):
 
 
 def clamp_max__Tensor(ks, self, max):
+    if _fw_levels:
+        check_no_fw_grad('clamp_max_', self, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
         check_inplace(self)
@@ -8736,12 +10463,16 @@ def clamp_max__Tensor(ks, self, max):
 
 def clamp_max_Tensor_out(ks, self, max, **kwargs):
     check_out_no_requires_grad('clamp_max', self, max, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('clamp_max_out', self, max, kwargs.get('out'))
     with below_autograd():
         return OPS['clamp_max.Tensor_out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
 def lerp_Scalar_out(ks, self, end, weight, **kwargs):
     check_out_no_requires_grad('lerp', self, end, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lerp_out', self, end, kwargs.get('out'))
     with below_autograd():
         return OPS['lerp.Scalar_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
 
@@ -8759,6 +10490,9 @@ def lerp_Scalar(ks, self, end, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, end):
+        self_t, end_t = tangents(self, end)
+        set_fw_grad(result, self_t.lerp(end_t, weight))
     return result
 
 
@@ -8776,16 +10510,23 @@ def lerp__Scalar(ks, self, end, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, end):
+        self_t, end_t = tangents(self, end)
+        set_fw_grad(self, self_t.lerp(end_t, weight), inplace=True)
     return result
 
 
 def lerp_Tensor_out(ks, self, end, weight, **kwargs):
     check_out_no_requires_grad('lerp', self, end, weight, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('lerp_out', self, end, weight, kwargs.get('out'))
     with below_autograd():
         return OPS['lerp.Tensor_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
 
 
 def lerp_Tensor(ks, self, end, weight):
+    if _fw_levels:
+        check_no_fw_grad('lerp', self, end, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
         grad_fn = LerpBackward1()
@@ -8806,6 +10547,8 @@ def lerp_Tensor(ks, self, end, weight):
 
 
 def lerp__Tensor(ks, self, end, weight):
+    if _fw_levels:
+        check_no_fw_grad('lerp_', self, end, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
         check_inplace(self)
@@ -8843,11 +10586,33 @@ def addcmul(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), self))
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(self_t + manual.maybe_multiply(tensor2_t * tensor1_p, value), tensor1))
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value), tensor2))
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor2_t * tensor1_p, value), self, tensor1))
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value), self, tensor2))
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t, tensor1, tensor2))
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value))
     return result
 
 
 def addcmul_out(ks, self, tensor1, tensor2, **kwargs):
     check_out_no_requires_grad('addcmul', self, tensor1, tensor2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addcmul_out', self, tensor1, tensor2, kwargs.get('out'))
     with below_autograd():
         return OPS['addcmul.out'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
 
@@ -8870,6 +10635,26 @@ def addcmul_(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), self), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(self_t + manual.maybe_multiply(tensor2_t * tensor1_p, value), tensor1), inplace=True)
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value), tensor2), inplace=True)
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor2_t * tensor1_p, value), self, tensor1), inplace=True)
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t * tensor2_p, value), self, tensor2), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t, tensor1, tensor2), inplace=True)
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t * tensor2_p, value) + manual.maybe_multiply(tensor2_t * tensor1_p, value), inplace=True)
     return result
 
 
@@ -8889,11 +10674,33 @@ def addcdiv(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self))
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(self_t - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), tensor1))
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value), tensor2))
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(result, promoted(-manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self, tensor1))
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value), self, tensor2))
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(result, promoted(self_t, tensor1, tensor2))
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(result, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value))
     return result
 
 
 def addcdiv_out(ks, self, tensor1, tensor2, **kwargs):
     check_out_no_requires_grad('addcdiv', self, tensor1, tensor2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addcdiv_out', self, tensor1, tensor2, kwargs.get('out'))
     with below_autograd():
         return OPS['addcdiv.out'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
 
@@ -8915,6 +10722,26 @@ def addcdiv_(ks, self, tensor1, tensor2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor1, tensor2):
+        tensor1_p = primal(tensor1)
+        tensor2_p = primal(tensor2)
+        value = kwargs.get('value', 1)
+        self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2, zeros=False)
+        if self_t is None and tensor1_t is not None and tensor2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(self_t - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), tensor1), inplace=True)
+        elif self_t is not None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value), tensor2), inplace=True)
+        elif self_t is None and tensor1_t is None and tensor2_t is not None:
+            set_fw_grad(self, promoted(-manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), self, tensor1), inplace=True)
+        elif self_t is None and tensor1_t is not None and tensor2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(tensor1_t / tensor2_p, value), self, tensor2), inplace=True)
+        elif self_t is not None and tensor1_t is None and tensor2_t is None:
+            set_fw_grad(self, promoted(self_t, tensor1, tensor2), inplace=True)
+        else:
+            self_t, tensor1_t, tensor2_t = tangents(self, tensor1, tensor2)
+            set_fw_grad(self, self_t + manual.maybe_multiply(tensor1_t / tensor2_p, value) - manual.maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value), inplace=True)
     return result
 
 
@@ -8934,6 +10761,12 @@ def var_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        correction = kwargs.get('correction', None)
+        keepdim = kwargs.get('keepdim', False)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.var_jvp(self_p, self_t, dim, correction, keepdim))
     return result
 
 
@@ -8954,10 +10787,19 @@ def std_correction(ks, self, dim=None, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        correction = kwargs.get('correction', None)
+        keepdim = kwargs.get('keepdim', False)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.var_jvp(self_p, self_t, dim, correction, keepdim) / (2 * fwp_result)).masked_fill_(fwp_result == 0, 0))
     return result
 
 
 def var_mean_correction(ks, self, dim=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('var_mean', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = VarMeanBackward0()
@@ -8977,6 +10819,8 @@ def var_mean_correction(ks, self, dim=None, **kwargs):
 
 
 def std_mean_correction(ks, self, dim=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('std_mean', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = StdMeanBackward0()
@@ -9012,10 +10856,16 @@ def logsumexp(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.logsumexp_jvp(self_p, self_t, dim, keepdim))
     return result
 
 
 def norm_Scalar(ks, self, p=2):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward0()
@@ -9034,6 +10884,8 @@ def norm_Scalar(ks, self, p=2):
 
 
 def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward1()
@@ -9055,11 +10907,15 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
 
 def norm_out(ks, self, p, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('norm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('norm_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['norm.out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
 
 
 def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward2()
@@ -9078,6 +10934,8 @@ def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
 
 
 def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward3()
@@ -9099,6 +10957,8 @@ def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
 
 def norm_dtype_out(ks, self, p, dim, keepdim, **kwargs):
     check_out_no_requires_grad('norm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('norm_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['norm.dtype_out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
 
@@ -9120,11 +10980,18 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.linalg_vector_norm_jvp(self_p, self_t, ord, fwp_result, dim, keepdim))
     return result
 
 
 def linalg_vector_norm_out(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     check_out_no_requires_grad('linalg_vector_norm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_vector_norm_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_vector_norm.out'].redispatch(after_autograd(ks), self, ord, dim, keepdim, **kwargs)
 
@@ -9142,11 +11009,17 @@ def linalg_inv_ex(ks, A, **kwargs):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.inverse_ = SavedVariable(result[0], True)
+    if _fw_levels and has_fw_grad(A):
+        fwp_inverse = primal(result[0])
+        A_t, = tangents(A)
+        set_fw_grad(result[0], -manual.matmul(fwp_inverse, manual.matmul(A_t, fwp_inverse)))
     return result
 
 
 def linalg_inv_ex_inverse(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_inv_ex', A, kwargs.get('inverse'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_inv_ex_out', A, kwargs.get('inverse'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_inv_ex.inverse'].redispatch(after_autograd(ks), A, **kwargs)
 
@@ -9168,16 +11041,26 @@ def linalg_cross(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        dim = kwargs.get('dim', -1)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, manual.linalg_cross(self_t, other_p, dim=dim) + manual.linalg_cross(self_p, other_t, dim=dim))
     return result
 
 
 def linalg_cross_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('linalg_cross', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_cross_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_cross.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def _euclidean_dist(ks, x1, x2):
+    if _fw_levels:
+        check_no_fw_grad('_euclidean_dist', x1, x2)
     grad_fn = None
     if _grad_mode.grad_enabled and (x1._requires_grad or x2._requires_grad):
         grad_fn = EuclideanDistBackward0()
@@ -9196,6 +11079,8 @@ def _euclidean_dist(ks, x1, x2):
 
 
 def _cdist_forward(ks, x1, x2, p, compute_mode):
+    if _fw_levels:
+        check_no_fw_grad('_cdist_forward', x1, x2)
     grad_fn = None
     if _grad_mode.grad_enabled and (x1._requires_grad or x2._requires_grad):
         grad_fn = CdistBackward0()
@@ -9215,6 +11100,8 @@ def _cdist_forward(ks, x1, x2, p, compute_mode):
 
 
 def _linalg_det(ks, A):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_det', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgDetBackward0()
@@ -9235,11 +11122,15 @@ def _linalg_det(ks, A):
 
 def _linalg_det_result(ks, A, **kwargs):
     check_out_no_requires_grad('_linalg_det', A, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_det_out', A, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'))
     with below_autograd():
         return OPS['_linalg_det.result'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def _linalg_slogdet(ks, A):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_slogdet', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSlogdetBackward0()
@@ -9260,11 +11151,15 @@ def _linalg_slogdet(ks, A):
 
 def _linalg_slogdet_sign(ks, A, **kwargs):
     check_out_no_requires_grad('_linalg_slogdet', A, kwargs.get('sign'), kwargs.get('logabsdet'), kwargs.get('LU'), kwargs.get('pivots'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_slogdet_out', A, kwargs.get('sign'), kwargs.get('logabsdet'), kwargs.get('LU'), kwargs.get('pivots'))
     with below_autograd():
         return OPS['_linalg_slogdet.sign'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_svd', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSvdBackward0()
@@ -9285,11 +11180,15 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
 
 def _linalg_svd_U(ks, A, full_matrices=False, compute_uv=True, **kwargs):
     check_out_no_requires_grad('_linalg_svd', A, kwargs.get('U'), kwargs.get('S'), kwargs.get('Vh'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_svd_out', A, kwargs.get('U'), kwargs.get('S'), kwargs.get('Vh'))
     with below_autograd():
         return OPS['_linalg_svd.U'].redispatch(after_autograd(ks), A, full_matrices, compute_uv, **kwargs)
 
 
 def geqrf(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('geqrf', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = GeqrfBackward0()
@@ -9305,6 +11204,8 @@ def geqrf(ks, self):
 
 
 def linalg_householder_product(ks, input, tau):
+    if _fw_levels:
+        check_no_fw_grad('linalg_householder_product', input, tau)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or tau._requires_grad):
         grad_fn = LinalgHouseholderProductBackward0()
@@ -9324,11 +11225,15 @@ def linalg_householder_product(ks, input, tau):
 
 def linalg_householder_product_out(ks, input, tau, **kwargs):
     check_out_no_requires_grad('linalg_householder_product', input, tau, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_householder_product_out', input, tau, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_householder_product.out'].redispatch(after_autograd(ks), input, tau, **kwargs)
 
 
 def linalg_matrix_exp(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('linalg_matrix_exp', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgMatrixExpBackward0()
@@ -9345,6 +11250,8 @@ def linalg_matrix_exp(ks, self):
 
 
 def linalg_qr(ks, A, mode='reduced'):
+    if _fw_levels:
+        check_no_fw_grad('linalg_qr', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgQrBackward0()
@@ -9364,11 +11271,15 @@ def linalg_qr(ks, A, mode='reduced'):
 
 def linalg_qr_out(ks, A, mode='reduced', **kwargs):
     check_out_no_requires_grad('linalg_qr', A, kwargs.get('Q'), kwargs.get('R'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_qr_out', A, kwargs.get('Q'), kwargs.get('R'))
     with below_autograd():
         return OPS['linalg_qr.out'].redispatch(after_autograd(ks), A, mode, **kwargs)
 
 
 def linalg_cholesky_ex(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_cholesky_ex', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgCholeskyExBackward0()
@@ -9387,11 +11298,15 @@ def linalg_cholesky_ex(ks, self, **kwargs):
 
 def linalg_cholesky_ex_L(ks, self, **kwargs):
     check_out_no_requires_grad('linalg_cholesky_ex', self, kwargs.get('L'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_cholesky_ex_out', self, kwargs.get('L'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_cholesky_ex.L'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def cholesky(ks, self, upper=False):
+    if _fw_levels:
+        check_no_fw_grad('cholesky', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CholeskyBackward0()
@@ -9410,11 +11325,15 @@ def cholesky(ks, self, upper=False):
 
 def cholesky_solve_out(ks, self, input2, upper=False, **kwargs):
     check_out_no_requires_grad('cholesky_solve', self, input2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cholesky_solve_out', self, input2, kwargs.get('out'))
     with below_autograd():
         return OPS['cholesky_solve.out'].redispatch(after_autograd(ks), self, input2, upper, **kwargs)
 
 
 def cholesky_solve(ks, self, input2, upper=False):
+    if _fw_levels:
+        check_no_fw_grad('cholesky_solve', self, input2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or input2._requires_grad):
         grad_fn = CholeskySolveBackward0()
@@ -9434,6 +11353,8 @@ def cholesky_solve(ks, self, input2, upper=False):
 
 
 def cholesky_inverse(ks, self, upper=False):
+    if _fw_levels:
+        check_no_fw_grad('cholesky_inverse', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CholeskyInverseBackward0()
@@ -9453,11 +11374,15 @@ def cholesky_inverse(ks, self, upper=False):
 
 def cholesky_inverse_out(ks, self, upper=False, **kwargs):
     check_out_no_requires_grad('cholesky_inverse', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cholesky_inverse_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cholesky_inverse.out'].redispatch(after_autograd(ks), self, upper, **kwargs)
 
 
 def _linalg_solve_ex(ks, A, B, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_solve_ex', A, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (A._requires_grad or B._requires_grad):
         grad_fn = LinalgSolveExBackward0()
@@ -9479,11 +11404,15 @@ def _linalg_solve_ex(ks, A, B, **kwargs):
 
 def _linalg_solve_ex_result(ks, A, B, **kwargs):
     check_out_no_requires_grad('_linalg_solve_ex', A, B, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_solve_ex_out', A, B, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
     with below_autograd():
         return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
 
 
 def linalg_lstsq(ks, self, b, rcond=None, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_lstsq', self, b)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or b._requires_grad):
         grad_fn = LinalgLstsqBackward0()
@@ -9503,17 +11432,23 @@ def linalg_lstsq(ks, self, b, rcond=None, **kwargs):
 
 def linalg_lstsq_out(ks, self, b, rcond=None, **kwargs):
     check_out_no_requires_grad('linalg_lstsq', self, b, kwargs.get('solution'), kwargs.get('residuals'), kwargs.get('rank'), kwargs.get('singular_values'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lstsq_out', self, b, kwargs.get('solution'), kwargs.get('residuals'), kwargs.get('rank'), kwargs.get('singular_values'))
     with below_autograd():
         return OPS['linalg_lstsq.out'].redispatch(after_autograd(ks), self, b, rcond, **kwargs)
 
 
 def linalg_solve_triangular_out(ks, self, B, **kwargs):
     check_out_no_requires_grad('linalg_solve_triangular', self, B, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_solve_triangular_out', self, B, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_solve_triangular.out'].redispatch(after_autograd(ks), self, B, **kwargs)
 
 
 def linalg_solve_triangular(ks, self, B, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_solve_triangular', self, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or B._requires_grad):
         grad_fn = LinalgSolveTriangularBackward0()
@@ -9535,11 +11470,15 @@ def linalg_solve_triangular(ks, self, B, **kwargs):
 
 def triangular_solve_X(ks, self, A, upper=True, transpose=False, unitriangular=False, **kwargs):
     check_out_no_requires_grad('triangular_solve', self, A, kwargs.get('X'), kwargs.get('M'))
+    if _fw_levels:
+        check_out_no_fw_grad('triangular_solve_out', self, A, kwargs.get('X'), kwargs.get('M'))
     with below_autograd():
         return OPS['triangular_solve.X'].redispatch(after_autograd(ks), self, A, upper, transpose, unitriangular, **kwargs)
 
 
 def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=False):
+    if _fw_levels:
+        check_no_fw_grad('triangular_solve', self, A)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or A._requires_grad):
         grad_fn = TriangularSolveBackward0()
@@ -9561,6 +11500,8 @@ def triangular_solve(ks, self, A, upper=True, transpose=False, unitriangular=Fal
 
 
 def linalg_eig(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('linalg_eig', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgEigBackward0()
@@ -9579,6 +11520,8 @@ def linalg_eig(ks, self):
 
 
 def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
+    if _fw_levels:
+        check_no_fw_grad('_linalg_eigh', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgEighBackward0()
@@ -9597,11 +11540,15 @@ def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
 
 def _linalg_eigh_eigenvalues(ks, A, UPLO="L", compute_v=True, **kwargs):
     check_out_no_requires_grad('_linalg_eigh', A, kwargs.get('eigenvalues'), kwargs.get('eigenvectors'))
+    if _fw_levels:
+        check_out_no_fw_grad('_linalg_eigh_out', A, kwargs.get('eigenvalues'), kwargs.get('eigenvectors'))
     with below_autograd():
         return OPS['_linalg_eigh.eigenvalues'].redispatch(after_autograd(ks), A, UPLO, compute_v, **kwargs)
 
 
 def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_pinv', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgPinvBackward0()
@@ -9634,16 +11581,31 @@ def dot(ks, self, tensor):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, tensor):
+        self_p = primal(self)
+        tensor_p = primal(tensor)
+        self_t, tensor_t = tangents(self, tensor, zeros=False)
+        if self_t is None and tensor_t is not None:
+            set_fw_grad(result, promoted(self_p.dot(tensor_t), self))
+        elif self_t is not None and tensor_t is None:
+            set_fw_grad(result, promoted(self_t.dot(tensor_p), tensor))
+        else:
+            self_t, tensor_t = tangents(self, tensor)
+            set_fw_grad(result, self_t.dot(tensor_p) + self_p.dot(tensor_t))
     return result
 
 
 def dot_out(ks, self, tensor, **kwargs):
     check_out_no_requires_grad('dot', self, tensor, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('dot_out', self, tensor, kwargs.get('out'))
     with below_autograd():
         return OPS['dot.out'].redispatch(after_autograd(ks), self, tensor, **kwargs)
 
 
 def vdot(ks, self, other):
+    if _fw_levels:
+        check_no_fw_grad('vdot', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = VdotBackward0()
@@ -9664,6 +11626,8 @@ def vdot(ks, self, other):
 
 def vdot_out(ks, self, other, **kwargs):
     check_out_no_requires_grad('vdot', self, other, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('vdot_out', self, other, kwargs.get('out'))
     with below_autograd():
         return OPS['vdot.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
@@ -9692,11 +11656,34 @@ def addmm(ks, self, mat1, mat2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat1, mat2):
+        mat1_p = primal(mat1)
+        mat2_p = primal(mat2)
+        beta = kwargs.get('beta', 1)
+        alpha = kwargs.get('alpha', 1)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2, zeros=False)
+        if self_t is None and mat1_t is not None and mat2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self))
+        elif self_t is not None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), mat1))
+        elif self_t is not None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), mat2))
+        elif self_t is None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self, mat1))
+        elif self_t is None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), self, mat2))
+        elif self_t is not None and mat1_t is None and mat2_t is None:
+            set_fw_grad(result, promoted(manual.maybe_multiply(self_t, beta), mat1, mat2))
+        else:
+            self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
+            set_fw_grad(result, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha))
     return result
 
 
 def addmm_out(ks, self, mat1, mat2, **kwargs):
     check_out_no_requires_grad('addmm', self, mat1, mat2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addmm_out', self, mat1, mat2, kwargs.get('out'))
     with below_autograd():
         return OPS['addmm.out'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
 
@@ -9726,10 +11713,33 @@ def addmm_(ks, self, mat1, mat2, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, mat1, mat2):
+        mat1_p = primal(mat1)
+        mat2_p = primal(mat2)
+        beta = kwargs.get('beta', 1)
+        alpha = kwargs.get('alpha', 1)
+        self_t, mat1_t, mat2_t = tangents(self, mat1, mat2, zeros=False)
+        if self_t is None and mat1_t is not None and mat2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self), inplace=True)
+        elif self_t is not None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), mat1), inplace=True)
+        elif self_t is not None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), mat2), inplace=True)
+        elif self_t is None and mat1_t is None and mat2_t is not None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), self, mat1), inplace=True)
+        elif self_t is None and mat1_t is not None and mat2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(mat1_t.mm(mat2_p), alpha), self, mat2), inplace=True)
+        elif self_t is not None and mat1_t is None and mat2_t is None:
+            set_fw_grad(self, promoted(manual.maybe_multiply(self_t, beta), mat1, mat2), inplace=True)
+        else:
+            self_t, mat1_t, mat2_t = tangents(self, mat1, mat2)
+            set_fw_grad(self, manual.maybe_multiply(self_t, beta) + manual.maybe_multiply(mat1_t.mm(mat2_p), alpha) + manual.maybe_multiply(mat1_p.mm(mat2_t), alpha), inplace=True)
     return result
 
 
 def addr(ks, self, vec1, vec2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addr', self, vec1, vec2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or vec1._requires_grad or vec2._requires_grad):
         grad_fn = AddrBackward0()
@@ -9751,6 +11761,8 @@ def addr(ks, self, vec1, vec2, **kwargs):
 
 
 def addr_(ks, self, vec1, vec2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addr_', self, vec1, vec2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or vec1._requires_grad or vec2._requires_grad):
         check_inplace(self)
@@ -9774,11 +11786,15 @@ def addr_(ks, self, vec1, vec2, **kwargs):
 
 def addr_out(ks, self, vec1, vec2, **kwargs):
     check_out_no_requires_grad('addr', self, vec1, vec2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addr_out', self, vec1, vec2, kwargs.get('out'))
     with below_autograd():
         return OPS['addr.out'].redispatch(after_autograd(ks), self, vec1, vec2, **kwargs)
 
 
 def addmv(ks, self, mat, vec, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addmv', self, mat, vec)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
         grad_fn = AddmvBackward0()
@@ -9801,11 +11817,15 @@ def addmv(ks, self, mat, vec, **kwargs):
 
 def addmv_out(ks, self, mat, vec, **kwargs):
     check_out_no_requires_grad('addmv', self, mat, vec, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addmv_out', self, mat, vec, kwargs.get('out'))
     with below_autograd():
         return OPS['addmv.out'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
 
 
 def addmv_(ks, self, mat, vec, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addmv_', self, mat, vec)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
         check_inplace(self)
@@ -9843,16 +11863,31 @@ def mv(ks, self, vec):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, vec):
+        self_p = primal(self)
+        vec_p = primal(vec)
+        self_t, vec_t = tangents(self, vec, zeros=False)
+        if self_t is None and vec_t is not None:
+            set_fw_grad(result, promoted(self_p.mv(vec_t), self))
+        elif self_t is not None and vec_t is None:
+            set_fw_grad(result, promoted(self_t.mv(vec_p), vec))
+        else:
+            self_t, vec_t = tangents(self, vec)
+            set_fw_grad(result, self_t.mv(vec_p) + self_p.mv(vec_t))
     return result
 
 
 def mv_out(ks, self, vec, **kwargs):
     check_out_no_requires_grad('mv', self, vec, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('mv_out', self, vec, kwargs.get('out'))
     with below_autograd():
         return OPS['mv.out'].redispatch(after_autograd(ks), self, vec, **kwargs)
 
 
 def baddbmm(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('baddbmm', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         grad_fn = BaddbmmBackward0()
@@ -9875,11 +11910,15 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
 
 def baddbmm_out(ks, self, batch1, batch2, **kwargs):
     check_out_no_requires_grad('baddbmm', self, batch1, batch2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('baddbmm_out', self, batch1, batch2, kwargs.get('out'))
     with below_autograd():
         return OPS['baddbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
 
 
 def baddbmm_(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('baddbmm_', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         check_inplace(self)
@@ -9902,6 +11941,8 @@ def baddbmm_(ks, self, batch1, batch2, **kwargs):
 
 
 def addbmm(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addbmm', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         grad_fn = AddbmmBackward0()
@@ -9922,11 +11963,15 @@ def addbmm(ks, self, batch1, batch2, **kwargs):
 
 def addbmm_out(ks, self, batch1, batch2, **kwargs):
     check_out_no_requires_grad('addbmm', self, batch1, batch2, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('addbmm_out', self, batch1, batch2, kwargs.get('out'))
     with below_autograd():
         return OPS['addbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
 
 
 def addbmm_(ks, self, batch1, batch2, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('addbmm_', self, batch1, batch2)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         check_inplace(self)
@@ -9947,6 +11992,8 @@ def addbmm_(ks, self, batch1, batch2, **kwargs):
 
 
 def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
+    if _fw_levels:
+        check_no_fw_grad('_unique2', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = Unique2Backward0()
@@ -9962,6 +12009,8 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
 
 
 def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=False):
+    if _fw_levels:
+        check_no_fw_grad('unique_dim', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UniqueDimBackward0()
@@ -9977,6 +12026,8 @@ def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=F
 
 
 def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=None):
+    if _fw_levels:
+        check_no_fw_grad('unique_consecutive', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UniqueConsecutiveBackward0()
@@ -9992,6 +12043,8 @@ def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=
 
 
 def linalg_lu_factor_ex(ks, A, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_lu_factor_ex', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuFactorExBackward0()
@@ -10011,11 +12064,15 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
 
 def linalg_lu_factor_ex_out(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_lu_factor_ex', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lu_factor_ex_out', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
     with below_autograd():
         return OPS['linalg_lu_factor_ex.out'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def linalg_lu(ks, A, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('linalg_lu', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgLuBackward0()
@@ -10036,6 +12093,8 @@ def linalg_lu(ks, A, **kwargs):
 
 def linalg_lu_out(ks, A, **kwargs):
     check_out_no_requires_grad('linalg_lu', A, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lu_out', A, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
     with below_autograd():
         return OPS['linalg_lu.out'].redispatch(after_autograd(ks), A, **kwargs)
 
@@ -10043,6 +12102,8 @@ def linalg_lu_out(ks, A, **kwargs):
 def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(pivots, 'pivots', 'linalg_lu_solve')
+    if _fw_levels:
+        check_no_fw_grad('linalg_lu_solve', LU, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (LU._requires_grad or B._requires_grad):
         grad_fn = LinalgLuSolveBackward0()
@@ -10064,11 +12125,15 @@ def linalg_lu_solve(ks, LU, pivots, B, **kwargs):
 
 def linalg_lu_solve_out(ks, LU, pivots, B, **kwargs):
     check_out_no_requires_grad('linalg_lu_solve', LU, pivots, B, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('linalg_lu_solve_out', LU, pivots, B, kwargs.get('out'))
     with below_autograd():
         return OPS['linalg_lu_solve.out'].redispatch(after_autograd(ks), LU, pivots, B, **kwargs)
 
 
 def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    if _fw_levels:
+        check_no_fw_grad('lu_unpack', LU_data)
     grad_fn = None
     if _grad_mode.grad_enabled and LU_data._requires_grad:
         grad_fn = LuUnpackBackward0()
@@ -10086,6 +12151,8 @@ def lu_unpack(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
 
 def lu_unpack_out(ks, LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, **kwargs):
     check_out_no_requires_grad('lu_unpack', LU_data, LU_pivots, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
+    if _fw_levels:
+        check_out_no_fw_grad('lu_unpack_out', LU_data, LU_pivots, kwargs.get('P'), kwargs.get('L'), kwargs.get('U'))
     with below_autograd():
         return OPS['lu_unpack.out'].redispatch(after_autograd(ks), LU_data, LU_pivots, unpack_data, unpack_pivots, **kwargs)
 
@@ -10105,11 +12172,17 @@ def sort(ks, self, dim=-1, descending=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
 
 def sort_values(ks, self, dim=-1, descending=False, **kwargs):
     check_out_no_requires_grad('sort', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('sort_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['sort.values'].redispatch(after_autograd(ks), self, dim, descending, **kwargs)
 
@@ -10129,17 +12202,26 @@ def sort_stable(ks, self, **kwargs):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        dim = kwargs.get('dim', -1)
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
 
 def sort_values_stable(ks, self, **kwargs):
     check_out_no_requires_grad('sort', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('sort_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['sort.values_stable'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def topk_values(ks, self, k, dim=-1, largest=True, sorted=True, **kwargs):
     check_out_no_requires_grad('topk', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('topk_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['topk.values'].redispatch(after_autograd(ks), self, k, dim, largest, sorted, **kwargs)
 
@@ -10159,6 +12241,10 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, True))
     return result
 
 
@@ -10178,11 +12264,17 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def kthvalue_values(ks, self, k, dim=-1, keepdim=False, **kwargs):
     check_out_no_requires_grad('kthvalue', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('kthvalue_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['kthvalue.values'].redispatch(after_autograd(ks), self, k, dim, keepdim, **kwargs)
 
@@ -10203,11 +12295,17 @@ def median_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def median_dim_values(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('median', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('median_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['median.dim_values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -10228,11 +12326,17 @@ def mode(ks, self, dim=-1, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def mode_values(ks, self, dim=-1, keepdim=False, **kwargs):
     check_out_no_requires_grad('mode', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('mode_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['mode.values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -10251,6 +12355,11 @@ def median(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -10268,6 +12377,11 @@ def nanmedian(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.evenly_read_jvp(self_t, self_p, fwp_result))
     return result
 
 
@@ -10287,11 +12401,17 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.gather_with_keepdimed_indices(self_t, dim, fwp_indices, keepdim))
     return result
 
 
 def nanmedian_dim_values(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('nanmedian', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('nanmedian_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['nanmedian.dim_values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
@@ -10310,6 +12430,9 @@ def cumsum(ks, self, dim, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('cumsum', self_t, dim, **kwargs))
     return result
 
 
@@ -10328,11 +12451,16 @@ def cumsum_(ks, self, dim, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, dispatcher.call('cumsum', self_t, dim, **kwargs), inplace=True)
     return result
 
 
 def cumsum_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cumsum', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cumsum_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cumsum.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
@@ -10352,11 +12480,17 @@ def cummax(ks, self, dim):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], self_t.gather(dim, fwp_indices))
     return result
 
 
 def cummax_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cummax', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('cummax_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['cummax.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
@@ -10376,16 +12510,24 @@ def cummin(ks, self, dim):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_indices = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], self_t.gather(dim, fwp_indices))
     return result
 
 
 def cummin_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cummin', self, kwargs.get('values'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('cummin_out', self, kwargs.get('values'), kwargs.get('indices'))
     with below_autograd():
         return OPS['cummin.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def cumprod(ks, self, dim, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('cumprod', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CumprodBackward0()
@@ -10405,6 +12547,8 @@ def cumprod(ks, self, dim, **kwargs):
 
 
 def cumprod_(ks, self, dim, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('cumprod_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -10426,6 +12570,8 @@ def cumprod_(ks, self, dim, **kwargs):
 
 def cumprod_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cumprod', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('cumprod_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['cumprod.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
@@ -10445,11 +12591,17 @@ def logcumsumexp(ks, self, dim):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.logcumsumexp_jvp(self_p, self_t, dim))
     return result
 
 
 def logcumsumexp_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('logcumsumexp', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('logcumsumexp_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['logcumsumexp.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
@@ -10474,10 +12626,18 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result, manual.convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed, output_padding, groups))
     return result
 
 
 def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    if _fw_levels:
+        check_no_fw_grad('_trilinear', i1, i2, i3)
     grad_fn = None
     if _grad_mode.grad_enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad):
         grad_fn = TrilinearBackward0()
@@ -10501,6 +12661,8 @@ def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
 
 def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
     check_out_no_requires_grad('max_pool2d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool2d_with_indices_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['max_pool2d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
 
@@ -10524,11 +12686,17 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], self_t.flatten(-2).gather(-1, fwp_result1.flatten(-2)).view_as(fwp_result1))
     return result
 
 
 def fractional_max_pool2d_output(ks, self, kernel_size, output_size, random_samples, **kwargs):
     check_out_no_requires_grad('fractional_max_pool2d', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool2d_out', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
     with below_autograd():
         return OPS['fractional_max_pool2d.output'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples, **kwargs)
 
@@ -10536,6 +12704,8 @@ def fractional_max_pool2d_output(ks, self, kernel_size, output_size, random_samp
 def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(random_samples, 'random_samples', 'fractional_max_pool2d')
+    if _fw_levels:
+        check_no_fw_grad('fractional_max_pool2d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FractionalMaxPool2DBackward0()
@@ -10556,6 +12726,8 @@ def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
 
 def fractional_max_pool3d_output(ks, self, kernel_size, output_size, random_samples, **kwargs):
     check_out_no_requires_grad('fractional_max_pool3d', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool3d_out', self, random_samples, kwargs.get('output'), kwargs.get('indices'))
     with below_autograd():
         return OPS['fractional_max_pool3d.output'].redispatch(after_autograd(ks), self, kernel_size, output_size, random_samples, **kwargs)
 
@@ -10563,6 +12735,8 @@ def fractional_max_pool3d_output(ks, self, kernel_size, output_size, random_samp
 def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(random_samples, 'random_samples', 'fractional_max_pool3d')
+    if _fw_levels:
+        check_no_fw_grad('fractional_max_pool3d', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FractionalMaxPool3DBackward0()
@@ -10583,6 +12757,8 @@ def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
 
 def rrelu_with_noise_out(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, **kwargs):
     check_out_no_requires_grad('rrelu_with_noise', self, noise, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('rrelu_with_noise_out', self, noise, kwargs.get('out'))
     with below_autograd():
         return OPS['rrelu_with_noise.out'].redispatch(after_autograd(ks), self, noise, lower, upper, training, generator, **kwargs)
 
@@ -10606,12 +12782,18 @@ def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, tra
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, (manual.rrelu_with_noise_backward(self_t.conj(), self_p, noise, lower, upper, training, False)).conj())
     return result
 
 
 def rrelu_with_noise_(ks, self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(noise, 'noise', 'rrelu_with_noise')
+    if _fw_levels:
+        check_no_fw_grad('rrelu_with_noise_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -10633,6 +12815,8 @@ def rrelu_with_noise_(ks, self, noise, lower=0.125, upper=0.3333333333333333, tr
 
 
 def _pdist_forward(ks, self, p=2):
+    if _fw_levels:
+        check_no_fw_grad('_pdist_forward', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PdistBackward0()
@@ -10652,6 +12836,8 @@ def _pdist_forward(ks, self, p=2):
 
 def avg_pool2d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
     check_out_no_requires_grad('avg_pool2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['avg_pool2d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
@@ -10675,16 +12861,23 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('avg_pool2d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
     return result
 
 
 def avg_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
     check_out_no_requires_grad('avg_pool2d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool2d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['avg_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw_levels:
+        check_no_fw_grad('avg_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AvgPool2DBackwardBackward0()
@@ -10708,6 +12901,8 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
 
 def avg_pool3d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
     check_out_no_requires_grad('avg_pool3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['avg_pool3d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
@@ -10731,16 +12926,23 @@ def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('avg_pool3d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
     return result
 
 
 def avg_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
     check_out_no_requires_grad('avg_pool3d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('avg_pool3d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['avg_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if _fw_levels:
+        check_no_fw_grad('avg_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AvgPool3DBackwardBackward0()
@@ -10775,10 +12977,15 @@ def _adaptive_avg_pool3d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_adaptive_avg_pool3d', self_t, output_size))
     return result
 
 
 def _adaptive_avg_pool3d_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('_adaptive_avg_pool3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveAvgPool3DBackwardBackward0()
@@ -10808,10 +13015,15 @@ def _adaptive_avg_pool2d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_adaptive_avg_pool2d', self_t, output_size))
     return result
 
 
 def _adaptive_avg_pool2d_backward(ks, grad_output, self):
+    if _fw_levels:
+        check_no_fw_grad('_adaptive_avg_pool2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = AdaptiveAvgPool2DBackwardBackward0()
@@ -10830,6 +13042,8 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
 
 def adaptive_max_pool2d_out(ks, self, output_size, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool2d', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool2d_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['adaptive_max_pool2d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
 
@@ -10848,11 +13062,17 @@ def adaptive_max_pool2d(ks, self, output_size):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], self_t.flatten(-2).gather(-1, fwp_result1.flatten(-2)).view_as(fwp_result1))
     return result
 
 
 def adaptive_max_pool2d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool2d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['adaptive_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
 
@@ -10873,11 +13093,16 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('adaptive_max_pool2d_backward', grad_output_t, self_t, indices))
     return result
 
 
 def max_pool3d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
     check_out_no_requires_grad('max_pool3d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool3d_with_indices_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['max_pool3d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
 
@@ -10901,11 +13126,17 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], self_t.flatten(-3).gather(-1, fwp_result1.flatten(-3)).view_as(fwp_result1))
     return result
 
 
 def max_pool3d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
     check_out_no_requires_grad('max_pool3d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool3d_with_indices_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['max_pool3d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
 
@@ -10924,11 +13155,16 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('max_pool3d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
     return result
 
 
 def max_unpool2d_out(ks, self, indices, output_size, **kwargs):
     check_out_no_requires_grad('max_unpool2d', self, indices, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_unpool2d_out', self, indices, kwargs.get('out'))
     with below_autograd():
         return OPS['max_unpool2d.out'].redispatch(after_autograd(ks), self, indices, output_size, **kwargs)
 
@@ -10946,11 +13182,16 @@ def max_unpool2d(ks, self, indices, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('max_unpool2d', self_t, indices, output_size))
     return result
 
 
 def max_unpool3d_out(ks, self, indices, output_size, stride, padding, **kwargs):
     check_out_no_requires_grad('max_unpool3d', self, indices, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_unpool3d_out', self, indices, kwargs.get('out'))
     with below_autograd():
         return OPS['max_unpool3d.out'].redispatch(after_autograd(ks), self, indices, output_size, stride, padding, **kwargs)
 
@@ -10968,11 +13209,16 @@ def max_unpool3d(ks, self, indices, output_size, stride, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('max_unpool3d', self_t, indices, output_size, stride, padding))
     return result
 
 
 def adaptive_max_pool3d_out(ks, self, output_size, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool3d', self, kwargs.get('out'), kwargs.get('indices'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool3d_out', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
         return OPS['adaptive_max_pool3d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
 
@@ -10991,11 +13237,17 @@ def adaptive_max_pool3d(ks, self, output_size):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(self):
+        fwp_result1 = primal(result[1])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], self_t.flatten(-3).gather(-1, fwp_result1.flatten(-3)).view_as(fwp_result1))
     return result
 
 
 def adaptive_max_pool3d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool3d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('adaptive_max_pool3d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['adaptive_max_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
 
@@ -11016,6 +13268,9 @@ def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('adaptive_max_pool3d_backward', grad_output_t, self_t, indices))
     return result
 
 
@@ -11036,6 +13291,9 @@ def im2col(ks, self, kernel_size, dilation, padding, stride):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('im2col', self_t, kernel_size, dilation, padding, stride))
     return result
 
 
@@ -11055,6 +13313,9 @@ def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('col2im', self_t, output_size, kernel_size, dilation, padding, stride))
     return result
 
 
@@ -11071,6 +13332,9 @@ def pixel_shuffle(ks, self, upscale_factor):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('pixel_shuffle', self_t, upscale_factor))
     return result
 
 
@@ -11087,6 +13351,9 @@ def pixel_unshuffle(ks, self, downscale_factor):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('pixel_unshuffle', self_t, downscale_factor))
     return result
 
 
@@ -11103,6 +13370,9 @@ def channel_shuffle(ks, self, groups):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('channel_shuffle', self_t, groups))
     return result
 
 
@@ -11119,11 +13389,16 @@ def constant_pad_nd(ks, self, pad, value=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('constant_pad_nd', self_t, pad, 0))
     return result
 
 
 def reflection_pad1d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reflection_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
@@ -11142,16 +13417,23 @@ def reflection_pad1d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('reflection_pad1d', self_t, padding))
     return result
 
 
 def reflection_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad1d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['reflection_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad1d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad1d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReflectionPad1DBackwardBackward0()
@@ -11182,10 +13464,15 @@ def reflection_pad2d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('reflection_pad2d', self_t, padding))
     return result
 
 
 def reflection_pad2d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReflectionPad2DBackwardBackward0()
@@ -11204,6 +13491,8 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
 
 def reflection_pad3d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reflection_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
@@ -11222,16 +13511,23 @@ def reflection_pad3d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('reflection_pad3d', self_t, padding))
     return result
 
 
 def reflection_pad3d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
     check_out_no_requires_grad('reflection_pad3d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('reflection_pad3d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['reflection_pad3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad3d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('reflection_pad3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReflectionPad3DBackwardBackward0()
@@ -11250,6 +13546,8 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
 
 def replication_pad1d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['replication_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
@@ -11268,16 +13566,23 @@ def replication_pad1d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('replication_pad1d', self_t, padding))
     return result
 
 
 def replication_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad1d_backward_out', grad_output, self, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['replication_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def replication_pad1d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad1d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReplicationPad1DBackwardBackward0()
@@ -11296,6 +13601,8 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
 
 def replication_pad2d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['replication_pad2d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
@@ -11314,10 +13621,15 @@ def replication_pad2d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('replication_pad2d', self_t, padding))
     return result
 
 
 def replication_pad2d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad2d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReplicationPad2DBackwardBackward0()
@@ -11336,6 +13648,8 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
 
 def replication_pad3d_out(ks, self, padding, **kwargs):
     check_out_no_requires_grad('replication_pad3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('replication_pad3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['replication_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
@@ -11354,10 +13668,15 @@ def replication_pad3d(ks, self, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('replication_pad3d', self_t, padding))
     return result
 
 
 def replication_pad3d_backward(ks, grad_output, self, padding):
+    if _fw_levels:
+        check_no_fw_grad('replication_pad3d_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ReplicationPad3DBackwardBackward0()
@@ -11397,10 +13716,20 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result[0], manual.batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, fwp_result1, fwp_result2, training, eps))
     return result
 
 
 def _to_sparse_sparse_dim(ks, self, sparse_dim):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBackward0()
@@ -11418,6 +13747,8 @@ def _to_sparse_sparse_dim(ks, self, sparse_dim):
 
 
 def _to_sparse(ks, self, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBackward1()
@@ -11435,6 +13766,8 @@ def _to_sparse(ks, self, **kwargs):
 
 
 def _to_sparse_csr(ks, self, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_csr', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseCsrBackward0()
@@ -11452,6 +13785,8 @@ def _to_sparse_csr(ks, self, dense_dim=None):
 
 
 def _to_sparse_csc(ks, self, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_csc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseCscBackward0()
@@ -11469,6 +13804,8 @@ def _to_sparse_csc(ks, self, dense_dim=None):
 
 
 def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_bsr', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBsrBackward0()
@@ -11486,6 +13823,8 @@ def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
 
 
 def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_sparse_bsc', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBscBackward0()
@@ -11503,6 +13842,8 @@ def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
 
 
 def _to_dense(ks, self, dtype=None, masked_grad=None):
+    if _fw_levels:
+        check_no_fw_grad('_to_dense', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToDenseBackward0()
@@ -11520,6 +13861,8 @@ def _to_dense(ks, self, dtype=None, masked_grad=None):
 
 
 def sparse_mask(ks, self, mask):
+    if _fw_levels:
+        check_no_fw_grad('sparse_mask', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SparseMaskBackward0()
@@ -11537,6 +13880,8 @@ def sparse_mask(ks, self, mask):
 
 
 def _sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, indices, values, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_sparse_coo_tensor_with_dims_and_tensors', values)
     grad_fn = None
     if _grad_mode.grad_enabled and values._requires_grad:
         grad_fn = SparseCooTensorWithDimsAndTensorsBackward0()
@@ -11553,6 +13898,8 @@ def _sparse_coo_tensor_with_dims_and_tensors(ks, sparse_dim, dense_dim, size, in
 
 
 def _coalesce(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('_coalesce', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CoalesceBackward0()
@@ -11568,6 +13915,8 @@ def _coalesce(ks, self):
 
 
 def values(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('values', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ValuesBackward0()
@@ -11585,6 +13934,8 @@ def values(ks, self):
 
 
 def _weight_norm_interface(ks, v, g, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('_weight_norm_interface', v, g)
     grad_fn = None
     if _grad_mode.grad_enabled and (v._requires_grad or g._requires_grad):
         grad_fn = WeightNormInterfaceBackward0()
@@ -11621,10 +13972,20 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result[0], manual.layer_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, fwp_result1, fwp_result2, normalized_shape))
     return result
 
 
 def _scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p=0.0, is_causal=False, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('_scaled_dot_product_flash_attention_for_cpu', query, key, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (query._requires_grad or key._requires_grad or value._requires_grad):
         grad_fn = ScaledDotProductFlashAttentionForCpuBackward0()
@@ -11665,11 +14026,16 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(weight):
+        weight_t, = tangents(weight)
+        set_fw_grad(result, dispatcher.call('embedding', weight_t, indices, padding_idx, scale_grad_by_freq, sparse))
     return result
 
 
 def fractional_max_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, **kwargs):
     check_out_no_requires_grad('fractional_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool2d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['fractional_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices, **kwargs)
 
@@ -11690,11 +14056,16 @@ def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('fractional_max_pool2d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
     return result
 
 
 def fractional_max_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, output_size, indices, **kwargs):
     check_out_no_requires_grad('fractional_max_pool3d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('fractional_max_pool3d_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['fractional_max_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, output_size, indices, **kwargs)
 
@@ -11715,12 +14086,17 @@ def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('fractional_max_pool3d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
     return result
 
 
 def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, training, self_is_result):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(noise, 'noise', 'rrelu_with_noise_backward')
+    if _fw_levels:
+        check_no_fw_grad('rrelu_with_noise_backward', grad_output, self)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = RreluWithNoiseBackwardBackward0()
@@ -11741,6 +14117,8 @@ def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, traini
 
 
 def _pdist_backward(ks, grad, self, p, pdist):
+    if _fw_levels:
+        check_no_fw_grad('_pdist_backward', grad, self, pdist)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or self._requires_grad or pdist._requires_grad):
         grad_fn = PdistBackwardBackward0()
@@ -11757,6 +14135,8 @@ def _pdist_backward(ks, grad, self, p, pdist):
 
 
 def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('convolution_backward', grad_output, input, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or weight._requires_grad):
         grad_fn = ConvolutionBackwardBackward0()
@@ -11782,6 +14162,8 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
 
 def max_pool2d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
     check_out_no_requires_grad('max_pool2d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('max_pool2d_with_indices_backward_out', grad_output, self, indices, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['max_pool2d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
 
@@ -11800,6 +14182,9 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output, self):
+        grad_output_t, self_t = tangents(grad_output, self)
+        set_fw_grad(result, dispatcher.call('max_pool2d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
     return result
 
 
@@ -11807,6 +14192,8 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
     if _grad_mode.grad_enabled:
         check_no_requires_grad(running_mean, 'running_mean', 'native_batch_norm_backward')
         check_no_requires_grad(running_var, 'running_var', 'native_batch_norm_backward')
+    if _fw_levels:
+        check_no_fw_grad('native_batch_norm_backward', grad_out, input, weight, save_mean, save_invstd)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or (weight is not None and weight._requires_grad) or (save_mean is not None and save_mean._requires_grad) or (save_invstd is not None and save_invstd._requires_grad)):
         grad_fn = NativeBatchNormBackwardBackward0()
@@ -11851,10 +14238,20 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         set_history((result[0], result[1], result[2],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result[0], manual.group_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, fwp_result1, fwp_result2, group))
     return result
 
 
 def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('native_group_norm_backward', grad_out, input, mean, rstd, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
         grad_fn = NativeGroupNormBackwardBackward0()
@@ -11870,6 +14267,8 @@ def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, Hx
 
 
 def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('native_layer_norm_backward', grad_out, input, mean, rstd, weight, bias)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeLayerNormBackwardBackward0()
@@ -11904,10 +14303,15 @@ def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('embedding_dense_backward', grad_output_t, indices, num_weights, padding_idx, scale_grad_by_freq))
     return result
 
 
 def _cdist_backward(ks, grad, x1, x2, p, cdist):
+    if _fw_levels:
+        check_no_fw_grad('_cdist_backward', grad, x1, x2, cdist)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or x1._requires_grad or x2._requires_grad or cdist._requires_grad):
         grad_fn = CdistBackwardBackward0()
@@ -11925,6 +14329,8 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
 
 def upsample_nearest1d_out(ks, self, output_size, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_nearest1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
 
@@ -11944,11 +14350,16 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_nearest1d', self_t, output_size, scales))
     return result
 
 
 def upsample_nearest1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest1d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest1d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_nearest1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
 
@@ -11967,11 +14378,16 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_nearest1d_backward', grad_output_t, output_size, input_size, scales))
     return result
 
 
 def upsample_nearest2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_nearest2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
@@ -11992,11 +14408,16 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_nearest2d', self_t, output_size, scales_h, scales_w))
     return result
 
 
 def upsample_nearest2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_nearest2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
 
@@ -12016,11 +14437,16 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_nearest2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
     return result
 
 
 def upsample_linear1d_out(ks, self, output_size, align_corners, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_linear1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_linear1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_linear1d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales, **kwargs)
 
@@ -12041,11 +14467,16 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_linear1d', self_t, output_size, align_corners, scales))
     return result
 
 
 def upsample_linear1d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales=None, **kwargs):
     check_out_no_requires_grad('upsample_linear1d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_linear1d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_linear1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales, **kwargs)
 
@@ -12065,11 +14496,16 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_linear1d_backward', grad_output_t, output_size, input_size, align_corners, scales))
     return result
 
 
 def upsample_bilinear2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bilinear2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bilinear2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_bilinear2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12091,11 +14527,16 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_bilinear2d', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
 def upsample_bilinear2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bilinear2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bilinear2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_bilinear2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12116,11 +14557,16 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_bilinear2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
 def upsample_nearest3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_nearest3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
@@ -12142,11 +14588,16 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_nearest3d', self_t, output_size, scales_d, scales_h, scales_w))
     return result
 
 
 def upsample_nearest3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_nearest3d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_nearest3d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_nearest3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
 
@@ -12167,11 +14618,16 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_nearest3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
     return result
 
 
 def _upsample_nearest_exact1d_out(ks, self, output_size, scales=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact1d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact1d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_nearest_exact1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
 
@@ -12191,11 +14647,16 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d', self_t, output_size, scales))
     return result
 
 
 def _upsample_nearest_exact1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact1d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact1d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_nearest_exact1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
 
@@ -12214,11 +14675,16 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d_backward', grad_output_t, output_size, input_size, scales))
     return result
 
 
 def _upsample_nearest_exact2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_nearest_exact2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
@@ -12239,11 +14705,16 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d', self_t, output_size, scales_h, scales_w))
     return result
 
 
 def _upsample_nearest_exact2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_nearest_exact2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
 
@@ -12263,11 +14734,16 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
     return result
 
 
 def _upsample_nearest_exact3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_nearest_exact3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
@@ -12289,11 +14765,16 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d', self_t, output_size, scales_d, scales_h, scales_w))
     return result
 
 
 def _upsample_nearest_exact3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_nearest_exact3d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_nearest_exact3d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_nearest_exact3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
 
@@ -12314,11 +14795,16 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
     return result
 
 
 def upsample_trilinear3d_out(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_trilinear3d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_trilinear3d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_trilinear3d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
 
@@ -12341,11 +14827,16 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_trilinear3d', self_t, output_size, align_corners, scales_d, scales_h, scales_w))
     return result
 
 
 def upsample_trilinear3d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_trilinear3d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_trilinear3d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_trilinear3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
 
@@ -12367,11 +14858,16 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_trilinear3d_backward', grad_output_t, output_size, input_size, align_corners, scales_d, scales_h, scales_w))
     return result
 
 
 def upsample_bicubic2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bicubic2d', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bicubic2d_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['upsample_bicubic2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12393,11 +14889,16 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('upsample_bicubic2d', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
 def upsample_bicubic2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('upsample_bicubic2d_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('upsample_bicubic2d_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['upsample_bicubic2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12418,11 +14919,16 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('upsample_bicubic2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
 def _upsample_bilinear2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bilinear2d_aa', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bilinear2d_aa_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_bilinear2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12444,11 +14950,16 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
 def _upsample_bilinear2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bilinear2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bilinear2d_aa_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_bilinear2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12469,11 +14980,16 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
 def _upsample_bicubic2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bicubic2d_aa', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bicubic2d_aa_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_bicubic2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12495,11 +15011,16 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
 def _upsample_bicubic2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_bicubic2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_bicubic2d_aa_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_bicubic2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12520,11 +15041,16 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
 def _upsample_lanczos2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_lanczos2d_aa', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_lanczos2d_aa_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['_upsample_lanczos2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12546,11 +15072,16 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
     return result
 
 
 def _upsample_lanczos2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
     check_out_no_requires_grad('_upsample_lanczos2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    if _fw_levels:
+        check_out_no_fw_grad('_upsample_lanczos2d_aa_backward_out', grad_output, kwargs.get('grad_input'))
     with below_autograd():
         return OPS['_upsample_lanczos2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
@@ -12571,6 +15102,9 @@ def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(grad_output):
+        grad_output_t, = tangents(grad_output)
+        set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
     return result
 
 
@@ -12588,10 +15122,15 @@ def affine_grid_generator(ks, theta, size, align_corners):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(theta):
+        theta_t, = tangents(theta)
+        set_fw_grad(result, dispatcher.call('affine_grid_generator', theta_t, size, align_corners))
     return result
 
 
 def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_2d', input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler2DBackward0()
@@ -12612,6 +15151,8 @@ def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_cor
 
 
 def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_2d_backward', grad_output, input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler2DBackwardBackward0()
@@ -12633,6 +15174,8 @@ def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, p
 
 
 def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_3d', input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler3DBackward0()
@@ -12653,6 +15196,8 @@ def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_cor
 
 
 def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    if _fw_levels:
+        check_no_fw_grad('grid_sampler_3d_backward', grad_output, input, grid)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler3DBackwardBackward0()
@@ -12674,6 +15219,8 @@ def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, p
 
 
 def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if _fw_levels:
+        check_no_fw_grad('_embedding_bag', weight, per_sample_weights)
     grad_fn = None
     if _grad_mode.grad_enabled and (weight._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
         grad_fn = EmbeddingBagBackward0()
@@ -12703,6 +15250,8 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
 
 
 def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    if _fw_levels:
+        check_no_fw_grad('_embedding_bag_backward', grad, per_sample_weights)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
         grad_fn = EmbeddingBagBackwardBackward0()
@@ -12719,6 +15268,8 @@ def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, ma
 
 
 def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    if _fw_levels:
+        check_no_fw_grad('_embedding_bag_dense_backward', grad, per_sample_weights)
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
         grad_fn = EmbeddingBagDenseBackwardBackward0()
@@ -12737,6 +15288,8 @@ def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maxim
 def _pack_padded_sequence(ks, input, lengths, batch_first):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(lengths, 'lengths', '_pack_padded_sequence')
+    if _fw_levels:
+        check_no_fw_grad('_pack_padded_sequence', input)
     grad_fn = None
     if _grad_mode.grad_enabled and input._requires_grad:
         grad_fn = PackPaddedSequenceBackward0()
