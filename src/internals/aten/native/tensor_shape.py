@@ -3,6 +3,7 @@
 Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
+import math
 import warnings
 
 import numpy as np
@@ -14,7 +15,14 @@ from ...c10.memory_format import contiguous_format
 from ...c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ...c10.sparse_tensor_impl import SparseTensorImpl
 from ...c10.sym import is_symbolic, sym_max, sym_min
-from ...c10.tensor_impl import COMPRESSED_LAYOUTS, TensorImpl, contiguous_strides, is_channels_last, sparse_coo
+from ...c10.tensor_impl import (
+    COMPRESSED_LAYOUTS,
+    TensorImpl,
+    check_in_bounds,
+    contiguous_strides,
+    is_channels_last,
+    sparse_coo,
+)
 from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap
@@ -81,12 +89,29 @@ def _unsafe_view(x, shape):
 
 
 def as_strided(x, size, stride, storage_offset=None):
+    size, stride, offset = _strided_geometry(x, size, stride, storage_offset)
+    if x._impl.device.type == "meta" and not any(map(is_symbolic, (*size, *stride, offset))):
+        return _meta_as_strided(x, size, stride, offset)
+    return make_view(x, size, stride, offset)
+
+
+def _strided_geometry(x, size, stride, storage_offset):
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(n < 0 for n in size):    # torch finds out while computing the bytes the view needs
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
-    return make_view(x, size, stride, x.storage_offset() if storage_offset is None else storage_offset)
+    return size, stride, x.storage_offset() if storage_offset is None else storage_offset
+
+
+def _meta_as_strided(x, size, stride, offset):
+    """``as_strided_tensorimpl_meta``: on the meta device the view is not held to its storage's
+    bytes (there are none to read; torch's meta kernel skips that check), the other checks stay."""
+    impl = x._impl
+    check_in_bounds(math.inf, size, stride, offset, impl.dtype.itemsize, storage=impl.storage)
+    view = TensorImpl(impl.storage, size, stride, offset, impl.dtype, impl.version_counter, fresh=True)
+    view.key_set = impl.key_set
+    return type(x)._from_impl(view, base=x)
 
 
 def infer_size(shape, numel):
@@ -455,7 +480,8 @@ def unsqueeze_(x, dim):
 
 
 def as_strided_(x, size, stride, storage_offset=None):
-    return _take_geometry(x, as_strided(x, size, stride, storage_offset))
+    """Bounds checked on the meta device too, as torch's ``as_strided_`` checks them."""
+    return _take_geometry(x, make_view(x, *_strided_geometry(x, size, stride, storage_offset)))
 
 
 def flatten(x, start_dim=0, end_dim=-1):
