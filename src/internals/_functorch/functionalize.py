@@ -16,6 +16,7 @@ from ..c10.memory_format import contiguous_format
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.passes.functionalize import _is_view, _writes
 from ..fx.passes.functionalize import functionalize as functionalize_graph
+from ..utils._python_dispatch import _disable_current_modes
 
 __all__ = ["functionalize"]
 
@@ -30,12 +31,14 @@ def functionalize(func, *, remove="mutations"):
 
     @functools.wraps(func)
     def wrapper(*args):
-        gm = make_fx(func, tracing_mode="fake")(*args)     # a real trace would run the writes twice
-        functionalize_graph(gm)
-        if remove == "mutations_and_views":
-            _views_to_copies(gm.graph)
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
+        # a real trace would run the writes twice; the trace is no part of what an outer tracer
+        # records (``make_fx(functionalize(f))``), which sees only the rewritten graph run
+        with _disable_current_modes():
+            gm = make_fx(func, tracing_mode="fake")(*args)
+            functionalize_graph(gm)
+            if remove == "mutations_and_views":
+                _views_to_copies(gm.graph)
+            gm.recompile()      # dead views kept: torch's trace replays each view after a write too
         return gm(*args)
 
     return wrapper
@@ -48,10 +51,9 @@ def _copy_twin(target):
 
 
 def _views_to_copies(graph):
-    """Each view a new tensor, as torch's ``{view}_copy`` operators make one: its ``*_copy``
-    twin where the package declares one, else the view followed by a contiguous clone (the
-    package has few ``*_copy`` operators; the values, strides and the absence of aliasing are
-    torch's either way)."""
+    """Each view a new tensor: its ``{view}_copy`` twin, as torch's graph has it; a view with no
+    twin (none of torch's public ones) is followed by a contiguous clone, which gives the same
+    values and strides."""
     for node in list(graph.nodes):
         if node.op != "call_function" or not _is_view(node.target) or _feeds_a_write(node):
             continue
@@ -66,5 +68,7 @@ def _views_to_copies(graph):
 
 
 def _feeds_a_write(node):
-    """A view that an operator writes through (the copy back into an input) stays a view."""
-    return any(_writes(user.target) for user in node.users if user.op == "call_function")
+    """A view that an operator writes through (its first argument) stays a view; one that is
+    only read by a write (the source of the copy back into an input) becomes a copy."""
+    return any(_writes(user.target) and user.args[:1] == (node,) for user in node.users
+               if user.op == "call_function")
