@@ -743,7 +743,8 @@ def run_everyday_call(lib, program):
             result = eval(program, {"lib": lib})
         except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
             return "error", type(exc).__name__, str(exc).replace("internals.", "torch.")
-    messages = [(w.category.__name__, str(w.message)) for w in caught]
+    # torch's C++ warnings end with where they were raised ("(Triggered internally at ...)")
+    messages = [(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in caught]
     tensors = result if isinstance(result, tuple) and not isinstance(result, lib.Size) else (result,)
     if all(isinstance(t, lib.Tensor) for t in tensors):
         return describe_sample(result), messages

@@ -118,6 +118,8 @@ def _meta_kernel(op, *args, **kwargs):
     check = _META_CHECKS.get(name)
     if check is not None and args[0]._impl.device.type == "meta":
         check(*args, **kwargs)
+    if name in _SHAPE_ONLY_IN_PLACE and args[0]._impl.device.type == "meta":
+        return _in_place_broadcast(*args)
     if name == "aten::set_.source_Storage_storage_offset" and args[1].device != args[0]._impl.device:
         raise _refusal(RuntimeError, f'Attempted to set the storage of a tensor on device "{args[0]._impl.device}" '
                        f'to a storage on different device "{args[1].device}".  This is no longer allowed; the '
@@ -262,6 +264,26 @@ def _check_add_in_place(self, other, alpha=1):
 _META_CHECKS = {"aten::convolution": _check_convolution, "aten::native_layer_norm": _check_layer_norm,
                 "aten::add_.Tensor": _check_add_in_place_tensor, "aten::sub_.Tensor": _check_add_in_place_tensor,
                 "aten::add_.Scalar": _check_add_in_place, "aten::sub_.Scalar": _check_add_in_place}
+
+
+# In-place operators whose meta function in torch (``meta_binop_inplace``) checks the shapes
+# only: an integer tensor takes ``mul_(2.5)`` on meta, whose CPU kernel refuses the float.
+_SHAPE_ONLY_IN_PLACE = frozenset(f"aten::{name}" for name in (
+    "mul_.Tensor", "mul_.Scalar", "logical_and_", "logical_or_", "logical_xor_"))
+
+
+def _in_place_broadcast(self, other):
+    """``check_inplace_broadcast``: ``other`` broadcasts to ``self``'s shape; ``self`` returned."""
+    if isinstance(other, TensorBase):
+        shape = tuple(self.shape)
+        error = _reference_broadcast_error([shape, tuple(other.shape)])
+        if error is not None:
+            raise RuntimeError(error)
+        common = broadcast_shapes(shape, tuple(other.shape))
+        if tuple(common) != shape:
+            raise RuntimeError(f"output with shape torch.Size({list(shape)}) doesn't match the broadcast shape "
+                               f"{tuple(common)}")
+    return self
 
 
 def _reference_broadcast_error(shapes):

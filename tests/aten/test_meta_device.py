@@ -399,6 +399,24 @@ META_WORDING = {
     "empty_strided_past_int64_elements": lambda lib: lib.empty_strided((2**40, 2**40), (2**40, 1), device="meta"),
     "as_strided_past_int64_elements": lambda lib: meta(lib, 4).as_strided((2**40, 2**40), (2**40, 1)),
     "expand_past_int64_elements": lambda lib: meta(lib, 1).expand(2**40, 2**40),
+    # mul_ and the logical in-place operators: torch's meta function checks the shapes only, so
+    # an integer tensor takes a float on meta, which the CPU kernel refuses
+    "int_mul_float_number_in_place": lambda lib: describe(meta(lib, 3, dtype=lib.int64).mul_(2.5)),
+    "int_mul_float_in_place": lambda lib: describe(meta(lib, 3, dtype=lib.int64).mul_(meta(lib, 3))),
+    "int_mul_cpu_float_in_place": lambda lib: describe(meta(lib, 3, dtype=lib.int64).mul_(lib.ones(3))),
+    "bool_logical_and_float_in_place": lambda lib: describe(meta(lib, 3, dtype=lib.bool).logical_and_(meta(lib, 3))),
+    "mul_in_place_broadcast_beyond_self": lambda lib: meta(lib, 3).mul_(meta(lib, 2, 3)),
+    "mul_in_place_shapes_mismatch": lambda lib: meta(lib, 3).mul_(meta(lib, 2)),
+    "int_div_number_in_place": lambda lib: meta(lib, 3, dtype=lib.int64).div_(2),
+    # as_strided on meta: no storage bytes to stay within (torch's meta kernel checks none)
+    "as_strided_past_the_storage": lambda lib: describe(meta(lib, 3).as_strided((10,), (1,))),
+    "as_strided_offset_past_the_storage": lambda lib: describe(meta(lib, 3).as_strided((2,), (1,), 5)),
+    "as_strided_of_a_view_past_the_storage": lambda lib: describe(meta(lib, 3)[1:].as_strided((20,), (1,))),
+    "as_strided_negative_stride": lambda lib: meta(lib, 3).as_strided((2,), (-1,)),
+    "as_strided_negative_offset": lambda lib: meta(lib, 3).as_strided((2,), (1,), -1),
+    "as_strided_in_place_past_the_storage": lambda lib: meta(lib, 3).as_strided_((20,), (1,)),
+    "contiguous_of_as_strided_past_the_storage": lambda lib: describe(
+        meta(lib, 3).as_strided((4, 5), (1, 4)).contiguous()),
 }
 
 

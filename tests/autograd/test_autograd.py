@@ -924,9 +924,9 @@ def test_every_differentiable_native_function_has_a_kernel():
              for suffix in ("", "_")}      # numpy's names, aliases
     math |= {f"{name}{overload}" for name, overloads in (
         ("negative", ("", "_")), ("absolute", ("", "_")), ("swapdims", ("", "_")),
-        ("multiply", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar")), ("subtract", (".Tensor", ".Scalar", "_.Tensor",
-                                                                                   "_.Scalar")),
-        ("true_divide", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar")),
+        ("multiply", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar", ".out")),
+        ("subtract", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar", ".out")),
+        ("true_divide", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar", ".out")),
         ("float_power", (".Scalar", ".Scalar_out", ".Tensor_Scalar", ".Tensor_Scalar_out", ".Tensor_Tensor",
                          ".Tensor_Tensor_out", "_.Scalar", "_.Tensor")),
         ("atleast_3d", ("", ".Sequence")), ("hsplit", (".int", ".array")), ("vsplit", (".int", ".array")),
@@ -935,7 +935,9 @@ def test_every_differentiable_native_function_has_a_kernel():
     not_differentiable |= {"is_same_size"}      # a bool
     # square is pow(x, 2), arctan2 atan2, log_sigmoid log_sigmoid_forward's output
     math |= {"square", "square_", "square.out", "arctan2", "arctan2_", "arctan2.out", "log_sigmoid"}
-    manual |= {"heaviside", "heaviside_"}     # torch has no formula: a NotImplemented node, as set_'s
+    manual |= {"heaviside", "heaviside_", "detach_copy"}   # torch has no formula: a NotImplemented node, as set_'s
+    not_differentiable |= {"gcd", "gcd_", "lcm", "lcm_"}     # integers only; no formula in torch
+    not_differentiable |= {"view_copy.dtype"}     # view.dtype's output_differentiability [False]
     # no formula in torch either: a NotImplemented node
     manual |= {"linalg_ldl_factor_ex", "linalg_ldl_solve", "multi_margin_loss_backward",
                "multilabel_margin_loss_backward", "_ctc_loss_backward"}

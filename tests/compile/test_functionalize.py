@@ -227,6 +227,36 @@ def test_complex_parts_select_the_last_dim_by_its_number_as_torch_does(program):
     assert selects(ours) == selects(theirs)
 
 
+def views_of_one_written_input(x, y):
+    flat = x.view(-1)[1:]
+    flat.add_(1)
+    return x.t(), flat.unsqueeze(0), x.diagonal(), x.t() + 1
+
+
+def views_without_writes(x, y):
+    a, b, c = x.split(1)
+    d = x.unbind(1)
+    return a.expand(3, 4), b.squeeze(0), d[0].unsqueeze(1), x.permute(1, 0), x.transpose(0, 1).select(0, 1), c
+
+
+def many_views_of_a_written_copy(x, y):
+    h = x.clone()
+    h[:, 0].mul_(2)
+    return h.view(12), h.unfold(1, 2, 1), h.as_strided((2,), (1,)), h.narrow(0, 0, 1), h.detach()
+
+
+@pytest.mark.parametrize("remove", ["mutations", "mutations_and_views"])
+@pytest.mark.parametrize("program", [*PROGRAMS, views_of_one_written_input, views_without_writes,
+                                     many_views_of_a_written_copy], ids=lambda p: p.__name__)
+def test_traced_func_functionalize_calls_torchs_sequence(program, remove):
+    """``make_fx(functionalize(f, remove=...))``: the operators torch's trace records, in its order
+    (the views after a write replayed, dead or not; with ``mutations_and_views`` each view its
+    ``{view}_copy``, the copy back into an input reading one), and nothing of the inner trace."""
+    theirs = torch_make_fx(torch.func.functionalize(program, remove=remove))(*_inputs(torch))
+    ours = make_fx(internals.func.functionalize(program, remove=remove))(*_inputs(internals))
+    assert _targets(ours) == _targets(theirs)
+
+
 def test_functionalized_graph_runs_on_new_inputs():
     """The graph is a function of its inputs: traced on one pair, run on another."""
     gm = functionalize(make_fx(view_of_view)(*_inputs(internals)))

@@ -263,3 +263,71 @@ def test_a_dtype_argument_is_a_dtype_or_a_python_type(dtype, op):
     internals' ``tensor``/``as_tensor`` raised AttributeError, ``complex`` was refused, and NumPy's
     dtype classes lost their module."""
     same_or_same_error(lambda L: op(L, dtype))
+
+
+# ----------------------------------------------------------------------------- uint16, uint32, uint64
+# torch compiles few kernels for these: a refusal names the kernel torch's names (the product,
+# the histogram's steps, index_add's loops), and the paths that reach no loop still run.
+def _u(lib, dtype, *size):
+    return lib.ones(*size, dtype=getattr(lib, dtype))
+
+
+WIDE_UNSIGNED_CALLS = {
+    "matmul": lambda lib, d: _u(lib, d, 2, 2) @ _u(lib, d, 2, 2),
+    "mv": lambda lib, d: lib.mv(_u(lib, d, 2, 2), _u(lib, d, 2)),
+    "matrix_at_vector": lambda lib, d: _u(lib, d, 2, 3) @ _u(lib, d, 3),
+    "batch_at_vector": lambda lib, d: _u(lib, d, 2, 3, 3) @ _u(lib, d, 3),
+    "vector_at_matrix": lambda lib, d: _u(lib, d, 3) @ _u(lib, d, 3, 2),
+    "vector_at_vector": lambda lib, d: _u(lib, d, 3) @ _u(lib, d, 3),
+    "dot_of_empty": lambda lib, d: lib.dot(_u(lib, d, 0), _u(lib, d, 0)),
+    "vdot": lambda lib, d: lib.vdot(_u(lib, d, 3), _u(lib, d, 3)),
+    "addmv": lambda lib, d: lib.addmv(_u(lib, d, 2), _u(lib, d, 2, 2), _u(lib, d, 2)),
+    "addmv_of_an_empty_matrix": lambda lib, d: lib.addmv(_u(lib, d, 2), _u(lib, d, 2, 0), _u(lib, d, 0)),
+    "mv_of_an_empty_matrix": lambda lib, d: lib.mv(_u(lib, d, 2, 0), _u(lib, d, 0)),
+    "baddbmm": lambda lib, d: lib.baddbmm(_u(lib, d, 2, 2, 2), _u(lib, d, 2, 2, 2), _u(lib, d, 2, 2, 2)),
+    "histc": lambda lib, d: lib.histc(_u(lib, d, 2)),
+    "histc_with_a_range": lambda lib, d: lib.histc(_u(lib, d, 2), min=0, max=3),
+    "histc_of_empty": lambda lib, d: lib.histc(_u(lib, d, 0)),
+    "index_add": lambda lib, d: _u(lib, d, 3).index_add(0, lib.tensor([0]), _u(lib, d, 1)),
+    "index_add_none": lambda lib, d: _u(lib, d, 3).index_add(0, lib.tensor([], dtype=lib.long), _u(lib, d, 0)),
+    "index_add_rows": lambda lib, d: _u(lib, d, 3, 4).index_add(0, lib.tensor([0]), _u(lib, d, 1, 4)),
+    "index_add_columns": lambda lib, d: _u(lib, d, 3, 4).index_add(1, lib.tensor([0]), _u(lib, d, 3, 1)),
+    "index_add_no_rows": lambda lib, d: _u(lib, d, 3, 4).index_add(0, lib.tensor([], dtype=lib.long),
+                                                                   _u(lib, d, 0, 4)),
+    "index_add_in_place": lambda lib, d: _u(lib, d, 3).index_add_(0, lib.tensor([0]), _u(lib, d, 1), alpha=2),
+    "index_add_out": lambda lib, d: lib.index_add(_u(lib, d, 3), 0, lib.tensor([0]), _u(lib, d, 1),
+                                                  out=lib.empty(3, dtype=getattr(lib, d))),
+}
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("call", WIDE_UNSIGNED_CALLS)
+def test_wide_unsigned_refusals_name_torchs_kernels(call, dtype):
+    same_or_same_error(lambda lib: WIDE_UNSIGNED_CALLS[call](lib, dtype))
+
+
+# the same steps for the other dtypes histc's counting kernel refuses, and the few that run
+OTHER_DTYPE_CALLS = {
+    "histc_of_integers": lambda lib: lib.histc(lib.ones(2, dtype=lib.int64)),
+    "histc_of_empty_bytes": lambda lib: lib.histc(lib.ones(0, dtype=lib.uint8)),    # an edge of -1
+    "histc_of_bools": lambda lib: lib.histc(lib.ones(2, dtype=lib.bool)),
+    "histc_of_integers_no_bins": lambda lib: lib.histc(lib.ones(2, dtype=lib.int64), bins=0),
+    "linspace_of_bools": lambda lib: lib.linspace(0, 2, 3, dtype=lib.bool),
+    "linspace_of_no_bools": lambda lib: lib.linspace(0, 2, 0, dtype=lib.bool),
+    "linspace_below_uint8": lambda lib: lib.linspace(-1, 1, 3, dtype=lib.uint8),      # -1 wraps to 255 first
+    "linspace_float_below_uint8": lambda lib: lib.linspace(-1.5, 1, 3, dtype=lib.uint8),
+    "linspace_float_below_uint8_no_steps": lambda lib: lib.linspace(-1.5, 1, 0, dtype=lib.uint8),
+    "linspace_past_int8": lambda lib: lib.linspace(0, 300, 3, dtype=lib.int8),
+    "mv_of_bools_of_an_empty_matrix": lambda lib: lib.mv(lib.ones(2, 0, dtype=lib.bool), lib.ones(0, dtype=lib.bool)),
+    "addmv_of_bools_beta_zero": lambda lib: lib.addmv(lib.ones(2, dtype=lib.bool), lib.ones(2, 0, dtype=lib.bool),
+                                                      lib.ones(0, dtype=lib.bool), beta=0),
+    "index_add_of_bools_alpha_two": lambda lib: lib.ones(3, dtype=lib.bool).index_add_(
+        0, lib.tensor([0]), lib.ones(1, dtype=lib.bool), alpha=2),
+    "index_add_of_integers_float_alpha": lambda lib: lib.ones(3, dtype=lib.int64).index_add(
+        0, lib.tensor([0, 0]), lib.full((2,), 3), alpha=2.5),
+}
+
+
+@pytest.mark.parametrize("call", OTHER_DTYPE_CALLS)
+def test_other_dtypes_at_the_same_steps(call):
+    same_or_same_error(OTHER_DTYPE_CALLS[call])

@@ -18,6 +18,7 @@ from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from ..fx.passes.functionalize import _is_view, _writes
 from ..fx.passes.functionalize import functionalize as functionalize_graph
+from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_leaves, tree_map
 
 __all__ = ["functionalize"]
@@ -38,15 +39,20 @@ def functionalize(func, *, remove="mutations"):
         def positional(*flat):      # keyword arguments traced as inputs too
             return func(*flat[:len(args)], **dict(zip(keys, flat[len(args):], strict=True)))
         flat = (*args, *kwargs.values())
-        try:
-            gm = make_fx(positional, tracing_mode="fake")(*flat)     # a real trace would run the writes twice
-        except GuardOnDataDependentSymNode:
+        # a real trace would run the writes twice; the trace is no part of what an outer tracer
+        # records (``make_fx(functionalize(f))``), which sees only the rewritten graph run
+        with _disable_current_modes():
+            try:
+                gm = make_fx(positional, tracing_mode="fake")(*flat)
+            except GuardOnDataDependentSymNode:
+                gm = None
+            if gm is not None:
+                functionalize_graph(gm)
+                if remove == "mutations_and_views":
+                    _views_to_copies(gm.graph)
+                gm.recompile()      # dead views kept: torch's trace replays each view after a write too
+        if gm is None:
             return _run_eagerly(func, args, kwargs, remove)
-        functionalize_graph(gm)
-        if remove == "mutations_and_views":
-            _views_to_copies(gm.graph)
-        gm.graph.eliminate_dead_code()
-        gm.recompile()
         return gm(*flat)
 
     return wrapper
@@ -71,10 +77,9 @@ def _copy_twin(target):
 
 
 def _views_to_copies(graph):
-    """Each view a new tensor, as torch's ``{view}_copy`` operators make one: its ``*_copy``
-    twin where the package declares one, else the view followed by a contiguous clone (the
-    package has few ``*_copy`` operators; the values, strides and the absence of aliasing are
-    torch's either way)."""
+    """Each view a new tensor: its ``{view}_copy`` twin, as torch's graph has it; a view with no
+    twin (none of torch's public ones) is followed by a contiguous clone, which gives the same
+    values and strides."""
     for node in list(graph.nodes):
         if node.op != "call_function" or not _is_view(node.target) or _feeds_a_write(node):
             continue
@@ -89,5 +94,7 @@ def _views_to_copies(graph):
 
 
 def _feeds_a_write(node):
-    """A view that an operator writes through (the copy back into an input) stays a view."""
-    return any(_writes(user.target) for user in node.users if user.op == "call_function")
+    """A view that an operator writes through (its first argument) stays a view; one that is
+    only read by a write (the source of the copy back into an input) becomes a copy."""
+    return any(_writes(user.target) and user.args[:1] == (node,) for user in node.users
+               if user.op == "call_function")

@@ -2191,6 +2191,22 @@ def THPVariable_affine_grid_generator(*args, **kwargs):
     return _ops['affine_grid_generator'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
 
 
+_alias_copy_parser = PythonArgParser([
+    'alias_copy(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_alias_copy(*args, **kwargs):
+    _r = _alias_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::alias_copy(Tensor self) -> Tensor
+        return _ops['alias_copy'](_r.tensor(0))
+    # aten::alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['alias_copy.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _all_parser = PythonArgParser([
     'all(Tensor input, *, Tensor out=None)',
     'all(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)',
@@ -2661,6 +2677,22 @@ def THPVariable_as_strided_(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
     return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_symint(3))
+
+
+_as_strided_copy_parser = PythonArgParser([
+    'as_strided_copy(Tensor input, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None, *, Tensor out=None)',
+])
+
+
+def THPVariable_as_strided_copy(*args, **kwargs):
+    _r = _as_strided_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+        return _ops['as_strided_copy'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_symint(3))
+    # aten::as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['as_strided_copy.out'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_symint(3), out=_r.tensor(4))
 
 
 _as_strided_scatter_parser = PythonArgParser([
@@ -4004,6 +4036,22 @@ def THPVariable_detach(*args, **kwargs):
     return _ops['detach'](_r.tensor(0))
 
 
+_detach_copy_parser = PythonArgParser([
+    'detach_copy(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_detach_copy(*args, **kwargs):
+    _r = _detach_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::detach_copy(Tensor self) -> Tensor
+        return _ops['detach_copy'](_r.tensor(0))
+    # aten::detach_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['detach_copy.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _diag_parser = PythonArgParser([
     'diag(Tensor input, int64_t diagonal=0)',
 ])
@@ -4057,7 +4105,7 @@ def THPVariable_diagonal(*args, **kwargs):
 
 
 _diagonal_copy_parser = PythonArgParser([
-    'diagonal_copy(Tensor input, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
+    'diagonal_copy(Tensor input, int64_t offset=0, int64_t dim1=0, int64_t dim2=1, *, Tensor out=None)',
 ])
 
 
@@ -4065,8 +4113,11 @@ def THPVariable_diagonal_copy(*args, **kwargs):
     _r = _diagonal_copy_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
-    return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+    if _r.is_none(4):
+        # aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+        return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+    # aten::diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['diagonal_copy.out'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3), out=_r.tensor(4))
 
 
 _diagonal_scatter_parser = PythonArgParser([
@@ -4472,6 +4523,24 @@ def THPVariable_exp_(*args, **kwargs):
     return _ops['exp_'](_r.tensor(0))
 
 
+_expand_copy_parser = PythonArgParser([
+    'expand_copy(Tensor input, SymIntArrayRef size, *, bool implicit=False, Tensor out=None)',
+])
+
+
+def THPVariable_expand_copy(*args, **kwargs):
+    _r = _expand_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor
+        if not kwargs:
+            return _ops['expand_copy'](_r.tensor(0), _r.intlist(1))
+        return _ops['expand_copy'](_r.tensor(0), _r.intlist(1), implicit=_r.to_bool(2))
+    # aten::expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)
+    return _ops['expand_copy.out'](_r.tensor(0), _r.intlist(1), implicit=_r.to_bool(2), out=_r.tensor(3))
+
+
 _expm1_parser = PythonArgParser([
     'expm1(Tensor input, *, Tensor out=None)',
 ])
@@ -4751,7 +4820,7 @@ def THPVariable_floor_(*args, **kwargs):
 
 
 _floor_divide_parser = PythonArgParser([
-    'floor_divide(Tensor input, Tensor other)',
+    'floor_divide(Tensor input, Tensor other, *, Tensor out=None)',
     'floor_divide(Tensor input, Scalar other)',
 ])
 
@@ -4761,8 +4830,11 @@ def THPVariable_floor_divide(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
-        # aten::floor_divide(Tensor self, Tensor other) -> Tensor
-        return _ops['floor_divide'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::floor_divide(Tensor self, Tensor other) -> Tensor
+            return _ops['floor_divide'](_r.tensor(0), _r.tensor(1))
+        # aten::floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['floor_divide.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     # aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
     return _ops['floor_divide.Scalar'](_r.tensor(0), _r.scalar(1))
 
@@ -4893,6 +4965,35 @@ def THPVariable_gather(*args, **kwargs):
         return _ops['gather'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
     # aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
     return _ops['gather.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3), out=_r.tensor(4))
+
+
+_gcd_parser = PythonArgParser([
+    'gcd(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_gcd(*args, **kwargs):
+    _r = _gcd_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::gcd(Tensor self, Tensor other) -> Tensor
+        return _ops['gcd'](_r.tensor(0), _r.tensor(1))
+    # aten::gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['gcd.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_gcd__parser = PythonArgParser([
+    'gcd_(Tensor input, Tensor other)',
+])
+
+
+def THPVariable_gcd_(*args, **kwargs):
+    _r = _gcd__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['gcd_'](_r.tensor(0), _r.tensor(1))
 
 
 _ge_parser = PythonArgParser([
@@ -5507,6 +5608,35 @@ def THPVariable_layer_norm(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
     return _ops['layer_norm'](_r.tensor(0), _r.intlist(1), _r.tensor(2), _r.tensor(3), _r.to_double(4), _r.to_bool(5))
+
+
+_lcm_parser = PythonArgParser([
+    'lcm(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_lcm(*args, **kwargs):
+    _r = _lcm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::lcm(Tensor self, Tensor other) -> Tensor
+        return _ops['lcm'](_r.tensor(0), _r.tensor(1))
+    # aten::lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lcm.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_lcm__parser = PythonArgParser([
+    'lcm_(Tensor input, Tensor other)',
+])
+
+
+def THPVariable_lcm_(*args, **kwargs):
+    _r = _lcm__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['lcm_'](_r.tensor(0), _r.tensor(1))
 
 
 _le_parser = PythonArgParser([
@@ -6541,6 +6671,22 @@ def THPVariable_narrow(*args, **kwargs):
     return _ops['narrow'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3))
 
 
+_narrow_copy_parser = PythonArgParser([
+    'narrow_copy(Tensor input, int64_t dim, SymInt start, SymInt length, *, Tensor out=None)',
+])
+
+
+def THPVariable_narrow_copy(*args, **kwargs):
+    _r = _narrow_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
+        return _ops['narrow_copy'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3))
+    # aten::narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['narrow_copy.out'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3), out=_r.tensor(4))
+
+
 _native_batch_norm_parser = PythonArgParser([
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, double momentum, double eps)',
 ])
@@ -6873,6 +7019,22 @@ def THPVariable_permute(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)
     return _ops['permute'](_r.tensor(0), _r.intlist(1))
+
+
+_permute_copy_parser = PythonArgParser([
+    'permute_copy(Tensor input, IntArrayRef dims, *, Tensor out=None)',
+])
+
+
+def THPVariable_permute_copy(*args, **kwargs):
+    _r = _permute_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::permute_copy(Tensor self, int[] dims) -> Tensor
+        return _ops['permute_copy'](_r.tensor(0), _r.intlist(1))
+    # aten::permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['permute_copy.out'](_r.tensor(0), _r.intlist(1), out=_r.tensor(2))
 
 
 _pinverse_parser = PythonArgParser([
@@ -7602,6 +7764,7 @@ def THPVariable_rsqrt_(*args, **kwargs):
 
 
 _rsub_parser = PythonArgParser([
+    'rsub(Tensor input, Tensor other, *, Scalar alpha=1)',
     'rsub(Tensor input, Scalar other, Scalar alpha=1)',
 ])
 
@@ -7610,6 +7773,11 @@ def THPVariable_rsub(*args, **kwargs):
     _r = _rsub_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['rsub.Tensor'](_r.tensor(0), _r.tensor(1))
+        return _ops['rsub.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
     # aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
     return _ops['rsub.Scalar'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
 
@@ -7740,6 +7908,22 @@ def THPVariable_select(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
     return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2))
+
+
+_select_copy_parser = PythonArgParser([
+    'select_copy(Tensor input, int64_t dim, SymInt index, *, Tensor out=None)',
+])
+
+
+def THPVariable_select_copy(*args, **kwargs):
+    _r = _select_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::select_copy.int(Tensor self, int dim, SymInt index) -> Tensor
+        return _ops['select_copy.int'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2))
+    # aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['select_copy.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), out=_r.tensor(3))
 
 
 _select_scatter_parser = PythonArgParser([
@@ -7945,6 +8129,22 @@ def THPVariable_sinh_(*args, **kwargs):
     return _ops['sinh_'](_r.tensor(0))
 
 
+_slice_copy_parser = PythonArgParser([
+    'slice_copy(Tensor input, int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor out=None)',
+])
+
+
+def THPVariable_slice_copy(*args, **kwargs):
+    _r = _slice_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(5):
+        # aten::slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
+        return _ops['slice_copy.Tensor'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3), _r.to_symint(4))
+    # aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['slice_copy.Tensor_out'](_r.tensor(0), _r.to_int64(1), _r.to_symint(2), _r.to_symint(3), _r.to_symint(4), out=_r.tensor(5))
+
+
 _slice_scatter_parser = PythonArgParser([
     'slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
 ])
@@ -8026,6 +8226,22 @@ def THPVariable_split(*args, **kwargs):
     return _ops['split.sizes'](_r.tensor(0), _r.intlist(1), _r.to_int64(2))
 
 
+_split_copy_parser = PythonArgParser([
+    'split_copy(Tensor input, SymInt split_size, int64_t dim=0, *, TensorList out=None)',
+])
+
+
+def THPVariable_split_copy(*args, **kwargs):
+    _r = _split_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+        return _ops['split_copy.Tensor'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2))
+    # aten::split_copy.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> ()
+    return _ops['split_copy.Tensor_out'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2), out=_r.tensorlist(3))
+
+
 _split_with_sizes_parser = PythonArgParser([
     'split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)',
 ])
@@ -8037,6 +8253,22 @@ def THPVariable_split_with_sizes(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
     return _ops['split_with_sizes'](_r.tensor(0), _r.intlist(1), _r.to_int64(2))
+
+
+_split_with_sizes_copy_parser = PythonArgParser([
+    'split_with_sizes_copy(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0, *, TensorList out=None)',
+])
+
+
+def THPVariable_split_with_sizes_copy(*args, **kwargs):
+    _r = _split_with_sizes_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+        return _ops['split_with_sizes_copy'](_r.tensor(0), _r.intlist(1), _r.to_int64(2))
+    # aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()
+    return _ops['split_with_sizes_copy.out'](_r.tensor(0), _r.intlist(1), _r.to_int64(2), out=_r.tensorlist(3))
 
 
 _sqrt_parser = PythonArgParser([
@@ -8116,6 +8348,36 @@ def THPVariable_squeeze(*args, **kwargs):
         return _ops['squeeze.dim'](_r.tensor(0), _r.to_int64(1))
     # aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     return _ops['squeeze.dims'](_r.tensor(0), _r.intlist(1))
+
+
+_squeeze_copy_parser = PythonArgParser([
+    'squeeze_copy(Tensor input, *, Tensor out=None)',
+    'squeeze_copy(Tensor input, int64_t dim, *, Tensor out=None)',
+    'squeeze_copy(Tensor input, IntArrayRef dim, *, Tensor out=None)',
+])
+
+
+def THPVariable_squeeze_copy(*args, **kwargs):
+    _r = _squeeze_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        if _r.is_none(1):
+            # aten::squeeze_copy(Tensor self) -> Tensor
+            return _ops['squeeze_copy'](_r.tensor(0))
+        # aten::squeeze_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['squeeze_copy.out'](_r.tensor(0), out=_r.tensor(1))
+    if _r.idx == 1:
+        if _r.is_none(2):
+            # aten::squeeze_copy.dim(Tensor self, int dim) -> Tensor
+            return _ops['squeeze_copy.dim'](_r.tensor(0), _r.to_int64(1))
+        # aten::squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['squeeze_copy.dim_out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::squeeze_copy.dims(Tensor self, int[] dim) -> Tensor
+        return _ops['squeeze_copy.dims'](_r.tensor(0), _r.intlist(1))
+    # aten::squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['squeeze_copy.dims_out'](_r.tensor(0), _r.intlist(1), out=_r.tensor(2))
 
 
 _stack_parser = PythonArgParser([
@@ -8294,6 +8556,22 @@ def THPVariable_t(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::t(Tensor(a) self) -> Tensor(a)
     return _ops['t'](_r.tensor(0))
+
+
+_t_copy_parser = PythonArgParser([
+    't_copy(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_t_copy(*args, **kwargs):
+    _r = _t_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::t_copy(Tensor self) -> Tensor
+        return _ops['t_copy'](_r.tensor(0))
+    # aten::t_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['t_copy.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _take_parser = PythonArgParser([
@@ -8504,6 +8782,22 @@ def THPVariable_transpose(*args, **kwargs):
     return _ops['transpose.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_transpose_copy_parser = PythonArgParser([
+    'transpose_copy(Tensor input, int64_t dim0, int64_t dim1, *, Tensor out=None)',
+])
+
+
+def THPVariable_transpose_copy(*args, **kwargs):
+    _r = _transpose_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(3):
+        # aten::transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor
+        return _ops['transpose_copy.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+    # aten::transpose_copy.int_out(Tensor self, int dim0, int dim1, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['transpose_copy.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), out=_r.tensor(3))
+
+
 _triangular_solve_parser = PythonArgParser([
     'triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, TensorList[2] out=None)',
 ])
@@ -8653,6 +8947,22 @@ def THPVariable_unbind(*args, **kwargs):
     return _ops['unbind.int'](_r.tensor(0), _r.to_int64(1))
 
 
+_unbind_copy_parser = PythonArgParser([
+    'unbind_copy(Tensor input, int64_t dim=0, *, TensorList out=None)',
+])
+
+
+def THPVariable_unbind_copy(*args, **kwargs):
+    _r = _unbind_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::unbind_copy.int(Tensor self, int dim=0) -> Tensor[]
+        return _ops['unbind_copy.int'](_r.tensor(0), _r.to_int64(1))
+    # aten::unbind_copy.int_out(Tensor self, int dim=0, *, Tensor(a!)[] out) -> ()
+    return _ops['unbind_copy.int_out'](_r.tensor(0), _r.to_int64(1), out=_r.tensorlist(2))
+
+
 _unflatten_parser = PythonArgParser([
     'unflatten(Tensor input, int64_t dim, SymIntArrayRef sizes)',
 ])
@@ -8664,6 +8974,22 @@ def THPVariable_unflatten(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
     return _ops['unflatten.int'](_r.tensor(0), _r.to_int64(1), _r.intlist(2))
+
+
+_unfold_copy_parser = PythonArgParser([
+    'unfold_copy(Tensor input, int64_t dimension, int64_t size, int64_t step, *, Tensor out=None)',
+])
+
+
+def THPVariable_unfold_copy(*args, **kwargs):
+    _r = _unfold_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
+        return _ops['unfold_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+    # aten::unfold_copy.out(Tensor self, int dimension, int size, int step, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['unfold_copy.out'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3), out=_r.tensor(4))
 
 
 _unique_consecutive_parser = PythonArgParser([
@@ -8690,6 +9016,22 @@ def THPVariable_unsqueeze(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
     return _ops['unsqueeze'](_r.tensor(0), _r.to_int64(1))
+
+
+_unsqueeze_copy_parser = PythonArgParser([
+    'unsqueeze_copy(Tensor input, int64_t dim, *, Tensor out=None)',
+])
+
+
+def THPVariable_unsqueeze_copy(*args, **kwargs):
+    _r = _unsqueeze_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::unsqueeze_copy(Tensor self, int dim) -> Tensor
+        return _ops['unsqueeze_copy'](_r.tensor(0), _r.to_int64(1))
+    # aten::unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['unsqueeze_copy.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _var_parser = PythonArgParser([
@@ -8767,6 +9109,22 @@ def THPVariable_view_as_complex(*args, **kwargs):
     return _ops['view_as_complex'](_r.tensor(0))
 
 
+_view_as_complex_copy_parser = PythonArgParser([
+    'view_as_complex_copy(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_view_as_complex_copy(*args, **kwargs):
+    _r = _view_as_complex_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::view_as_complex_copy(Tensor self) -> Tensor
+        return _ops['view_as_complex_copy'](_r.tensor(0))
+    # aten::view_as_complex_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['view_as_complex_copy.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _view_as_real_parser = PythonArgParser([
     'view_as_real(Tensor input)',
 ])
@@ -8778,6 +9136,45 @@ def THPVariable_view_as_real(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::view_as_real(Tensor(a) self) -> Tensor(a)
     return _ops['view_as_real'](_r.tensor(0))
+
+
+_view_as_real_copy_parser = PythonArgParser([
+    'view_as_real_copy(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_view_as_real_copy(*args, **kwargs):
+    _r = _view_as_real_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(1):
+        # aten::view_as_real_copy(Tensor self) -> Tensor
+        return _ops['view_as_real_copy'](_r.tensor(0))
+    # aten::view_as_real_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['view_as_real_copy.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_view_copy_parser = PythonArgParser([
+    'view_copy(Tensor input, ScalarType dtype, *, Tensor out=None)',
+    'view_copy(Tensor input, SymIntArrayRef size, *, Tensor out=None)',
+])
+
+
+def THPVariable_view_copy(*args, **kwargs):
+    _r = _view_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor
+            return _ops['view_copy.dtype'](_r.tensor(0), _r.scalartype(1))
+        # aten::view_copy.dtype_out(Tensor self, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['view_copy.dtype_out'](_r.tensor(0), _r.scalartype(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::view_copy(Tensor self, SymInt[] size) -> Tensor
+        return _ops['view_copy'](_r.tensor(0), _r.intlist(1))
+    # aten::view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['view_copy.out'](_r.tensor(0), _r.intlist(1), out=_r.tensor(2))
 
 
 _vsplit_parser = PythonArgParser([
@@ -9074,6 +9471,7 @@ FUNCTIONS = named({
     'addmv_': THPVariable_addmv_,
     'addr': THPVariable_addr,
     'affine_grid_generator': THPVariable_affine_grid_generator,
+    'alias_copy': THPVariable_alias_copy,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
     'alpha_dropout': THPVariable_alpha_dropout,
@@ -9103,6 +9501,7 @@ FUNCTIONS = named({
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
     'as_strided_': THPVariable_as_strided_,
+    'as_strided_copy': THPVariable_as_strided_copy,
     'as_strided_scatter': THPVariable_as_strided_scatter,
     'asin': THPVariable_asin,
     'asin_': THPVariable_asin_,
@@ -9187,6 +9586,7 @@ FUNCTIONS = named({
     'deg2rad_': THPVariable_deg2rad_,
     'det': THPVariable_det,
     'detach': THPVariable_detach,
+    'detach_copy': THPVariable_detach_copy,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
     'diagflat': THPVariable_diagflat,
@@ -9218,6 +9618,7 @@ FUNCTIONS = named({
     'exp2': THPVariable_exp2,
     'exp2_': THPVariable_exp2_,
     'exp_': THPVariable_exp_,
+    'expand_copy': THPVariable_expand_copy,
     'expm1': THPVariable_expm1,
     'expm1_': THPVariable_expm1_,
     'eye': THPVariable_eye,
@@ -9245,6 +9646,8 @@ FUNCTIONS = named({
     'full': THPVariable_full,
     'full_like': THPVariable_full_like,
     'gather': THPVariable_gather,
+    'gcd': THPVariable_gcd,
+    'gcd_': THPVariable_gcd_,
     'ge': THPVariable_ge,
     'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
@@ -9285,6 +9688,8 @@ FUNCTIONS = named({
     'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'layer_norm': THPVariable_layer_norm,
+    'lcm': THPVariable_lcm,
+    'lcm_': THPVariable_lcm_,
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
     'lgamma': THPVariable_lgamma,
@@ -9348,6 +9753,7 @@ FUNCTIONS = named({
     'nanquantile': THPVariable_nanquantile,
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
+    'narrow_copy': THPVariable_narrow_copy,
     'native_batch_norm': THPVariable_native_batch_norm,
     'native_channel_shuffle': THPVariable_native_channel_shuffle,
     'native_group_norm': THPVariable_native_group_norm,
@@ -9368,6 +9774,7 @@ FUNCTIONS = named({
     'pairwise_distance': THPVariable_pairwise_distance,
     'pdist': THPVariable_pdist,
     'permute': THPVariable_permute,
+    'permute_copy': THPVariable_permute_copy,
     'pinverse': THPVariable_pinverse,
     'pixel_shuffle': THPVariable_pixel_shuffle,
     'pixel_unshuffle': THPVariable_pixel_unshuffle,
@@ -9418,6 +9825,7 @@ FUNCTIONS = named({
     'scatter_reduce': THPVariable_scatter_reduce,
     'searchsorted': THPVariable_searchsorted,
     'select': THPVariable_select,
+    'select_copy': THPVariable_select_copy,
     'select_scatter': THPVariable_select_scatter,
     'selu': THPVariable_selu,
     'selu_': THPVariable_selu_,
@@ -9432,17 +9840,21 @@ FUNCTIONS = named({
     'sinc_': THPVariable_sinc_,
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
+    'slice_copy': THPVariable_slice_copy,
     'slice_scatter': THPVariable_slice_scatter,
     'slogdet': THPVariable_slogdet,
     'softmax': THPVariable_softmax,
     'sort': THPVariable_sort,
     'split': THPVariable_split,
+    'split_copy': THPVariable_split_copy,
     'split_with_sizes': THPVariable_split_with_sizes,
+    'split_with_sizes_copy': THPVariable_split_with_sizes_copy,
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
     'square': THPVariable_square,
     'square_': THPVariable_square_,
     'squeeze': THPVariable_squeeze,
+    'squeeze_copy': THPVariable_squeeze_copy,
     'stack': THPVariable_stack,
     'std': THPVariable_std,
     'std_mean': THPVariable_std_mean,
@@ -9453,6 +9865,7 @@ FUNCTIONS = named({
     'swapaxes': THPVariable_swapaxes,
     'swapdims': THPVariable_swapdims,
     't': THPVariable_t,
+    't_copy': THPVariable_t_copy,
     'take': THPVariable_take,
     'take_along_dim': THPVariable_take_along_dim,
     'tan': THPVariable_tan,
@@ -9467,6 +9880,7 @@ FUNCTIONS = named({
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
+    'transpose_copy': THPVariable_transpose_copy,
     'triangular_solve': THPVariable_triangular_solve,
     'tril': THPVariable_tril,
     'tril_indices': THPVariable_tril_indices,
@@ -9477,14 +9891,20 @@ FUNCTIONS = named({
     'trunc': THPVariable_trunc,
     'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
+    'unbind_copy': THPVariable_unbind_copy,
     'unflatten': THPVariable_unflatten,
+    'unfold_copy': THPVariable_unfold_copy,
     'unique_consecutive': THPVariable_unique_consecutive,
     'unsqueeze': THPVariable_unsqueeze,
+    'unsqueeze_copy': THPVariable_unsqueeze_copy,
     'var': THPVariable_var,
     'var_mean': THPVariable_var_mean,
     'vdot': THPVariable_vdot,
     'view_as_complex': THPVariable_view_as_complex,
+    'view_as_complex_copy': THPVariable_view_as_complex_copy,
     'view_as_real': THPVariable_view_as_real,
+    'view_as_real_copy': THPVariable_view_as_real_copy,
+    'view_copy': THPVariable_view_copy,
     'vsplit': THPVariable_vsplit,
     'vstack': THPVariable_vstack,
     'where': THPVariable_where,

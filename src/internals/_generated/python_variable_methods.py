@@ -2220,6 +2220,32 @@ def THPVariable_gather(self, *args, **kwargs):
     return _ops['gather'](self, _r.to_int64(0), _r.tensor(1), sparse_grad=_r.to_bool(2))
 
 
+_gcd_parser = PythonArgParser([
+    'gcd(Tensor other)',
+])
+
+
+def THPVariable_gcd(self, *args, **kwargs):
+    _r = _gcd_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::gcd(Tensor self, Tensor other) -> Tensor
+    return _ops['gcd'](self, _r.tensor(0))
+
+
+_gcd__parser = PythonArgParser([
+    'gcd_(Tensor other)',
+])
+
+
+def THPVariable_gcd_(self, *args, **kwargs):
+    _r = _gcd__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['gcd_'](self, _r.tensor(0))
+
+
 _ge_parser = PythonArgParser([
     'ge(Tensor other)',
     'ge(Scalar other)',
@@ -2666,6 +2692,32 @@ def THPVariable_kthvalue(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
     return _as_return_type('kthvalue', ('values', 'indices'), _ops['kthvalue'](self, _r.to_symint(0), _r.to_int64(1), _r.to_bool(2)))
+
+
+_lcm_parser = PythonArgParser([
+    'lcm(Tensor other)',
+])
+
+
+def THPVariable_lcm(self, *args, **kwargs):
+    _r = _lcm_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::lcm(Tensor self, Tensor other) -> Tensor
+    return _ops['lcm'](self, _r.tensor(0))
+
+
+_lcm__parser = PythonArgParser([
+    'lcm_(Tensor other)',
+])
+
+
+def THPVariable_lcm_(self, *args, **kwargs):
+    _r = _lcm__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['lcm_'](self, _r.tensor(0))
 
 
 _le_parser = PythonArgParser([
@@ -3545,6 +3597,19 @@ def THPVariable_narrow(self, *args, **kwargs):
         return _ops['narrow.Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.to_symint(2))
     # aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
     return _ops['narrow'](self, _r.to_int64(0), _r.to_symint(1), _r.to_symint(2))
+
+
+_narrow_copy_parser = PythonArgParser([
+    'narrow_copy(int64_t dim, SymInt start, SymInt length)',
+])
+
+
+def THPVariable_narrow_copy(self, *args, **kwargs):
+    _r = _narrow_copy_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
+    return _ops['narrow_copy'](self, _r.to_int64(0), _r.to_symint(1), _r.to_symint(2))
 
 
 _ne_parser = PythonArgParser([
@@ -6211,6 +6276,8 @@ METHODS = named({
     'frac': THPVariable_frac,
     'frac_': THPVariable_frac_,
     'gather': THPVariable_gather,
+    'gcd': THPVariable_gcd,
+    'gcd_': THPVariable_gcd_,
     'ge': THPVariable_ge,
     'ge_': THPVariable_ge_,
     'geqrf': THPVariable_geqrf,
@@ -6249,6 +6316,8 @@ METHODS = named({
     'isreal': THPVariable_isreal,
     'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
+    'lcm': THPVariable_lcm,
+    'lcm_': THPVariable_lcm_,
     'le': THPVariable_le,
     'le_': THPVariable_le_,
     'lerp': THPVariable_lerp,
@@ -6316,6 +6385,7 @@ METHODS = named({
     'nanquantile': THPVariable_nanquantile,
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
+    'narrow_copy': THPVariable_narrow_copy,
     'ne': THPVariable_ne,
     'ne_': THPVariable_ne_,
     'neg': THPVariable_neg,

@@ -318,7 +318,7 @@ def register_manual_kernels():
     for name in SET_OVERLOADS:
         kernel = _not_implemented_kernel(dispatcher.find(name), "set_", in_place=True)
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
-    for name in ("heaviside", "heaviside_"):
+    for name in ("heaviside", "heaviside_", "detach_copy"):     # detach_copy: detach's formula is none
         kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", in_place=name.endswith("_"))
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
     # EmbeddingBag's per-sample-weights gradient, made differentiable by create_graph: torch has

@@ -112,6 +112,15 @@ def _torch_node_numbers():
     return names
 
 
+def _view_of_copy(name):
+    """``transpose.int`` for ``transpose_copy.int``: the view whose node a view-copy operator's
+    node is named after (None for any other operator)."""
+    base = str(name.name.base)
+    if not base.endswith("_copy"):
+        return None
+    return base[:-5] + (f".{name.overload_name}" if name.overload_name else "")
+
+
 @dataclass
 class Saved:
     name: str          # the slot is name + "_"; the formula's local variable is name
@@ -164,8 +173,8 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
             node = None     # nothing differentiable (eq's bool result): no node, no Autograd kernel
         elif schema_name in torch_names:
             node = torch_names[schema_name]
-        elif schema_name.endswith("_copy") and schema_name[:-5] in torch_names:
-            node = torch_names[schema_name[:-5]] + "_copy"    # torch's view_copy nodes: the view's, renamed
+        elif _view_of_copy(schema.name) in torch_names:
+            node = torch_names[_view_of_copy(schema.name)] + "_copy"    # torch's view_copy nodes: the view's, renamed
         elif _inplace_name(schema) in torch_names:
             node = torch_names[_inplace_name(schema)]   # a functional op torch generates from an in-place one
         else:

@@ -218,7 +218,8 @@ def dispatch_call(overload, method, signature=None, keywords=True):
     outputs = arguments.out
     if outputs:
         at = signature.output_idx()
-        exprs += ([f"{outputs[0].name}=_r.tensor({at})"] if len(outputs) == 1 else
+        single = "tensorlist" if outputs[0].type.is_list_like() else "tensor"    # split_copy's out=[...]
+        exprs += ([f"{outputs[0].name}=_r.{single}({at})"] if len(outputs) == 1 else
                   [f"{a.name}=_r.tensorlist({at})[{i}]" for i, a in enumerate(outputs)])
     if "requires_grad" in index:
         options = ", ".join(f"_r.{accessor(type_)}({index[name]})" for name, type_ in _OPTIONS.items())

@@ -121,6 +121,12 @@ sub_out = structured(meta_sub, impl_sub)
 _sub = structured_variant(sub_out, inplace=False)
 
 
+def rsub(self, other, *, alpha=1):
+    """``rsub.Tensor``: ``other - alpha * self``, sub with its operands swapped (sub's checks,
+    iterator and loop; a mode sees ``rsub`` alone, as torch's kernel redispatches below it)."""
+    return _sub(other, self, alpha=alpha)
+
+
 def rsub_scalar(self, other, alpha=1):
     """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
     return _sub(wrap_scalar(other), self, alpha=alpha)
@@ -443,7 +449,7 @@ def _number_overloads(name):
 
 def meta_heaviside(out, self, values):
     """``values`` where x is 0, else 0 or 1 by the sign of x; both (and ``out``) of one real dtype."""
-    if self.dtype.is_complex or values.dtype.is_complex:
+    if any(t is not None and t.dtype.is_complex for t in (self, values, out)):     # out too, first
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if self.dtype is not values.dtype or (out is not None and out.dtype is not self.dtype):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
@@ -553,6 +559,37 @@ def floor_divide(a, b):
 
 def floor_divide_(a, b):
     return _div_mode_(a, wrap_scalar(b), rounding_mode="floor")
+
+
+def floor_divide_out(self, other, *, out):
+    """``floor_divide_out``: division rounded down into ``out``, checked as div's out= is."""
+    return div_mode_out(self, other, rounding_mode="floor", out=out)
+
+
+# ---- gcd and lcm: TORCH_META_FUNC(gcd), TORCH_META_FUNC(lcm): the binary iterator; the loops
+# (``gcd_stub``, ``lcm_stub``) are compiled for the five integer types only.
+_GCD_TYPES = (st.uint8, st.int8, st.int16, st.int32, st.int64)
+
+
+def meta_gcd(out, self, other):
+    return BinaryOpConfig(out, self, other).build()
+
+
+def _integer_loop(name, op):
+    def impl(it, self, other):
+        if it.common_dtype not in _GCD_TYPES:       # AT_DISPATCH_INTEGRAL_TYPES
+            raise _not_implemented(name, it.common_dtype)
+        return _run(it, op, _one(it))
+    impl.__name__ = impl.__qualname__ = f"impl_{name}"
+    return impl
+
+
+def meta_lcm(out, self, other):
+    return BinaryOpConfig(out, self, other).build()
+
+
+gcd_out = structured(meta_gcd, _integer_loop("gcd", ops.GCD))
+lcm_out = structured(meta_lcm, _integer_loop("lcm", ops.LCM))
 
 
 def meta_remainder(out, self, other):
@@ -952,6 +989,9 @@ multiply, multiply_ = _renamed("multiply", "mul.Tensor"), _renamed("multiply_", 
 multiply_scalar, multiply_scalar_ = _renamed("multiply_scalar", "mul.Scalar"), _renamed("multiply_scalar_",
                                                                                          "mul_.Scalar")
 true_divide, true_divide_ = _renamed("true_divide", "div.Tensor"), _renamed("true_divide_", "div_.Tensor")
+# their out= forms too: the renamed operator's out= checks (a cast to a wider ``out`` allowed)
+subtract_out, multiply_out, true_divide_out = (_renamed(f"{name}_out", f"{target}.out") for name, target in (
+    ("subtract", "sub"), ("multiply", "mul"), ("true_divide", "div")))
 true_divide_scalar, true_divide_scalar_ = (_renamed("true_divide_scalar", "div.Scalar"),
                                            _renamed("true_divide_scalar_", "div_.Scalar"))
 

@@ -25,9 +25,9 @@ from .tensor_factories import wrap_scalar
 
 
 def _refuse_bool(kernel, dtype):
-    """The products' kernels dispatch over numbers only: a bool (or complex32) operand is refused
-    by name."""
-    if dtype is st.bool_ or dtype is st.complex32:
+    """The products' kernels dispatch over numbers only, and not over uint16, uint32 and uint64:
+    a bool, complex32 or such unsigned operand is refused by name."""
+    if dtype is st.bool_ or dtype is st.complex32 or dtype in st.LIMITED_UNSIGNED:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
 
 
@@ -183,9 +183,14 @@ def impl_addmv(out, self, mat, vec, *, beta=1, alpha=1):
     """``TORCH_IMPL_FUNC(addmv_out_cpu)``: beta * self + alpha * (mat @ vec) written into the
     output, ``self`` broadcast to its length."""
     beta, alpha = _integral_scalars(mat.dtype, beta, alpha)
+    expanded = dispatcher.call("expand", self, [mat.shape[0]])
+    if mat.numel() == 0:        # no product to add: beta * self, or zeros, in any dtype
+        if beta == 0:
+            return dispatcher.call("zero_", out)
+        scale = dispatcher.call("_to_copy", wrap_scalar(beta), dtype=out.dtype)    # scalar_tensor(beta, dtype)
+        return dispatcher.call("mul.out", expanded, scale, out=out)
     if out.numel():
         _refuse_bool("addmv_impl_cpu", mat.dtype)
-    expanded = dispatcher.call("expand", self, [mat.shape[0]])
     return _write_scaled_sum(out, self, expanded, lambda: dispatcher.call(
         "squeeze.dim", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1), beta, alpha)
 

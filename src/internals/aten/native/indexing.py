@@ -357,6 +357,8 @@ def impl_index_add(out, self, dim, index, source, *, alpha=1):
     receiving each: an accumulating ``index_put_`` with ``index`` in ``dim``'s place."""
     if out is not self:
         dispatcher.call("copy_", out, self)
+    if self.dtype in st.LIMITED_UNSIGNED and _refuse_limited_unsigned_index_add(out, index):
+        return out
     d = wrap_dim(dim, self.dim())
     bound = out.shape[d] if out.dim() else 1      # no index wraps around: -1 is out of bounds too
     outside = dispatcher.call("masked_select", index, dispatcher.call("bitwise_or.Tensor", dispatcher.call(
@@ -365,7 +367,7 @@ def impl_index_add(out, self, dim, index, source, *, alpha=1):
         if out.dim() <= 1:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"index {outside[0].item()} is out of bounds for dimension {d} with size {bound}")
-    values = source if alpha == 1 else dispatcher.call("mul.Tensor", source, wrap_scalar(alpha))
+    values = source if alpha == 1 else _times_alpha(source, alpha)
     if out.dim() == 0:      # a 0-d tensor (and source) taken as a vector of one element
         index_put_(dispatcher.call("unsqueeze", out, 0), [index], dispatcher.call("reshape", values, [-1]),
                    accumulate=True)
@@ -374,6 +376,26 @@ def impl_index_add(out, self, dim, index, source, *, alpha=1):
 
 
 index_add_out = structured(meta_index_add, impl_index_add)
+
+
+def _times_alpha(source, alpha):
+    """``source * alpha`` in source's dtype, as the kernel's ``alpha.to<scalar_t>()`` multiplies
+    (a bool source times 2 stays bool)."""
+    if not (source.dtype.is_floating_point or source.dtype.is_complex):
+        alpha = st.checked_convert(alpha, source.dtype).item()     # 2.5 multiplies an integer as 2
+    values = dispatcher.call("mul.Tensor", source, wrap_scalar(alpha))
+    return values if values.dtype is source.dtype else dispatcher.call("_to_copy", values, dtype=source.dtype)
+
+
+def _refuse_limited_unsigned_index_add(out, index):
+    """uint16, uint32 and uint64 have neither of ``index_add_cpu_``'s loops: a vector's (named
+    ``index_add_``) nor, with more dims, ``scatter_add``'s, which runs only when there is
+    something to add (True: nothing to add, ``out`` is done)."""
+    if out.dim() <= 1:
+        raise NotImplementedError(f'"index_add_" not implemented for \'{out.dtype.torch_name}\'')
+    if index.numel() and out.numel():
+        raise NotImplementedError(f'"scatter_gather_tensor_cpu" not implemented for \'{out.dtype.torch_name}\'')
+    return True
 
 
 # ---------------------------------------------------------------------- index_fill_, index_copy_

@@ -1621,6 +1621,24 @@ FMOD_FLOAT = BINARY.register(fmod_float)
 
 
 @register_jitable
+def gcd(a, b, alpha):
+    """``calc_gcd``: Euclid's algorithm on the magnitudes."""
+    a, b = abs(a), abs(b)
+    while a != 0:
+        a, b = b % a, a
+    return b
+GCD = BINARY.register(gcd)
+
+
+@register_jitable
+def lcm(a, b, alpha):
+    """``lcm_kernel``: |a / gcd * b|, 0 where the gcd is 0 (both zero)."""
+    g = gcd(a, b, alpha)
+    return a - a if g == 0 else abs(a // g * b)
+LCM = BINARY.register(lcm)
+
+
+@register_jitable
 def bitwise_and(a, b, alpha):
     return a & b
 BITWISE_AND = BINARY.register(bitwise_and)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ..dispatcher import call
+from .dispatch_stub import refuse_unlisted_dtypes
 from .tensor_factories import from_host
 
 
@@ -39,10 +40,10 @@ def histc(x, bins=100, min=0, max=0):
     ``(x - lo) * bins / (hi - lo)`` in the input's precision (the linear-interpolation kernel),
     the top edge counted in the last bin, anything outside or NaN skipped. The bins are found on
     the host, as the counts decide nothing of the result's size."""
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_{x.device.type}\" not implemented for '{x.dtype.torch_name}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if not x.dtype.is_floating_point:
+        _refuse_histc(x, bins, min, max)
     lo, hi = _outer_edges(x, float(min), float(max))
     kind = x.dtype.numpy_type.type if x.dtype is not st.bfloat16 else np.float32
     values = np.asarray(x._host_values(), dtype=kind).reshape(-1)
@@ -52,6 +53,17 @@ def histc(x, bins=100, min=0, max=0):
     pos = ((inside - left) * kind(bins) / (right - left)).astype(np.int64)
     counts = np.bincount(np.minimum(pos, bins - 1), minlength=bins)
     return call("_to_copy", from_host(counts.astype(np.int64), st.int64, x.device), dtype=x.dtype)
+
+
+def _refuse_histc(x, bins, min, max):
+    """An integer or bool input gets as far as torch's steps before the counting kernel, which
+    refuses it: the input's extremes (``aminmax``) and the bin edges (``linspace`` in the input's
+    dtype), whose kernels refuse some dtypes of their own (or an edge the dtype cannot hold)."""
+    if min == max and x.numel() > 0:
+        refuse_unlisted_dtypes("aminmax_cpu", x)
+    lo, hi = _outer_edges(x, float(min), float(max))
+    call("linspace", lo, hi, bins + 1, dtype=x.dtype, device=x.device)
+    raise NotImplementedError(f"\"histogram_{x.device.type}\" not implemented for '{x.dtype.torch_name}'")
 
 
 def _outer_edges(x, lo, hi):

@@ -174,6 +174,8 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         raise RuntimeError("number of steps must be non-negative")
     if steps:       # an empty one is made without the kernel
         refuse_unlisted_dtypes("linspace_cpu", dtype)
+        if dtype is st.bool_:
+            raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
     if dtype.is_complex:
         # c10::complex's step times an index scales both parts by the index, so each part is
         # the real linspace of the parts, in the part's own type
@@ -190,9 +192,9 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     if dtype.is_floating_point:
         compute = np.float64 if dtype is st.float64 else np.float32
         start_, end_ = compute(start), compute(end)
-    else:
+    else:       # the kernel's ``start.to<scalar_t>()``, checked (a float out of range refused, an int wraps)
         compute = np.float64
-        start_, end_ = compute(int(start)), compute(int(end))
+        start_, end_ = (compute(int(st.checked_convert(v, dtype) if steps else v)) for v in (start, end))
     values = np.full(steps, start_, dtype=compute)
     if steps > 1:
         step = (end_ - start_) / compute(steps - 1)

@@ -270,7 +270,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultilabelMarginLossBackward0', 'CtcLossBackward0', 'CtcLossBackward1', 'CtcLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'ReshapeAliasBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PolarBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'PutBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'ErfcBackward0', 'SpecialErfcxBackward0', 'SpecialNdtriBackward0', 'SpecialLogNdtrBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'PolygammaBackward1', 'MvlgammaBackward0', 'ErfinvBackward0', 'I0Backward0', 'SpecialI0EBackward0', 'SpecialI1Backward0', 'SpecialI1EBackward0', 'SincBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'SpecialXlog1PyBackward0', 'SpecialXlog1PyBackward1', 'SpecialXlog1PyBackward2', 'SpecialZetaBackward0', 'SpecialZetaBackward1', 'SpecialZetaBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'NormBackward2', 'NormBackward3', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'GeqrfBackward0', 'LinalgHouseholderProductBackward0', 'LinalgMatrixExpBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'CholeskySolveBackward0', 'CholeskyInverseBackward0', 'LinalgSolveExBackward0', 'LinalgLstsqBackward0', 'LinalgSolveTriangularBackward0', 'TriangularSolveBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddrBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'LinalgLuBackward0', 'LinalgLuSolveBackward0', 'LuUnpackBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'TrilinearBackward0', 'MaxPool2DWithIndicesBackward0', 'FractionalMaxPool2DBackward0', 'FractionalMaxPool3DBackward0', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'PdistBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'AdaptiveAvgPool3DBackward0', 'AdaptiveAvgPool3DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'MaxPool3DWithIndicesBackward0', 'MaxPool3DWithIndicesBackwardBackward0', 'MaxUnpool2DBackward0', 'MaxUnpool3DBackward0', 'AdaptiveMaxPool3DBackward0', 'AdaptiveMaxPool3DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ChannelShuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward0', 'ToSparseBackward1', 'ToSparseCsrBackward0', 'ToSparseCscBackward0', 'ToSparseBsrBackward0', 'ToSparseBscBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'SparseCooTensorWithDimsAndTensorsBackward0', 'CoalesceBackward0', 'ValuesBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'ScaledDotProductFlashAttentionForCpuBackward0', 'EmbeddingBackward0', 'FractionalMaxPool2DBackwardBackward0', 'FractionalMaxPool3DBackwardBackward0', 'RreluWithNoiseBackwardBackward0', 'PdistBackwardBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward0', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultilabelMarginLossBackward0', 'CtcLossBackward0', 'CtcLossBackward1', 'CtcLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'ReshapeAliasBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PolarBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'ViewBackward0_copy', 'AliasBackward0_copy', 'AsStridedBackward0_copy', 'ExpandBackward0_copy', 'PermuteBackward0_copy', 'SelectBackward0_copy', 'SliceBackward0_copy', 'SqueezeBackward0_copy', 'SqueezeBackward1_copy', 'SqueezeBackward2_copy', 'TBackward0_copy', 'TransposeBackward0_copy', 'UnfoldBackward0_copy', 'UnsqueezeBackward0_copy', 'ViewAsRealBackward0_copy', 'ViewAsComplexBackward0_copy', 'SplitBackward0_copy', 'SplitWithSizesBackward0_copy', 'UnbindBackward0_copy', 'NarrowCopyBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'PutBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'ErfcBackward0', 'SpecialErfcxBackward0', 'SpecialNdtriBackward0', 'SpecialLogNdtrBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'PolygammaBackward0', 'PolygammaBackward1', 'MvlgammaBackward0', 'ErfinvBackward0', 'I0Backward0', 'SpecialI0EBackward0', 'SpecialI1Backward0', 'SpecialI1EBackward0', 'SincBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'SpecialXlog1PyBackward0', 'SpecialXlog1PyBackward1', 'SpecialXlog1PyBackward2', 'SpecialZetaBackward0', 'SpecialZetaBackward1', 'SpecialZetaBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'NormBackward2', 'NormBackward3', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'GeqrfBackward0', 'LinalgHouseholderProductBackward0', 'LinalgMatrixExpBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'CholeskySolveBackward0', 'CholeskyInverseBackward0', 'LinalgSolveExBackward0', 'LinalgLstsqBackward0', 'LinalgSolveTriangularBackward0', 'TriangularSolveBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddrBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'LinalgLuBackward0', 'LinalgLuSolveBackward0', 'LuUnpackBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'TrilinearBackward0', 'MaxPool2DWithIndicesBackward0', 'FractionalMaxPool2DBackward0', 'FractionalMaxPool3DBackward0', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'PdistBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'AdaptiveAvgPool3DBackward0', 'AdaptiveAvgPool3DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'MaxPool3DWithIndicesBackward0', 'MaxPool3DWithIndicesBackwardBackward0', 'MaxUnpool2DBackward0', 'MaxUnpool3DBackward0', 'AdaptiveMaxPool3DBackward0', 'AdaptiveMaxPool3DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ChannelShuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward0', 'ToSparseBackward1', 'ToSparseCsrBackward0', 'ToSparseCscBackward0', 'ToSparseBsrBackward0', 'ToSparseBscBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'SparseCooTensorWithDimsAndTensorsBackward0', 'CoalesceBackward0', 'ValuesBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'ScaledDotProductFlashAttentionForCpuBackward0', 'EmbeddingBackward0', 'FractionalMaxPool2DBackwardBackward0', 'FractionalMaxPool3DBackwardBackward0', 'RreluWithNoiseBackwardBackward0', 'PdistBackwardBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -704,6 +704,27 @@ class PowBackward2(Node):
         exponent = node.exponent_.unpack(node)
         result = node.result_.unpack(node)
         return (pow_backward_exponent_scalar_base(grad, self, exponent, result),)
+
+
+class RsubBackward0(Node):
+    """``rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('self_scalar_type_', 'alpha_', 'other_scalar_type_')
+    _tensor_slots = ()
+    _exposed = {'_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self_scalar_type = node.self_scalar_type_
+        alpha = node.alpha_
+        other_scalar_type = node.other_scalar_type_
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = handle_r_to_c(other_scalar_type, grad)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = handle_r_to_c(self_scalar_type, maybe_multiply(-grad, conj_scalar(alpha)))
+        return grad_self, grad_other
 
 
 class RsubBackward1(Node):
@@ -2178,6 +2199,263 @@ class DiagonalBackwardBackward0(Node):
         dim1 = node.dim1_
         dim2 = node.dim2_
         return (grad.diagonal(offset, dim1, dim2),)
+
+
+class ViewBackward0_copy(Node):
+    """``view_copy(Tensor self, SymInt[] size) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        return (grad.reshape(self_sym_sizes),)
+
+
+class AliasBackward0_copy(Node):
+    """``alias_copy(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
+
+
+class AsStridedBackward0_copy(Node):
+    """``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor``"""
+    __slots__ = ('self_geometry_', 'size_', 'stride_', 'storage_offset_')
+    _tensor_slots = ()
+    _exposed = {'_saved_size': ('size_', False), '_saved_stride': ('stride_', False), '_saved_storage_offset': ('storage_offset_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_geometry = node.self_geometry_
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        return (as_strided_backward(grad, self_geometry, size, stride, storage_offset),)
+
+
+class ExpandBackward0_copy(Node):
+    """``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        return (sum_to(grad, self_sym_sizes),)
+
+
+class PermuteBackward0_copy(Node):
+    """``permute_copy(Tensor self, int[] dims) -> Tensor``"""
+    __slots__ = ('dims_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_dims': ('dims_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dims = node.dims_
+        return (permute_backwards(grad, dims),)
+
+
+class SelectBackward0_copy(Node):
+    """``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'index_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        index = node.index_
+        return (select_backward(grad, self_sym_sizes, dim, index),)
+
+
+class SliceBackward0_copy(Node):
+    """``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        return (slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step),)
+
+
+class SqueezeBackward0_copy(Node):
+    """``squeeze_copy(Tensor self) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        return (unsqueeze_to(grad, self_sym_sizes),)
+
+
+class SqueezeBackward1_copy(Node):
+    """``squeeze_copy.dim(Tensor self, int dim) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        return (unsqueeze_to(grad, dim, self_sym_sizes),)
+
+
+class SqueezeBackward2_copy(Node):
+    """``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        return (unsqueeze_to(grad, dim, self_sym_sizes),)
+
+
+class TBackward0_copy(Node):
+    """``t_copy(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad.t(),)
+
+
+class TransposeBackward0_copy(Node):
+    """``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor``"""
+    __slots__ = ('dim0_', 'dim1_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim0': ('dim0_', False), '_saved_dim1': ('dim1_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim0 = node.dim0_
+        dim1 = node.dim1_
+        return (grad.transpose(dim0, dim1),)
+
+
+class UnfoldBackward0_copy(Node):
+    """``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dimension_', 'size_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dimension': ('dimension_', False), '_saved_size': ('size_', False), '_saved_step': ('step_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dimension = node.dimension_
+        size = node.size_
+        step = node.step_
+        return (unfold_backward(grad, self_sym_sizes, dimension, size, step),)
+
+
+class UnsqueezeBackward0_copy(Node):
+    """``unsqueeze_copy(Tensor self, int dim) -> Tensor``"""
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim = node.dim_
+        return (grad.squeeze(dim),)
+
+
+class ViewAsRealBackward0_copy(Node):
+    """``view_as_real_copy(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (view_as_complex(grad.contiguous()),)
+
+
+class ViewAsComplexBackward0_copy(Node):
+    """``view_as_complex_copy(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (view_as_real(grad.contiguous().resolve_conj()),)
+
+
+class SplitBackward0_copy(Node):
+    """``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]``"""
+    __slots__ = ('self_sym_sizes_', 'self_options_', 'split_size_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_split_size': ('split_size_', False), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        self_sym_sizes = node.self_sym_sizes_
+        self_options = node.self_options_
+        split_size = node.split_size_
+        dim = node.dim_
+        return (split_backward(grads, split_size, dim, self_sym_sizes, self_options),)
+
+
+class SplitWithSizesBackward0_copy(Node):
+    """``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]``"""
+    __slots__ = ('self_sym_sizes_', 'self_options_', 'split_sizes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_split_sizes': ('split_sizes_', False), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        self_sym_sizes = node.self_sym_sizes_
+        self_options = node.self_options_
+        split_sizes = node.split_sizes_
+        dim = node.dim_
+        return (split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes, self_options),)
+
+
+class UnbindBackward0_copy(Node):
+    """``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]``"""
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        dim = node.dim_
+        return (unbind_backward(grads, dim),)
+
+
+class NarrowCopyBackward0(Node):
+    """``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'start_', 'length_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_length': ('length_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        start = node.start_
+        length = node.length_
+        return (slice_backward_wrapper(grad, self_sym_sizes, dim, start, start + length, 1),)
 
 
 class DiagonalBackward0_copy(Node):

@@ -42,11 +42,13 @@ from .functions import (
     AddrBackward0,
     AffineGridGeneratorBackward0,
     AliasBackward0,
+    AliasBackward0_copy,
     AmaxBackward0,
     AminBackward0,
     AminmaxBackward0,
     AngleBackward0,
     AsStridedBackward0,
+    AsStridedBackward0_copy,
     AsStridedBackward1,
     AsStridedScatterBackward0,
     AsinBackward0,
@@ -133,6 +135,7 @@ from .functions import (
     Exp2Backward0,
     ExpBackward0,
     ExpandBackward0,
+    ExpandBackward0_copy,
     Expm1Backward0,
     ExponentialBackward0,
     FillBackward0,
@@ -264,6 +267,7 @@ from .functions import (
     NanmedianBackward0,
     NanmedianBackward1,
     NansumBackward0,
+    NarrowCopyBackward0,
     NativeBatchNormBackward0,
     NativeBatchNormBackwardBackward0,
     NativeGroupNormBackward0,
@@ -291,6 +295,7 @@ from .functions import (
     PdistBackward0,
     PdistBackwardBackward0,
     PermuteBackward0,
+    PermuteBackward0_copy,
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
     PolarBackward0,
@@ -334,6 +339,7 @@ from .functions import (
     RreluWithNoiseBackward1,
     RreluWithNoiseBackwardBackward0,
     RsqrtBackward0,
+    RsubBackward0,
     RsubBackward1,
     ScaledDotProductFlashAttentionForCpuBackward0,
     ScatterAddBackward0,
@@ -341,6 +347,7 @@ from .functions import (
     ScatterBackward1,
     ScatterReduceBackward0,
     SelectBackward0,
+    SelectBackward0_copy,
     SelectBackwardBackward0,
     SelectScatterBackward0,
     SgnBackward0,
@@ -352,6 +359,7 @@ from .functions import (
     SincBackward0,
     SinhBackward0,
     SliceBackward0,
+    SliceBackward0_copy,
     SliceBackwardBackward0,
     SliceScatterBackward0,
     SmoothL1LossBackward0,
@@ -381,11 +389,16 @@ from .functions import (
     SpecialZetaBackward1,
     SpecialZetaBackward2,
     SplitBackward0,
+    SplitBackward0_copy,
     SplitWithSizesBackward0,
+    SplitWithSizesBackward0_copy,
     SqrtBackward0,
     SqueezeBackward0,
+    SqueezeBackward0_copy,
     SqueezeBackward1,
+    SqueezeBackward1_copy,
     SqueezeBackward2,
+    SqueezeBackward2_copy,
     SqueezeBackward3,
     SqueezeBackward4,
     SqueezeBackward5,
@@ -397,6 +410,7 @@ from .functions import (
     SumBackward0,
     SumBackward1,
     TBackward0,
+    TBackward0_copy,
     TBackward1,
     TakeBackward0,
     TanBackward0,
@@ -416,6 +430,7 @@ from .functions import (
     TopkBackward0,
     TraceBackward0,
     TransposeBackward0,
+    TransposeBackward0_copy,
     TransposeBackward1,
     TriangularSolveBackward0,
     TrilBackward0,
@@ -423,7 +438,9 @@ from .functions import (
     TriuBackward0,
     TruncBackward0,
     UnbindBackward0,
+    UnbindBackward0_copy,
     UnfoldBackward0,
+    UnfoldBackward0_copy,
     UnfoldBackwardBackward0,
     UniformBackward0,
     Unique2Backward0,
@@ -431,6 +448,7 @@ from .functions import (
     UniqueDimBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
+    UnsqueezeBackward0_copy,
     UnsqueezeBackward1,
     UpsampleBicubic2DAaBackward0,
     UpsampleBicubic2DAaBackwardBackward0,
@@ -463,8 +481,11 @@ from .functions import (
     VarMeanBackward0,
     VdotBackward0,
     ViewAsComplexBackward0,
+    ViewAsComplexBackward0_copy,
     ViewAsRealBackward0,
+    ViewAsRealBackward0_copy,
     ViewBackward0,
+    ViewBackward0_copy,
     WeightNormInterfaceBackward0,
     WhereBackward0,
     XlogyBackward0,
@@ -547,6 +568,7 @@ OPS = {
     'pow_.Tensor': dispatcher.find('pow_.Tensor'),
     'pow.Scalar': dispatcher.find('pow.Scalar'),
     'pow.Scalar_out': dispatcher.find('pow.Scalar_out'),
+    'rsub.Tensor': dispatcher.find('rsub.Tensor'),
     'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
     'maximum.out': dispatcher.find('maximum.out'),
@@ -667,7 +689,48 @@ OPS = {
     'diagonal': dispatcher.find('diagonal'),
     'trace': dispatcher.find('trace'),
     'diagonal_backward': dispatcher.find('diagonal_backward'),
+    'view_copy': dispatcher.find('view_copy'),
+    'view_copy.out': dispatcher.find('view_copy.out'),
+    'alias_copy': dispatcher.find('alias_copy'),
+    'alias_copy.out': dispatcher.find('alias_copy.out'),
+    'as_strided_copy': dispatcher.find('as_strided_copy'),
+    'as_strided_copy.out': dispatcher.find('as_strided_copy.out'),
+    'expand_copy': dispatcher.find('expand_copy'),
+    'expand_copy.out': dispatcher.find('expand_copy.out'),
+    'permute_copy': dispatcher.find('permute_copy'),
+    'permute_copy.out': dispatcher.find('permute_copy.out'),
+    'select_copy.int': dispatcher.find('select_copy.int'),
+    'select_copy.int_out': dispatcher.find('select_copy.int_out'),
+    'slice_copy.Tensor': dispatcher.find('slice_copy.Tensor'),
+    'slice_copy.Tensor_out': dispatcher.find('slice_copy.Tensor_out'),
+    'squeeze_copy': dispatcher.find('squeeze_copy'),
+    'squeeze_copy.out': dispatcher.find('squeeze_copy.out'),
+    'squeeze_copy.dim': dispatcher.find('squeeze_copy.dim'),
+    'squeeze_copy.dim_out': dispatcher.find('squeeze_copy.dim_out'),
+    'squeeze_copy.dims': dispatcher.find('squeeze_copy.dims'),
+    'squeeze_copy.dims_out': dispatcher.find('squeeze_copy.dims_out'),
+    't_copy': dispatcher.find('t_copy'),
+    't_copy.out': dispatcher.find('t_copy.out'),
+    'transpose_copy.int': dispatcher.find('transpose_copy.int'),
+    'transpose_copy.int_out': dispatcher.find('transpose_copy.int_out'),
+    'unfold_copy': dispatcher.find('unfold_copy'),
+    'unfold_copy.out': dispatcher.find('unfold_copy.out'),
+    'unsqueeze_copy': dispatcher.find('unsqueeze_copy'),
+    'unsqueeze_copy.out': dispatcher.find('unsqueeze_copy.out'),
+    'view_as_real_copy': dispatcher.find('view_as_real_copy'),
+    'view_as_real_copy.out': dispatcher.find('view_as_real_copy.out'),
+    'view_as_complex_copy': dispatcher.find('view_as_complex_copy'),
+    'view_as_complex_copy.out': dispatcher.find('view_as_complex_copy.out'),
+    'split_copy.Tensor': dispatcher.find('split_copy.Tensor'),
+    'split_copy.Tensor_out': dispatcher.find('split_copy.Tensor_out'),
+    'split_with_sizes_copy': dispatcher.find('split_with_sizes_copy'),
+    'split_with_sizes_copy.out': dispatcher.find('split_with_sizes_copy.out'),
+    'unbind_copy.int': dispatcher.find('unbind_copy.int'),
+    'unbind_copy.int_out': dispatcher.find('unbind_copy.int_out'),
+    'narrow_copy': dispatcher.find('narrow_copy'),
+    'narrow_copy.out': dispatcher.find('narrow_copy.out'),
     'diagonal_copy': dispatcher.find('diagonal_copy'),
+    'diagonal_copy.out': dispatcher.find('diagonal_copy.out'),
     'fill.Scalar': dispatcher.find('fill.Scalar'),
     'fill.Tensor': dispatcher.find('fill.Tensor'),
     'zero': dispatcher.find('zero'),
@@ -2587,6 +2650,24 @@ def pow_Scalar_out(ks, self, exponent, **kwargs):
         check_out_no_fw_grad('pow_out', exponent, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
+
+
+def rsub_Tensor(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = RsubBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.other_scalar_type_ = other._impl.dtype
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['rsub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 def rsub_Scalar(ks, self, other, alpha=1):
@@ -4803,6 +4884,466 @@ def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
     return result
 
 
+def view_copy(ks, self, size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['view_copy'].redispatch(after_autograd(ks), self, size)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_copy_out(ks, self, size, **kwargs):
+    check_out_no_requires_grad('view_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['view_copy.out'].redispatch(after_autograd(ks), self, size, **kwargs)
+
+
+def alias_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AliasBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['alias_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def alias_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('alias_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['alias_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def as_strided_copy(ks, self, size, stride, storage_offset=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AsStridedBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_geometry_ = TensorGeometry(self)
+        grad_fn.size_ = as_int_tuple(size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.storage_offset_ = storage_offset
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['as_strided_copy'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def as_strided_copy_out(ks, self, size, stride, storage_offset=None, **kwargs):
+    check_out_no_requires_grad('as_strided_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['as_strided_copy.out'].redispatch(after_autograd(ks), self, size, stride, storage_offset, **kwargs)
+
+
+def expand_copy(ks, self, size, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ExpandBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['expand_copy'].redispatch(after_autograd(ks), self, size, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def expand_copy_out(ks, self, size, **kwargs):
+    check_out_no_requires_grad('expand_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['expand_copy.out'].redispatch(after_autograd(ks), self, size, **kwargs)
+
+
+def permute_copy(ks, self, dims):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PermuteBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dims_ = as_int_tuple(dims)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['permute_copy'].redispatch(after_autograd(ks), self, dims)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def permute_copy_out(ks, self, dims, **kwargs):
+    check_out_no_requires_grad('permute_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['permute_copy.out'].redispatch(after_autograd(ks), self, dims, **kwargs)
+
+
+def select_copy_int(ks, self, dim, index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SelectBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = as_int(index)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['select_copy.int'].redispatch(after_autograd(ks), self, dim, index)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def select_copy_int_out(ks, self, dim, index, **kwargs):
+    check_out_no_requires_grad('select_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['select_copy.int_out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
+
+
+def slice_copy_Tensor(ks, self, dim=0, start=None, end=None, step=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SliceBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = start
+        grad_fn.end_ = end
+        grad_fn.step_ = as_int(step)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['slice_copy.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_copy_Tensor_out(ks, self, dim=0, start=None, end=None, step=1, **kwargs):
+    check_out_no_requires_grad('slice_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['slice_copy.Tensor_out'].redispatch(after_autograd(ks), self, dim, start, end, step, **kwargs)
+
+
+def squeeze_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SqueezeBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['squeeze_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def squeeze_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('squeeze_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['squeeze_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def squeeze_copy_dim(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SqueezeBackward1_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['squeeze_copy.dim'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def squeeze_copy_dim_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('squeeze_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['squeeze_copy.dim_out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
+def squeeze_copy_dims(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SqueezeBackward2_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int_tuple(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['squeeze_copy.dims'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def squeeze_copy_dims_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('squeeze_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['squeeze_copy.dims_out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
+def t_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['t_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def t_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('t_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['t_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def transpose_copy_int(ks, self, dim0, dim1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TransposeBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim0_ = as_int(dim0)
+        grad_fn.dim1_ = as_int(dim1)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['transpose_copy.int'].redispatch(after_autograd(ks), self, dim0, dim1)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def transpose_copy_int_out(ks, self, dim0, dim1, **kwargs):
+    check_out_no_requires_grad('transpose_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['transpose_copy.int_out'].redispatch(after_autograd(ks), self, dim0, dim1, **kwargs)
+
+
+def unfold_copy(ks, self, dimension, size, step):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnfoldBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dimension_ = as_int(dimension)
+        grad_fn.size_ = as_int(size)
+        grad_fn.step_ = as_int(step)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unfold_copy'].redispatch(after_autograd(ks), self, dimension, size, step)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def unfold_copy_out(ks, self, dimension, size, step, **kwargs):
+    check_out_no_requires_grad('unfold_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['unfold_copy.out'].redispatch(after_autograd(ks), self, dimension, size, step, **kwargs)
+
+
+def unsqueeze_copy(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsqueezeBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unsqueeze_copy'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def unsqueeze_copy_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('unsqueeze_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['unsqueeze_copy.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
+def view_as_real_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewAsRealBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['view_as_real_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_as_real_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('view_as_real_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['view_as_real_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def view_as_complex_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewAsComplexBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['view_as_complex_copy'].redispatch(after_autograd(ks), self)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_as_complex_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('view_as_complex_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['view_as_complex_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def split_copy_Tensor(ks, self, split_size, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SplitBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_size_ = as_int(split_size)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['split_copy.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def split_copy_Tensor_out(ks, self, split_size, dim=0, **kwargs):
+    check_out_no_requires_grad('split_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['split_copy.Tensor_out'].redispatch(after_autograd(ks), self, split_size, dim, **kwargs)
+
+
+def split_with_sizes_copy(ks, self, split_sizes, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SplitWithSizesBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_sizes_ = as_int_tuple(split_sizes)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['split_with_sizes_copy'].redispatch(after_autograd(ks), self, split_sizes, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def split_with_sizes_copy_out(ks, self, split_sizes, dim=0, **kwargs):
+    check_out_no_requires_grad('split_with_sizes_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['split_with_sizes_copy.out'].redispatch(after_autograd(ks), self, split_sizes, dim, **kwargs)
+
+
+def unbind_copy_int(ks, self, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnbindBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unbind_copy.int'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def unbind_copy_int_out(ks, self, dim=0, **kwargs):
+    check_out_no_requires_grad('unbind_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['unbind_copy.int_out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
+def narrow_copy(ks, self, dim, start, length):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NarrowCopyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = as_int(start)
+        grad_fn.length_ = as_int(length)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['narrow_copy'].redispatch(after_autograd(ks), self, dim, start, length)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def narrow_copy_out(ks, self, dim, start, length, **kwargs):
+    check_out_no_requires_grad('narrow_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['narrow_copy.out'].redispatch(after_autograd(ks), self, dim, start, length, **kwargs)
+
+
 def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
     if _fw_levels:
         check_no_fw_grad('diagonal_copy', self)
@@ -4822,6 +5363,12 @@ def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def diagonal_copy_out(ks, self, offset=0, dim1=0, dim2=1, **kwargs):
+    check_out_no_requires_grad('diagonal_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['diagonal_copy.out'].redispatch(after_autograd(ks), self, offset, dim1, dim2, **kwargs)
 
 
 def fill_Scalar(ks, self, value):
@@ -15381,6 +15928,7 @@ KERNELS = {
     'pow_.Tensor': pow__Tensor,
     'pow.Scalar': pow_Scalar,
     'pow.Scalar_out': pow_Scalar_out,
+    'rsub.Tensor': rsub_Tensor,
     'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
     'maximum.out': maximum_out,
@@ -15501,7 +16049,48 @@ KERNELS = {
     'diagonal': diagonal,
     'trace': trace,
     'diagonal_backward': diagonal_backward,
+    'view_copy': view_copy,
+    'view_copy.out': view_copy_out,
+    'alias_copy': alias_copy,
+    'alias_copy.out': alias_copy_out,
+    'as_strided_copy': as_strided_copy,
+    'as_strided_copy.out': as_strided_copy_out,
+    'expand_copy': expand_copy,
+    'expand_copy.out': expand_copy_out,
+    'permute_copy': permute_copy,
+    'permute_copy.out': permute_copy_out,
+    'select_copy.int': select_copy_int,
+    'select_copy.int_out': select_copy_int_out,
+    'slice_copy.Tensor': slice_copy_Tensor,
+    'slice_copy.Tensor_out': slice_copy_Tensor_out,
+    'squeeze_copy': squeeze_copy,
+    'squeeze_copy.out': squeeze_copy_out,
+    'squeeze_copy.dim': squeeze_copy_dim,
+    'squeeze_copy.dim_out': squeeze_copy_dim_out,
+    'squeeze_copy.dims': squeeze_copy_dims,
+    'squeeze_copy.dims_out': squeeze_copy_dims_out,
+    't_copy': t_copy,
+    't_copy.out': t_copy_out,
+    'transpose_copy.int': transpose_copy_int,
+    'transpose_copy.int_out': transpose_copy_int_out,
+    'unfold_copy': unfold_copy,
+    'unfold_copy.out': unfold_copy_out,
+    'unsqueeze_copy': unsqueeze_copy,
+    'unsqueeze_copy.out': unsqueeze_copy_out,
+    'view_as_real_copy': view_as_real_copy,
+    'view_as_real_copy.out': view_as_real_copy_out,
+    'view_as_complex_copy': view_as_complex_copy,
+    'view_as_complex_copy.out': view_as_complex_copy_out,
+    'split_copy.Tensor': split_copy_Tensor,
+    'split_copy.Tensor_out': split_copy_Tensor_out,
+    'split_with_sizes_copy': split_with_sizes_copy,
+    'split_with_sizes_copy.out': split_with_sizes_copy_out,
+    'unbind_copy.int': unbind_copy_int,
+    'unbind_copy.int_out': unbind_copy_int_out,
+    'narrow_copy': narrow_copy,
+    'narrow_copy.out': narrow_copy_out,
     'diagonal_copy': diagonal_copy,
+    'diagonal_copy.out': diagonal_copy_out,
     'fill.Scalar': fill_Scalar,
     'fill.Tensor': fill_Tensor,
     'zero': zero,

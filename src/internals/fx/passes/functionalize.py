@@ -288,8 +288,9 @@ class _Functionalizer:
         return new
 
     def finish(self, output):
-        """Outputs synced, then each written input copied back (``_propagate_functional_input_mutation``)."""
-        for arg in {a for a in tree_leaves(output.args) if isinstance(a, Node) and a in self.aliases}:
+        """Outputs synced in their order (each once), then each written input copied back
+        (``_propagate_functional_input_mutation``)."""
+        for arg in dict.fromkeys(a for a in tree_leaves(output.args) if isinstance(a, Node) and a in self.aliases):
             output.replace_input_with(arg, self.sync(arg))
         for original, alias in list(self.aliases.items()):
             base = alias.base

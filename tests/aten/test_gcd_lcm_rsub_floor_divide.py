@@ -1,0 +1,88 @@
+"""``gcd`` and ``lcm`` (integer loops only), ``rsub`` of two tensors, ``floor_divide``'s out=
+form, and the out= forms of the operators that rename another (``true_divide``, ``subtract``,
+``multiply``): values, dtypes, strides, errors, grad_fn names and gradients, against torch."""
+
+import pytest
+import torch
+from helpers import Adapter, check_opinfo_samples, compare_gradients_and_nodes, opinfo_cases
+from helpers import run_everyday_call as _run
+
+import internals
+
+ADAPTERS = {
+    "gcd": Adapter(internals.gcd, "gcd"), "lcm": Adapter(internals.lcm, "lcm"),
+    "rsub": Adapter(internals.rsub, kwargs=("alpha",)),
+}
+
+
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.int8, torch.int64, torch.float32)))
+def test_opinfo_samples(name, dtype):
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
+
+
+A = "lib.tensor([12, -18, 0, 7, -5, 0, 2 ** 40], dtype=lib.int64)"
+B = "lib.tensor([8, 27, 6, 0, -15, 0, 2 ** 20], dtype=lib.int64)"
+PROGRAMS = [
+    f"lib.gcd({A}, {B})", f"lib.lcm({A}, {B})", f"lib.gcd({A}.to(lib.int8), {B}.to(lib.int8))",
+    f"lib.lcm({A}.to(lib.int16), {B}.to(lib.int16))", f"lib.gcd({A}.to(lib.uint8), {B}.to(lib.uint8))",
+    f"lib.gcd({A}.to(lib.int32), {B})", f"lib.gcd({A}.reshape(7, 1), {B})", f"lib.lcm({A}[::2], {B}[1::2])",
+    f"{A}.gcd({B})", f"{A}.lcm_({B})", f"{A}.gcd_({B})", f"lib.gcd_({A}, {B})", f"lib.lcm_({A}, {B})",
+    f"lib.gcd({A}, {B}, out=lib.empty(0, dtype=lib.int64))", f"lib.lcm({A}, {B}, out=lib.empty(7))",
+    f"lib.gcd({A}, {B}, out=lib.empty(0, dtype=lib.int8))", f"lib.gcd({A}.reshape(7, 1).t(), {B})",
+    # torch's refusals: a loop compiled for the five integer types only, in-place promotion
+    f"lib.gcd({A}.float(), {B})", f"lib.lcm({A}.bool(), {B}.bool())", f"lib.gcd({A}.double(), {B}.double())",
+    f"lib.gcd({A}.to(lib.uint16), {B}.to(lib.uint16))", f"lib.lcm({A}.to(lib.int32), lib.tensor(2.))",
+    f"{A}.to(lib.int32).gcd_({B})", f"lib.gcd({A}, {B}[:3])",
+    # rsub of two tensors: other - alpha * self, sub's checks
+    "lib.rsub(lib.tensor([1., 2.]), lib.tensor([3., 4.]))",
+    "lib.rsub(lib.tensor([1., 2.]), lib.tensor([3., 4.]), alpha=2)",
+    "lib.rsub(lib.tensor([1, 2]), lib.tensor([3., 4.]), alpha=3)", "lib.rsub(lib.tensor([1, 2]), lib.tensor(5))",
+    "lib.rsub(lib.tensor([True]), lib.tensor([True]))", "lib.rsub(lib.tensor([1, 2]), lib.tensor([1, 2]), alpha=1.5)",
+    "lib.rsub(lib.tensor([1., 2.]), lib.tensor([[3.], [4.]]))", "lib.rsub(lib.tensor([1., 2.]), 3.)",
+    "lib.rsub(lib.tensor([1., 2.]), lib.tensor([1., 2., 3.]))",
+    # floor_divide into out=, and in place
+    "lib.floor_divide(lib.tensor([7, -7]), lib.tensor([2, 2]), out=lib.empty(0, dtype=lib.int64))",
+    "lib.floor_divide(lib.tensor([7., -7.]), lib.tensor([2., 2.]), out=lib.empty(2, dtype=lib.float64))",
+    "lib.floor_divide(lib.tensor([7., -7.]), lib.tensor([2., 2.]), out=lib.empty(2, dtype=lib.int64))",
+    "lib.floor_divide(lib.tensor([7, -7]), lib.tensor([0, 2]), out=lib.empty(2, dtype=lib.int64))",
+    "lib.floor_divide(lib.tensor([True]), lib.tensor([True]), out=lib.empty(1, dtype=lib.bool))",
+    "lib.floor_divide(lib.tensor([7, -7]), lib.tensor([2, 2]), out=lib.empty(5, dtype=lib.int64))",
+    "lib.tensor([7, -7]).floor_divide_(lib.tensor([2, 3]))", "lib.tensor([7, -7]).floor_divide_(2.5)",
+    # the renamed operators' out= forms: the out= checks of div, sub and mul
+    "lib.true_divide(lib.tensor([1., 2.]), lib.tensor([2., 4.]), out=lib.empty(2, dtype=lib.float64))",
+    "lib.true_divide(lib.tensor([1, 2]), lib.tensor([2, 4]), out=lib.empty(2, dtype=lib.int64))",
+    "lib.true_divide(lib.tensor([1., 2.]), 2, out=lib.empty(2, dtype=lib.complex64))",
+    "lib.true_divide(lib.tensor([1., 2.]), lib.tensor([2., 4.]), out=lib.empty(2, dtype=lib.bool))",
+    "lib.subtract(lib.tensor([1., 2.]), lib.tensor([2., 4.]), alpha=2, out=lib.empty(2, dtype=lib.float64))",
+    "lib.subtract(lib.tensor([1., 2.]), lib.tensor([2., 4.]), out=lib.empty(2, dtype=lib.int64))",
+    "lib.multiply(lib.tensor([1, 2]), lib.tensor([2, 4]), out=lib.empty(2, dtype=lib.float16))",
+    "lib.multiply(lib.tensor([1., 2.]), lib.tensor([2., 4.]), out=lib.empty(2, dtype=lib.int32))",
+    # heaviside: a complex out is refused as complex first
+    "lib.heaviside(lib.tensor([1., 0.]), lib.tensor([2., 2.]), out=lib.empty(2, dtype=lib.complex64))",
+    "lib.heaviside(lib.tensor([1, 0]), lib.tensor([2, 2]), out=lib.empty(2, dtype=lib.cfloat))",
+]
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_everyday_calls(program):
+    assert _run(internals, program) == _run(torch, program)
+
+
+@pytest.mark.parametrize("program", ["lib.gcd(lib.empty(3, device='meta', dtype=lib.int64), lib.empty(1, "
+                                     "device='meta', dtype=lib.int64))",
+                                     "lib.rsub(lib.empty(2, 1, device='meta'), lib.empty(3, device='meta'))",
+                                     "lib.floor_divide(lib.empty(3, device='meta'), lib.empty(3, device='meta'), "
+                                     "out=lib.empty(0, device='meta'))"])
+def test_meta_outputs(program):
+    def shapes(lib):
+        t = eval(program, {"lib": lib})
+        return tuple(t.shape), t.stride(), str(t.dtype).split(".")[-1], t.device.type
+    assert shapes(internals) == shapes(torch)
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib, x, t: lib.rsub(x * t, t), lambda lib, x, t: lib.rsub(x, t * x, alpha=2.5),
+    lambda lib, x, t: lib.rsub(x * t, t[0]),
+], ids=["rsub", "rsub_alpha", "rsub_broadcast"])
+def test_rsub_gradients_and_nodes(build):
+    compare_gradients_and_nodes(build, allow_unused=True)
