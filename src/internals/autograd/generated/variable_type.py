@@ -2653,6 +2653,8 @@ def pow_Scalar_out(ks, self, exponent, **kwargs):
 
 
 def rsub_Tensor(ks, self, other, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('rsub', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = RsubBackward0()
@@ -4885,6 +4887,8 @@ def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
 
 
 def view_copy(ks, self, size):
+    if _fw_levels:
+        check_no_fw_grad('view_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ViewBackward0_copy()
@@ -4902,11 +4906,15 @@ def view_copy(ks, self, size):
 
 def view_copy_out(ks, self, size, **kwargs):
     check_out_no_requires_grad('view_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('view_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['view_copy.out'].redispatch(after_autograd(ks), self, size, **kwargs)
 
 
 def alias_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('alias_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AliasBackward0_copy()
@@ -4923,11 +4931,15 @@ def alias_copy(ks, self):
 
 def alias_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('alias_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('alias_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['alias_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def as_strided_copy(ks, self, size, stride, storage_offset=None):
+    if _fw_levels:
+        check_no_fw_grad('as_strided_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AsStridedBackward0_copy()
@@ -4948,11 +4960,15 @@ def as_strided_copy(ks, self, size, stride, storage_offset=None):
 
 def as_strided_copy_out(ks, self, size, stride, storage_offset=None, **kwargs):
     check_out_no_requires_grad('as_strided_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('as_strided_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['as_strided_copy.out'].redispatch(after_autograd(ks), self, size, stride, storage_offset, **kwargs)
 
 
 def expand_copy(ks, self, size, **kwargs):
+    if _fw_levels:
+        check_no_fw_grad('expand_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ExpandBackward0_copy()
@@ -4970,11 +4986,15 @@ def expand_copy(ks, self, size, **kwargs):
 
 def expand_copy_out(ks, self, size, **kwargs):
     check_out_no_requires_grad('expand_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('expand_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['expand_copy.out'].redispatch(after_autograd(ks), self, size, **kwargs)
 
 
 def permute_copy(ks, self, dims):
+    if _fw_levels:
+        check_no_fw_grad('permute_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PermuteBackward0_copy()
@@ -4992,11 +5012,15 @@ def permute_copy(ks, self, dims):
 
 def permute_copy_out(ks, self, dims, **kwargs):
     check_out_no_requires_grad('permute_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('permute_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['permute_copy.out'].redispatch(after_autograd(ks), self, dims, **kwargs)
 
 
 def select_copy_int(ks, self, dim, index):
+    if _fw_levels:
+        check_no_fw_grad('select_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SelectBackward0_copy()
@@ -5016,11 +5040,15 @@ def select_copy_int(ks, self, dim, index):
 
 def select_copy_int_out(ks, self, dim, index, **kwargs):
     check_out_no_requires_grad('select_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('select_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['select_copy.int_out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
 
 
 def slice_copy_Tensor(ks, self, dim=0, start=None, end=None, step=1):
+    if _fw_levels:
+        check_no_fw_grad('slice_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SliceBackward0_copy()
@@ -5042,11 +5070,15 @@ def slice_copy_Tensor(ks, self, dim=0, start=None, end=None, step=1):
 
 def slice_copy_Tensor_out(ks, self, dim=0, start=None, end=None, step=1, **kwargs):
     check_out_no_requires_grad('slice_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('slice_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['slice_copy.Tensor_out'].redispatch(after_autograd(ks), self, dim, start, end, step, **kwargs)
 
 
 def squeeze_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('squeeze_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqueezeBackward0_copy()
@@ -5064,11 +5096,15 @@ def squeeze_copy(ks, self):
 
 def squeeze_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('squeeze_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('squeeze_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['squeeze_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def squeeze_copy_dim(ks, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('squeeze_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqueezeBackward1_copy()
@@ -5087,11 +5123,15 @@ def squeeze_copy_dim(ks, self, dim):
 
 def squeeze_copy_dim_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('squeeze_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('squeeze_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['squeeze_copy.dim_out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def squeeze_copy_dims(ks, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('squeeze_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqueezeBackward2_copy()
@@ -5110,11 +5150,15 @@ def squeeze_copy_dims(ks, self, dim):
 
 def squeeze_copy_dims_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('squeeze_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('squeeze_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['squeeze_copy.dims_out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def t_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('t_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TBackward0_copy()
@@ -5131,11 +5175,15 @@ def t_copy(ks, self):
 
 def t_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('t_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('t_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['t_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def transpose_copy_int(ks, self, dim0, dim1):
+    if _fw_levels:
+        check_no_fw_grad('transpose_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TransposeBackward0_copy()
@@ -5154,11 +5202,15 @@ def transpose_copy_int(ks, self, dim0, dim1):
 
 def transpose_copy_int_out(ks, self, dim0, dim1, **kwargs):
     check_out_no_requires_grad('transpose_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('transpose_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['transpose_copy.int_out'].redispatch(after_autograd(ks), self, dim0, dim1, **kwargs)
 
 
 def unfold_copy(ks, self, dimension, size, step):
+    if _fw_levels:
+        check_no_fw_grad('unfold_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UnfoldBackward0_copy()
@@ -5179,11 +5231,15 @@ def unfold_copy(ks, self, dimension, size, step):
 
 def unfold_copy_out(ks, self, dimension, size, step, **kwargs):
     check_out_no_requires_grad('unfold_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('unfold_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['unfold_copy.out'].redispatch(after_autograd(ks), self, dimension, size, step, **kwargs)
 
 
 def unsqueeze_copy(ks, self, dim):
+    if _fw_levels:
+        check_no_fw_grad('unsqueeze_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UnsqueezeBackward0_copy()
@@ -5201,11 +5257,15 @@ def unsqueeze_copy(ks, self, dim):
 
 def unsqueeze_copy_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('unsqueeze_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('unsqueeze_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['unsqueeze_copy.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def view_as_real_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('view_as_real_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ViewAsRealBackward0_copy()
@@ -5222,11 +5282,15 @@ def view_as_real_copy(ks, self):
 
 def view_as_real_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('view_as_real_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('view_as_real_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['view_as_real_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def view_as_complex_copy(ks, self):
+    if _fw_levels:
+        check_no_fw_grad('view_as_complex_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ViewAsComplexBackward0_copy()
@@ -5243,11 +5307,15 @@ def view_as_complex_copy(ks, self):
 
 def view_as_complex_copy_out(ks, self, **kwargs):
     check_out_no_requires_grad('view_as_complex_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('view_as_complex_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['view_as_complex_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def split_copy_Tensor(ks, self, split_size, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('split_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SplitBackward0_copy()
@@ -5268,11 +5336,15 @@ def split_copy_Tensor(ks, self, split_size, dim=0):
 
 def split_copy_Tensor_out(ks, self, split_size, dim=0, **kwargs):
     check_out_no_requires_grad('split_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('split_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['split_copy.Tensor_out'].redispatch(after_autograd(ks), self, split_size, dim, **kwargs)
 
 
 def split_with_sizes_copy(ks, self, split_sizes, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('split_with_sizes_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SplitWithSizesBackward0_copy()
@@ -5293,11 +5365,15 @@ def split_with_sizes_copy(ks, self, split_sizes, dim=0):
 
 def split_with_sizes_copy_out(ks, self, split_sizes, dim=0, **kwargs):
     check_out_no_requires_grad('split_with_sizes_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('split_with_sizes_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['split_with_sizes_copy.out'].redispatch(after_autograd(ks), self, split_sizes, dim, **kwargs)
 
 
 def unbind_copy_int(ks, self, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('unbind_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UnbindBackward0_copy()
@@ -5315,11 +5391,15 @@ def unbind_copy_int(ks, self, dim=0):
 
 def unbind_copy_int_out(ks, self, dim=0, **kwargs):
     check_out_no_requires_grad('unbind_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('unbind_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['unbind_copy.int_out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def narrow_copy(ks, self, dim, start, length):
+    if _fw_levels:
+        check_no_fw_grad('narrow_copy', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NarrowCopyBackward0()
@@ -5340,6 +5420,8 @@ def narrow_copy(ks, self, dim, start, length):
 
 def narrow_copy_out(ks, self, dim, start, length, **kwargs):
     check_out_no_requires_grad('narrow_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('narrow_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['narrow_copy.out'].redispatch(after_autograd(ks), self, dim, start, length, **kwargs)
 
@@ -5367,6 +5449,8 @@ def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
 
 def diagonal_copy_out(ks, self, offset=0, dim1=0, dim2=1, **kwargs):
     check_out_no_requires_grad('diagonal_copy', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('diagonal_copy_out', self, kwargs.get('out'))
     with below_autograd():
         return OPS['diagonal_copy.out'].redispatch(after_autograd(ks), self, offset, dim1, dim2, **kwargs)
 
