@@ -16,6 +16,7 @@ from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.matrix_exp import differential_analytic_matrix_function
+from ..aten.native.rnn import lstm_layer_backward
 from ..aten.native.sparse.sparse_csr_tensor import new_compressed
 from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
@@ -2610,3 +2611,21 @@ def _pdist_backward(grad, self, p, pdist):
 def channel_shuffle(grad, groups):
     """The inverse shuffle: ``groups`` groups of C / groups become C / groups groups of ``groups``."""
     return dispatcher.call("channel_shuffle", grad, groups)
+
+
+# ---- oneDNN's LSTM layer (FunctionsManual.cpp's mkldnn_rnn_layer_differentiable_backward)
+__all__ += ["mkldnn_rnn_layer_backward", "mkldnn_rnn_layer_differentiable_backward"]
+
+
+def mkldnn_rnn_layer_backward(*args):
+    """The fused layer's backward kernel, as the operator (below autograd: grad mode is off)."""
+    return dispatcher.call("mkldnn_rnn_layer_backward", *args)
+
+
+def mkldnn_rnn_layer_differentiable_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_,
+                                             grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers,
+                                             has_biases, train, bidirectional, batch_sizes, batch_first, workspace):
+    """The same gradients in differentiable operators, the gates recomputed from the inputs, so a
+    second backward reaches the input, the weights and the initial state through them."""
+    return lstm_layer_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, grad_output, grad_hy, grad_cy,
+                               reverse, batch_first)

@@ -246,6 +246,7 @@ from .functions import (
     MinBackward1,
     MinimumBackward0,
     MishBackward0,
+    MkldnnRnnLayerBackward0,
     MmBackward0,
     ModeBackward0,
     MseLossBackward0,
@@ -1196,6 +1197,7 @@ OPS = {
     '_coalesce': dispatcher.find('_coalesce'),
     'values': dispatcher.find('values'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
+    'mkldnn_rnn_layer': dispatcher.find('mkldnn_rnn_layer'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     '_scaled_dot_product_flash_attention_for_cpu': dispatcher.find('_scaled_dot_product_flash_attention_for_cpu'),
     'embedding': dispatcher.find('embedding'),
@@ -11603,6 +11605,41 @@ def _weight_norm_interface(ks, v, g, dim=0):
     return result
 
 
+def mkldnn_rnn_layer(ks, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or weight0._requires_grad or weight1._requires_grad or weight2._requires_grad or weight3._requires_grad or hx_._requires_grad or cx_._requires_grad):
+        grad_fn = MkldnnRnnLayerBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight0, weight1, weight2, weight3, hx_, cx_)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight0_ = SavedVariable(weight0, False)
+        grad_fn.weight1_ = SavedVariable(weight1, False)
+        grad_fn.weight2_ = SavedVariable(weight2, False)
+        grad_fn.weight3_ = SavedVariable(weight3, False)
+        grad_fn.hx__ = SavedVariable(hx_, False)
+        grad_fn.cx__ = SavedVariable(cx_, False)
+        grad_fn.reverse_ = reverse
+        grad_fn.batch_sizes_ = as_int_tuple(batch_sizes)
+        grad_fn.mode_ = as_int(mode)
+        grad_fn.hidden_size_ = as_int(hidden_size)
+        grad_fn.num_layers_ = as_int(num_layers)
+        grad_fn.has_biases_ = has_biases
+        grad_fn.bidirectional_ = bidirectional
+        grad_fn.batch_first_ = batch_first
+        grad_fn.train_ = train
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['mkldnn_rnn_layer'].redispatch(after_autograd(ks), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], True)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+        grad_fn.result3_ = SavedVariable(result[3], True)
+    return result
+
+
 def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -13481,6 +13518,7 @@ KERNELS = {
     '_coalesce': _coalesce,
     'values': values,
     '_weight_norm_interface': _weight_norm_interface,
+    'mkldnn_rnn_layer': mkldnn_rnn_layer,
     'native_layer_norm': native_layer_norm,
     '_scaled_dot_product_flash_attention_for_cpu': _scaled_dot_product_flash_attention_for_cpu,
     'embedding': embedding,
