@@ -84,6 +84,44 @@ def test_convolution_second_derivative_strides_match_torch(name):
         np.testing.assert_allclose(ours.detach().to_torch().numpy(), theirs.detach().numpy(), rtol=1e-9, atol=1e-10)
 
 
+def _batch_norm_derivatives(lib, x, training, affine):
+    """Output and the first three derivatives (each the gradient of the previous ones cubed, in
+    x and, when affine, weight and bias), on a channels-last input."""
+    x = (internals.from_torch(x) if lib is internals else x.clone()).requires_grad_()
+    C = x.shape[1]
+    w, b = (lib.linspace(0.5, 1.5, C, dtype=lib.float64).requires_grad_(),
+            lib.linspace(-0.2, 0.2, C, dtype=lib.float64).requires_grad_())
+    rm, rv = lib.linspace(-0.1, 0.1, C, dtype=lib.float64), lib.linspace(0.5, 1.5, C, dtype=lib.float64)
+    inputs = [x, w, b] if affine else [x]
+    y = lib.nn.functional.batch_norm(x, rm, rv, w if affine else None, b if affine else None, training=training)
+    levels, current = [[y]], [y]
+    for _ in range(3):
+        current = [g for g in lib.autograd.grad(sum((t ** 3).sum() for t in current), inputs, create_graph=True,
+                                                allow_unused=True) if g is not None and g.requires_grad]
+        levels.append(current)
+    return levels
+
+
+@pytest.mark.parametrize("affine", [False, True], ids=["plain", "affine"])
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+@pytest.mark.parametrize("memory_format", ["channels_last", "channels_last_3d"])
+def test_batch_norm_derivatives_keep_torchs_layouts(memory_format, training, affine):
+    """Up to the third derivative: torch's batch norm allocates its outputs and first gradients in
+    the input's suggested format (channels-last, 4-d or 5-d); in evaluation the second derivative
+    in x expands the weight's gradient to the input's shape before the products, so it comes out
+    contiguous there."""
+    shape = (2, 3, 4, 4) if memory_format == "channels_last" else (2, 3, 2, 3, 2)
+    x = torch.randn(shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    x = x.to(memory_format=getattr(torch, memory_format))
+    theirs = _batch_norm_derivatives(torch, x, training, affine)
+    ours = _batch_norm_derivatives(internals, x, training, affine)
+    for level_o, level_t in zip(ours, theirs):
+        assert [(type(t.grad_fn).__name__, t.stride()) for t in level_o] == \
+            [(type(t.grad_fn).__name__, t.stride()) for t in level_t]
+        for a, b in zip(level_o, level_t):
+            np.testing.assert_allclose(a.detach().to_torch().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-9)
+
+
 def test_layer_norm_of_a_tanh_float32():
     """The case that came back wrong: another op in front keeps the graph alive (float32)."""
     results = []

@@ -1973,7 +1973,9 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
                                               grad_input_mask)
     rstd = (running_var.view(shape) + eps).rsqrt()
     xhat = (input - running_mean.view(shape)) * rstd
-    gI = (ggW_v * gO * rstd) if grad_input_mask[0] and ggW_v is not None else None
+    # ggW expanded to the input's shape first, as torch's formula does (expand_as_dim1): the
+    # product then follows the expanded operand's (contiguous) layout, not gO's channels-last one
+    gI = (ggW_v.expand(input.shape) * rstd) * gO if grad_input_mask[0] and ggW_v is not None else None
     gW = (ggI * gO * rstd).sum(dims) if grad_input_mask[1] and w is not None and ggI is not None else None
     ggO = None
     if grad_input_mask[2]:
