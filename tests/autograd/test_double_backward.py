@@ -67,6 +67,11 @@ CONV_LAYOUT_CASES = {      # kernel dims torch narrows (stride 2 on 6 and 5), gr
     "groups": (lambda L, F, x, w: F.conv2d(x, w, stride=2, padding=1, groups=2), [(2, 4, 7, 7), (4, 2, 3, 3)]),
     "dilation": (lambda L, F, x, w: F.conv2d(x, w, stride=2, dilation=2), [(2, 3, 7, 7), (4, 3, 2, 2)]),
     "conv1d": (lambda L, F, x, w: F.conv1d(x, w, stride=3), [(2, 3, 8), (4, 3, 3)]),
+    # output padding: rows of the output no input reaches (the input's gradients drop them)
+    "transposed_output_padding": (lambda L, F, x, w: F.conv_transpose2d(x, w, stride=(3, 2), padding=(1, 2),
+                                                                        output_padding=(2, 3), groups=2,
+                                                                        dilation=(4, 4)),
+                                  [(2, 2, 4, 4), (2, 2, 4, 5)]),
 }
 
 

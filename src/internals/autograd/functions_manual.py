@@ -1855,8 +1855,14 @@ def _input_double_backward(gO, ggW, input, stride, padding, dilation, transposed
         k = ggW.shape[2:]
         output_padding = [input.shape[i + 2] - ((gO.shape[i + 2] - 1) * stride[i] - 2 * padding[i]
                                                  + dilation[i] * (k[i] - 1) + 1) for i in range(len(stride))]
-    return dispatcher.call("convolution", gO, ggW, None, stride, padding, dilation, not transposed, output_padding,
-                           groups)
+    gI = dispatcher.call("convolution", gO, ggW, None, stride, padding, dilation, not transposed, output_padding,
+                         groups)
+    # a transposed convolution's output padding adds rows no input reaches: the plain convolution
+    # back over them is longer than the input, and those rows are dropped
+    for dim in range(2, gI.dim()):
+        if gI.shape[dim] != input.shape[dim]:
+            gI = gI.narrow(dim, 0, input.shape[dim])
+    return gI
 
 
 def _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed):
