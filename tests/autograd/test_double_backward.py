@@ -10,6 +10,7 @@ _cdist_backward has no derivative in torch: differentiating through it refuses.
 import numpy as np
 import pytest
 import torch
+from helpers import assert_second_derivatives_match_torch
 
 import internals
 
@@ -125,6 +126,33 @@ def test_batch_norm_derivatives_keep_torchs_layouts(memory_format, training, aff
             [(type(t.grad_fn).__name__, t.stride()) for t in level_t]
         for a, b in zip(level_o, level_t):
             np.testing.assert_allclose(a.detach().to_torch().numpy(), b.detach().numpy(), rtol=1e-9, atol=1e-9)
+
+
+def _matrix(lib, rows, cols):
+    return lib.linspace(-1.0, 2.0, rows * cols, dtype=lib.float64).reshape(rows, cols).requires_grad_()
+
+
+# First gradients built by FunctionsManual-style helpers: each first gradient's node (taken with
+# create_graph) and the second derivative through it, as torch's.
+HELPER_GRADIENTS = {
+    "deg2rad": lambda L: (lambda x: (L.deg2rad(x) ** 2, x))(_matrix(L, 2, 3)),
+    "rad2deg": lambda L: (lambda x: (L.rad2deg(x) ** 2, x))(_matrix(L, 2, 3)),
+    "lerp_scalar_weight": lambda L: (lambda x: (L.lerp(x, x * x, 0.3) ** 2, x))(_matrix(L, 2, 3)),
+    "trace_square": lambda L: (lambda x: (x.trace() ** 2, x))(_matrix(L, 3, 3)),
+    "trace_tall": lambda L: (lambda x: (x.trace() ** 2, x))(_matrix(L, 7, 5)),
+    "trace_wide": lambda L: (lambda x: (x.trace() ** 2, x))(_matrix(L, 3, 5)),
+    "take_repeated_index": lambda L: (lambda x: (x.take(L.tensor([0, 5, 5, 2])) ** 2, x))(_matrix(L, 2, 3)),
+    "masked_select_broadcast_mask": lambda L: (lambda x: (x.masked_select(L.tensor([True, False, True])) ** 2, x))(
+        _matrix(L, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", HELPER_GRADIENTS)
+def test_helper_gradients_second_derivatives_match_torch(name):
+    """deg2rad's and rad2deg's and lerp's scalar products are mul.Scalar (MulBackward1); trace's
+    gradient is filled into flat zeros and viewed (ViewBackward0, min(rows, cols) diagonal steps);
+    take's is put_ (PutBackward0), masked_select's masked_scatter_ (MaskedScatterBackward0)."""
+    assert_second_derivatives_match_torch(HELPER_GRADIENTS[name])
 
 
 def test_layer_norm_of_a_tanh_float32():

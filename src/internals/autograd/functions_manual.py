@@ -19,13 +19,13 @@ from ..aten.native.matrix_exp import differential_analytic_matrix_function
 from ..aten.native.rnn import lstm_layer_backward
 from ..aten.native.sparse.sparse_csr_tensor import new_compressed
 from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
-from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
+from ..aten.native.tensor_factories import arange, from_numpy, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.memory_format import contiguous_format, preserve_format
-from ..c10.scalar_type import float64
+from ..c10.scalar_type import float64, int64
 from ..c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_coo, strided
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
@@ -1090,8 +1090,14 @@ def log1p_backward(grad, self):
 
 
 def trace_backward(grad, sizes):
-    """The gradient along the main diagonal, zeros elsewhere (``trace_backward_symint``)."""
-    return diagonal_backward(grad.expand(min(sizes)), sizes, 0, 0, 1)
+    """The gradient along the main diagonal, zeros elsewhere (``trace_backward_symint``): filled
+    into the flat zeros every cols + 1 elements, then viewed as the matrix (its node ViewBackward0,
+    as torch's)."""
+    rows, cols = sizes
+    flat = zeros((rows * cols,), dtype=grad.dtype, device=grad.device)
+    # min(rows, cols) steps: past them, a tall matrix's steps would land off the diagonal
+    diagonal = arange(0, min(rows, cols) * (cols + 1), cols + 1, dtype=int64, device=grad.device)
+    return flat.index_fill_(0, diagonal, grad).view(tuple(sizes))
 
 
 def unfold_backward(grad, sizes, dimension, size, step):
@@ -1427,14 +1433,16 @@ __all__ += ["masked_scatter_backward", "index_fill_value_backward", "block_diag_
 
 
 def masked_select_backward(grad, sizes, mask):
-    """Zeros of the broadcast shape with ``grad`` where the mask holds (the engine sums them down)."""
+    """Zeros of the broadcast shape with ``grad`` scattered where the mask holds (the engine sums
+    them down): ``masked_scatter_``, as torch's, so a second derivative meets MaskedScatterBackward0."""
     shape = broadcast_shapes(tuple(sizes), tuple(mask.shape))
-    return zeros(shape, dtype=grad.dtype, device=grad.device).index_put_([mask.expand(shape)], grad)
+    return zeros(shape, dtype=grad.dtype, device=grad.device).masked_scatter_(mask, grad)
 
 
 def take_backward(grad, sizes, index):
-    flat = zeros((math.prod(sizes),), dtype=grad.dtype, device=grad.device)
-    return flat.index_put_([index.reshape(-1)], grad.reshape(-1), True).view(tuple(sizes))
+    """``grad`` accumulated into zeros at the flat positions ``index`` names (``put_``, as torch's:
+    a second derivative meets PutBackward0)."""
+    return zeros(tuple(sizes), dtype=grad.dtype, device=grad.device).put_(index, grad, True)
 
 
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
@@ -2018,11 +2026,11 @@ def copysign_tensor_self_backward(grad, self, result):
 
 
 def deg2rad_backward(grad):
-    return dispatcher.call("mul.Tensor", grad, wrap_scalar(_M_PI_180))
+    return mul_scalar(grad, _M_PI_180)        # C++'s grad * M_PI_180: mul.Scalar (MulBackward1)
 
 
 def rad2deg_backward(grad):
-    return dispatcher.call("mul.Tensor", grad, wrap_scalar(_M_180_PI))
+    return mul_scalar(grad, _M_180_PI)
 
 
 def logit_backward(grad, self, eps):

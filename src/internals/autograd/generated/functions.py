@@ -4498,10 +4498,10 @@ class LerpBackward0(Node):
         weight = node.weight_
         grad_end = None
         if edges[1] is not None:
-            grad_end = grad * conj_scalar(weight)
+            grad_end = mul_scalar(grad, conj_scalar(weight))
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad * (1 - conj_scalar(weight))
+            grad_self = mul_scalar(grad, 1 - conj_scalar(weight))
         return grad_self, grad_end
 
 
