@@ -155,6 +155,16 @@ def test_helper_gradients_second_derivatives_match_torch(name):
     assert_second_derivatives_match_torch(HELPER_GRADIENTS[name])
 
 
+def test_solve_with_a_vector_right_hand_side_second_derivative_matches_torch():
+    """The vector is solved as a one-column matrix and squeezed back: the gradient's node is
+    SqueezeBackward1, as torch's, not the solver's."""
+    def program(L):
+        A = L.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=L.float64, requires_grad=True)
+        b = L.linspace(-1.0, 1.0, 3, dtype=L.float64).requires_grad_()
+        return L.linalg.solve(A * 1, b) ** 2, b
+    assert_second_derivatives_match_torch(program, rtol=1e-12, atol=1e-14)
+
+
 def test_layer_norm_of_a_tanh_float32():
     """The case that came back wrong: another op in front keeps the graph alive (float32)."""
     results = []

@@ -811,10 +811,12 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
     wanted; this solves with A again either way."""
     if gX is None:
         return None, None
-    gB = _solve(A.mH, gX, left=left)
+    vector = gX.dim() == 1 or (gX.dim() == LU.dim() - 1 and tuple(gX.shape) == tuple(LU.shape[:-1]))
+    # a vector right-hand side is solved as a one-column matrix and squeezed back, as torch's
+    # (so the gradient's node is SqueezeBackward1, not the solver's)
+    gB = _solve(A.mH, gX.unsqueeze(-1), left=left).squeeze(-1) if vector else _solve(A.mH, gX, left=left)
     gA = None
     if grad_input_mask[0]:
-        vector = gX.dim() == 1 or (gX.dim() == LU.dim() - 1 and tuple(gX.shape) == tuple(LU.shape[:-1]))
         gB_, X_ = (gB.unsqueeze(-1), X.unsqueeze(-1)) if vector else (gB, X)
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
