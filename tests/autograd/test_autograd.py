@@ -324,6 +324,11 @@ def test_every_derivative_entry_is_tested():
     with pytest.raises(RuntimeError, match="derivative for aten::native_group_norm_backward is not implemented"):
         grads[0].sum().backward()
     reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm.Scalar(x))
+    # masked_scatter's source gradient, an operator with its own derivative (its second derivative
+    # against torch's: tests/autograd/test_double_backward.py)
+    source = internals.ones(3, dtype=internals.float64, requires_grad=True)
+    scattered = internals.zeros(2, 2, dtype=internals.float64).masked_scatter(internals.tensor([True, False]), source)
+    reached |= _nodes(internals.autograd.grad(scattered.pow(2).sum(), source, create_graph=True)[0])
     # nn.LSTM in float32: oneDNN's layer (tests/nn/test_lstm_onednn_layer.py compares it with torch)
     reached |= _nodes(internals.nn.LSTM(3, 4)(internals.randn(2, 1, 3))[0])
     reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim(x, 2, [1]))

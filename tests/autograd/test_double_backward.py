@@ -142,6 +142,8 @@ HELPER_GRADIENTS = {
     "trace_tall": lambda L: (lambda x: (x.trace() ** 2, x))(_matrix(L, 7, 5)),
     "trace_wide": lambda L: (lambda x: (x.trace() ** 2, x))(_matrix(L, 3, 5)),
     "take_repeated_index": lambda L: (lambda x: (x.take(L.tensor([0, 5, 5, 2])) ** 2, x))(_matrix(L, 2, 3)),
+    "masked_scatter_source": lambda L: (lambda x: (L.zeros(2, 3, dtype=L.float64).masked_scatter(
+        L.tensor([True, False, True]), x) ** 2, x))(_matrix(L, 2, 3)),
     "masked_select_broadcast_mask": lambda L: (lambda x: (x.masked_select(L.tensor([True, False, True])) ** 2, x))(
         _matrix(L, 2, 3)),
 }
@@ -151,7 +153,8 @@ HELPER_GRADIENTS = {
 def test_helper_gradients_second_derivatives_match_torch(name):
     """deg2rad's and rad2deg's and lerp's scalar products are mul.Scalar (MulBackward1); trace's
     gradient is filled into flat zeros and viewed (ViewBackward0, min(rows, cols) diagonal steps);
-    take's is put_ (PutBackward0), masked_select's masked_scatter_ (MaskedScatterBackward0)."""
+    take's is put_ (PutBackward0), masked_select's masked_scatter_ (MaskedScatterBackward0);
+    masked_scatter's source gradient is an operator with its own node (MaskedScatterBackwardBackward0)."""
     assert_second_derivatives_match_torch(HELPER_GRADIENTS[name])
 
 

@@ -1349,14 +1349,8 @@ def masked_fill_backward(grad, mask):
 
 
 def masked_scatter_backward(grad, mask, sizes):
-    """The elements of ``grad`` under the mask, in order, then zeros for the source's elements
-    that were not used, viewed as the source."""
-    numel = math.prod(sizes)
-    selected = grad.masked_select(mask)
-    if numel > selected.numel():
-        filler = zeros((numel - selected.numel(),), dtype=grad.dtype, device=grad.device)
-        selected = dispatcher.call("cat", [selected, filler], 0)
-    return selected.view(tuple(sizes))
+    """The source's gradient, the operator (differentiable: its own node, as torch's)."""
+    return dispatcher.call("masked_scatter_backward", grad, mask, list(sizes))
 
 
 def index_fill_value_backward(grad, dim, index):

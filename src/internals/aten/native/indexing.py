@@ -987,6 +987,19 @@ def masked_scatter(self, mask, source):
     return masked_scatter_(dispatcher.call("clone", self, memory_format=contiguous_format), mask, source)
 
 
+def masked_scatter_backward(grad_output, mask, sizes):
+    """CompositeExplicitAutograd: the source's gradient in ``masked_scatter`` — the elements of
+    ``grad_output`` under the mask, in order, then zeros for the source's elements it did not
+    use, viewed with the source's sizes."""
+    numel = math.prod(sizes)
+    selected = dispatcher.call("masked_select", grad_output, mask)
+    if numel > selected.numel():
+        filler = dispatcher.call("zeros", [numel - selected.numel()], dtype=grad_output.dtype,
+                                 device=grad_output.device)
+        selected = dispatcher.call("cat", [selected, filler], 0)
+    return dispatcher.call("view", selected, list(sizes))
+
+
 def masked_select(self, mask):
     """``masked_select``: the elements where ``mask`` is true, broadcast together, as a vector."""
     if mask.dtype is not st.bool_:

@@ -228,6 +228,7 @@ from .functions import (
     MaskedFillBackward0,
     MaskedFillBackward1,
     MaskedScatterBackward0,
+    MaskedScatterBackwardBackward0,
     MaskedSelectBackward0,
     MaxBackward0,
     MaxBackward1,
@@ -729,6 +730,7 @@ OPS = {
     'masked_fill_.Tensor': dispatcher.find('masked_fill_.Tensor'),
     'masked_scatter_': dispatcher.find('masked_scatter_'),
     'masked_scatter': dispatcher.find('masked_scatter'),
+    'masked_scatter_backward': dispatcher.find('masked_scatter_backward'),
     'masked_select': dispatcher.find('masked_select'),
     'take': dispatcher.find('take'),
     'put_': dispatcher.find('put_'),
@@ -5152,6 +5154,23 @@ def masked_scatter(ks, self, mask, source):
     excluded = enter_below_ad_inplace_or_view()
     try:
         result = OPS['masked_scatter'].redispatch(after_autograd(ks), self, mask, source)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def masked_scatter_backward(ks, grad_output, mask, sizes):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = MaskedScatterBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.grad_output_info_ = TypeAndSize(grad_output)
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['masked_scatter_backward'].redispatch(after_autograd(ks), grad_output, mask, sizes)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -13050,6 +13069,7 @@ KERNELS = {
     'masked_fill_.Tensor': masked_fill__Tensor,
     'masked_scatter_': masked_scatter_,
     'masked_scatter': masked_scatter,
+    'masked_scatter_backward': masked_scatter_backward,
     'masked_select': masked_select,
     'take': take,
     'put_': put_,
