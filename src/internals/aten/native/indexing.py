@@ -344,8 +344,11 @@ def meta_index_add(out, self, dim, index, source, *, alpha=1):
     if index.numel() != size:
         raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
                            f"({size}), for dim: {d}")
-    if source.dim() and [s for k, s in enumerate(source.shape) if k != d] != \
-            [s for k, s in enumerate(self.shape) if k != d]:
+    # the dims other than ``dim`` must agree; a 0-d self or source is compared whole (a vector of
+    # one element does not match a 0-d self)
+    both = source.dim() and self.dim()
+    if [s for k, s in enumerate(source.shape) if not both or k != d] != \
+            [s for k, s in enumerate(self.shape) if not both or k != d]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
     return _output_like_self(out, self, index, source)
@@ -367,8 +370,8 @@ def impl_index_add(out, self, dim, index, source, *, alpha=1):
         raise RuntimeError(f"index {outside[0].item()} is out of bounds for dimension {d} with size {bound}")
     values = source if alpha == 1 else dispatcher.call("mul.Tensor", source, wrap_scalar(alpha))
     if out.dim() == 0:      # a 0-d tensor (and source) taken as a vector of one element
-        index_put_(dispatcher.call("unsqueeze", out, 0), [index], dispatcher.call("reshape", values, [-1]),
-                   accumulate=True)
+        index_put_(dispatcher.call("unsqueeze", out, 0), [dispatcher.call("reshape", index, [-1])],
+                   dispatcher.call("reshape", values, [-1]), accumulate=True)
         return out
     return index_put_(out, [None] * d + [index], values, accumulate=True)
 
