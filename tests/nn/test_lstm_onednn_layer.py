@@ -103,6 +103,20 @@ def test_projection_keeps_the_composed_cells():
         assert _output_node(internals, proj_size=2) == _output_node(torch, proj_size=2) == "StackBackward0"
 
 
+def test_projection_warns_once_a_process(monkeypatch):
+    """torch's TORCH_WARN_ONCE: the first float32 LSTM with a projection warns that it keeps the
+    composed cells, later ones do not (the flag is reset here, as in a fresh process)."""
+    from internals.nn.modules import rnn
+    monkeypatch.setattr(rnn, "_projection_warned", False)
+    model = internals.nn.LSTM(3, 4, proj_size=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model(internals.ones(2, 1, 3))
+        model(internals.ones(2, 1, 3))
+    assert [str(w.message) for w in caught] == [
+        "LSTM with projections is not supported with oneDNN. Using default implementation."]
+
+
 def _layer_args(lib):
     gen = torch.Generator().manual_seed(2)
     convert = I if lib is internals else (lambda t: t)

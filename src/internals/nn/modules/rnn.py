@@ -18,6 +18,7 @@ its own last step.
 """
 import math
 import numbers
+import threading
 import warnings
 
 from ..._functional import cat, empty, stack, zeros
@@ -167,6 +168,7 @@ def _run_stack(mode, input, hiddens, params, num_layers, dropout, training, bidi
 # ---- oneDNN's LSTM (``lstm_mkldnn_stub`` in RNN.cpp, ``mkldnn_impl`` in mkldnn/RNN.cpp)
 _LSTM_MODE = 2      # ideep's rnn_kind::LSTM
 _projection_warned = False
+_projection_lock = threading.Lock()
 
 
 def _use_mkldnn(input, hx, params):
@@ -182,8 +184,9 @@ def _use_mkldnn(input, hx, params):
 def _warn_projection_once():
     """torch's oneDNN check warns (once a process) that a projection keeps the composed LSTM."""
     global _projection_warned
-    if not _projection_warned:
-        _projection_warned = True
+    with _projection_lock:
+        first, _projection_warned = not _projection_warned, True
+    if first:
         warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation.",
                       stacklevel=4)
 
