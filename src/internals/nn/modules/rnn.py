@@ -7,7 +7,10 @@ dropout between layers). Here the same three pieces are Python functions compose
 operators (``linear``, ``sigmoid``, ``tanh``, ``chunk``, ``stack``, ``cat``), so autograd records
 them without any backward written for the recurrence, and the arithmetic follows torch's CPU
 path step for step: the input projection of a whole layer is one ``linear`` over the sequence,
-then each step adds the hidden projection to its slice.
+then each step adds the hidden projection to its slice. A float32 LSTM without projections
+takes torch's CPU route instead: one ``mkldnn_rnn_layer`` operator per layer and direction
+(oneDNN's fused layer in torch; ``aten/native/rnn.py`` here), so its graph has torch's
+``MkldnnRnnLayerBackward0`` nodes.
 
 The parameters have torch's names, shapes, gate order (LSTM: input, forget, cell, output; GRU:
 reset, update, new) and initialisation order, so one seed gives torch's weights and state dicts
