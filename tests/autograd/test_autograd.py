@@ -329,6 +329,10 @@ def test_every_derivative_entry_is_tested():
     source = internals.ones(3, dtype=internals.float64, requires_grad=True)
     scattered = internals.zeros(2, 2, dtype=internals.float64).masked_scatter(internals.tensor([True, False]), source)
     reached |= _nodes(internals.autograd.grad(scattered.pow(2).sum(), source, create_graph=True)[0])
+    # index's backward puts with _index_put_impl_ (its second derivative against torch's:
+    # tests/autograd/test_double_backward.py)
+    picked = source[internals.tensor([0, 2, 2])]
+    reached |= _nodes(internals.autograd.grad(picked.pow(2).sum(), source, create_graph=True)[0])
     # nn.LSTM in float32: oneDNN's layer (tests/nn/test_lstm_onednn_layer.py compares it with torch)
     reached |= _nodes(internals.nn.LSTM(3, 4)(internals.randn(2, 1, 3))[0])
     reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim(x, 2, [1]))

@@ -144,6 +144,8 @@ HELPER_GRADIENTS = {
     "take_repeated_index": lambda L: (lambda x: (x.take(L.tensor([0, 5, 5, 2])) ** 2, x))(_matrix(L, 2, 3)),
     "masked_scatter_source": lambda L: (lambda x: (L.zeros(2, 3, dtype=L.float64).masked_scatter(
         L.tensor([True, False, True]), x) ** 2, x))(_matrix(L, 2, 3)),
+    "index_repeated": lambda L: (lambda x: (x[L.tensor([0, 1, 1])] ** 2, x))(_matrix(L, 2, 3)),
+    "index_two_tensors": lambda L: (lambda x: (x[L.tensor([0, 1]), L.tensor([2, 2])] ** 2, x))(_matrix(L, 2, 3)),
     "masked_select_broadcast_mask": lambda L: (lambda x: (x.masked_select(L.tensor([True, False, True])) ** 2, x))(
         _matrix(L, 2, 3)),
 }
@@ -154,7 +156,8 @@ def test_helper_gradients_second_derivatives_match_torch(name):
     """deg2rad's and rad2deg's and lerp's scalar products are mul.Scalar (MulBackward1); trace's
     gradient is filled into flat zeros and viewed (ViewBackward0, min(rows, cols) diagonal steps);
     take's is put_ (PutBackward0), masked_select's masked_scatter_ (MaskedScatterBackward0);
-    masked_scatter's source gradient is an operator with its own node (MaskedScatterBackwardBackward0)."""
+    masked_scatter's source gradient is an operator with its own node (MaskedScatterBackwardBackward0);
+    index's is _index_put_impl_ (IndexPutImplBackward0)."""
     assert_second_derivatives_match_torch(HELPER_GRADIENTS[name])
 
 

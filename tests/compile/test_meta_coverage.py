@@ -380,6 +380,10 @@ def _direct_cases():
         ("aten::_weight_norm_interface_backward", (x, x, internals.ones(3, 1), internals.ones(3, 1), 0), {}),
         # oneDNN's LSTM layer (nn.LSTM's float32 path) and its backward, called below the dispatcher
         *_lstm_layer_cases(),
+        # index_put_ as index's backward calls it (torch records it below the mode), and its functional form
+        ("aten::_index_put_impl_", (internals.zeros(3, 2), [internals.tensor([0, 2, 2])], internals.ones(3, 2), True,
+                                    True), {}),
+        ("aten::_index_put_impl", (x, [internals.tensor([1, 0])], internals.ones(2, 4), False, False), {}),
         # orgqr's out= form (torch records only linalg_householder_product's)
         ("aten::orgqr.out", (x.t().contiguous(), internals.ones(2)), {"out": internals.empty(0)}),
         # norm with a dtype: torch's Python norm sends a dtype to linalg.vector_norm, so no sample records these

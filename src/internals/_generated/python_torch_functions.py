@@ -1628,6 +1628,19 @@ def THPVariable__fused_rms_norm(*args, **kwargs):
     return _ops['_fused_rms_norm'](_r.tensor(0), _r.intlist(1), _r.tensor(2), _r.to_double(3))
 
 
+__index_put_impl__parser = PythonArgParser([
+    '_index_put_impl_(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False, bool unsafe=False)',
+])
+
+
+def THPVariable__index_put_impl_(*args, **kwargs):
+    _r = __index_put_impl__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)
+    return _ops['_index_put_impl_'](_r.tensor(0), _r.value(1), _r.tensor(2), _r.to_bool(3), _r.to_bool(4))
+
+
 __linalg_det_parser = PythonArgParser([
     '_linalg_det(Tensor A, *, TensorList[3] out=None)',
 ])
@@ -9050,6 +9063,7 @@ FUNCTIONS = named({
     '_foreach_trunc_': THPVariable__foreach_trunc_,
     '_foreach_zero_': THPVariable__foreach_zero_,
     '_fused_rms_norm': THPVariable__fused_rms_norm,
+    '_index_put_impl_': THPVariable__index_put_impl_,
     '_linalg_det': THPVariable__linalg_det,
     '_linalg_eigh': THPVariable__linalg_eigh,
     '_linalg_slogdet': THPVariable__linalg_slogdet,

@@ -1269,8 +1269,10 @@ def index_backward(sizes, options, indices, grad):
     the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
     zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, device=device)
-    put = "index_put" if _subclass_like(zeros_like_self, grad) else "index_put_"
-    return dispatcher.call(put, zeros_like_self, indices, grad, True)
+    # torch's _index_put_impl_ (unsafe: the indices were checked by the forward), so a second
+    # derivative meets IndexPutImplBackward0
+    put = "_index_put_impl" if _subclass_like(zeros_like_self, grad) else "_index_put_impl_"
+    return dispatcher.call(put, zeros_like_self, indices, grad, True, True)
 
 
 def index_select_backward(grad, sizes, dim, index):

@@ -312,6 +312,17 @@ def index_put(self, indices, values, accumulate=False):
     return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
 
 
+def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
+    """``_index_put_impl_``: ``index_put_`` with a flag that lets torch's CUDA kernel skip its
+    index checks (``unsafe``, set by autograd's own calls); every index is checked here."""
+    return index_put_(self, indices, values, accumulate)
+
+
+def _index_put_impl(self, indices, values, accumulate=False, unsafe=False):
+    """The functional form (CompositeExplicitAutograd): a clone, then ``_index_put_impl_``."""
+    return _index_put_impl_(dispatcher.call("clone", self), indices, values, accumulate, unsafe)
+
+
 def _output_like_self(out, self, *inputs):
     """``set_output_raw_strided(0, self.sizes(), {}, self.options())`` (a fresh contiguous output,
     or ``out=`` checked and resized), then, for a given output, the index functions' overlap

@@ -179,6 +179,7 @@ from .functions import (
     IndexFillBackward0,
     IndexFillBackward1,
     IndexPutBackward0,
+    IndexPutImplBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
     LeBackward0,
@@ -698,6 +699,8 @@ OPS = {
     'index.Tensor_out': dispatcher.find('index.Tensor_out'),
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
+    '_index_put_impl_': dispatcher.find('_index_put_impl_'),
+    '_index_put_impl': dispatcher.find('_index_put_impl'),
     'index_add.out': dispatcher.find('index_add.out'),
     'index_add': dispatcher.find('index_add'),
     'index_add_': dispatcher.find('index_add_'),
@@ -4665,6 +4668,43 @@ def index_put(ks, self, indices, values, accumulate=False):
     excluded = enter_below_ad_inplace_or_view()
     try:
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _index_put_impl_(ks, self, indices, values, accumulate=False, unsafe=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexPutImplBackward0()
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
+        grad_fn.indices_ = SavedVariableList(indices)
+        grad_fn.accumulate_ = accumulate
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['_index_put_impl_'].redispatch(after_autograd(ks), self, indices, values, accumulate, unsafe)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def _index_put_impl(ks, self, indices, values, accumulate=False, unsafe=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
+        grad_fn = IndexPutImplBackward0()
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
+        grad_fn.indices_ = SavedVariableList(indices)
+        grad_fn.accumulate_ = accumulate
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['_index_put_impl'].redispatch(after_autograd(ks), self, indices, values, accumulate, unsafe)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -13037,6 +13077,8 @@ KERNELS = {
     'index.Tensor_out': index_Tensor_out,
     'index_put_': index_put_,
     'index_put': index_put,
+    '_index_put_impl_': _index_put_impl_,
+    '_index_put_impl': _index_put_impl,
     'index_add.out': index_add_out,
     'index_add': index_add,
     'index_add_': index_add_,
