@@ -1269,10 +1269,11 @@ def index_backward(sizes, options, indices, grad):
     the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
     zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, device=device)
-    # torch's _index_put_impl_ (unsafe: the indices were checked by the forward), so a second
-    # derivative meets IndexPutImplBackward0
-    put = "_index_put_impl" if _subclass_like(zeros_like_self, grad) else "_index_put_impl_"
-    return dispatcher.call(put, zeros_like_self, indices, grad, True, True)
+    # torch's out-of-place index_put where a subclass or a mode sees the call; else _index_put_impl_
+    # (unsafe: the forward checked the indices), so a second derivative meets IndexPutImplBackward0
+    if _subclass_like(zeros_like_self, grad):
+        return dispatcher.call("index_put", zeros_like_self, indices, grad, True)
+    return dispatcher.call("_index_put_impl_", zeros_like_self, indices, grad, True, True)
 
 
 def index_select_backward(grad, sizes, dim, index):
