@@ -7628,6 +7628,7 @@ def THPVariable_rsqrt_(*args, **kwargs):
 
 
 _rsub_parser = PythonArgParser([
+    'rsub(Tensor input, Tensor other, *, Scalar alpha=1)',
     'rsub(Tensor input, Scalar other, Scalar alpha=1)',
 ])
 
@@ -7636,6 +7637,11 @@ def THPVariable_rsub(*args, **kwargs):
     _r = _rsub_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['rsub.Tensor'](_r.tensor(0), _r.tensor(1))
+        return _ops['rsub.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
     # aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
     return _ops['rsub.Scalar'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
 

@@ -121,6 +121,11 @@ sub_out = structured(meta_sub, impl_sub)
 _sub = structured_variant(sub_out, inplace=False)
 
 
+def rsub(self, other, alpha=1):
+    """``rsub.Tensor``: ``other - alpha * self``, sub with its operands swapped."""
+    return _sub(other, self, alpha=alpha)
+
+
 def rsub_scalar(self, other, alpha=1):
     """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
     return _sub(wrap_scalar(other), self, alpha=alpha)

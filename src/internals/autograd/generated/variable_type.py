@@ -333,6 +333,7 @@ from .functions import (
     RreluWithNoiseBackward1,
     RreluWithNoiseBackwardBackward0,
     RsqrtBackward0,
+    RsubBackward0,
     RsubBackward1,
     ScaledDotProductFlashAttentionForCpuBackward0,
     ScatterAddBackward0,
@@ -546,6 +547,7 @@ OPS = {
     'pow_.Tensor': dispatcher.find('pow_.Tensor'),
     'pow.Scalar': dispatcher.find('pow.Scalar'),
     'pow.Scalar_out': dispatcher.find('pow.Scalar_out'),
+    'rsub.Tensor': dispatcher.find('rsub.Tensor'),
     'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
     'maximum.out': dispatcher.find('maximum.out'),
@@ -2285,6 +2287,24 @@ def pow_Scalar_out(ks, self, exponent, **kwargs):
     check_out_no_requires_grad('pow', exponent, kwargs.get('out'))
     with below_autograd():
         return OPS['pow.Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
+
+
+def rsub_Tensor(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = RsubBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.other_scalar_type_ = other._impl.dtype
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['rsub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 def rsub_Scalar(ks, self, other, alpha=1):
@@ -12924,6 +12944,7 @@ KERNELS = {
     'pow_.Tensor': pow__Tensor,
     'pow.Scalar': pow_Scalar,
     'pow.Scalar_out': pow_Scalar_out,
+    'rsub.Tensor': rsub_Tensor,
     'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
     'maximum.out': maximum_out,
