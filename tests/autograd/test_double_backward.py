@@ -132,9 +132,9 @@ def _matrix(lib, rows, cols):
     return lib.linspace(-1.0, 2.0, rows * cols, dtype=lib.float64).reshape(rows, cols).requires_grad_()
 
 
-# First gradients built by FunctionsManual-style helpers: each first gradient's node (taken with
+# First gradients written by hand in functions_manual.py: each first gradient's node (taken with
 # create_graph) and the second derivative through it, as torch's.
-HELPER_GRADIENTS = {
+HAND_WRITTEN_GRADIENTS = {
     "deg2rad": lambda L: (lambda x: (L.deg2rad(x) ** 2, x))(_matrix(L, 2, 3)),
     "rad2deg": lambda L: (lambda x: (L.rad2deg(x) ** 2, x))(_matrix(L, 2, 3)),
     "lerp_scalar_weight": lambda L: (lambda x: (L.lerp(x, x * x, 0.3) ** 2, x))(_matrix(L, 2, 3)),
@@ -151,14 +151,14 @@ HELPER_GRADIENTS = {
 }
 
 
-@pytest.mark.parametrize("name", HELPER_GRADIENTS)
-def test_helper_gradients_second_derivatives_match_torch(name):
+@pytest.mark.parametrize("name", HAND_WRITTEN_GRADIENTS)
+def test_hand_written_gradients_second_derivatives_match_torch(name):
     """deg2rad's and rad2deg's and lerp's scalar products are mul.Scalar (MulBackward1); trace's
     gradient is filled into flat zeros and viewed (ViewBackward0, min(rows, cols) diagonal steps);
     take's is put_ (PutBackward0), masked_select's masked_scatter_ (MaskedScatterBackward0);
     masked_scatter's source gradient is an operator with its own node (MaskedScatterBackwardBackward0);
     index's is _index_put_impl_ (IndexPutImplBackward0)."""
-    assert_second_derivatives_match_torch(HELPER_GRADIENTS[name])
+    assert_second_derivatives_match_torch(HAND_WRITTEN_GRADIENTS[name])
 
 
 def test_solve_with_a_vector_right_hand_side_second_derivative_matches_torch():
