@@ -25,9 +25,6 @@ import internals
 
 HEADER = {torch: "import torch\n", internals: "import internals as torch\n"}
 
-# torch's float32 LSTM on the CPU runs oneDNN's fused layer, whose node has its own name;
-# internals composes the cell from operators, as torch's other paths do (node StackBackward0).
-NODE_NAMES = {"MkldnnRnnLayerBackward0": "StackBackward0"}
 
 LEARN_THE_BASICS = '''
 import io
@@ -904,8 +901,6 @@ def run_tutorial(lib, source):
     finally:
         lib.set_grad_enabled(True)
     text = ADDRESS.sub("0xADDR", buffer.getvalue()).replace("internals", "torch")
-    for theirs, ours in NODE_NAMES.items():
-        text = text.replace(theirs, ours)
     return text, namespace
 
 

@@ -19,6 +19,7 @@ from helpers import (
     assert_derived_from_structured_out,
     assert_fake_matches_real,
     assert_out_variant_matches_torch,
+    assert_second_derivatives_match_torch,
     check_opinfo_samples,
     compare_gradients_and_nodes,  # noqa: F401
     opinfo_cases,
@@ -319,3 +320,22 @@ def test_index_add_out_errors(case):
 def test_index_add_meta_step_lays_out_fakes():
     assert_fake_matches_real(lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
                              lambda: _index_add_operands(internals))
+
+
+@pytest.mark.parametrize("index", [[0], 0], ids=["vector_index", "0d_index"])
+@pytest.mark.parametrize("source", [[5.0], 5.0], ids=["vector_source", "0d_source"])
+def test_index_add_into_a_0d_tensor_matches_torch(index, source):
+    """A 0-d self takes a 0-d source (whatever the index's rank); a one-element vector source
+    does not match it: torch's shape check compares the two whole when either is 0-d."""
+    same_outcome(lambda lib: lib.zeros((), dtype=lib.float64).index_add_(0, lib.tensor(index),
+                                                                        lib.tensor(source, dtype=lib.float64)))
+
+
+def test_index_add_of_0d_tensors_second_derivative_matches_torch():
+    """The first gradient in the source selects from a 0-d gradient; its derivative adds back into
+    a 0-d tensor (index_select_backward's index_add_), which used to refuse the shapes."""
+    def program(lib):
+        source = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        base = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        return lib.index_add(base, 0, lib.tensor([0]), source * source, alpha=-1) ** 2, source
+    assert_second_derivatives_match_torch(program)

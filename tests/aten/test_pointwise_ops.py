@@ -155,12 +155,16 @@ GRAD_CASES = {
     "addcdiv, value and broadcasting": lambda lib, s, a, b: lib.addcdiv(s[:1], a, b[:, 2:], value=2.5),
     "addcmul_ of a clone": lambda lib, s, a, b: (s * 1).addcmul_(a, b, value=3),
     "addcdiv_ of a clone": lambda lib, s, a, b: (s * 1).addcdiv_(a, b, value=0.5),
+    # rsub.Tensor: other - alpha * self, both operands differentiable (a 0-d other included: the
+    # binding takes the Tensor overload first, as torch's)
+    "rsub of two tensors": lambda lib, s, a, b: lib.rsub(s, a * b, alpha=0.5),
+    "rsub, a 0-d other": lambda lib, s, a, b: lib.rsub(s * b, a.sum()),
 }
 
 
 @pytest.mark.parametrize("name", list(GRAD_CASES))
 def test_gradients_and_nodes(name):
-    """AddcmulBackward0 / AddcdivBackward0 with torch's gradients, first and second order."""
+    """AddcmulBackward0 / AddcdivBackward0 / RsubBackward0 with torch's gradients, first and second order."""
     results = []
     for lib in (torch, internals):
         s, a, b = (lib.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=lib.float64) * k + c

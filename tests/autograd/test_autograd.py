@@ -324,6 +324,17 @@ def test_every_derivative_entry_is_tested():
     with pytest.raises(RuntimeError, match="derivative for aten::native_group_norm_backward is not implemented"):
         grads[0].sum().backward()
     reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm.Scalar(x))
+    # masked_scatter's source gradient, an operator with its own derivative (its second derivative
+    # against torch's: tests/autograd/test_double_backward.py)
+    source = internals.ones(3, dtype=internals.float64, requires_grad=True)
+    scattered = internals.zeros(2, 2, dtype=internals.float64).masked_scatter(internals.tensor([True, False]), source)
+    reached |= _nodes(internals.autograd.grad(scattered.pow(2).sum(), source, create_graph=True)[0])
+    # index's backward puts with _index_put_impl_ (its second derivative against torch's:
+    # tests/autograd/test_double_backward.py)
+    picked = source[internals.tensor([0, 2, 2])]
+    reached |= _nodes(internals.autograd.grad(picked.pow(2).sum(), source, create_graph=True)[0])
+    # nn.LSTM in float32: oneDNN's layer (tests/nn/test_lstm_onednn_layer.py compares it with torch)
+    reached |= _nodes(internals.nn.LSTM(3, 4)(internals.randn(2, 1, 3))[0])
     reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim(x, 2, [1]))
     # the overloads with a dtype (their gradients against torch's: tests/aten/test_structured_products_...)
     reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim_dtype(x, 2, [1], False, dtype=x.dtype))
@@ -979,6 +990,8 @@ def test_every_differentiable_native_function_has_a_kernel():
              "_weight_norm_differentiable_backward"}
     # the fused weight norm's backward: torch's formula calls it only with grad mode off
     backward_ops |= {"_weight_norm_interface_backward"}
+    # oneDNN's LSTM layer backward, likewise (with a refusing node of its own: tests/nn/test_lstm_onednn_layer.py)
+    manual |= {"mkldnn_rnn_layer_backward"}
     # matrix_exp and orgqr name linalg_matrix_exp and linalg_householder_product, matrix_exp_backward
     # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}

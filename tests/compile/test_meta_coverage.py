@@ -61,6 +61,15 @@ NOT_CHECKED = {
 }
 
 
+def _lstm_layer_cases():
+    """One ``mkldnn_rnn_layer`` call (3 steps, batch 2, 3 features, hidden 4) and its backward."""
+    args = [internals.randn(*s) for s in ((3, 2, 3), (16, 3), (16, 4), (16,), (16,), (2, 4), (2, 4))]
+    out = internals.ops.aten.mkldnn_rnn_layer(*args, False, [], 2, 4, 1, True, False, False, True)
+    return [("aten::mkldnn_rnn_layer", (*args, True, [], 2, 4, 1, True, False, False, True), {}),
+            ("aten::mkldnn_rnn_layer_backward", (*args, *out[:3], internals.ones(3, 2, 4), None, internals.ones(2, 4),
+                                                 False, 2, 4, 1, True, True, False, [], False, out[3]), {})]
+
+
 class _Recorder(TorchDispatchMode):
     """Writes down every aten call torch makes, with its arguments."""
 
@@ -371,6 +380,12 @@ def _direct_cases():
         # the fused weight norm and its backward, which torch's autograd calls below the dispatcher
         ("aten::_weight_norm_interface", (x, internals.ones(3, 1), 0), {}),
         ("aten::_weight_norm_interface_backward", (x, x, internals.ones(3, 1), internals.ones(3, 1), 0), {}),
+        # oneDNN's LSTM layer (nn.LSTM's float32 path) and its backward, called below the dispatcher
+        *_lstm_layer_cases(),
+        # index_put_ as index's backward calls it (torch records it below the mode), and its functional form
+        ("aten::_index_put_impl_", (internals.zeros(3, 2), [internals.tensor([0, 2, 2])], internals.ones(3, 2), True,
+                                    True), {}),
+        ("aten::_index_put_impl", (x, [internals.tensor([1, 0])], internals.ones(2, 4), False, False), {}),
         # orgqr's out= form (torch records only linalg_householder_product's)
         ("aten::orgqr.out", (x.t().contiguous(), internals.ones(2)), {"out": internals.empty(0)}),
         # norm with a dtype: torch's Python norm sends a dtype to linalg.vector_norm, so no sample records these

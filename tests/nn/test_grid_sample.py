@@ -132,6 +132,43 @@ def test_second_derivatives_match_torch(mode, padding_mode, align_corners):
                 assert_same(g, e, exact_layout=False, **_tol(mode, torch.float64))
 
 
+def _second_derivative_nodes(lib, x, grid, input_requires_grad, loss, **kwargs):
+    """The nodes and strides of the second derivatives (taken with create_graph) of a function of
+    the first ones, in input (where it requires grad) and grid."""
+    conv = internals.from_torch if lib is internals else torch.Tensor.clone
+    xi, gi = conv(x).requires_grad_(input_requires_grad), conv(grid).requires_grad_()
+    inputs = (xi, gi) if input_requires_grad else (gi,)
+    y = lib.nn.functional.grid_sample(xi, gi, **kwargs)
+    first = lib.autograd.grad(y.sum(), inputs, create_graph=True)
+    second = lib.autograd.grad(loss(first), inputs, create_graph=True, allow_unused=True)
+    return [None if t is None else (type(t.grad_fn).__name__, t.stride()) for t in second], second
+
+
+SECOND_LOSSES = {"first_gradient": lambda g: (g[0] * g[0]).sum(), "last_gradient": lambda g: (g[-1] * g[-1]).sum(),
+                 "both": lambda g: sum((t * t).sum() for t in g)}
+
+
+@pytest.mark.parametrize("loss", SECOND_LOSSES)
+@pytest.mark.parametrize("input_requires_grad", [True, False], ids=["input_requires_grad", "input_constant"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic", "volume-bilinear", "volume-nearest"])
+def test_second_derivative_nodes_match_torch(mode, input_requires_grad, loss):
+    """The grid's second derivative is the backward operator's grid gradient with gg_input
+    sampled (its node GridSampler{2,3}DBackwardBackward0), plus, with gg_grid, the per-coordinate
+    stack of the bent weights (StackBackward0; both: AddBackward0), as torch's formula builds it."""
+    volume = mode.startswith("volume-")
+    gen = torch.Generator().manual_seed(3)
+    shape, points = ((1, 2, 3, 4, 3), (1, 2, 2, 2, 3)) if volume else ((1, 2, 4, 5), (1, 3, 2, 2))
+    x = torch.randn(shape, dtype=torch.float64, generator=gen)
+    grid = torch.rand(points, dtype=torch.float64, generator=gen) * 2 - 1
+    kwargs = dict(mode=mode.removeprefix("volume-"), padding_mode="border", align_corners=False)
+    theirs = _second_derivative_nodes(torch, x, grid, input_requires_grad, SECOND_LOSSES[loss], **kwargs)
+    ours = _second_derivative_nodes(internals, x, grid, input_requires_grad, SECOND_LOSSES[loss], **kwargs)
+    assert ours[0] == theirs[0]
+    for got, expected in zip(ours[1], theirs[1]):
+        if expected is not None:
+            assert_same(got.detach(), expected.detach(), **_tol(kwargs["mode"], torch.float64))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode, padding_mode, align_corners", [c for c in COMBINATIONS if c[0] != "nearest"])
 def test_gradcheck_in_float64(mode, padding_mode, align_corners):

@@ -61,7 +61,7 @@ def assert_same_parameters(ours, theirs):
         assert_same(ours_p[name].detach(), theirs_p[name].detach())
 
 
-def run_both(ours, theirs, x, hx=None, tol=TOL64, output_node=True):
+def run_both(ours, theirs, x, hx=None, tol=TOL64):
     """Forward and backward in both libraries; compares outputs, states, gradients, nodes."""
     x_t = x.clone().requires_grad_()
     x_o = I(x).requires_grad_()
@@ -80,8 +80,7 @@ def run_both(ours, theirs, x, hx=None, tol=TOL64, output_node=True):
         assert_same(a.detach(), b.detach(), **tol)
         assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
     assert tuple(out_o.stride()) == tuple(out_t.stride())
-    if output_node:
-        assert type(out_o.grad_fn).__name__ == type(out_t.grad_fn).__name__
+    assert type(out_o.grad_fn).__name__ == type(out_t.grad_fn).__name__
     loss_t = out_t.pow(2).sum() + sum(h.sum() for h in as_tuple(h_t))
     loss_o = out_o.pow(2).sum() + sum(h.sum() for h in as_tuple(h_o))
     loss_t.backward()
@@ -134,9 +133,9 @@ def test_dropout_between_layers_draws_torchs_stream(kind):
 
 def test_float32_within_ulps():
     """torch runs a float32 LSTM through oneDNN's fused layer (node ``MkldnnRnnLayerBackward0``,
-    its own sums); internals composes the cell, so the output's node is not compared here."""
+    its own sums), and so does internals (tests/nn/test_lstm_onednn_layer.py)."""
     ours, theirs = twins("lstm", dtype=torch.float32, num_layers=2)
-    run_both(ours, theirs, torch.randn(5, 3, 3), tol=TOL32, output_node=False)
+    run_both(ours, theirs, torch.randn(5, 3, 3), tol=TOL32)
 
 
 @pytest.mark.parametrize("kind", ["rnn_tanh", "gru", "lstm_proj"])

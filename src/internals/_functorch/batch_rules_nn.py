@@ -321,9 +321,10 @@ def _index(func, level, args, kwargs):
 
 
 def _index_put(func, level, args, kwargs):
-    """Writes through advanced indices (the backward of ``a[i]``): the same explicit batch index
-    as ``_index``; the values, laid out for one example's indexed shape, moved to the physical
-    one (the index dims first when the batch index made the indices non-adjacent)."""
+    """Writes through advanced indices (``index_put``; ``_index_put_impl_``, the backward of
+    ``a[i]``): the same explicit batch index as ``_index``; the values, laid out for one example's
+    indexed shape, moved to the physical one (the index dims first when the batch index made the
+    indices non-adjacent)."""
     _refuse_unbatched_self(func, level, args, kwargs)
     names, b = _bind(func, args, kwargs)
     self, indices, values = b["self"], list(b["indices"]), b["values"]
@@ -341,7 +342,8 @@ def _index_put(func, level, args, kwargs):
     adjacent = present == list(range(present[0], present[-1] + 1))
     if adjacent and present[0] > 0:
         v = v.movedim(list(range(1 + present[0], 1 + present[0] + k)), list(range(1, 1 + k)))
-    out = func(target, [batch, *phys], v, b.get("accumulate", False))
+    unsafe = (b["unsafe"],) if "unsafe" in b else ()        # _index_put_impl(_)'s extra flag
+    out = func(target, [batch, *phys], v, b.get("accumulate", False), *unsafe)
     return args[0] if _inplace_name(func) else BatchedTensor(out, level)
 
 
@@ -370,4 +372,5 @@ NN_RULES = {
     "scatter_add": _gather_scatter, "scatter_add_": _gather_scatter, "scatter_reduce": _gather_scatter,
     "scatter_reduce_": _gather_scatter, "index": _index,
     "index_put": _index_put, "index_put_": _index_put,
+    "_index_put_impl": _index_put, "_index_put_impl_": _index_put,     # index's backward (autograd's own put)
 }

@@ -1628,6 +1628,19 @@ def THPVariable__fused_rms_norm(*args, **kwargs):
     return _ops['_fused_rms_norm'](_r.tensor(0), _r.intlist(1), _r.tensor(2), _r.to_double(3))
 
 
+__index_put_impl__parser = PythonArgParser([
+    '_index_put_impl_(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False, bool unsafe=False)',
+])
+
+
+def THPVariable__index_put_impl_(*args, **kwargs):
+    _r = __index_put_impl__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)
+    return _ops['_index_put_impl_'](_r.tensor(0), _r.value(1), _r.tensor(2), _r.to_bool(3), _r.to_bool(4))
+
+
 __linalg_det_parser = PythonArgParser([
     '_linalg_det(Tensor A, *, TensorList[3] out=None)',
 ])
@@ -6386,6 +6399,19 @@ def THPVariable_minimum(*args, **kwargs):
     return _ops['minimum.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_mkldnn_rnn_layer_parser = PythonArgParser([
+    'mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, IntArrayRef batch_sizes, int64_t mode, int64_t hidden_size, int64_t num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train)',
+])
+
+
+def THPVariable_mkldnn_rnn_layer(*args, **kwargs):
+    _r = _mkldnn_rnn_layer_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['mkldnn_rnn_layer'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.tensor(5), _r.tensor(6), _r.to_bool(7), _r.intlist(8), _r.to_int64(9), _r.to_int64(10), _r.to_int64(11), _r.to_bool(12), _r.to_bool(13), _r.to_bool(14), _r.to_bool(15))
+
+
 _mm_parser = PythonArgParser([
     'mm(Tensor input, Tensor mat2, *, Tensor out=None)',
 ])
@@ -9434,6 +9460,7 @@ FUNCTIONS = named({
     '_foreach_trunc_': THPVariable__foreach_trunc_,
     '_foreach_zero_': THPVariable__foreach_zero_,
     '_fused_rms_norm': THPVariable__fused_rms_norm,
+    '_index_put_impl_': THPVariable__index_put_impl_,
     '_linalg_det': THPVariable__linalg_det,
     '_linalg_eigh': THPVariable__linalg_eigh,
     '_linalg_slogdet': THPVariable__linalg_slogdet,
@@ -9736,6 +9763,7 @@ FUNCTIONS = named({
     'meshgrid': THPVariable_meshgrid,
     'min': THPVariable_min,
     'minimum': THPVariable_minimum,
+    'mkldnn_rnn_layer': THPVariable_mkldnn_rnn_layer,
     'mm': THPVariable_mm,
     'mode': THPVariable_mode,
     'moveaxis': THPVariable_moveaxis,

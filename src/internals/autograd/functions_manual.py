@@ -16,15 +16,16 @@ from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.matrix_exp import differential_analytic_matrix_function
+from ..aten.native.rnn import lstm_layer_backward
 from ..aten.native.sparse.sparse_csr_tensor import new_compressed
 from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
-from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
+from ..aten.native.tensor_factories import arange, from_numpy, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.memory_format import contiguous_format, preserve_format
-from ..c10.scalar_type import float64
+from ..c10.scalar_type import float64, int64
 from ..c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_coo, strided
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
@@ -810,10 +811,12 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
     wanted; this solves with A again either way."""
     if gX is None:
         return None, None
-    gB = _solve(A.mH, gX, left=left)
+    vector = gX.dim() == 1 or (gX.dim() == LU.dim() - 1 and tuple(gX.shape) == tuple(LU.shape[:-1]))
+    # a vector right-hand side is solved as a one-column matrix and squeezed back, as torch's
+    # (so the gradient's node is SqueezeBackward1, not the solver's)
+    gB = _solve(A.mH, gX.unsqueeze(-1), left=left).squeeze(-1) if vector else _solve(A.mH, gX, left=left)
     gA = None
     if grad_input_mask[0]:
-        vector = gX.dim() == 1 or (gX.dim() == LU.dim() - 1 and tuple(gX.shape) == tuple(LU.shape[:-1]))
         gB_, X_ = (gB.unsqueeze(-1), X.unsqueeze(-1)) if vector else (gB, X)
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
@@ -1089,8 +1092,14 @@ def log1p_backward(grad, self):
 
 
 def trace_backward(grad, sizes):
-    """The gradient along the main diagonal, zeros elsewhere (``trace_backward_symint``)."""
-    return diagonal_backward(grad.expand(min(sizes)), sizes, 0, 0, 1)
+    """The gradient along the main diagonal, zeros elsewhere (``trace_backward_symint``): filled
+    into the flat zeros every cols + 1 elements, then viewed as the matrix (its node ViewBackward0,
+    as torch's)."""
+    rows, cols = sizes
+    flat = zeros((rows * cols,), dtype=grad.dtype, device=grad.device)
+    # min(rows, cols) steps: past them, a tall matrix's steps would land off the diagonal
+    diagonal = arange(0, min(rows, cols) * (cols + 1), cols + 1, dtype=int64, device=grad.device)
+    return flat.index_fill_(0, diagonal, grad).view(tuple(sizes))
 
 
 def unfold_backward(grad, sizes, dimension, size, step):
@@ -1260,8 +1269,11 @@ def index_backward(sizes, options, indices, grad):
     the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
     zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, device=device)
-    put = "index_put" if _subclass_like(zeros_like_self, grad) else "index_put_"
-    return dispatcher.call(put, zeros_like_self, indices, grad, True)
+    # torch's out-of-place index_put where a subclass or a mode sees the call; else _index_put_impl_
+    # (unsafe: the forward checked the indices), so a second derivative meets IndexPutImplBackward0
+    if _subclass_like(zeros_like_self, grad):
+        return dispatcher.call("index_put", zeros_like_self, indices, grad, True)
+    return dispatcher.call("_index_put_impl_", zeros_like_self, indices, grad, True, True)
 
 
 def index_select_backward(grad, sizes, dim, index):
@@ -1343,14 +1355,8 @@ def masked_fill_backward(grad, mask):
 
 
 def masked_scatter_backward(grad, mask, sizes):
-    """The elements of ``grad`` under the mask, in order, then zeros for the source's elements
-    that were not used, viewed as the source."""
-    numel = math.prod(sizes)
-    selected = grad.masked_select(mask)
-    if numel > selected.numel():
-        filler = zeros((numel - selected.numel(),), dtype=grad.dtype, device=grad.device)
-        selected = dispatcher.call("cat", [selected, filler], 0)
-    return selected.view(tuple(sizes))
+    """The source's gradient, the operator (differentiable: its own node, as torch's)."""
+    return dispatcher.call("masked_scatter_backward", grad, mask, list(sizes))
 
 
 def index_fill_value_backward(grad, dim, index):
@@ -1429,15 +1435,20 @@ __all__ += ["masked_scatter_backward", "index_fill_value_backward", "block_diag_
 
 
 def masked_select_backward(grad, sizes, mask):
-    """Zeros of the broadcast shape with ``grad`` where the mask holds (the engine sums them down)."""
+    """Zeros of the broadcast shape with ``grad`` scattered where the mask holds (the engine sums
+    them down): ``masked_scatter_``, as torch's, so a second derivative meets MaskedScatterBackward0."""
     shape = broadcast_shapes(tuple(sizes), tuple(mask.shape))
-    return zeros(shape, dtype=grad.dtype, device=grad.device).index_put_([mask.expand(shape)], grad)
+    return zeros(shape, dtype=grad.dtype, device=grad.device).masked_scatter_(mask, grad)
 
 
 def take_backward(grad, sizes, index):
-    flat = zeros((math.prod(sizes),), dtype=grad.dtype, device=grad.device)
-    put = "index_put" if _subclass_like(grad, index) else "index_put_"     # out of place for a batched grad
-    return dispatcher.call(put, flat, [index.reshape(-1)], grad.reshape(-1), True).view(tuple(sizes))
+    """``grad`` accumulated into zeros at the flat positions ``index`` names (``put_``, as torch's:
+    a second derivative meets PutBackward0; out of place for a batched grad, which a plain zeros
+    tensor cannot take in place: index_put there)."""
+    if _subclass_like(grad, index):
+        flat = zeros((math.prod(sizes),), dtype=grad.dtype, device=grad.device)
+        return dispatcher.call("index_put", flat, [index.reshape(-1)], grad.reshape(-1), True).view(tuple(sizes))
+    return zeros(tuple(sizes), dtype=grad.dtype, device=grad.device).put_(index, grad, True)
 
 
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
@@ -1865,8 +1876,14 @@ def _input_double_backward(gO, ggW, input, stride, padding, dilation, transposed
         k = ggW.shape[2:]
         output_padding = [input.shape[i + 2] - ((gO.shape[i + 2] - 1) * stride[i] - 2 * padding[i]
                                                  + dilation[i] * (k[i] - 1) + 1) for i in range(len(stride))]
-    return dispatcher.call("convolution", gO, ggW, None, stride, padding, dilation, not transposed, output_padding,
-                           groups)
+    gI = dispatcher.call("convolution", gO, ggW, None, stride, padding, dilation, not transposed, output_padding,
+                         groups)
+    # a transposed convolution's output padding adds rows no input reaches: the plain convolution
+    # back over them is longer than the input, and those rows are dropped
+    for dim in range(2, gI.dim()):
+        if gI.shape[dim] != input.shape[dim]:
+            gI = gI.narrow(dim, 0, input.shape[dim])
+    return gI
 
 
 def _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed):
@@ -1983,7 +2000,9 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
                                               grad_input_mask)
     rstd = (running_var.view(shape) + eps).rsqrt()
     xhat = (input - running_mean.view(shape)) * rstd
-    gI = (ggW_v * gO * rstd) if grad_input_mask[0] and ggW_v is not None else None
+    # ggW expanded to the input's shape first, as torch's formula does (expand_as_dim1): the
+    # product then follows the expanded operand's (contiguous) layout, not gO's channels-last one
+    gI = (ggW_v.expand(input.shape) * rstd) * gO if grad_input_mask[0] and ggW_v is not None else None
     gW = (ggI * gO * rstd).sum(dims) if grad_input_mask[1] and w is not None and ggI is not None else None
     ggO = None
     if grad_input_mask[2]:
@@ -2020,11 +2039,11 @@ def copysign_tensor_self_backward(grad, self, result):
 
 
 def deg2rad_backward(grad):
-    return dispatcher.call("mul.Tensor", grad, wrap_scalar(_M_PI_180))
+    return mul_scalar(grad, _M_PI_180)        # C++'s grad * M_PI_180: mul.Scalar (MulBackward1)
 
 
 def rad2deg_backward(grad):
-    return dispatcher.call("mul.Tensor", grad, wrap_scalar(_M_180_PI))
+    return mul_scalar(grad, _M_180_PI)
 
 
 def logit_backward(grad, self, eps):
@@ -2806,3 +2825,21 @@ def linalg_vector_norm_jvp(self_p, self_t, ord, norm, dim, keepdim):
     if p < 1.0:
         powered = powered.masked_fill(self_p == 0, 0)
     return (powered * signed).sum(dims, keepdim) * norm.pow(1 - p)
+
+
+# ---- oneDNN's LSTM layer (FunctionsManual.cpp's mkldnn_rnn_layer_differentiable_backward)
+__all__ += ["mkldnn_rnn_layer_backward", "mkldnn_rnn_layer_differentiable_backward"]
+
+
+def mkldnn_rnn_layer_backward(*args):
+    """The fused layer's backward kernel, as the operator (below autograd: grad mode is off)."""
+    return dispatcher.call("mkldnn_rnn_layer_backward", *args)
+
+
+def mkldnn_rnn_layer_differentiable_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_,
+                                             grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers,
+                                             has_biases, train, bidirectional, batch_sizes, batch_first, workspace):
+    """The same gradients in differentiable operators, the gates recomputed from the inputs, so a
+    second backward reaches the input, the weights and the initial state through them."""
+    return lstm_layer_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, grad_output, grad_hy, grad_cy,
+                               reverse, batch_first)

@@ -331,6 +331,11 @@ def register_manual_kernels():
     name = "_scaled_dot_product_flash_attention_for_cpu_backward"
     kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", False)
     dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
+    # oneDNN's LSTM layer backward: torch's entry for it has no formula, so the operator called on
+    # inputs that require grad gets a node that refuses (its message names it without aten::)
+    name = "mkldnn_rnn_layer_backward"
+    kernel = _not_implemented_kernel(dispatcher.find(name), name, False)
+    dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
     # LDL^T's factoring and solving: no derivative in torch, which reaches them through its
     # fallback for operators without one (only the inputs that require grad get an edge);
     # so are the loss gradients torch has no formula for: a gradient taken with create_graph ends

@@ -92,14 +92,15 @@ class Overload:
 # YAML (``autogen``), which binds no name, as are the foreach ``out=`` forms and ``_foreach_copy``
 # (the functional ``_foreach_copy_``, reached through ``torch.ops.aten``); ``unique_dim`` is bound
 # but kept out of the ``torch`` namespace (``PRIVATE_OPS`` in ``torch/__init__.py``):
-# ``torch.unique(x, dim=...)`` calls it.
+# ``torch.unique(x, dim=...)`` calls it. ``_index_put_impl``, the functional form of autograd's
+# ``_index_put_impl_``, is generated in torch's YAML too (``autogen``) and binds no name.
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
                         "mul.Scalar", "div.Scalar", "div_.Scalar", "add_.Scalar", "sub_.Scalar", "mul_.Scalar",
                         "sym_size.int", "sym_numel", "sym_stride.int", "sym_storage_offset",
                         "_sparse_coo_tensor_unsafe", "_sparse_coo_tensor_with_dims_and_tensors", "_reshape_alias",
                         "_unsafe_view", "copy",
                         "index.Tensor", "index.Tensor_out", "zero", "unique_dim", "_foreach_copy",
-                        "_foreach_max.out", "_foreach_powsum.Scalar_out"}
+                        "_foreach_max.out", "_foreach_powsum.Scalar_out", "_index_put_impl"}
 PYTHON_MODULES = ("nn", "linalg", "special")
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.

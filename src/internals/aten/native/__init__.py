@@ -45,6 +45,7 @@ from . import (
     reduce_ops,
     reduce_ops_math,
     resize,
+    rnn,
     scalar,
     softmax,
     sorting,
@@ -72,7 +73,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, loss_ctc, average_pool3d, dilated_max_pool3d,
             max_unpooling, adaptive_max_pooling3d, tensor_properties, attention, fractional_max_pooling,
-            channel_shuffle, foreach_ops_kernels, tensor_compare)
+            channel_shuffle, foreach_ops_kernels, tensor_compare, rnn)
 
 
 def kernel(name):

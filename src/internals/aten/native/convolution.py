@@ -502,8 +502,12 @@ def _transposed_backward(grad_output, input, weight, stride, padding, dilation, 
     spatial = list(range(2, input.dim()))
     if output_mask[0]:
         plain = convolution(grad_output, weight, None, stride, padding, dilation, False, [0] * len(spatial), groups)
-        for dim in spatial:
-            plain = call("narrow", plain, dim, 0, input.shape[dim])
+        if list(plain.shape[2:]) != list(input.shape[2:]):
+            # the output padding's rows reach no input: torch's kernel writes a gradient of the
+            # input's own size, so the narrowed result is copied to a dense tensor
+            for dim in spatial:
+                plain = call("narrow", plain, dim, 0, input.shape[dim])
+            plain = contiguous(plain)
         grad_input = layout(plain, input, weight)
     if output_mask[1]:
         grad_weight = convolution_backward(_pad_to(input, g), grad_output, weight, None, stride, padding, dilation,

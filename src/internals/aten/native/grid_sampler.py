@@ -297,8 +297,10 @@ def _per_coordinate(g, values_for, multipliers, grid):
     for d, mult in enumerate(multipliers):
         v = values_for(d)
         s = call("zeros_like", mult) if v is None else call("sum.dim_IntList", call("mul.Tensor", v, g), [1])
-        parts.append(call("mul.Tensor", s, mult))
-    return call("view", call("stack", parts, -1), list(grid.shape))
+        parts.append(call("reshape", call("mul.Tensor", s, mult), list(grid.shape[:-1])))
+    # each coordinate's part takes the grid's shape before the stack, so the result is the
+    # stack itself (torch's node for it: StackBackward0), not a view of one
+    return call("stack", parts, -1)
 
 
 # ---- the CPU loops (``grid_sampler_2d_cpu``, ``grid_sampler_3d_cpu`` and their backwards)
@@ -428,18 +430,28 @@ def grid_sampler_double_backward(gg_input, gg_grid, grad_output, input, grid, mo
         d_grad_output = call("view", d_grad_output, list(grad_output.shape))
     if output_mask[1] and pull is not None:
         d_input = _scatter(g, taps, mixed, input)
-    if output_mask[2] and mode == NEAREST and gg_planes is not None:     # torch's formula gives zeros here
-        d_grid = call("zeros", list(grid.shape), dtype=grid.dtype, device=grid.device)
-    elif output_mask[2] and mode != NEAREST and (gg_planes is not None or pull is not None):
-        def values_for(e):
-            part = None if gg_planes is None else _interpolate(gg_planes, taps, lambda w: _slope(w, e))
-            if pull is not None:
-                bent = _interpolate(planes, taps, lambda w: _sum(_apply_number(p, _curvature(w, d, e))
-                                                                 for d, p in enumerate(pull)))
-                part = _accumulate(part, bent)
-            return part
-        d_grid = _per_coordinate(g, values_for, multipliers, grid)
+    if output_mask[2] and (gg_planes is not None or pull is not None):
+        d_grid = _grid_gradient(gg_input, pull, g, planes, taps, multipliers, grad_output, grid, mode, padding_mode,
+                                align_corners)
     return d_grad_output, d_input, d_grid
+
+
+def _grid_gradient(gg_input, pull, g, planes, taps, multipliers, grad_output, grid, mode, padding_mode,
+                   align_corners):
+    """The grid's part of the double backward. gg_input's term is the sampler's own grid gradient
+    with gg_input sampled (torch's formula calls the backward operator for it, so it hangs from
+    that node; zeros for nearest, whose samples do not move with the grid); gg_grid's term bends
+    the weights a second time, one coordinate pair at a time, stacked per coordinate."""
+    d_grid = None
+    if gg_input is not None:
+        d_grid = call(f"grid_sampler_{len(multipliers)}d_backward", grad_output, gg_input, grid, mode, padding_mode,
+                      align_corners, [False, True])[1]
+    if pull is not None:
+        def bent(e):
+            return _interpolate(planes, taps, lambda w: _sum(_apply_number(p, _curvature(w, d, e))
+                                                             for d, p in enumerate(pull)))
+        d_grid = _accumulate(d_grid, _per_coordinate(g, bent, multipliers, grid))
+    return d_grid
 
 
 def _apply_number(p, factor):

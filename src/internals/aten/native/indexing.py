@@ -312,6 +312,17 @@ def index_put(self, indices, values, accumulate=False):
     return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
 
 
+def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
+    """``_index_put_impl_``: ``index_put_`` with a flag that lets torch's CUDA kernel skip its
+    index checks (``unsafe``, set by autograd's own calls); every index is checked here."""
+    return index_put_(self, indices, values, accumulate)
+
+
+def _index_put_impl(self, indices, values, accumulate=False, unsafe=False):
+    """The functional form (CompositeExplicitAutograd): a clone, then ``_index_put_impl_``."""
+    return _index_put_impl_(dispatcher.call("clone", self), indices, values, accumulate, unsafe)
+
+
 def _output_like_self(out, self, *inputs):
     """``set_output_raw_strided(0, self.sizes(), {}, self.options())`` (a fresh contiguous output,
     or ``out=`` checked and resized), then, for a given output, the index functions' overlap
@@ -344,8 +355,11 @@ def meta_index_add(out, self, dim, index, source, *, alpha=1):
     if index.numel() != size:
         raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
                            f"({size}), for dim: {d}")
-    if source.dim() and [s for k, s in enumerate(source.shape) if k != d] != \
-            [s for k, s in enumerate(self.shape) if k != d]:
+    # the dims other than ``dim`` must agree; a 0-d self or source is compared whole (a vector of
+    # one element does not match a 0-d self)
+    both = source.dim() and self.dim()
+    if [s for k, s in enumerate(source.shape) if not both or k != d] != \
+            [s for k, s in enumerate(self.shape) if not both or k != d]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
     return _output_like_self(out, self, index, source)
@@ -369,8 +383,8 @@ def impl_index_add(out, self, dim, index, source, *, alpha=1):
         raise RuntimeError(f"index {outside[0].item()} is out of bounds for dimension {d} with size {bound}")
     values = source if alpha == 1 else _times_alpha(source, alpha)
     if out.dim() == 0:      # a 0-d tensor (and source) taken as a vector of one element
-        index_put_(dispatcher.call("unsqueeze", out, 0), [index], dispatcher.call("reshape", values, [-1]),
-                   accumulate=True)
+        index_put_(dispatcher.call("unsqueeze", out, 0), [dispatcher.call("reshape", index, [-1])],
+                   dispatcher.call("reshape", values, [-1]), accumulate=True)
         return out
     return index_put_(out, [None] * d + [index], values, accumulate=True)
 
@@ -1007,6 +1021,19 @@ def masked_scatter(self, mask, source):
     shape = list(broadcast_shapes(tuple(mask.shape), tuple(self.shape)))
     mask, self = dispatcher.call("expand", mask, shape), dispatcher.call("expand", self, shape)
     return masked_scatter_(dispatcher.call("clone", self, memory_format=contiguous_format), mask, source)
+
+
+def masked_scatter_backward(grad_output, mask, sizes):
+    """CompositeExplicitAutograd: the source's gradient in ``masked_scatter`` — the elements of
+    ``grad_output`` under the mask, in order, then zeros for the source's elements it did not
+    use, viewed with the source's sizes."""
+    numel = math.prod(sizes)
+    selected = dispatcher.call("masked_select", grad_output, mask)
+    if numel > selected.numel():
+        filler = dispatcher.call("zeros", [numel - selected.numel()], dtype=grad_output.dtype,
+                                 device=grad_output.device)
+        selected = dispatcher.call("cat", [selected, filler], 0)
+    return dispatcher.call("view", selected, list(sizes))
 
 
 def masked_select(self, mask):

@@ -15,13 +15,13 @@ import math
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import channels_last, channels_last_3d, suggest_memory_format
+from ...c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
 from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import strided
 from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import contiguous, to
-from .tensor_factories import empty, wrap_scalar
+from .tensor_factories import empty, empty_strided, wrap_scalar
 
 
 def _check_channels(name, t, C):
@@ -167,10 +167,25 @@ def _number(value, dtype, like):
 
 def _in_suggested_layout(out, input):
     """torch allocates the output in the input's suggested memory format: channels-last for a
-    channels-last input, contiguous for any other layout (a transposed input included)."""
-    if input.dim() == 4 and suggest_memory_format(input.shape, input.stride()) is channels_last:
+    channels-last input (4-d or 5-d), contiguous for any other layout (a transposed input
+    included)."""
+    fmt = suggest_memory_format(input.shape, input.stride())
+    if input.dim() == 4 and fmt is channels_last:
         return keep_channels_last(out, input)
+    if input.dim() == 5 and fmt is channels_last_3d:
+        return _keep_channels_last_3d(out, input)
     return contiguous(out)
+
+
+def _keep_channels_last_3d(out, input):
+    """``keep_channels_last`` for volumes: a channels-last-3d input gets a channels-last-3d result
+    (exactly its strides, where sizes of 1 would let contiguous strides pass too)."""
+    if input.dim() != 5 or suggest_memory_format(input.shape, input.stride()) is not channels_last_3d:
+        return out
+    strides = channels_last_strides(tuple(out.shape), channels_last_3d)
+    if tuple(out.stride()) == strides:
+        return out
+    return call("copy_", empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device), out, False)
 
 
 def _inverse_std(var, eps):
@@ -232,7 +247,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     grad_bias = to(_sum_over(go, dims), input.dtype) if output_mask[2] else None
     # batch_norm_backward_cpu allocates grad_input in the input's suggested memory format
     if grad_input is not None:
-        grad_input = keep_channels_last(to(grad_input, input.dtype), input)
+        grad_input = _keep_channels_last_3d(keep_channels_last(to(grad_input, input.dtype), input), input)
     return grad_input, grad_weight, grad_bias
 
 

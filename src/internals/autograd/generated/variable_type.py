@@ -186,6 +186,7 @@ from .functions import (
     IndexFillBackward0,
     IndexFillBackward1,
     IndexPutBackward0,
+    IndexPutImplBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
     LeBackward0,
@@ -235,6 +236,7 @@ from .functions import (
     MaskedFillBackward0,
     MaskedFillBackward1,
     MaskedScatterBackward0,
+    MaskedScatterBackwardBackward0,
     MaskedSelectBackward0,
     MaxBackward0,
     MaxBackward1,
@@ -253,6 +255,7 @@ from .functions import (
     MinBackward1,
     MinimumBackward0,
     MishBackward0,
+    MkldnnRnnLayerBackward0,
     MmBackward0,
     ModeBackward0,
     MseLossBackward0,
@@ -763,6 +766,8 @@ OPS = {
     'index.Tensor_out': dispatcher.find('index.Tensor_out'),
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
+    '_index_put_impl_': dispatcher.find('_index_put_impl_'),
+    '_index_put_impl': dispatcher.find('_index_put_impl'),
     'index_add.out': dispatcher.find('index_add.out'),
     'index_add': dispatcher.find('index_add'),
     'index_add_': dispatcher.find('index_add_'),
@@ -795,6 +800,7 @@ OPS = {
     'masked_fill_.Tensor': dispatcher.find('masked_fill_.Tensor'),
     'masked_scatter_': dispatcher.find('masked_scatter_'),
     'masked_scatter': dispatcher.find('masked_scatter'),
+    'masked_scatter_backward': dispatcher.find('masked_scatter_backward'),
     'masked_select': dispatcher.find('masked_select'),
     'take': dispatcher.find('take'),
     'put_': dispatcher.find('put_'),
@@ -1263,6 +1269,7 @@ OPS = {
     '_coalesce': dispatcher.find('_coalesce'),
     'values': dispatcher.find('values'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
+    'mkldnn_rnn_layer': dispatcher.find('mkldnn_rnn_layer'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     '_scaled_dot_product_flash_attention_for_cpu': dispatcher.find('_scaled_dot_product_flash_attention_for_cpu'),
     'embedding': dispatcher.find('embedding'),
@@ -2653,8 +2660,6 @@ def pow_Scalar_out(ks, self, exponent, **kwargs):
 
 
 def rsub_Tensor(ks, self, other, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('rsub', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = RsubBackward0()
@@ -2669,6 +2674,9 @@ def rsub_Tensor(ks, self, other, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, dispatcher.call('rsub.Tensor', self_t, other_t, **kwargs))
     return result
 
 
@@ -6050,6 +6058,49 @@ def index_put(ks, self, indices, values, accumulate=False):
     return result
 
 
+def _index_put_impl_(ks, self, indices, values, accumulate=False, unsafe=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexPutImplBackward0()
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
+        grad_fn.indices_ = SavedVariableList(indices)
+        grad_fn.accumulate_ = accumulate
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['_index_put_impl_'].redispatch(after_autograd(ks), self, indices, values, accumulate, unsafe)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, values):
+        self_t, values_t = tangents(self, values)
+        set_fw_grad(self, self_t.index_put(indices, values_t, accumulate), inplace=True)
+    return result
+
+
+def _index_put_impl(ks, self, indices, values, accumulate=False, unsafe=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
+        grad_fn = IndexPutImplBackward0()
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
+        grad_fn.indices_ = SavedVariableList(indices)
+        grad_fn.accumulate_ = accumulate
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['_index_put_impl'].redispatch(after_autograd(ks), self, indices, values, accumulate, unsafe)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, values):
+        self_t, values_t = tangents(self, values)
+        set_fw_grad(result, self_t.index_put(indices, values_t, accumulate))
+    return result
+
+
 def index_add_out(ks, self, dim, index, source, **kwargs):
     check_out_no_requires_grad('index_add', self, index, source, kwargs.get('out'))
     if _fw_levels:
@@ -6600,6 +6651,25 @@ def masked_scatter(ks, self, mask, source):
     excluded = enter_below_ad_inplace_or_view()
     try:
         result = OPS['masked_scatter'].redispatch(after_autograd(ks), self, mask, source)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def masked_scatter_backward(ks, grad_output, mask, sizes):
+    if _fw_levels:
+        check_no_fw_grad('masked_scatter_backward', grad_output)
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = MaskedScatterBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.grad_output_info_ = TypeAndSize(grad_output)
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['masked_scatter_backward'].redispatch(after_autograd(ks), grad_output, mask, sizes)
     finally:
         tls.excluded = excluded
     if grad_fn is not None:
@@ -14585,6 +14655,43 @@ def _weight_norm_interface(ks, v, g, dim=0):
     return result
 
 
+def mkldnn_rnn_layer(ks, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
+    if _fw_levels:
+        check_no_fw_grad('mkldnn_rnn_layer', input, weight0, weight1, weight2, weight3, hx_, cx_)
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or weight0._requires_grad or weight1._requires_grad or weight2._requires_grad or weight3._requires_grad or hx_._requires_grad or cx_._requires_grad):
+        grad_fn = MkldnnRnnLayerBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight0, weight1, weight2, weight3, hx_, cx_)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight0_ = SavedVariable(weight0, False)
+        grad_fn.weight1_ = SavedVariable(weight1, False)
+        grad_fn.weight2_ = SavedVariable(weight2, False)
+        grad_fn.weight3_ = SavedVariable(weight3, False)
+        grad_fn.hx__ = SavedVariable(hx_, False)
+        grad_fn.cx__ = SavedVariable(cx_, False)
+        grad_fn.reverse_ = reverse
+        grad_fn.batch_sizes_ = as_int_tuple(batch_sizes)
+        grad_fn.mode_ = as_int(mode)
+        grad_fn.hidden_size_ = as_int(hidden_size)
+        grad_fn.num_layers_ = as_int(num_layers)
+        grad_fn.has_biases_ = has_biases
+        grad_fn.bidirectional_ = bidirectional
+        grad_fn.batch_first_ = batch_first
+        grad_fn.train_ = train
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['mkldnn_rnn_layer'].redispatch(after_autograd(ks), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], True)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+        grad_fn.result3_ = SavedVariable(result[3], True)
+    return result
+
+
 def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -16207,6 +16314,8 @@ KERNELS = {
     'index.Tensor_out': index_Tensor_out,
     'index_put_': index_put_,
     'index_put': index_put,
+    '_index_put_impl_': _index_put_impl_,
+    '_index_put_impl': _index_put_impl,
     'index_add.out': index_add_out,
     'index_add': index_add,
     'index_add_': index_add_,
@@ -16239,6 +16348,7 @@ KERNELS = {
     'masked_fill_.Tensor': masked_fill__Tensor,
     'masked_scatter_': masked_scatter_,
     'masked_scatter': masked_scatter,
+    'masked_scatter_backward': masked_scatter_backward,
     'masked_select': masked_select,
     'take': take,
     'put_': put_,
@@ -16707,6 +16817,7 @@ KERNELS = {
     '_coalesce': _coalesce,
     'values': values,
     '_weight_norm_interface': _weight_norm_interface,
+    'mkldnn_rnn_layer': mkldnn_rnn_layer,
     'native_layer_norm': native_layer_norm,
     '_scaled_dot_product_flash_attention_for_cpu': _scaled_dot_product_flash_attention_for_cpu,
     'embedding': embedding,

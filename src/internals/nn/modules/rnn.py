@@ -7,7 +7,10 @@ dropout between layers). Here the same three pieces are Python functions compose
 operators (``linear``, ``sigmoid``, ``tanh``, ``chunk``, ``stack``, ``cat``), so autograd records
 them without any backward written for the recurrence, and the arithmetic follows torch's CPU
 path step for step: the input projection of a whole layer is one ``linear`` over the sequence,
-then each step adds the hidden projection to its slice.
+then each step adds the hidden projection to its slice. A float32 LSTM without projections
+takes torch's CPU route instead: one ``mkldnn_rnn_layer`` operator per layer and direction
+(oneDNN's fused layer in torch; ``aten/native/rnn.py`` here), so its graph has torch's
+``MkldnnRnnLayerBackward0`` nodes.
 
 The parameters have torch's names, shapes, gate order (LSTM: input, forget, cell, output; GRU:
 reset, update, new) and initialisation order, so one seed gives torch's weights and state dicts
@@ -18,9 +21,14 @@ its own last step.
 """
 import math
 import numbers
+import threading
 import warnings
 
 from ..._functional import cat, empty, stack, zeros
+from ...aten import dispatcher
+from ...aten.native.dispatch_stub import onednn_native
+from ...autograd.grad_mode import is_grad_enabled
+from ...c10 import scalar_type as st
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -158,6 +166,60 @@ def _run_stack(mode, input, hiddens, params, num_layers, dropout, training, bidi
         if dropout != 0 and training and layer < num_layers - 1:
             input = F.dropout(input, dropout, True)
     return input, finals
+
+
+# ---- oneDNN's LSTM (``lstm_mkldnn_stub`` in RNN.cpp, ``mkldnn_impl`` in mkldnn/RNN.cpp)
+_LSTM_MODE = 2      # ideep's rnn_kind::LSTM
+_projection_warned = False
+_projection_lock = threading.Lock()
+
+
+def _use_mkldnn(input, hx, params):
+    """``use_mkldnn``: every tensor on the CPU, a float32 input (bfloat16 or, without grad mode,
+    half where oneDNN computes them natively), and not an empty one."""
+    tensors = [input, *hx, *(p for layer in params for p in layer if p is not None)]
+    if any(t.device.type != "cpu" for t in tensors) or input.numel() == 0:
+        return False
+    return (input.dtype == st.float32 or (input.dtype == st.bfloat16 and onednn_native("BFloat16"))
+            or (input.dtype == st.float16 and not is_grad_enabled() and onednn_native("Half")))
+
+
+def _warn_projection_once():
+    """torch's oneDNN check warns (once a process) that a projection keeps the composed LSTM."""
+    global _projection_warned
+    with _projection_lock:
+        first, _projection_warned = not _projection_warned, True
+    if first:
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation.",
+                      stacklevel=4)
+
+
+def _mkldnn_lstm(input, hx, params, num_layers, dropout, training, bidirectional, hidden_size):
+    """Each layer and direction one ``mkldnn_rnn_layer`` call on the (L, N, H) input, its initial
+    state selected from the stacked one; dropout between layers while training. Returns the last
+    layer's output and the stacked final states."""
+    directions = 2 if bidirectional else 1
+    hy, cy = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for d in range(directions):
+            k = layer * directions + d
+            w_ih, w_hh, b_ih, b_hh, _ = params[k]
+            has_biases = b_ih is not None
+            if not has_biases:
+                b_ih = b_hh = zeros((w_ih.shape[0],), dtype=w_ih.dtype, device=w_ih.device)
+            # oneDNN reads dense buffers: a batch-first input, transposed, is copied first
+            output, h, c, _ = dispatcher.call(
+                "mkldnn_rnn_layer", input.contiguous(), w_ih, w_hh, b_ih, b_hh, hx[0].select(0, k).contiguous(),
+                hx[1].select(0, k).contiguous(), d == 1, [], _LSTM_MODE, hidden_size, num_layers, has_biases,
+                bidirectional, False, training)
+            outputs.append(output)
+            hy.append(h)
+            cy.append(c)
+        input = outputs[0] if directions == 1 else cat(outputs, -1)
+        if dropout != 0 and training and layer < num_layers - 1:
+            input = F.dropout(input, dropout, True)
+    return input, (stack(hy, 0), stack(cy, 0))
 
 
 class RNNBase(Module):
@@ -439,11 +501,33 @@ class LSTM(RNNBase):
         self.check_hidden_size(hx[0], self.get_expected_hidden_size(input), "Expected hidden[0] size {}, got {}")
         expected_cell = (*self.get_expected_hidden_size(input)[:2], self.hidden_size)
         self.check_hidden_size(hx[1], expected_cell, "Expected hidden[1] size {}, got {}")
-        output, finals = self._run(input, list(zip(hx[0].unbind(0), hx[1].unbind(0))))
-        h_n, c_n = stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0)
+        if self._routes_to_mkldnn(input, hx):
+            output, (h_n, c_n) = self._run_mkldnn(input, hx)
+        else:
+            output, finals = self._run(input, list(zip(hx[0].unbind(0), hx[1].unbind(0))))
+            h_n, c_n = stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0)
         if not is_batched:
             return output.squeeze(0 if self.batch_first else 1), (h_n.squeeze(1), c_n.squeeze(1))
         return output, (h_n, c_n)
+
+    def _routes_to_mkldnn(self, input, hx):
+        """torch's ``lstm`` takes oneDNN's layers where ``use_mkldnn`` holds and there is no
+        projection (which it warns about once)."""
+        if not _use_mkldnn(input, hx, self._cell_params()):
+            return False
+        if self.proj_size > 0:
+            _warn_projection_once()
+            return False
+        return True
+
+    def _run_mkldnn(self, input, hx):
+        """The stack of oneDNN layers on the (L, N, H) layout, the output transposed back for
+        a batch-first input."""
+        if self.batch_first:
+            input = input.transpose(0, 1)
+        output, hidden = _mkldnn_lstm(input, hx, self._cell_params(), self.num_layers, self.dropout, self.training,
+                                      self.bidirectional, self.hidden_size)
+        return (output.transpose(0, 1) if self.batch_first else output), hidden
 
     @staticmethod
     def _unbatched_state(hx, is_batched):
