@@ -197,6 +197,14 @@ def test_every_derivative_entry_is_tested():
     for build in LINEAR_CASES.values():
         reached |= _nodes(build(internals))
     reached.add(internals.ones(2, requires_grad=True)[...].grad_fn.name())    # x[...] is alias
+    # The view copies (tests/aten/test_view_copies.py compares their nodes and gradients with torch's).
+    from test_view_copies import GRAD_BUILDS as VIEW_COPY_CASES
+    x, t = (internals.rand(2, 3, dtype=internals.float64, requires_grad=True) for _ in range(2))
+    for build in VIEW_COPY_CASES:
+        reached |= _nodes(build(internals, x, t))
+    # torch refuses this one ("does not support automatic differentiation for outputs with complex
+    # dtype"): the package has no list of the operators torch differentiates with complex outputs
+    reached.add(internals.view_as_complex_copy(internals.rand(2, 2, requires_grad=True)).grad_fn.name())
     # least squares (tests/aten/test_linalg_solvers.py compares its node and gradients with torch's)
     reached |= _nodes(internals.linalg.lstsq(internals.eye(3, 2, requires_grad=True), internals.ones(3)).solution)
     # cholesky_solve and cholesky_inverse (tests/aten/test_linalg_solvers.py compares their nodes and gradients)
