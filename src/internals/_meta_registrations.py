@@ -30,12 +30,12 @@ from .aten.native.indexing import check_index_select
 from .aten.native.pooling import pool_geometry
 from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
-from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
+from .aten.native.tensor_shape import compute_stride, infer_size, reshaped_geometry, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
 from .c10 import scalar_type as st
 from .c10.device import device as as_device
 from .c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
-from .c10.sym import sym_max
+from .c10.sym import is_symbolic, sym_max
 from .c10.tensor_impl import contiguous_strides
 
 __all__ = ["POINTWISE", "SYMBOLIC_META", "TensorMeta", "meta_table"]
@@ -273,6 +273,8 @@ def meta_activation_backward(grad, output):
 def meta_unsafe_view(x, size):
     """``view``'s geometry on a fresh result (``reshape``'s copy, ``matmul``'s product)."""
     shape = infer_size(tuple(size), x.numel())
+    if x._impl.is_contiguous() and any(map(is_symbolic, x.shape)):     # torch's sizes: expressions of x's
+        return TensorMeta(*reshaped_geometry(tuple(x.shape), x.stride(), shape), x.dtype, x.device)
     return TensorMeta(shape, compute_stride(tuple(x.shape), x.stride(), shape), x.dtype, x.device)
 
 
