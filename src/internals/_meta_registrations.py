@@ -27,6 +27,7 @@ from .aten.native.convolution import (
 from .aten.native.dispatch_stub import refuse_unlisted_dtypes
 from .aten.native.embedding import _check_indices
 from .aten.native.indexing import check_index_select
+from .aten.native.pixel_shuffle import output_format, pixel_shuffle_shape
 from .aten.native.pooling import pool_geometry
 from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
@@ -267,6 +268,26 @@ def meta_threshold_backward(grad, x, threshold):
 @register_meta("sigmoid_backward", "tanh_backward")
 def meta_activation_backward(grad, output):
     return _elementwise([grad, output], st.result_type(grad, output))
+
+
+@register_meta("pixel_shuffle")
+def meta_pixel_shuffle(x, upscale_factor):
+    """The kernel's checks and sizes, in the layout its CPU kernel allocates (a symbolic trace:
+    the kernel's copy needs sizes that are numbers)."""
+    shape = pixel_shuffle_shape(x, upscale_factor)
+    fmt = output_format(x)
+    strides = channels_last_strides(shape, fmt) if fmt is channels_last else _contiguous_strides_for(shape)
+    return TensorMeta(shape, strides, x.dtype, x.device)
+
+
+def _contiguous_strides_for(shape):
+    """torch's ``make_contiguous_strides_for``: each stride the product of ``sym_max(size, 1)`` of
+    the sizes after it (``Max(1, (s96//4))`` where a size is an expression not known to be 1 or more)."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step = step * (sym_max(size, 1) if is_symbolic(size) else max(size, 1))
+    return tuple(reversed(strides))
 
 
 @register_meta("_unsafe_view")

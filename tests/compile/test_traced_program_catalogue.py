@@ -182,7 +182,6 @@ SYMBOLIC_DIFFERENCES = {
     "masked_scatter": _NO_META,
     "index_fill": _NO_META,
     "binary_cross_entropy": _NO_META,
-    "pixel_shuffle": "the kernel's own size checks compare a symbol in a way sympy refuses",
     "take_along_dim": "torch's take_along_dim reads the sizes as numbers (aten.size, remainder by 4), "
                       "pinning the input's sizes; the package keeps them symbols",
     "batch_norm eval": "torch's Python dispatcher turns native_batch_norm in eval into "

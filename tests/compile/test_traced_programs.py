@@ -263,6 +263,9 @@ SYMBOLIC_METADATA = {
     "max_pool1d ceil_mode": (lambda T: lambda x: F_[T].max_pool1d(x, 2, ceil_mode=True), [P(1, 2, 7)]),
     "max_pool1d": (lambda T: lambda x: F_[T].max_pool1d(x, 3, 2, 1), [P(2, 7)]),
     "max_pool1d with indices": (lambda T: lambda x: F_[T].max_pool1d(x, 2, return_indices=True)[1], [P(1, 2, 7)]),
+    "pixel_shuffle": (lambda T: lambda x: F_[T].pixel_shuffle(x, 2), [P(2, 8, 3, 5)]),
+    "pixel_shuffle channels last": (lambda T: lambda x: F_[T].pixel_shuffle(x.permute(0, 3, 1, 2), 2),
+                                    [P(2, 3, 5, 8)]),
 }
 
 
