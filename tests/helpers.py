@@ -7,6 +7,7 @@ import functools
 import io
 import itertools
 import math
+import operator
 import re
 import sys
 import threading
@@ -1060,3 +1061,33 @@ def fx_unwrapped(text):
 
 def fx_code(gm, L):
     return fx_unwrapped(fx_text(gm.code, L)).strip()
+
+
+# ------------------------------------------------------------------ traced graphs
+def graph_source(value):
+    """An argument as the test compares it: a node by name, a dtype or layout by its torch name."""
+    if hasattr(value, "op"):
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return [graph_source(v) for v in value]
+    return repr(value).replace("internals.", "torch.")
+
+
+def graph_calls(gm):
+    """(name, target, args, kwargs) of every call, in graph order, and what the graph returns."""
+    calls = []
+    for n in gm.graph.nodes:
+        if n.op == "call_function":
+            target = "getitem" if n.target is operator.getitem else str(n.target).split("ops.", 1)[-1]
+            kwargs = {k: graph_source(v) for k, v in n.kwargs.items()}
+            calls.append((n.name, target, graph_source(list(n.args)), kwargs))
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    return calls, graph_source(output.args[0])
+
+
+def placeholder_sizes(gm):
+    """Each input's sizes as text (``['s75', '4']``: a symbol, or a number a guard pinned), or its
+    symbol, for an int argument."""
+    def text(val):
+        return [str(n) for n in val.shape] if hasattr(val, "shape") else str(val)
+    return [text(n.meta.get("val")) for n in gm.graph.nodes if n.op == "placeholder"]

@@ -27,15 +27,16 @@ from .aten.native.convolution import (
 from .aten.native.dispatch_stub import refuse_unlisted_dtypes
 from .aten.native.embedding import _check_indices
 from .aten.native.indexing import check_index_select
+from .aten.native.pixel_shuffle import output_format, pixel_shuffle_shape
 from .aten.native.pooling import pool_geometry
 from .aten.native.sorting import _dim as _selection_dim
 from .aten.native.tensor_factories import like_strides
-from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
+from .aten.native.tensor_shape import compute_stride, infer_size, reshaped_geometry, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
 from .c10 import scalar_type as st
 from .c10.device import device as as_device
 from .c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
-from .c10.sym import sym_max
+from .c10.sym import is_symbolic, sym_max
 from .c10.tensor_impl import contiguous_strides
 
 __all__ = ["POINTWISE", "SYMBOLIC_META", "TensorMeta", "meta_table"]
@@ -269,10 +270,32 @@ def meta_activation_backward(grad, output):
     return _elementwise([grad, output], st.result_type(grad, output))
 
 
+@register_meta("pixel_shuffle")
+def meta_pixel_shuffle(x, upscale_factor):
+    """The kernel's checks and sizes, in the layout its CPU kernel allocates (a symbolic trace:
+    the kernel's copy needs sizes that are numbers)."""
+    shape = pixel_shuffle_shape(x, upscale_factor)
+    fmt = output_format(x)
+    strides = channels_last_strides(shape, fmt) if fmt is channels_last else _contiguous_strides_for(shape)
+    return TensorMeta(shape, strides, x.dtype, x.device)
+
+
+def _contiguous_strides_for(shape):
+    """torch's ``make_contiguous_strides_for``: each stride the product of ``sym_max(size, 1)`` of
+    the sizes after it (``Max(1, (s96//4))`` where a size is an expression not known to be 1 or more)."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step = step * (sym_max(size, 1) if is_symbolic(size) else max(size, 1))
+    return tuple(reversed(strides))
+
+
 @register_meta("_unsafe_view")
 def meta_unsafe_view(x, size):
     """``view``'s geometry on a fresh result (``reshape``'s copy, ``matmul``'s product)."""
     shape = infer_size(tuple(size), x.numel())
+    if x._impl.is_contiguous() and any(map(is_symbolic, x.shape)):     # torch's sizes: expressions of x's
+        return TensorMeta(*reshaped_geometry(tuple(x.shape), x.stride(), shape), x.dtype, x.device)
     return TensorMeta(shape, compute_stride(tuple(x.shape), x.stride(), shape), x.dtype, x.device)
 
 

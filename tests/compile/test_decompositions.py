@@ -121,6 +121,8 @@ CORE_PROGRAMS = {
     "aten::index_add": (lambda T: lambda x, s: x.index_add(0, T.tensor([0, 2]), s, alpha=2)
                         + x.index_add(1, T.tensor([3]), s[:1, :1].expand(3, 1)),
                         [(3, 4), (2, 4)]),
+    "aten::linspace": (lambda T: lambda x: x + T.linspace(0, 1, 4) + T.linspace(-2, 3.5, 4, dtype=T.float64).float(),
+                       [(3, 4)]),
 }
 
 
@@ -158,6 +160,49 @@ def test_addmm_with_scalings_decomposes_as_torchs(beta, alpha):
         return lambda b, x, w: T.addmm(b, x, w, beta=beta, alpha=alpha)
     _compare(program, [(3, 5), (3, 4), (4, 5)], get_decompositions([internals.ops.aten.addmm]),
              torch_get_decompositions([torch.ops.aten.addmm]))
+
+
+def _calls(gm):
+    """Every call's target and arguments, the dtypes and devices as torch writes them."""
+    return [(str(n.target), repr(n.args), repr(n.kwargs).replace("internals.", "torch."))
+            for n in gm.graph.nodes if n.op == "call_function"]
+
+
+LINSPACE = {
+    "default dtype": lambda T: T.linspace(0, 1, 5),
+    "float64": lambda T: T.linspace(-2, 3.5, 5, dtype=T.float64),
+    "int64, in floats then converted": lambda T: T.linspace(0, 10, 5, dtype=T.int64),
+    "uint8 going down": lambda T: T.linspace(7, 0, 4, dtype=T.uint8),
+    "float16, in float32": lambda T: T.linspace(0, 10, 5, dtype=T.float16),
+    "bfloat16": lambda T: T.linspace(3, -1.5, 6, dtype=T.bfloat16),
+    "complex": lambda T: T.linspace(1j, 2, 5),
+    "one step": lambda T: T.linspace(2, 3, 1, dtype=T.float64),
+    "no steps": lambda T: T.linspace(2, 3, 0),
+}
+
+
+def _no_inputs(program, T):
+    """``program(T)`` as a function of no arguments, for make_fx."""
+    return lambda: program(T)
+
+
+@pytest.mark.parametrize("name", LINSPACE)
+def test_linspace_decomposes_as_torchs_node_for_node(name):
+    """``core_aten_decompositions()``'s linspace: an ``arange`` of the step numbers, counted up
+    from ``start`` for the first half and down from ``end`` for the rest, in torch's nodes with
+    torch's arguments; the graph's values are torch's."""
+    graphs = {T: fx(_no_inputs(LINSPACE[name], T), decomposition_table=table)()
+              for T, fx, table in ((torch, torch_make_fx, _torch_core_table()),
+                                   (internals, make_fx, core_aten_decompositions()))}
+    assert _calls(graphs[internals]) == _calls(graphs[torch])
+    assert "aten.linspace.default" not in _calls(graphs[internals])
+    internals.testing.check(graphs[internals](), graphs[torch](), exact_layout=False)
+
+
+def test_linspace_decomposition_refuses_what_torchs_refuses():
+    for T, fx, table in ((torch, torch_make_fx, _torch_core_table()), (internals, make_fx, core_aten_decompositions())):
+        with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+            fx(_no_inputs(lambda T: T.linspace(0, 1, -1), T), decomposition_table=table)()
 
 
 def _bf16(lib, seed=0):

@@ -118,6 +118,25 @@ def test_shapes_that_must_agree_keep_agreeing():
         ours(internals.ones(4, 3), internals.ones(5, 3))
 
 
+def _grouped_conv(T):
+    def grouped_conv(x, w):
+        return T.nn.functional.conv1d(x, w, groups=2)
+    return grouped_conv
+
+
+def test_a_size_a_guard_replaced_by_an_expression_is_checked_as_one():
+    """The channel check's guard ``Eq(s_x, 2*s_w)`` replaces the input's channels by twice the
+    weight's (torch's ShapeEnv replacement): one dynamic graph serves every channel count, and
+    a call whose channels are not twice the weight's fails that size's guard, then eager's check."""
+    calls = [[_rand((1, 2 * c, 6), 1), _rand((2 * c, c, 3), 2)] for c in (2, 3, 4)]
+    count, reasons, ours = _run_both(_grouped_conv, calls, dynamic=True)
+    assert ours.recompiles == count == 1 and _ours(ours.recompile_reasons) == reasons == []
+    x = next(n for n in ours.graphs[-1].graph.nodes if n.op == "placeholder").meta["val"]
+    assert str(x.shape[1]).startswith("2*s")
+    with pytest.raises(RuntimeError, match=r"expected input\[1, s\d+, s\d+\] to have 2\*s\d+ channels"):
+        ours(internals.ones(1, 6, 6), internals.ones(4, 2, 3))      # recompiled: the trace raises
+
+
 def test_mark_dynamic_traces_symbols_from_the_first_call():
     torch._dynamo.reset()
     ours = internals.compile(_double(internals))

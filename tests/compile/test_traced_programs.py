@@ -8,11 +8,11 @@ sizes are symbols too (a few differences are listed with their reasons). Then
 ``internals.compile`` runs it, and its results -- and the gradients of a loss through a
 compiled function -- are torch's eager ones.
 """
-import operator
-
 import numpy as np
 import pytest
 import torch
+from helpers import graph_calls as _calls
+from helpers import placeholder_sizes as _placeholder_sizes
 from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
 import internals
@@ -101,28 +101,12 @@ PROGRAMS = {
     "median along a dim": (lambda T: lambda x: x.median(0, keepdim=True).indices + x.median(-1)[1].sum(), [P(3, 5)]),
     "integer floor division": (lambda T: lambda i, j: T.div(i, j + 1, rounding_mode="floor") - i // 3, [P(3, 4, high=9),
                                                                                                        P(4, high=3)]),
+    # an int for an ``int[2]`` parameter is the list torch boxes it into (``[3, 3]``), and a list
+    # at its default (``padding=0`` is ``[0, 0]``) is left out of the node's arguments as torch's
+    "max_pool2d with int sizes": (lambda T: lambda x: T.nn.functional.max_pool2d(x, 3, 1, 1)
+                                  + T.nn.functional.max_pool2d(x, 1), [P(1, 2, 5, 6)]),
 }
 
-
-
-def _source(value):
-    """An argument as the test compares it: a node by name, a dtype or layout by its torch name."""
-    if hasattr(value, "op"):
-        return value.name
-    if isinstance(value, (list, tuple)):
-        return [_source(v) for v in value]
-    return repr(value).replace("internals.", "torch.")
-
-
-def _calls(gm):
-    """(name, target, args, kwargs) of every call, in graph order, and what the graph returns."""
-    calls = []
-    for n in gm.graph.nodes:
-        if n.op == "call_function":
-            target = "getitem" if n.target is operator.getitem else str(n.target).split("ops.", 1)[-1]
-            calls.append((n.name, target, _source(list(n.args)), {k: _source(v) for k, v in n.kwargs.items()}))
-    output = next(n for n in gm.graph.nodes if n.op == "output")
-    return calls, _source(output.args[0])
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -146,14 +130,6 @@ SYMBOLIC_DIFFERENCES = {
                "range on the device (ge, all, _assert_async...); the package runs the C++ kernel's traceable "
                "form, as torch's fake mode does",
 }
-
-
-def _placeholder_sizes(gm):
-    """Each input's sizes as text (``['s75', '4']``: a symbol, or a number a guard pinned), or its
-    symbol, for an int argument."""
-    def text(val):
-        return [str(n) for n in val.shape] if hasattr(val, "shape") else str(val)
-    return [text(n.meta.get("val")) for n in gm.graph.nodes if n.op == "placeholder"]
 
 
 @pytest.mark.parametrize("name", [
@@ -270,6 +246,26 @@ SYMBOLIC_METADATA = {
     "max_pool2d unbatched": (lambda T: lambda x: F_[T].max_pool2d(x, (3, 2), (2, 1), (1, 0)), [P(2, 7, 9)]),
     "avg_pool2d": (lambda T: lambda x: F_[T].avg_pool2d(x, (3, 3), (2, 2), (1, 1)), [P(1, 2, 7, 9)]),
     "unfold": (lambda T: lambda x: x.unfold(1, 3, 2), [P(3, 9)]),
+    # torch's symbolic view (``_reshape_view_helper``) builds each size from the input's symbols:
+    # ``(2, 6)`` of a [s75, s96] input is ``(2, (s75*s96)//2)``, of its transpose's copy
+    # ``(2, s75*((s96//2)))``, and the strides follow each split and flatten
+    "view of a contiguous input": (lambda T: lambda x: x.view(2, 6), [P(3, 4)]),
+    "view with -1": (lambda T: lambda x: x.view(-1, 2), [P(3, 4)]),
+    "reshape of a transpose": (lambda T: lambda x: x.t().reshape(2, 6), [P(3, 4)]),
+    "reshape of a transpose to three dims": (lambda T: lambda x: x.t().reshape(2, 3, 2), [P(3, 4)]),
+    "reshape of a transpose to one dim": (lambda T: lambda x: x.t().reshape(12), [P(3, 4)]),
+    "view adding a trailing one": (lambda T: lambda x: x.view(3, 4, 1), [P(3, 4)]),
+    # the channel check's guard ``Eq(s96, 2*s9)`` replaces the input's channels by ``2*s9``
+    "conv2d grouped": (lambda T: lambda x, w: F_[T].conv2d(x, w, groups=2), [P(1, 4, 5, 5), P(4, 2, 3, 3)]),
+    "conv1d grouped, more channels out": (lambda T: lambda x, w: F_[T].conv1d(x, w, groups=3),
+                                          [P(2, 3, 7), P(6, 1, 2)]),
+    # max_pool1d's own check reads the length as a number, pinning it (with indices it does not)
+    "max_pool1d ceil_mode": (lambda T: lambda x: F_[T].max_pool1d(x, 2, ceil_mode=True), [P(1, 2, 7)]),
+    "max_pool1d": (lambda T: lambda x: F_[T].max_pool1d(x, 3, 2, 1), [P(2, 7)]),
+    "max_pool1d with indices": (lambda T: lambda x: F_[T].max_pool1d(x, 2, return_indices=True)[1], [P(1, 2, 7)]),
+    "pixel_shuffle": (lambda T: lambda x: F_[T].pixel_shuffle(x, 2), [P(2, 8, 3, 5)]),
+    "pixel_shuffle channels last": (lambda T: lambda x: F_[T].pixel_shuffle(x.permute(0, 3, 1, 2), 2),
+                                    [P(2, 3, 5, 8)]),
 }
 
 

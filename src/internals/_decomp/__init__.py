@@ -24,7 +24,9 @@ from ..c10.scalar_type import (
     get_default_dtype,
     int32,
     int64,
+    opmath_type,
     promote_types,
+    to_complex,
     uint8,
     uint16,
 )
@@ -519,6 +521,34 @@ def arange_default(end, *, dtype=None, layout=strided, device=None, pin_memory=F
 @register_decomposition("aten::arange.start", table=_core_only_table)
 def arange_start(start, end, *, dtype=None, layout=strided, device=None, pin_memory=False):
     return aten.arange.start_step(start, end, 1, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
+@register_decomposition("aten::linspace", table=_core_only_table)
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """An ``arange`` of the step numbers, scaled in the step's dtype: the first half counted up
+    from ``start``, the rest down from ``end``, so both ends are exact (``torch/_refs``' linspace,
+    node for node; integer dtypes computed in floats and converted at the end)."""
+    if complex in (type(start), type(end), type(steps)):
+        inferred = to_complex(get_default_dtype())
+        if dtype is not None and not dtype.is_complex:
+            raise RuntimeError(f"linspace(): inferred dtype {inferred.torch_name} can't be safely cast to passed "
+                               f"dtype {dtype.torch_name}")
+        dtype = dtype or inferred
+    dtype = dtype or get_default_dtype()
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    factory = {"layout": layout or strided, "device": device, "pin_memory": bool(pin_memory)}
+    if steps in (0, 1):
+        return aten.full.default([steps], start if steps else 0, dtype=dtype, **factory)
+    rg = aten.arange.start_step(0, steps, **factory)
+    computation = opmath_type(int64 if dtype is bool_ or not (dtype.is_floating_point or dtype.is_complex)
+                              else dtype)
+
+    def cast(t):
+        return t if t.dtype is computation else aten._to_copy.default(t, dtype=computation)
+    step = (end - start) / (steps - 1)
+    out = aten.where.self(rg < steps / 2, start + step * cast(rg), end - step * cast((steps - 1) - rg))
+    return out if out.dtype is dtype else aten._to_copy.default(out, dtype=dtype)
 
 
 @register_decomposition("aten::detach", table=_core_only_table)

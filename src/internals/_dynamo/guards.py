@@ -392,6 +392,8 @@ class TensorGuards:
         self._functions = {e: _function(e, shape_env) for e in self.guards}
         self._functions.update({n: _function(n, shape_env) for spec in self.specs for n in spec[1]
                                 if not isinstance(n, int)})
+        self._functions.update({n: _function(n, shape_env) for spec in self.specs for n in spec[0]
+                                if not isinstance(n, int) and not n.is_Symbol})
 
     @property
     def dynamic(self):
@@ -406,6 +408,12 @@ class TensorGuards:
         values = {}
         for name, spec, t in zip(self.names, self.specs, tensors, strict=True):
             failure = self._tensor(name, spec, t, values)
+            if failure is not None:
+                return failure
+        # a size a guard replaced by an expression of others (``2*s9``) and the symbolic strides:
+        # checked once every tensor has given its symbols their values
+        for name, spec, t in zip(self.names, self.specs, tensors, strict=True):
+            failure = self._layout(name, spec, t, values)
             if failure is not None:
                 return failure
         for symbol in values:
@@ -445,10 +453,20 @@ class TensorGuards:
             if isinstance(want, int):
                 if want != got:
                     return f"tensor '{name}' size mismatch at index {d}. expected {want}, actual {got}"
+            elif not want.is_Symbol:        # an expression: checked by ``_layout``
+                continue
             elif want in values and values[want] != got:      # one symbol, two sizes: duck shaping
                 return f"{name}.size()[{d}] == {_source_text(self.shape_env.sources[want][0])}"
             else:
                 values[want] = got
+        return None
+
+    def _layout(self, name, spec, t, values):
+        sizes, strides, offset = spec[:3]
+        impl = t._impl
+        for d, (want, got) in enumerate(zip(sizes, impl.sizes, strict=True)):
+            if not isinstance(want, int) and not want.is_Symbol and self._functions[want](values) != got:
+                return f"{name}.size()[{d}] == {_guard_text(want, self.shape_env)}"
         for d, (want, got) in enumerate(zip(strides, impl.strides, strict=True)):
             want = want if isinstance(want, int) else self._functions[want](values)
             if want != got:

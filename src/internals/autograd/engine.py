@@ -80,8 +80,10 @@ def _validate(grad, meta, node, index):
     if grad.device != device and grad._impl.sizes:
         # only a 0-dim gradient is moved across devices; any other on the wrong device is a bug
         raise RuntimeError(f"invalid gradient at index {index} - expected device {device} but got {grad.device}")
-    if grad._impl.dtype is not dtype or grad.device != device:
-        grad = grad.to(dtype=dtype, device=device)
+    if grad._impl.dtype is not dtype:      # the dtype alone, as torch casts it (``_to_copy(dtype=...)``)
+        grad = grad.to(dtype)
+    if grad.device != device:
+        grad = grad.to(device)
     return grad
 
 

@@ -177,7 +177,7 @@ def tanh_backward(grad, out):
 # The pow formulas as torch writes them; C++ evaluates a call's arguments right to left, so the
 # value of ``at::where(cond, zero, value)`` is computed first, then the zero, then the condition.
 def _scalar_zero(grad):
-    return dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, device=grad.device)
+    return dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, layout=strided, device=grad.device)
 
 
 def pow_backward_self(grad, self, exponent):
@@ -256,6 +256,9 @@ def amax_amin_backward(grad, self, result, dims, keepdim):
 
 
 def sum_backward(grad, sizes, dims, keepdim):
+    if not keepdim and sizes and isinstance(dims, (list, tuple)) and len(dims) == 1:
+        # torch's ``unsqueeze_multiple`` unsqueezes one dim as it was given (``unsqueeze(grad, -1)``)
+        return grad.unsqueeze(dims[0]).expand(sizes)
     return unsqueeze_multiple(grad, _reduced_dims(dims, len(sizes)), keepdim, len(sizes)).expand(sizes)
 
 
@@ -278,7 +281,7 @@ def prod_safe_zeros_backward(grad, inp, dim):
         return grad.expand_as(inp)
     ones_size = list(inp.shape)
     ones_size[dim] = 1
-    ones = dispatcher.call("ones", ones_size, dtype=grad.dtype, device=grad.device)
+    ones = dispatcher.call("ones", ones_size, dtype=grad.dtype, layout=strided, device=grad.device)
     n = inp.shape[dim]
     exclusive_normal = dispatcher.call("cat", [ones, inp.narrow(dim, 0, n - 1)], dim).cumprod(dim)
     narrow_reverse = inp.narrow(dim, 1, n - 1).flip(dim)
@@ -423,7 +426,7 @@ def binary_cross_entropy_backward(grad, self, target, weight, reduction):
 
 def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
     """d/dt of −(t log x + (1 − t) log(1 − x)) = −logit(x)."""
-    return _weighted_mean(-(self.log() - (1 - self).log()) * grad, weight, reduction, target.numel())
+    return _weighted_mean(-dispatcher.call("logit", self) * grad, weight, reduction, target.numel())
 
 
 def binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction):
@@ -518,7 +521,10 @@ def _to_copy_backward(grad, self_options):
     dtype, device = self_options
     if not dtype.is_complex and grad.dtype.is_complex:
         grad = dispatcher.call("real", grad)
-    return grad.to(dtype=dtype, device=device)
+    if grad.dtype is dtype and grad.device == device:
+        return grad
+    # ``grad.to(self.options())``: the options' layout is passed too
+    return dispatcher.call("_to_copy", grad, dtype=dtype, layout=strided, device=device)
 
 
 def select_backward(grad, sizes, dim, index):
@@ -1268,7 +1274,7 @@ def index_backward(sizes, options, indices, grad):
     """The gradient summed into ``new_zeros`` where the index put it (Nones stand for whole dims:
     the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
-    zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, device=device)
+    zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, layout=strided, device=device)
     # torch's out-of-place index_put where a subclass or a mode sees the call; else _index_put_impl_
     # (unsafe: the forward checked the indices), so a second derivative meets IndexPutImplBackward0
     if _subclass_like(zeros_like_self, grad):
@@ -1507,7 +1513,7 @@ def clamp_backward(grad, self, min, max):
     bounds and for tensor bounds)."""
     if min is None and max is None:
         return grad
-    zero = dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, device=grad.device)
+    zero = dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, layout=strided, device=grad.device)
     if min is not None and max is not None:
         self_ge_min, self_le_max = self >= min, self <= max
         tensors = [t for t in (self, min, max) if hasattr(t, "_impl")]
@@ -1684,7 +1690,7 @@ def cumprod_backward(grad, self, dim, result):
     grad_input = dispatcher.call("zeros", list(self.shape), dtype=grad.dtype, device=grad.device)
     ones_size = list(self.shape)
     ones_size[dim] = 1
-    ones = dispatcher.call("ones", [1], dtype=grad.dtype, device=grad.device).expand(ones_size)
+    ones = dispatcher.call("ones", [1], dtype=grad.dtype, layout=strided, device=grad.device).expand(ones_size)
     columns = []
     for k in range(size):
         # the products of x_0..x_j that leave x_k out, for j = k..size-1
@@ -2054,7 +2060,7 @@ def infinitely_differentiable_logit_backward(grad, self, eps):
     """grad / (x (1 - x)) where x lies in [eps, 1 - eps] (in [0, 1] with no eps), else 0 (NaN)."""
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
     outside = math.nan if eps is None else 0.0
-    fill = dispatcher.call("scalar_tensor", outside, dtype=self.dtype, device=self.device)
+    fill = dispatcher.call("scalar_tensor", outside, dtype=self.dtype, layout=strided, device=self.device)
     return where((self >= lo).logical_and(self <= hi), grad / (self * (1.0 - self)), fill)
 
 
@@ -2255,7 +2261,7 @@ def prelu_kernel_double_backward(grads, grad_output, self, weight):
     (ggI, ggW), either of which may be missing; ``>= 0`` picks the positive side, as torch's."""
     ggI, ggW = grads
     positive = self >= 0
-    zero = dispatcher.call("scalar_tensor", 0, dtype=grad_output.dtype, device=grad_output.device)
+    zero = dispatcher.call("scalar_tensor", 0, dtype=grad_output.dtype, layout=strided, device=grad_output.device)
     if ggI is None:
         g_out = where(positive, zero, ggW * self)
     else:
@@ -2295,7 +2301,7 @@ def glu_double_backward_grad_output(grad, input, dim):
     dim = dim + input.dim() if dim < 0 else dim
     sizes = list(input.shape)
     sizes[dim] //= 2
-    ones = dispatcher.call("ones", sizes, dtype=input.dtype, device=input.device)
+    ones = dispatcher.call("ones", sizes, dtype=input.dtype, layout=strided, device=input.device)
     both = grad * glu_backward(ones, input, dim)
     first, second = _glu_parts(both, dim, sizes[dim])
     return first + second

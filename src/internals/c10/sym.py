@@ -80,6 +80,7 @@ class _SymNumber:
     def __floordiv__(self, o): return self._apply("floordiv", o)   # noqa: E704
     def __rfloordiv__(self, o): return self._apply("floordiv", o, True)  # noqa: E704
     def __mod__(self, o): return self._apply("mod", o)             # noqa: E704
+    def __rmod__(self, o): return self._apply("mod", o, True)      # noqa: E704
     def __pow__(self, o): return self._apply("pow", o)             # noqa: E704
     def __eq__(self, o): return self._apply("eq", o)               # noqa: E704
     def __ne__(self, o): return self._apply("ne", o)               # noqa: E704

@@ -264,8 +264,8 @@ def _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim):
     smooth.masked_fill_(ignore_mask, 0.0)
     if reduction == "mean":
         if weight is None:
-            true_mask = ignore_mask.bitwise_not()
-            return smooth.sum().div(true_mask.sum())
+            true_count = ignore_mask.bitwise_not().sum()     # C++: the divisor first
+            return smooth.sum().div(true_count)
         filtered_target = target.masked_fill(ignore_mask, 0)
         weight_sum = weight.gather(0, filtered_target.flatten()).masked_fill_(ignore_mask.flatten(), 0).sum()
         return smooth.sum().div(weight_sum)      # C++: the divisor first

@@ -118,16 +118,16 @@ def _as_given(op, args, kwargs):
     positional arguments and keyword arguments at their schema defaults are left out
     (``x.sum(0)`` shows ``(x, [0])``, ``x.add(y, alpha=1)`` shows ``{}``), and a wrapped number
     is the Python number it wraps (``x * 1.702`` shows ``(x, 1.702)``: ``toPyObject``)."""
-    args = tuple(_unwrapped(a) for a in args)
+    args = _sized_lists(op, tuple(_unwrapped(a) for a in args))
     kwargs = {k: _unwrapped(v) for k, v in kwargs.items()} if kwargs else kwargs
     if op.schema is None:
         return args, kwargs
     arguments = op.schema.arguments
     positional = arguments.flat_positional
     end = len(args)
-    while end and end <= len(positional) and _is_default(args[end - 1], positional[end - 1].default):
+    while end and end <= len(positional) and _is_default(args[end - 1], _default_text(positional[end - 1])):
         end -= 1
-    defaults = {a.name: a.default for a in arguments.flat_kwarg_only}
+    defaults = {a.name: _default_text(a) for a in arguments.flat_kwarg_only}
     kwargs = {name: value for name, value in kwargs.items() if not _is_default(value, defaults.get(name))}
     return args[:end], kwargs
 
@@ -181,3 +181,41 @@ def python_tls_snapshot(op, keys, *args, **kwargs):
 def register_python_fallbacks():
     dispatcher.register_fallback("Python", dispatcher.KernelFunction(python_fallback, boxed=True))
     dispatcher.register_fallback("PythonTLSSnapshot", dispatcher.KernelFunction(python_tls_snapshot, boxed=True))
+
+
+# (Below the fallbacks' registrations, whose line numbers chapter 5 prints.)
+def _sized_lists(op, args):
+    """An int given for a list of a fixed length (``int[2] kernel_size`` given ``2``) as that many
+    copies, ``[2, 2]``: torch turns the argument into its schema's type when it boxes the call, so
+    a handler sees the list, as the graph of ``max_pool2d(x, 2)`` records it."""
+    if op.schema is None:
+        return args
+    positional = op.schema.arguments.flat_positional
+    return tuple([a] * _fixed_length(p) if _fixed_length(p) and _is_int_like(a) else a
+                 for a, p in zip(args, positional)) + args[len(positional):]
+
+
+_REDUCTIONS = {"Mean": "1", "Sum": "2"}
+
+
+def _default_text(argument):
+    """An argument's default as ``_is_default`` reads it: an int default of a list of a fixed
+    length is that many copies (``int[2] dilation=1`` is ``[1, 1]``), a reduction its number."""
+    default, length = argument.default, _fixed_length(argument)
+    if default in _REDUCTIONS:      # ``int reduction=Mean``: at::Reduction's value
+        return _REDUCTIONS[default]
+    if length and default is not None and default.lstrip("-").isdigit():
+        return str([int(default)] * length)
+    return default
+
+
+def _fixed_length(argument):
+    """N for an ``int[N]`` or ``SymInt[N]`` argument (optional or not), else None."""
+    t = getattr(argument.type, "elem", None) if type(argument.type).__name__ == "OptionalType" else argument.type
+    return getattr(t, "size", None) if type(t).__name__ == "ListType" else None
+
+
+def _is_int_like(value):
+    # an int or a traced size (``st.SymInt``: scalar_type's own import of it, so the import block
+    # above, and the line numbers below it, stay as chapter 5 prints them)
+    return isinstance(value, (int, st.SymInt)) and not isinstance(value, bool)

@@ -446,7 +446,8 @@ def kl_div(self, target, reduction=MEAN, *, log_target=False):
     if not self.dtype.is_floating_point or not target.dtype.is_floating_point:
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
-        pointwise = call("mul.Tensor", call("exp", target), call("sub.Tensor", target, self))
+        difference = call("sub.Tensor", target, self)     # C++ evaluates the right operand first
+        pointwise = call("mul.Tensor", call("exp", target), difference)
     else:
         pointwise = call("sub.Tensor", call("xlogy.Tensor", target, target), call("mul.Tensor", target, self))
     return _reduce(pointwise, reduction)
@@ -461,8 +462,9 @@ _EPSILON = float(np.float32(1e-12))
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=MEAN):
     """max(0, -target·(input1 - input2) + margin), clamped in place as torch's composition is."""
-    scaled = call("mul.Tensor", call("neg", target), call("sub.Tensor", input1, input2))
-    return _reduce(call("clamp_min_", call("add.Scalar", scaled, margin), 0), reduction)
+    difference = call("sub.Tensor", input1, input2)   # C++ evaluates the right operand first
+    scaled = call("mul.Tensor", call("neg", target), difference)
+    return _reduce(call("clamp_min_", call("add.Scalar", scaled, float(margin)), 0), reduction)   # a C++ double
 
 
 def hinge_embedding_loss(self, target, margin=1.0, reduction=MEAN):
@@ -512,8 +514,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=MEAN):
     magnitude2 = call("add.Scalar", summed(input2, input2), _EPSILON)
     cos = call("div.Tensor", product, call("sqrt_", call("mul.Tensor", magnitude1, magnitude2)))
     zeros = call("zeros_like", cos, memory_format=contiguous_format)
-    pos = call("sub.Tensor", wrap_scalar(1), cos)     # C++'s scalar - tensor: a sub into a filled tensor
-    neg = call("clamp_min_", call("sub.Scalar", cos, margin), 0)
+    # C++'s scalar - tensor (``ATen/TensorOperators.h``): the scalar filled into an empty_like, then sub_
+    pos = call("sub_.Tensor", call("fill_.Scalar", call("empty_like", cos, memory_format=preserve_format), 1), cos)
+    neg = call("clamp_min_", call("sub.Scalar", cos, float(margin)), 0)     # margin is a C++ double
     output = call("add.Tensor", call("where.self", call("eq.Scalar", target, 1), pos, zeros),
                   call("where.self", call("eq.Scalar", target, -1), neg, zeros))
     return _reduce(output, reduction)

@@ -20,28 +20,41 @@ def _check(self, factor, what, name):
         raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
 
 
+def output_format(self):
+    """The layout torch's CPU kernel allocates its result in: channels-last if the input suggests it."""
+    if self.dim() == 4 and suggest_memory_format(self.shape, self.stride()) is channels_last:
+        return channels_last
+    return contiguous_format
+
+
 def _materialise(permuted, final_shape, self):
     """The permuted view copied out once, in the layout torch's kernel allocates."""
-    fmt = contiguous_format
-    if self.dim() == 4 and suggest_memory_format(self.shape, self.stride()) is channels_last:
-        fmt = channels_last
-    out = call("empty.memory_format", list(final_shape), dtype=self.dtype, device=self.device, memory_format=fmt)
+    out = call("empty.memory_format", list(final_shape), dtype=self.dtype, device=self.device,
+               memory_format=output_format(self))
     return call("copy_", out, call("reshape", call("clone", permuted, memory_format=contiguous_format),
                                    list(final_shape)), False)
 
 
-def pixel_shuffle(self, upscale_factor):
-    """(*, C·r², H, W) -> (*, C, H·r, W·r): channel c·r² + i·r + j lands on row h·r + i, column w·r + j."""
+def pixel_shuffle_shape(self, upscale_factor):
+    """The checks of ``PixelShuffle.h``, then the output's sizes (the meta function's too)."""
     _check(self, upscale_factor, "upscale_factor", "pixel_shuffle")
     r = upscale_factor
     *batch, c, h, w = self.shape
     if c % (r * r):
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    return (*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_shuffle(self, upscale_factor):
+    """(*, C·r², H, W) -> (*, C, H·r, W·r): channel c·r² + i·r + j lands on row h·r + i, column w·r + j."""
+    final_shape = pixel_shuffle_shape(self, upscale_factor)
+    r = upscale_factor
+    *batch, c, h, w = self.shape
     lead = list(range(len(batch)))
     split = call("reshape", self, [*batch, c // (r * r), r, r, h, w])
     permuted = call("permute", split, [*lead, -5, -2, -4, -1, -3])
-    return _materialise(permuted, (*batch, c // (r * r), h * r, w * r), self)
+    return _materialise(permuted, final_shape, self)
 
 
 def pixel_unshuffle(self, downscale_factor):

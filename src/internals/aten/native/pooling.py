@@ -605,7 +605,9 @@ def _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
                            f"kernel_size={k}")
     if d <= 0:
         raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
-    width = _pool_output_size(shape[-1], k, pad, s, d, ceil_mode)
+    # the length read as a number (a traced length is pinned to its example's), as torch's check
+    # reads ``self.size(-1)``: a symbolic trace of max_pool1d specializes it, with indices does not
+    width = _pool_output_size(int(shape[-1]), k, pad, s, d, ceil_mode)
     if width <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
 

@@ -181,7 +181,63 @@ def view(x, *shape):
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    if (_traced_sizes(impl.sizes) or _traced_sizes(shape)) and impl.is_contiguous():
+        sizes, strides = reshaped_geometry(impl.sizes, impl.strides, shape)
+        return make_view(x, _fresh_symbols(sizes, impl.sizes), strides)
     return make_view(x, _view_sizes(impl.sizes, shape), strides)
+
+
+def _traced_sizes(sizes):
+    for n in sizes:     # (a loop, not ``any(generator)``: every view comes here)
+        if type(n) is not int and is_symbolic(n):
+            return True
+    return False
+
+
+def reshaped_geometry(sizes, strides, new):
+    """The sizes and strides torch's symbolic ``view`` of a contiguous tensor gives: its Python
+    reference (``_reshape_view_helper`` in ``torch/_refs``) builds each new size from the old
+    ones, left to right -- a size equal to the old one is that one; else old sizes are
+    multiplied (``flatten``) until the new size divides the product, which is then split
+    (``split_dim``) into the new size and the rest -- so a view of ``[s75, s96]`` as ``(2, 6)``
+    has sizes ``2`` and ``(s75*s96)//2``, expressions of the inputs' symbols, not the numbers;
+    each step's strides are its own (a split's outer stride is the inner size times the stride)."""
+    numel = 1
+    for n in sizes:
+        numel = numel * n
+    if numel == 0 or not sizes or not new:     # torch's special cases take the sizes as given
+        return tuple(new), contiguous_strides(new)
+    if len(new) == 1:
+        return (numel,), (1,)                   # ``as_strided(a, [a.numel()], [1])``
+    if len(new) == 2 and len(sizes) == 1:
+        return tuple(new), (new[1], 1)
+    sizes, strides, i = list(sizes), list(strides), 0
+    for length in new:
+        if i >= len(sizes):         # a trailing new size of 1: the last size split by itself
+            sizes.append(1)
+            strides.append(strides[-1])
+        elif length != sizes[i]:
+            accum, end = sizes[i], i
+            while accum % length != 0:
+                end += 1
+                accum = accum * sizes[end]
+            sizes[i:end + 1], strides[i:end + 1] = [accum], [strides[end]]
+            if accum != length:
+                inner = accum // length
+                sizes[i:i + 1], strides[i:i + 1] = [length, inner], [inner * strides[i], strides[i]]
+        i += 1
+    return tuple(sizes[:i]), tuple(strides[:i])      # trailing old sizes of 1 squeezed away
+
+
+def _fresh_symbols(sizes, old):
+    """The sizes as torch's view leaves them (see ``_view_sizes``): the input's own up to the
+    first that changed, then each symbol a new node of the same expression."""
+    out, kept = [], True
+    for i, n in enumerate(sizes):
+        kept = kept and i < len(old) and n is old[i]
+        out.append(type(n)(type(n.node)(n.node.expr, n.node.shape_env, n.node.pytype))
+                   if not kept and is_symbolic(n) else n)
+    return tuple(out)
 
 
 def _view_sizes(old, new):

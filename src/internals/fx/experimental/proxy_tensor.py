@@ -429,10 +429,12 @@ def _fake_twin(t):
     return FakeTensorMode().from_tensor(t)
 
 def _placeholder_names(f, n):
-    """``x_1`` for a parameter ``x``, as make_fx names them (``arg0_1`` when no name is known)."""
+    """``x_1`` for a parameter ``x``, as make_fx names them (``arg0_1`` when no name is known, and
+    for every input of a function that takes ``*args``, as torch's tracer names them)."""
     try:
-        params = [p.name for p in inspect.signature(f).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        kinds = inspect.signature(f).parameters.values()
     except (TypeError, ValueError):
-        params = []
+        kinds = []
+    params = [] if any(p.kind is p.VAR_POSITIONAL for p in kinds) else \
+        [p.name for p in kinds if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return [f"{params[i]}_1" if i < len(params) else f"arg{i}_1" for i in range(n)]

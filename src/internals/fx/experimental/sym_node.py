@@ -141,7 +141,8 @@ def _make_printer():
             num, den = sympy.fraction(sympy.together(e.args[0]))
             if den == 1:
                 return super()._print_Function(e)
-            text = f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
+            num, den = (self.parenthesize(part, PRECEDENCE["Atom"] - 0.5) for part in (num, den))
+            text = f"({num}//{den})"       # a divisor in parentheses too: ``(a//((b//2)))``, as torch's
             parent = self.enclosing[-2] if len(self.enclosing) > 1 else None
             return f"({text})" if isinstance(parent, (sympy.Add, sympy.Mul)) else text
 

@@ -22,11 +22,14 @@ records the answer (``s75 > 2``, ``Ne(s96, 1)``), the condition under which the 
 A guard that pins a symbol to one value (``Eq(s75, 12)``: a ``view(4, 3)`` of the input) makes
 that value a *replacement*: the symbol reads as the number from then on, in the inputs'
 metadata too, and the graph reads no size of it -- torch's ``_maybe_guard_rel`` specializing.
+An equality of sizes (``Eq(s96, 2*s9)``: a grouped convolution's channel check) replaces one
+symbol by an expression in the others the same way.
 
 This package keeps the symbols' expressions in sympy, as torch does, and keeps no value ranges
 beyond "a size is not negative".
 """
 import hashlib
+import sys
 
 from ...c10.sym import SymBool, SymFloat, SymInt, in_size_oblivious, size_oblivious
 from .sym_node import SymNode
@@ -261,8 +264,33 @@ class ShapeEnv:
                     solutions = []
                 if len(solutions) == 1 and solutions[0] == self.hints[symbol]:
                     self.replacements[symbol] = self.hints[symbol]
-        elif isinstance(guard, sympy.Eq):
+        elif isinstance(guard, sympy.Eq) and not self._solve_for_largest(guard):
             self._replace_newer(guard)
+
+    def _solve_for_largest(self, guard):
+        """``Eq(s96, 2*s9)``: the backed symbol whose example is the largest (the later name on a
+        tie) solved for, when the solution is a whole expression in the other sizes, becomes it
+        (``s96`` reads ``2*s9`` from then on, in the inputs' metadata too), as torch's
+        ``_maybe_guard_rel`` picks the symbol to replace; ``s9 = s96/2`` is no replacement. A
+        guard with a floor division is left alone, as torch's (``try_solve`` refuses it)."""
+        import sympy  # a heavy module, imported when a trace has symbols
+        free = guard.free_symbols
+        if len(free) > 5 or not all(isinstance(side, sympy.Expr) for side in guard.args) or \
+                guard.atoms(sympy.floor, sympy.Mod) or not free <= self.hints.keys():
+            return False
+        symbol = max(free, key=lambda s: (int(self.hints[s]) if s.is_positive else sys.maxsize, s.name))
+        difference = guard.lhs - guard.rhs
+        if not difference.is_polynomial(*free):     # a Max, a Min: no solving
+            return False
+        poly = sympy.Poly(difference, symbol)
+        if poly.degree() != 1:
+            return False
+        coefficient, rest = poly.all_coeffs()
+        solution = self.replace(sympy.expand(-rest / coefficient))
+        if not all(t.is_integer for t in sympy.preorder_traversal(solution)):
+            return False
+        self.replacements[symbol] = solution
+        return True
 
     def _replace_newer(self, guard):
         """``Eq(s91, (s77 + 1) // 2)``: the symbol made later (a tangent's size, given a symbol of
