@@ -880,15 +880,12 @@ def test_every_differentiable_native_function_has_a_kernel():
               "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor"}
     not_differentiable = {"argmax", "argmin", "multinomial", "view.dtype", "nonzero",
                                         "repeat_interleave.Tensor", "detach", "_local_scalar_dense"}
-    # Boolean and integer results (torch lists some with output_differentiability [False]), and
-    # remainder.Scalar_Tensor and scatter with reduce, whose grad_fn in torch is NotImplemented.
+    # Boolean and integer results (torch lists some with output_differentiability [False]).
     not_differentiable |= {n for n in unmatched if n.split(".")[0].rstrip("_") in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
         "__lshift", "__rshift", "__ilshift", "__irshift",
-        "all", "any", "allclose", "count_nonzero", "equal", "floor_divide", "isclose", "isfinite", "isinf",
-        "isnan", "logical_and", "logical_or", "logical_xor", "logical_not")} | {
-        "remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
-        "scatter_.value_reduce"}
+        "all", "any", "allclose", "count_nonzero", "equal", "isclose", "isfinite", "isinf",
+        "isnan", "logical_and", "logical_or", "logical_xor", "logical_not")}
     not_differentiable |= {"bincount"}        # counts: an integer result
     not_differentiable |= {"isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor"}     # a bool result
     # eigenvalues without eigenvectors: torch has no formula (eigvals calls linalg_eig when a gradient is wanted)
@@ -954,7 +951,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     not_differentiable |= {"is_same_size"}      # a bool
     # square is pow(x, 2), arctan2 atan2, log_sigmoid log_sigmoid_forward's output
     math |= {"square", "square_", "square.out", "arctan2", "arctan2_", "arctan2.out", "log_sigmoid"}
-    manual |= {"heaviside", "heaviside_", "detach_copy"}   # torch has no formula: a NotImplemented node, as set_'s
+    from internals.autograd.variable_type_manual import _NO_FORMULA
+    manual |= set(_NO_FORMULA)      # torch has no formula: a NotImplemented node, as set_'s
     not_differentiable |= {"gcd", "gcd_", "lcm", "lcm_"}     # integers only; no formula in torch
     not_differentiable |= {"view_copy.dtype"}     # view.dtype's output_differentiability [False]
     # no formula in torch either: a NotImplemented node

@@ -242,6 +242,13 @@ ERRORS = {
     "dual_tangent": _in_level(lambda lib, fw, x, v: fw.make_dual(x, fw.make_dual(x, v))),
     "no_formula": _in_level(lambda lib, fw, x, v: lib.special.zeta(fw.make_dual(x, v), x)),
     "out_function": _in_level(lambda lib, fw, x, v: lib.add(fw.make_dual(x, v), x, out=lib.empty(3))),
+    # floating results that torch's derivatives.yaml gives no formula (NotImplemented nodes)
+    "floor_divide": _in_level(lambda lib, fw, x, v: lib.floor_divide(fw.make_dual(x, v), 2)),
+    "floor_divide_tensor": _in_level(lambda lib, fw, x, v: lib.floor_divide(x, fw.make_dual(x, v))),
+    "floor_divide_in_place": _in_level(lambda lib, fw, x, v: x.clone().floor_divide_(fw.make_dual(x, v))),
+    "remainder_of_a_number": _in_level(lambda lib, fw, x, v: lib.remainder(2.0, fw.make_dual(x, v))),
+    "scatter_reduce_value": _in_level(
+        lambda lib, fw, x, v: fw.make_dual(x, v).scatter(0, lib.tensor([1]), 2.0, reduce="multiply")),
 }
 
 
@@ -367,3 +374,22 @@ def test_in_place_writes_the_existing_tangent_that_views_share():
             return t, view_t, y_view_t
     for ours, theirs in zip(program(internals), program(torch)):
         assert_same(ours, theirs, ulps=PRODUCT_ULPS)
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib, x: lib.floor_divide(x, 2), lambda lib, x: lib.floor_divide(x, x),
+    lambda lib, x: x.clone().floor_divide_(2), lambda lib, x: lib.remainder(2.0, x),
+    lambda lib, x: x.scatter(0, lib.tensor([1]), x[:1], reduce="add"),
+    lambda lib, x: x.clone().scatter_(0, lib.tensor([1]), 2.0, reduce="multiply"),
+], ids=["floor_divide", "floor_divide_tensor", "floor_divide_", "remainder_of_a_number", "scatter_reduce",
+        "scatter_reduce_value_"])
+def test_operators_without_a_formula_record_a_refusing_node(program):
+    """torch's NotImplemented node, linked to the inputs, whose backward raises (before, the result
+    came back without a grad_fn: a gradient through it was silently missing)."""
+    def graph(lib):
+        x = lib.tensor([1.5, 2.5], requires_grad=True)
+        y = program(lib, x)
+        return y.grad_fn.name(), [type(n).__name__ for n, _ in y.grad_fn.next_functions], y
+    (ours, our_edges, y), (theirs, their_edges, z) = graph(internals), graph(torch)
+    assert (ours, our_edges) == (theirs, their_edges)
+    assert_same_error(lambda: y.sum().backward(), lambda: z.sum().backward())

@@ -277,13 +277,20 @@ class NotImplementedNode(Node):
 NotImplementedNode.__name__ = NotImplementedNode.__qualname__ = "NotImplemented"
 
 
+def _differentiable_input(a):
+    """A tensor argument the node links to: floating or complex, and not a Python number the
+    binding wrapped (``remainder(2.0, x)``'s 2.0; ``scatter``'s index is an integer tensor)."""
+    return (hasattr(a, "_requires_grad") and not a._impl.is_wrapped_number
+            and (a._impl.dtype.is_floating_point or a._impl.dtype.is_complex))
+
+
 def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False):
     """torch generates these for an operator with no formula (``set_``, ``heaviside``): an output
     made while autograd records gets a grad_fn that refuses backward; a leaf that requires grad
     may not be modified in place. torch's fallback for a kernel with no Autograd entry at all
     (``autograd_not_implemented_fallback.cpp``) links only the inputs that require grad."""
-    def kernel(ks, self, *args, **kwargs):
-        inputs = (self,) + tuple(a for a in args if hasattr(a, "_requires_grad"))
+    def kernel(ks, *args, **kwargs):
+        inputs = tuple(a for a in args if _differentiable_input(a))
         if _fw_levels and has_fw_grad(*inputs):
             raise NotImplementedError(f"Trying to use forward AD with {forward_fn} that does not support it.")
         if requiring_grad_only:
@@ -291,11 +298,11 @@ def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False)
         grad_fn = None
         if _grad_mode.grad_enabled and any(t._requires_grad for t in inputs):
             if in_place:
-                check_inplace(self)
+                check_inplace(args[0])
             grad_fn = NotImplementedNode(forward_fn)
             grad_fn._next_edges = collect_next_edges(*inputs)
         with below_autograd():
-            result = op.redispatch(after_autograd(ks), self, *args, **kwargs)
+            result = op.redispatch(after_autograd(ks), *args, **kwargs)
         if grad_fn is not None:
             (rebase_history if in_place else set_history)(result, grad_fn)
         return result
@@ -303,6 +310,11 @@ def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False)
 
 
 _COPY = _RESIZE = None
+# Operators with a floating result and no formula in torch's derivatives.yaml: torch's generated
+# kernel gives them a NotImplemented node and refuses a tangent (detach_copy: detach's formula is none)
+_NO_FORMULA = ("heaviside", "heaviside_", "detach_copy", "floor_divide", "floor_divide.Scalar",
+               "floor_divide_.Tensor", "floor_divide_.Scalar", "remainder.Scalar_Tensor", "scatter.reduce",
+               "scatter_.reduce", "scatter.value_reduce", "scatter_.value_reduce")
 SET_OVERLOADS = ("set_", "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor")
 
 
@@ -318,8 +330,9 @@ def register_manual_kernels():
     for name in SET_OVERLOADS:
         kernel = _not_implemented_kernel(dispatcher.find(name), "set_", in_place=True)
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
-    for name in ("heaviside", "heaviside_", "detach_copy"):     # detach_copy: detach's formula is none
-        kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", in_place=name.endswith("_"))
+    for name in _NO_FORMULA:
+        base = name.split(".")[0]
+        kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{base}", in_place=base.endswith("_"))
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
     # EmbeddingBag's per-sample-weights gradient, made differentiable by create_graph: torch has
     # no formula for it, so a second derivative through it raises
