@@ -1628,6 +1628,21 @@ def THPVariable__fused_rms_norm(*args, **kwargs):
     return _ops['_fused_rms_norm'](_r.tensor(0), _r.intlist(1), _r.tensor(2), _r.to_double(3))
 
 
+__linalg_check_errors_parser = PythonArgParser([
+    '_linalg_check_errors(Tensor info, c10::string_view api_name, *, bool is_matrix)',
+])
+
+
+def THPVariable__linalg_check_errors(*args, **kwargs):
+    _r = __linalg_check_errors_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()
+    if not kwargs:
+        return _ops['_linalg_check_errors'](_r.tensor(0), _r.value(1))
+    return _ops['_linalg_check_errors'](_r.tensor(0), _r.value(1), is_matrix=_r.to_bool(2))
+
+
 __linalg_det_parser = PythonArgParser([
     '_linalg_det(Tensor A, *, TensorList[3] out=None)',
 ])
@@ -9037,6 +9052,7 @@ FUNCTIONS = named({
     '_foreach_trunc_': THPVariable__foreach_trunc_,
     '_foreach_zero_': THPVariable__foreach_zero_,
     '_fused_rms_norm': THPVariable__fused_rms_norm,
+    '_linalg_check_errors': THPVariable__linalg_check_errors,
     '_linalg_det': THPVariable__linalg_det,
     '_linalg_eigh': THPVariable__linalg_eigh,
     '_linalg_slogdet': THPVariable__linalg_slogdet,
