@@ -7381,6 +7381,22 @@ def THPVariable_remainder(*args, **kwargs):
     return _ops['remainder.Scalar'](_r.tensor(0), _r.scalar(1))
 
 
+_renorm_parser = PythonArgParser([
+    'renorm(Tensor input, Scalar p, int64_t dim, Scalar maxnorm, *, Tensor out=None)',
+])
+
+
+def THPVariable_renorm(*args, **kwargs):
+    _r = _renorm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+        return _ops['renorm'](_r.tensor(0), _r.scalar(1), _r.to_int64(2), _r.scalar(3))
+    # aten::renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['renorm.out'](_r.tensor(0), _r.scalar(1), _r.to_int64(2), _r.scalar(3), out=_r.tensor(4))
+
+
 _repeat_interleave_parser = PythonArgParser([
     'repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, SymInt? output_size=None)',
     'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
@@ -9412,6 +9428,7 @@ FUNCTIONS = named({
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
+    'renorm': THPVariable_renorm,
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
     'resize_as_': THPVariable_resize_as_,
