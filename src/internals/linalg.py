@@ -6,7 +6,6 @@ decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigv
 pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
-from .aten.native.batch_linear_algebra import _check_errors
 from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .return_types import as_return_type, return_type
 
@@ -123,7 +122,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 def lu_factor(A, *, pivot=True):
     """``linalg_lu_factor``: the factors, raising where a pivot is zero (``check_errors=True``)."""
     LU, pivots, info = dispatcher.call("linalg_lu_factor_ex", A, pivot=pivot)
-    _check_errors(info, "torch.linalg.lu_factor", singular="U")
+    dispatcher.call("_linalg_check_errors", info, "torch.linalg.lu_factor", is_matrix=A.dim() == 2)
     return return_type("linalg_lu_factor", ("LU", "pivots"))(LU, pivots)
 
 

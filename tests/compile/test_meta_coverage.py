@@ -159,6 +159,8 @@ _EXTRA_CALLS = [
     'torch.fmod(x, 2), x.clone().fmod_(2), torch.remainder(2, x), torch.xlogy(2, x.abs()), torch.xlogy(x, 2)',
     'x.clone().xlogy_(2), torch.lerp(x, x + 1, x), x.clone().lerp_(x + 1, x), x.clamp(-1, 1)',
     'x.clamp_max(1), x.clone().clamp_max_(1), x.clone().fill_(torch.tensor(2.0))',
+    'x.renorm(2, 0, 1.0), x.clone().renorm_(1, 1, 0.5), torch.renorm(x, 2, 0, 1.0, out=torch.empty(0))',
+    'torch.linalg.solve(x[:, :3] + 3 * torch.eye(3), x), torch.linalg.cholesky(torch.eye(3) * 2)',
     'torch.searchsorted(s, 2.5), torch.bucketize(2.5, s), torch.sort(x, stable=True)',
     'torch.sort(x, stable=True, out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))',
     'x.view(torch.int32), torch.complex(x, x), torch.view_as_real(torch.complex(x, x))',

@@ -560,7 +560,20 @@ def _inplace_view_rule(func, level, args, kwargs):
     return self
 
 
+def _check_errors_rule(func, level, args, kwargs):
+    """``_linalg_check_errors`` on a batch of codes: one check of the physical info, whose
+    first dim is vmap's, so a failure names its matrix's position in the batch
+    (``BatchRulesLinearAlgebra.cpp``'s rule passes ``is_matrix=false`` likewise)."""
+    names, bound = _bind(func, args, kwargs)
+    info = bound["info"]
+    if not is_batched(info, level):
+        return func(*args, **kwargs)
+    func(info._value, bound["api_name"], is_matrix=False)
+
+
 def _rule_for(name, func):
+    if name == "_linalg_check_errors":
+        return _check_errors_rule
     if name in _RULES:
         return _RULES[name]
     if name in ("fill", "fill_"):

@@ -341,11 +341,34 @@ def _transposed(outputs, inputs):
     def apply(tangents):
         out = [_zeros_like(o) for o in outputs]
         if linked:
-            got = _grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True)
+            try:
+                got = _grads([gi for gi, _ in linked], dummies, [tangents[i] for _, i in linked], retain_graph=True)
+            except RuntimeError as e:
+                _refuse_forward_ad(e)
+                raise
             for i, t in zip(diff, got, strict=True):
                 out[i] = t
         return out
     return apply
+
+
+# the losses torch gives no forward formula: their gradient's own derivative is a NotImplemented
+# node, which the double vjp's second pass meets; torch names the forward operator
+_NO_FORWARD_AD = {"aten::multi_margin_loss_backward": "multi_margin_loss",
+                  "aten::multilabel_margin_loss_backward": "multilabel_margin_loss_forward",
+                  "aten::_ctc_loss_backward": "_ctc_loss"}
+
+
+def _refuse_forward_ad(error):
+    """torch's forward-mode refusal (``NotImplementedError``) for an operator it has no
+    forward derivative for, in place of the backward node's ``RuntimeError``."""
+    for backward, forward in _NO_FORWARD_AD.items():
+        if str(error) == f"derivative for {backward} is not implemented":
+            raise NotImplementedError(
+                f"Trying to use forward AD with {forward} that does not support it because it has not been "
+                "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?"
+                "template=feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+                "implementation to derivatives.yaml") from None
 
 
 def linearize(func, *primals):

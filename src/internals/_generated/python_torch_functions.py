@@ -1641,6 +1641,21 @@ def THPVariable__index_put_impl_(*args, **kwargs):
     return _ops['_index_put_impl_'](_r.tensor(0), _r.value(1), _r.tensor(2), _r.to_bool(3), _r.to_bool(4))
 
 
+__linalg_check_errors_parser = PythonArgParser([
+    '_linalg_check_errors(Tensor info, c10::string_view api_name, *, bool is_matrix)',
+])
+
+
+def THPVariable__linalg_check_errors(*args, **kwargs):
+    _r = __linalg_check_errors_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_linalg_check_errors(Tensor info, str api_name, *, bool is_matrix) -> ()
+    if not kwargs:
+        return _ops['_linalg_check_errors'](_r.tensor(0), _r.value(1))
+    return _ops['_linalg_check_errors'](_r.tensor(0), _r.value(1), is_matrix=_r.to_bool(2))
+
+
 __linalg_det_parser = PythonArgParser([
     '_linalg_det(Tensor A, *, TensorList[3] out=None)',
 ])
@@ -7554,6 +7569,22 @@ def THPVariable_remainder(*args, **kwargs):
     return _ops['remainder.Scalar'](_r.tensor(0), _r.scalar(1))
 
 
+_renorm_parser = PythonArgParser([
+    'renorm(Tensor input, Scalar p, int64_t dim, Scalar maxnorm, *, Tensor out=None)',
+])
+
+
+def THPVariable_renorm(*args, **kwargs):
+    _r = _renorm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(4):
+        # aten::renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+        return _ops['renorm'](_r.tensor(0), _r.scalar(1), _r.to_int64(2), _r.scalar(3))
+    # aten::renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['renorm.out'](_r.tensor(0), _r.scalar(1), _r.to_int64(2), _r.scalar(3), out=_r.tensor(4))
+
+
 _repeat_interleave_parser = PythonArgParser([
     'repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, SymInt? output_size=None)',
     'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
@@ -9461,6 +9492,7 @@ FUNCTIONS = named({
     '_foreach_zero_': THPVariable__foreach_zero_,
     '_fused_rms_norm': THPVariable__fused_rms_norm,
     '_index_put_impl_': THPVariable__index_put_impl_,
+    '_linalg_check_errors': THPVariable__linalg_check_errors,
     '_linalg_det': THPVariable__linalg_det,
     '_linalg_eigh': THPVariable__linalg_eigh,
     '_linalg_slogdet': THPVariable__linalg_slogdet,
@@ -9831,6 +9863,7 @@ FUNCTIONS = named({
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
+    'renorm': THPVariable_renorm,
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
     'resize_as_': THPVariable_resize_as_,

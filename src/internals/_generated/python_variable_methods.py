@@ -4106,6 +4106,32 @@ def THPVariable_remainder_(self, *args, **kwargs):
     return _ops['remainder_.Scalar'](self, _r.scalar(0))
 
 
+_renorm_parser = PythonArgParser([
+    'renorm(Scalar p, int64_t dim, Scalar maxnorm)',
+])
+
+
+def THPVariable_renorm(self, *args, **kwargs):
+    _r = _renorm_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+    return _ops['renorm'](self, _r.scalar(0), _r.to_int64(1), _r.scalar(2))
+
+
+_renorm__parser = PythonArgParser([
+    'renorm_(Scalar p, int64_t dim, Scalar maxnorm)',
+])
+
+
+def THPVariable_renorm_(self, *args, **kwargs):
+    _r = _renorm__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+    return _ops['renorm_'](self, _r.scalar(0), _r.to_int64(1), _r.scalar(2))
+
+
 _repeat_parser = PythonArgParser([
     'repeat(SymIntArrayRef repeats)',
 ])
@@ -6424,6 +6450,8 @@ METHODS = named({
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
     'remainder_': THPVariable_remainder_,
+    'renorm': THPVariable_renorm,
+    'renorm_': THPVariable_renorm_,
     'repeat': THPVariable_repeat,
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,

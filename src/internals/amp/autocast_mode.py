@@ -69,7 +69,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", 
                  "_upsample_nearest_exact3d", "upsample_trilinear3d", "upsample_bicubic2d", "_upsample_bilinear2d_aa",
                  "_upsample_bicubic2d_aa", "grid_sampler",
                  "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
-                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss")}
+                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "renorm")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack", "index_copy"),

@@ -1624,6 +1624,25 @@ def linalg_vector_norm_backward(grad, self, ord, result, dims, keepdim):
     return self_scaled * scale_v
 
 
+__all__ += ["renorm_backward"]
+
+
+def renorm_backward(grad, self, p, dim, maxnorm):
+    """``renorm_backward``: where a slice's norm exceeded maxnorm its output was self times
+    ``maxnorm / (norm + 1e-7)``, so the gradient is that factor times grad less the factor's
+    derivative (through the norm's) times the slice's ``<self, grad>``; elsewhere grad itself."""
+    dim = dim % self.dim()
+    reduce_dims = [d for d in range(self.dim()) if d != dim]
+    norm = dispatcher.call("linalg_vector_norm", self, p, reduce_dims, True)
+    inner = self.conj() * grad
+    inner = (inner.real if inner.dtype.is_complex else inner).sum(reduce_dims, keepdim=True)
+    norm_grad = linalg_vector_norm_backward(inner, self, p, norm, reduce_dims, True)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    return dispatcher.call("where.self", norm > maxnorm, factor * grad - (maxnorm * invnorm * invnorm) * norm_grad,
+                           grad)
+
+
 __all__ += ["sort_backward"]
 
 

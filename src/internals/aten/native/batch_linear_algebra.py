@@ -620,7 +620,7 @@ linalg_cholesky_ex_out = structured(meta_linalg_cholesky_ex, impl_linalg_cholesk
 
 def linalg_cholesky(A, *, upper=False):
     L, info = dispatcher.call("linalg_cholesky_ex", A, upper=upper)
-    _check_positive_definite(info, "linalg.cholesky", A.dim() > 2)
+    dispatcher.call("_linalg_check_errors", info, "linalg.cholesky", is_matrix=A.dim() == 2)
     return L
 
 
@@ -767,6 +767,35 @@ def _check_singular(info, name, batched):
                          lambda _: "The solver failed because the input matrix is singular.")
 
 
+# what a positive code means, by a word in the operator's name, in the order torch asks
+_FAILURES = (
+    ("inv", lambda k: f"The diagonal element {k} is zero, the inversion could not be completed because the input "
+                      "matrix is singular."),
+    ("solve", lambda _: "The solver failed because the input matrix is singular."),
+    ("cholesky", lambda k: "The factorization could not be completed because the input is not positive-definite "
+                           f"(the leading minor of order {k} is not positive-definite)."),
+)
+
+
+def _linalg_check_errors(info, api_name, *, is_matrix):
+    """``_linalg_check_errors`` (``BatchLinearAlgebra.cpp``): an operator of its own, so that
+    vmap's rule can check a batch's codes on its physical tensor (its matrices named by their
+    position in the batch); the composites that raise (``linalg.solve``, ``linalg.cholesky``,
+    ``linalg.lu_factor``) call it on their ``_ex`` form's info."""
+    if is_meta_execution() or info.device.type == "meta":
+        return
+    codes = info.reshape(-1).tolist()
+    _raise_illegal_argument([-c if c < 0 else 0 for c in codes], api_name, not is_matrix)
+    if "lu_factor" in api_name and "inv" not in api_name:
+        _check_errors(info.reshape([]) if is_matrix else info.reshape(-1), api_name, singular="U")
+        return
+    for word, message in _FAILURES:
+        if word in api_name:
+            _raise_first_failure(codes, api_name, not is_matrix, message)
+            return
+    _raise_unknown_error(codes, api_name)
+
+
 def meta__linalg_solve_ex(result, LU, pivots, info, A, B, *, left=True, check_errors=False):
     """``TORCH_META_FUNC(_linalg_solve_ex)``: A and B of one floating dtype, square A, sizes that
     fit ``A X = B`` (``X A = B`` when not ``left``), batches that broadcast, B a vector (or a
@@ -837,7 +866,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
 def linalg_solve(A, B, *, left=True):
     """``linalg_solve``: ``_linalg_solve_ex``, raising LinAlgError for a singular matrix."""
     result, _, _, info = dispatcher.call("_linalg_solve_ex", A, B, left=left)
-    _check_singular(info, "torch.linalg.solve", A.dim() > 2)
+    dispatcher.call("_linalg_check_errors", info, "torch.linalg.solve", is_matrix=A.dim() == 2)
     return result
 
 

@@ -200,14 +200,15 @@ def differential_analytic_matrix_function(A, grad, function, adjoint):
     f([[X, G], [0, X]]) = [[f(X), Df(X)[G]], [0, f(X)]], so the top-right block of f of that
     2n x 2n matrix is the differential at X = A applied to G (the adjoint with X = A^H). The
     blocks are copied into zeros, as torch copies them, so a second differentiation records
-    the copies (CopySlices) and f again."""
+    the copies (CopySlices) and f again. The zeros are ``grad``'s new tensor, as torch makes
+    them for a tensor subclass: under vmap a batch of cotangents gets a batch of blocks."""
     if adjoint:
         A = call("transpose.int", A, -2, -1)
         X = call("conj", A) if A.dtype.is_complex else A
     else:
         X = A
     n = X.shape[-1]
-    meta = call("zeros", [*X.shape[:-2], 2 * n, 2 * n], dtype=grad.dtype, device=grad.device)
+    meta = call("new_zeros", grad, [*X.shape[:-2], 2 * n, 2 * n])
 
     def block(rows, cols):
         return call("narrow", call("narrow", meta, -2, rows, n), -1, cols, n)

@@ -18,9 +18,11 @@ from ...c10 import scalar_type as st
 from ...c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
 from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import strided
+from ...c10.wrap_dim import wrap_dim
 from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import contiguous, to
+from .structured import set_output, structured
 from .tensor_factories import empty, empty_strided, wrap_scalar
 
 
@@ -487,3 +489,37 @@ def rms_norm_composite(input, normalized_shape, weight=None, eps=None):
     if suggest_memory_format(input.shape, input.stride()) not in (channels_last, channels_last_3d):
         out, rstd = contiguous(out), contiguous(rstd)
     return to(out, input.dtype), rstd
+
+
+# ---- renorm (``Normalization.cpp``): each slice along ``dim`` scaled down to a p-norm of maxnorm
+def meta_renorm(out, self, p, dim, maxnorm):
+    """``TORCH_META_FUNC(renorm)``: a real positive p, a real maxnorm of at least 0, an input of
+    two dims or more; the output of self's sizes and dtype."""
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if self.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
+    return set_output(out, tuple(self.shape), self.dtype, self.device, self=self)
+
+
+def impl_renorm(out, self, p, dim, maxnorm):
+    """``TORCH_IMPL_FUNC(renorm_out)``: the p-norm of each slice over every other dim (in float
+    for a half input, as torch accumulates), the factor ``maxnorm / (norm + 1e-7)`` where the
+    norm exceeds maxnorm and 1 elsewhere (``renorm_scale_factor``), then self times it."""
+    dim = wrap_dim(dim, self.dim())
+    reduce_dims = [d for d in range(self.dim()) if d != dim]
+    half = self.dtype in (st.float16, st.bfloat16) or self.dtype is st.complex32
+    norm = call("linalg_vector_norm", self, p, reduce_dims, True, dtype=st.float32 if half else None)
+    limit = call("full_like", norm, maxnorm)        # maxnorm in the norm's dtype, as the kernel casts it
+    scaled = call("div.Tensor", limit, call("add.Scalar", norm, 1e-7))
+    factor = call("where.self", call("gt.Tensor", norm, limit), scaled, call("ones_like", norm))
+    return call("mul.out", self, factor, out=out)
+
+
+renorm_out = structured(meta_renorm, impl_renorm)

@@ -326,6 +326,7 @@ from .functions import (
     ReluBackward0,
     RemainderBackward0,
     RemainderBackward1,
+    RenormBackward0,
     RepeatBackward0,
     ReplicationPad1DBackward0,
     ReplicationPad1DBackwardBackward0,
@@ -1068,6 +1069,9 @@ OPS = {
     'clamp_max.Tensor': dispatcher.find('clamp_max.Tensor'),
     'clamp_max_.Tensor': dispatcher.find('clamp_max_.Tensor'),
     'clamp_max.Tensor_out': dispatcher.find('clamp_max.Tensor_out'),
+    'renorm.out': dispatcher.find('renorm.out'),
+    'renorm': dispatcher.find('renorm'),
+    'renorm_': dispatcher.find('renorm_'),
     'lerp.Scalar_out': dispatcher.find('lerp.Scalar_out'),
     'lerp.Scalar': dispatcher.find('lerp.Scalar'),
     'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
@@ -11170,6 +11174,57 @@ def clamp_max_Tensor_out(ks, self, max, **kwargs):
         return OPS['clamp_max.Tensor_out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
+def renorm_out(ks, self, p, dim, maxnorm, **kwargs):
+    check_out_no_requires_grad('renorm', self, kwargs.get('out'))
+    if _fw_levels:
+        check_out_no_fw_grad('renorm_out', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['renorm.out'].redispatch(after_autograd(ks), self, p, dim, maxnorm, **kwargs)
+
+
+def renorm(ks, self, p, dim, maxnorm):
+    if _fw_levels:
+        check_no_fw_grad('renorm', self)
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RenormBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.maxnorm_ = maxnorm
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['renorm'].redispatch(after_autograd(ks), self, p, dim, maxnorm)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def renorm_(ks, self, p, dim, maxnorm):
+    if _fw_levels:
+        check_no_fw_grad('renorm_', self)
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RenormBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.p_ = p
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.maxnorm_ = maxnorm
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['renorm_'].redispatch(after_autograd(ks), self, p, dim, maxnorm)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def lerp_Scalar_out(ks, self, end, weight, **kwargs):
     check_out_no_requires_grad('lerp', self, end, kwargs.get('out'))
     if _fw_levels:
@@ -16616,6 +16671,9 @@ KERNELS = {
     'clamp_max.Tensor': clamp_max_Tensor,
     'clamp_max_.Tensor': clamp_max__Tensor,
     'clamp_max.Tensor_out': clamp_max_Tensor_out,
+    'renorm.out': renorm_out,
+    'renorm': renorm,
+    'renorm_': renorm_,
     'lerp.Scalar_out': lerp_Scalar_out,
     'lerp.Scalar': lerp_Scalar,
     'lerp_.Scalar': lerp__Scalar,
