@@ -259,9 +259,7 @@ def _aot(T, name):
 
 AOT_PROGRAMS = ["narrow then mul_", "diagonal add_ returns base", "transpose then add_", "prod dim",
                 "logsumexp keepdim", "index tensor and slice", "boolean mask select",
-                pytest.param("masked_scatter", marks=pytest.mark.xfail(
-                    reason="the package's masked_scatter backward selects with masked_select, whose size depends "
-                           "on the data; torch's masked_scatter_backward has a meta function", strict=True)),
+                "masked_scatter",
                 "broadcast three", "float16 with float32", "conv1d relu", "layer_norm no affine", "group_norm",
                 "gru cell ops", "nll_loss weight", "smooth_l1_loss", "binary_cross_entropy", "margin_ranking_loss",
                 "huber_loss"]

@@ -29,7 +29,7 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
 LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv3d", "conv3d.padding",
                               "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input", "mm", "bmm",
                               "matmul", "baddbmm", "addmm", "addbmm", "linear",
-                              "prelu", "linalg_vecdot"),
+                              "prelu", "linalg_vecdot", "mkldnn_rnn_layer"),
                       "cuda": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input",
                                "conv_transpose3d.input", "convolution", "mm",
                                "bmm", "matmul", "addmv", "addr", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
