@@ -1073,6 +1073,16 @@ def graph_source(value):
     return repr(value).replace("internals.", "torch.")
 
 
+def seeded_input(*shape, seed=0, high=None):
+    """An input of ``shape`` for either library, as a function of the library: float32 normal
+    values, or int64 indices in ``[0, high)`` when ``high`` is given (the traced-program tables)."""
+    def make(T):
+        rng = np.random.default_rng(seed)
+        a = rng.integers(0, high, shape) if high else rng.standard_normal(shape).astype(np.float32)
+        return T.tensor(a)
+    return make
+
+
 def graph_calls(gm):
     """(name, target, args, kwargs) of every call, in graph order, and what the graph returns."""
     calls = []

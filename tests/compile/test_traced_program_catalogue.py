@@ -9,26 +9,17 @@ and differentiated through ``aot_function`` (torch's gradients; and, where the p
 functionalization writes the graphs as torch's does, torch's forward and backward graphs).
 The differences that remain are listed with their reasons.
 """
-import numpy as np
 import pytest
 import torch
 from helpers import graph_calls as _calls
 from helpers import placeholder_sizes as _placeholder_sizes
+from helpers import seeded_input as P
 from torch._functorch.aot_autograd import aot_function as torch_aot_function
 from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
 import internals
 from internals._functorch import aot_function
 from internals.fx.experimental.proxy_tensor import make_fx
-
-
-def P(*shape, seed=0, high=None):
-    """An input of ``shape`` for either library: float32 normal values, or int64 in ``[0, high)``."""
-    def make(T):
-        rng = np.random.default_rng(seed)
-        a = rng.integers(0, high, shape) if high else rng.standard_normal(shape).astype(np.float32)
-        return T.tensor(a)
-    return make
 
 
 def F(T):

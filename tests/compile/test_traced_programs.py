@@ -8,25 +8,15 @@ sizes are symbols too (a few differences are listed with their reasons). Then
 ``internals.compile`` runs it, and its results -- and the gradients of a loss through a
 compiled function -- are torch's eager ones.
 """
-import numpy as np
 import pytest
 import torch
 from helpers import graph_calls as _calls
 from helpers import placeholder_sizes as _placeholder_sizes
+from helpers import seeded_input as P
 from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
 import internals
 from internals.fx.experimental.proxy_tensor import make_fx
-
-
-def P(*shape, seed=0, high=None):
-    """An input of ``shape`` for either library: float32 normal values, or int64 indices in
-    ``[0, high)`` when ``high`` is given."""
-    def make(T):
-        rng = np.random.default_rng(seed)
-        a = rng.integers(0, high, shape) if high else rng.standard_normal(shape).astype(np.float32)
-        return T.tensor(a)
-    return make
 
 
 def _layer_norm(T):
