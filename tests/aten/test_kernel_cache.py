@@ -105,39 +105,3 @@ def test_a_second_checkout_loads_the_first_ones_kernels(tmp_path):
     _run(edited, cache)
     after = _files(cache)
     assert [p for p in after if after[p] != first.get(p)]    # a changed source misses, compiles, stores
-
-
-# Two processes that need one kernel at the same moment (two pytest workers, two notebooks): the
-# first compiles it, the second waits and loads it (``_kernel_cache.compile_once``). Each child
-# counts the compilations it ran, after both are ready, so that they ask at once.
-RACE = """import pathlib, sys, time
-import internals
-from numba.core import event
-
-class Count(event.Listener):
-    n = 0
-    def on_start(self, ev): Count.n += 1
-    def on_end(self, ev): pass
-
-event.register("numba:compile", Count())
-meeting = pathlib.Path(sys.argv[1])
-(meeting / sys.argv[2]).touch()
-while len(list(meeting.iterdir())) < 2:
-    time.sleep(0.005)
-g = internals.Generator()
-with g._lock:
-    g.random(1)
-print(Count.n)
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(sys.platform == "win32", reason="no flock: each process compiles what it lacks")
-def test_two_processes_compile_one_kernel_once(tmp_path):
-    meeting = tmp_path / "meeting"
-    meeting.mkdir()
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), INTERNALS_COMPILE_NOTICE="0")
-    children = [subprocess.Popen([sys.executable, "-c", RACE, str(meeting), name], env=env,
-                                 stdout=subprocess.PIPE, text=True) for name in ("a", "b")]
-    counts = sorted(int(child.communicate(timeout=600)[0]) for child in children)
-    assert counts[0] == 0 and counts[1] > 0       # one compiled, the other loaded its work
