@@ -113,6 +113,9 @@ F = {
     "mse_loss": (lambda L, x, y: (L.nn.functional.mse_loss(x, y), L.nn.functional.mse_loss(x, y, reduction="none")),
                  [(3, 4), (3, 4)]),
     "nll_loss": (lambda L, x: L.nn.functional.nll_loss(L.log_softmax(x, 1), L.tensor([0, 3, 1])), [(3, 4)]),
+    "logaddexp": (lambda L, x, y: (L.logaddexp(x, y), L.logaddexp2(x, y)), [(3, 4), (4,)]),
+    "index_fill": (lambda L, x, v: (x.index_fill(1, L.tensor([0, 2]), 1.5), x.index_fill(0, L.tensor([1]), v.sum())),
+                   [(3, 4), (2,)]),
 }
 
 

@@ -6161,8 +6161,6 @@ def index_add_(ks, self, dim, index, source, **kwargs):
 
 
 def index_fill__int_Scalar(ks, self, dim, index, value):
-    if _fw_levels:
-        check_no_fw_grad('index_fill_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6177,12 +6175,13 @@ def index_fill__int_Scalar(ks, self, dim, index, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.index_fill(dim, index, 0), inplace=True)
     return result
 
 
 def index_fill_int_Scalar(ks, self, dim, index, value):
-    if _fw_levels:
-        check_no_fw_grad('index_fill', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = IndexFillBackward0()
@@ -6196,12 +6195,13 @@ def index_fill_int_Scalar(ks, self, dim, index, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.index_fill(dim, index, 0))
     return result
 
 
 def index_fill__int_Tensor(ks, self, dim, index, value):
-    if _fw_levels:
-        check_no_fw_grad('index_fill_', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         check_inplace(self)
@@ -6216,12 +6216,13 @@ def index_fill__int_Tensor(ks, self, dim, index, value):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, value):
+        self_t, value_t = tangents(self, value)
+        set_fw_grad(self, self_t.index_fill(dim, index, value_t), inplace=True)
     return result
 
 
 def index_fill_int_Tensor(ks, self, dim, index, value):
-    if _fw_levels:
-        check_no_fw_grad('index_fill', self, value)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
         grad_fn = IndexFillBackward1()
@@ -6235,6 +6236,9 @@ def index_fill_int_Tensor(ks, self, dim, index, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, value):
+        self_t, value_t = tangents(self, value)
+        set_fw_grad(result, self_t.index_fill(dim, index, value_t))
     return result
 
 
@@ -9351,8 +9355,6 @@ def special_zeta_other_scalar_out(ks, self, other, **kwargs):
 
 
 def logaddexp(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('logaddexp', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = LogaddexpBackward0()
@@ -9366,6 +9368,17 @@ def logaddexp(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(other_t / (1 + (self_p - other_p).exp()), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t / (1 + (other_p - self_p).exp()), other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, self_t / (1 + (other_p - self_p).exp()) + other_t / (1 + (self_p - other_p).exp()))
     return result
 
 
@@ -9378,8 +9391,6 @@ def logaddexp_out(ks, self, other, **kwargs):
 
 
 def logaddexp2(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('logaddexp2', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = Logaddexp2Backward0()
@@ -9393,6 +9404,17 @@ def logaddexp2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other, zeros=False)
+        if self_t is None and other_t is not None:
+            set_fw_grad(result, promoted(other_t / (1 + 2 ** (self_p - other_p)), self))
+        elif self_t is not None and other_t is None:
+            set_fw_grad(result, promoted(self_t / (1 + 2 ** (other_p - self_p)), other))
+        else:
+            self_t, other_t = tangents(self, other)
+            set_fw_grad(result, self_t / (1 + 2 ** (other_p - self_p)) + other_t / (1 + 2 ** (self_p - other_p)))
     return result
 
 
