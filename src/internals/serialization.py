@@ -400,7 +400,7 @@ class _Unpickler(pickle.Unpickler):
         """A storage's bytes from its record, on the device ``map_location`` names; on the meta
         device named as a device none are read (torch's ``_is_meta_location``; a dict is applied
         after reading, as torch applies it)."""
-        if isinstance(self._map_location, (str, device)) and as_device(self._map_location).type == "meta":
+        if isinstance(self._map_location, (str, device)) and _names_meta(self._map_location):
             self._locate(f"data/{key}")         # torch still looks the record up, for its offset
             return NoStorage(device("meta"), numel * dtype.itemsize)
         raw = self._record(f"data/{key}", numel * dtype.itemsize)
@@ -417,7 +417,7 @@ class _Unpickler(pickle.Unpickler):
     def _record(self, name, nbytes):
         """A storage's bytes, which must be exactly as many as its pickle says (torch's
         ``get_storage_from_record``): fewer would leave the tensor reading past them."""
-        data = self._archive.read(self._locate(name))
+        data = _record_bytes(self._archive, self._locate(name))
         if len(data) != nbytes:
             raise record_size_error(len(data), nbytes)
         return np.frombuffer(data, np.uint8).copy()
@@ -438,10 +438,29 @@ class _Unpickler(pickle.Unpickler):
             if moved is not None:
                 return moved
             target = None
-        where = as_device(location if target is None else target)
+        where = _restore_device(location if target is None else target)
         if where.type == "meta":        # torch's _meta_deserialize: the bytes read are dropped
             return NoStorage(where, storage.nbytes())
         return _to_device(storage, where) if where.type == "cuda" else storage
+
+
+def _names_meta(target):
+    try:
+        return as_device(target).type == "meta"
+    except RuntimeError:        # no device at all: reported when the first storage is restored
+        return False
+
+
+def _restore_device(target):
+    """The device a location names; a string that names none is torch's restore error (its
+    ``default_restore_location`` finds no deserializer tagged with it), not the device parser's."""
+    try:
+        return as_device(target)
+    except RuntimeError:
+        if not isinstance(target, str):
+            raise
+        raise RuntimeError("don't know how to restore data location of torch.storage.UntypedStorage "
+                           f"(tagged with {target})") from None
 
 
 def _byteswap(raw, dtype):
@@ -576,6 +595,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
     with open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as opened:
+        _check_seekable(opened)
         if mmap and not _is_zip(opened):
             name = f"{f}, " if isinstance(f, str) else ""
             raise RuntimeError("mmap can only be used with files saved with `torch.save("
@@ -583,6 +603,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                "with this option in order to use mmap.")
         _check_pickle_load_args(pickle_load_args, weights_only)
         return _load_archive(opened, map_location, trusted=not weights_only)
+
+
+def _check_seekable(f):
+    """torch's ``_check_seekable``: what cannot seek (bytes, a pipe) fails with its own error,
+    worded again with advice when it is about ``seek`` or ``tell``."""
+    try:
+        f.seek(f.tell())
+    except (io.UnsupportedOperation, AttributeError) as error:
+        if "seek" in str(error) or "tell" in str(error):
+            raise type(error)(f"{error}. You can only torch.load from a file that is seekable. Please pre-load "
+                              "the data into a buffer like io.BytesIO and try to load from it instead.") from None
+        raise
 
 
 def _check_pickle_load_args(pickle_load_args, weights_only):
@@ -661,7 +693,21 @@ def _load_archive(f, map_location, trusted=False):
 def _read_unchecked(archive, name):
     """A record's bytes without zipfile's CRC check: torch reads data.pkl as it is, so damaged
     bytes reach the unpickler and fail there, not as a BadZipFile."""
-    info = archive.getinfo(name)
+    return _record_bytes(archive, archive.getinfo(name))
+
+
+def _record_bytes(archive, info):
+    """A record's bytes as torch's zip reader (miniz) takes them: no CRC check, and a stored
+    record is found from its local header's lengths, whose copy of the name is not compared with
+    the directory's (zipfile's BadZipFile where torch loads). Other damage is zipfile's to report."""
+    header = b""
+    if info.compress_type == zipfile.ZIP_STORED:
+        archive.fp.seek(info.header_offset)
+        header = archive.fp.read(30)
+    if len(header) == 30 and header[:4] == b"PK\x03\x04":
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+        archive.fp.seek(info.header_offset + 30 + name_length + extra_length)
+        return archive.fp.read(info.compress_size)
     info.CRC = None               # ZipExtFile skips the check when the expected CRC is None
     with archive.open(info) as record:
         return record.read()
@@ -796,7 +842,7 @@ def _open_zip(f):
 def _byteorder(archive, prefix):
     """The ``byteorder`` record (absent in old files, which are little-endian)."""
     try:
-        order = archive.read(prefix + "byteorder")
+        order = _read_unchecked(archive, prefix + "byteorder")
     except KeyError:
         return "little"
     if order not in (b"little", b"big"):
