@@ -79,6 +79,9 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     clamps from below, then from above: the same numbers as one ``clamp_`` (a negative
     ``clip_value`` leaves every element at ``clip_value``)."""
     clip_value = float(clip_value)
-    for p in _as_list(parameters):
-        if p.grad is not None:
-            p.grad.clamp_(min=-clip_value, max=clip_value)
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:       # torch groups the gradients by device and dtype first, which refuses none
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    for grad in grads:
+        grad.clamp_(min=-clip_value, max=clip_value)
