@@ -139,7 +139,10 @@ class _Pickler(pickle._Pickler):
         qualname = name or getattr(obj, "__qualname__", "")
         if "<locals>" in qualname:
             raise AttributeError(f"Can't pickle local object {qualname!r}")
-        return super().save_global(obj, name)
+        try:
+            return super().save_global(obj, name)
+        except pickle.PicklingError as error:
+            raise _c_pickler_wording(error, obj, qualname) from None
 
     dispatch[types.FunctionType] = save_global
 
@@ -191,6 +194,20 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, device):
             return self.save_reduce(_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index), obj=obj)
         return self.save_tensor(obj)
+
+
+def _c_pickler_wording(error, obj, qualname):
+    """A global that cannot be found again, worded as the C pickler (torch's) words it: the module
+    that does not import, or the name that is not in it."""
+    found = re.fullmatch(r"Can't pickle .*: it's not found as (.+)", str(error), re.DOTALL)
+    if not found:
+        return error
+    module = pickle.whichmodule(obj, qualname)
+    try:
+        __import__(module)
+    except ImportError:
+        return pickle.PicklingError(f"Can't pickle {obj!r}: import of module {module!r} failed")
+    return pickle.PicklingError(f"Can't pickle {obj!r}: attribute lookup {qualname} on {module} failed")
 
 
 class _LegacyPickler(_Pickler):

@@ -4,17 +4,19 @@ with ``L`` torch and with ``L`` internals and gives torch's values (dtypes, shap
 dicts; exactly, or within a few ulps where a norm's rounding is the CPU's) or raises torch's
 exception class with torch's message.
 
-Before this round internals differed in four places, each guarded here: ``clip_grad_value_``
+Before this round internals differed in five places, each guarded here: ``clip_grad_value_``
 with no gradient at all returned where torch raises; ``load`` of bytes (no ``seek``) and of a
 ``map_location`` naming no device raised torch's class with other words; a checkpoint whose
 local zip header spells a record's name differently from the directory (torch's reader never
-compares them) was refused; and a DataLoader whose workers were forked while another thread held
-one of Numba's locks hung for ever (``test_workers_forked_while_another_thread_holds_numbas_lock``).
+compares them) was refused; a DataLoader whose workers were forked while another thread held
+one of Numba's locks hung for ever (``test_workers_forked_while_another_thread_holds_numbas_lock``);
+and ``save`` of a global it cannot find again used the pure-Python pickler's words, not torch's.
 The rest held already and keep it so. Left out, as they differ for reasons outside these files:
 torch's fused steps (their own rounding), the float8 dtypes (none in internals), and the byte
 layout of a saved file (torch pads each record to 64 bytes).
 """
 import io
+import pickle
 import threading
 import zipfile
 
@@ -902,3 +904,16 @@ def test_a_local_header_name_unlike_the_directory_loads_as_in_torch():
     theirs = torch.load(io.BytesIO(damaged))
     ours = internals.load(io.BytesIO(damaged))
     assert_same(ours, theirs, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("module", ["__main__", "a_module_that_is_not_there", "os"])
+def test_a_global_not_found_again_is_refused_in_torchs_words(module):
+    """The pure-Python pickler says "it's not found as"; torch's C pickler names the failed import
+    or the attribute lookup, and so does internals' save now."""
+    function = eval("lambda: 1", {"__name__": module})     # its __module__ is the one named
+
+    def refusal(L):
+        with pytest.raises(pickle.PicklingError) as caught:
+            L.save(function, io.BytesIO())
+        return str(caught.value)
+    assert refusal(internals) == refusal(torch)
