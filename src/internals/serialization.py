@@ -33,6 +33,7 @@ and no size, stride, offset or sparse index in a file can reach outside the byte
 import codecs
 import collections
 import contextlib
+import enum
 import io
 import os
 import pickle
@@ -59,7 +60,8 @@ from .nn.parameter import Parameter
 from .storage import TypedStorage
 
 __all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals",
-           "get_unsafe_globals_in_checkpoint"]
+           "get_unsafe_globals_in_checkpoint", "LoadEndianness", "get_default_load_endianness",
+           "set_default_load_endianness"]
 
 _STORAGE_TYPES = {st.float32: "FloatStorage", st.float64: "DoubleStorage", st.float16: "HalfStorage",
                   st.bfloat16: "BFloat16Storage", st.int64: "LongStorage", st.int32: "IntStorage",
@@ -856,12 +858,36 @@ def _open_zip(f):
                            + ("not a ZIP archive" if short else "failed finding central directory")) from None
 
 
+class LoadEndianness(enum.Enum):
+    """How ``load`` reads a file that has no ``byteorder`` record (written before torch 2.1)."""
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_load_endianness = None       # None: such files are little-endian, as torch's default says
+
+
+def get_default_load_endianness():
+    return _load_endianness
+
+
+def set_default_load_endianness(endianness):
+    global _load_endianness
+    if endianness is not None and not isinstance(endianness, LoadEndianness):
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _load_endianness = endianness
+
+
 def _byteorder(archive, prefix):
-    """The ``byteorder`` record (absent in old files, which are little-endian)."""
+    """The ``byteorder`` record; an old file without one is read as the default load endianness
+    says (little-endian unless set; NATIVE: this machine's order, no byteswap)."""
     try:
         order = _read_unchecked(archive, prefix + "byteorder")
     except KeyError:
-        return "little"
+        if _load_endianness is LoadEndianness.NATIVE:
+            return sys.byteorder
+        return "big" if _load_endianness is LoadEndianness.BIG else "little"
     if order not in (b"little", b"big"):
         raise ValueError("Unknown endianness type: " + order.decode())
     return order.decode()

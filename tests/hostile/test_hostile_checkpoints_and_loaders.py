@@ -4,13 +4,14 @@ with ``L`` torch and with ``L`` internals and gives torch's values (dtypes, shap
 dicts; exactly, or within a few ulps where a norm's rounding is the CPU's) or raises torch's
 exception class with torch's message.
 
-Before this round internals differed in five places, each guarded here: ``clip_grad_value_``
+Before this round internals differed in six places, each guarded here: ``clip_grad_value_``
 with no gradient at all returned where torch raises; ``load`` of bytes (no ``seek``) and of a
 ``map_location`` naming no device raised torch's class with other words; a checkpoint whose
 local zip header spells a record's name differently from the directory (torch's reader never
 compares them) was refused; a DataLoader whose workers were forked while another thread held
 one of Numba's locks hung for ever (``test_workers_forked_while_another_thread_holds_numbas_lock``);
-and ``save`` of a global it cannot find again used the pure-Python pickler's words, not torch's.
+``save`` of a global it cannot find again used the pure-Python pickler's words, not torch's; and
+``serialization`` lacked ``set_default_load_endianness`` for files with no ``byteorder`` record.
 The rest held already and keep it so. Left out, as they differ for reasons outside these files:
 torch's fused steps (their own rounding), the float8 dtypes (none in internals), and the byte
 layout of a saved file (torch pads each record to 64 bytes).
@@ -917,3 +918,36 @@ def test_a_global_not_found_again_is_refused_in_torchs_words(module):
             L.save(function, io.BytesIO())
         return str(caught.value)
     assert refusal(internals) == refusal(torch)
+
+
+def _without_byteorder_record(data):
+    """A checkpoint as torch wrote it before 2.1: no ``byteorder`` record."""
+    source, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            if not info.filename.endswith("/byteorder"):
+                target.writestr(info.filename, source.read(info))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("endianness", [None, "NATIVE", "LITTLE", "BIG"])
+def test_an_old_file_is_read_in_the_default_load_endianness(endianness):
+    buffer = io.BytesIO()
+    torch.save(torch.tensor([1.5, -2.0, 3.25]), buffer)
+    old = _without_byteorder_record(buffer.getvalue())
+
+    def loaded(L):
+        L.serialization.set_default_load_endianness(endianness and L.serialization.LoadEndianness[endianness])
+        try:
+            return L.load(io.BytesIO(old)), L.serialization.get_default_load_endianness()
+        finally:
+            L.serialization.set_default_load_endianness(None)
+    (ours, our_setting), (theirs, their_setting) = loaded(internals), loaded(torch)
+    assert_same(ours, theirs, rtol=0, atol=0)
+    assert str(our_setting) == str(their_setting)
+
+
+def test_set_default_load_endianness_refuses_what_is_no_endianness():
+    for L in (torch, internals):
+        with pytest.raises(TypeError, match="^Invalid argument type in function set_default_load_endianness$"):
+            L.serialization.set_default_load_endianness("big")
