@@ -154,6 +154,42 @@ def test_a_product_of_tensors_is_planned():
     assert_same(a * b, torch.ones(2, 3) * torch.ones(2, 3))
 
 
+def _reduction_operands(lib):
+    base = lib.arange(24.).view(4, 6)
+    return [base, base.t(), base[1:, 2:], lib.arange(9.).view(3, 3), lib.arange(5, dtype=lib.int32),
+            lib.ones(1), lib.tensor(3.)]
+
+
+def test_reductions_follow_the_plans_of_their_layouts_and_dims():
+    """A reduction's build is planned by its operands' layouts and its dims: each second call
+    over the same layouts (a square input's sum over 0 and over 1 have the same ones) gets
+    torch's result."""
+    def program(lib):
+        results = []
+        for x in _reduction_operands(lib):
+            for dims in [None, 0, -1, 1, (0, 1), (1, 0)] * 2:
+                try:
+                    results.append((x.sum() if dims is None else x.sum(dims), x.float().mean(dims)))
+                except IndexError as e:             # 1 or (0, 1) of a 1-dim tensor: out of range
+                    results.append(str(e))
+        return results
+    for ours, theirs in zip(*_both(program)):
+        if isinstance(theirs, str):
+            assert ours == theirs
+        else:
+            for a, b in zip(ours, theirs):
+                assert_same(a, b)
+
+
+def test_a_reduction_plan_is_kept_under_its_dims():
+    x = internals.arange(6.).view(2, 3)
+    x.sum(1)
+    out = internals.empty(2)
+    key = ("reduce", (1,), True, None, *map(tensor_iterator._layout_facts, [out, x]))
+    assert key in tensor_iterator._layouts
+    assert_same(x.sum(1), torch.arange(6.).view(2, 3).sum(1))
+
+
 def test_a_sparse_operand_is_refused_as_torch_refuses_it():
     def program(lib):
         dense = lib.ones(2, 2)

@@ -260,6 +260,27 @@ class ReduceOpConfig(TensorIteratorConfig):
         self.reduce_dims, self.in_memory_order = dims, in_memory_order
         self.static_shape = a._impl.sizes
 
+    def build(self):
+        """``TensorIterator(self).build()``, or the plan of an earlier build over operands of the
+        same layouts and the same dims (as ``BinaryOpConfig.build``; the output is given, so
+        nothing is allocated). Every ``x.sum()`` comes here, and its geometry is then looked up."""
+        if len(self.__dict__) != 7:
+            return TensorIterator(self).build()
+        key = plan = None
+        try:
+            key = ("reduce", tuple(self.reduce_dims), self.in_memory_order, self.output_dtypes[0],
+                   *map(_layout_facts, self.outputs + self.inputs))
+            plan = _layouts[key]
+        except (KeyError, TypeError, RuntimeError):     # as in ``BinaryOpConfig.build``
+            pass
+        if plan is not None:
+            return TensorIterator.following(self, plan)
+        it = TensorIterator(self).build()
+        plan = it.plan()
+        if plan is not None and key is not None:
+            _layouts.put(key, plan)
+        return it
+
 
 class TensorIterator:
     """An op's operands, made ready for one loop by ``build()`` (see the module docstring).
