@@ -515,6 +515,27 @@ def test_a_dunder_on_exact_tensors_is_seen_by_modes_and_subclasses(dunder):
     assert len(parsed) == 1
 
 
+@pytest.mark.parametrize("dunder", ["__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__sub__",
+                                    "__truediv__"])
+def test_a_dunder_with_a_python_number_wraps_it_as_the_parser_does(dunder):
+    """``x * 2`` skips the parser too (``wrapped_number_call``): the number is wrapped as the
+    parser wraps it (its dtype promotes as a wrapped number's), and a function mode, a subclass
+    and the parser's trace still see the call."""
+    def program(lib, ov):
+        log, a = [], lib.arange(1., 5., dtype=lib.float16)
+        results = [getattr(a.clone(), dunder)(n) for n in (2, 2.5, -3, 300)]
+        with logging_mode(lib, ov, log):
+            getattr(a.clone(), dunder)(2)
+        tagged = a.as_subclass(type("Tagged", (lib.Tensor,), {}))
+        return ([(_plain_name(str(r.dtype)), r.tolist()) for r in results], [name for name, *_ in log],
+                type(getattr(tagged, dunder)(2)).__name__)
+    assert both(program)[1]
+    a = internals.ones(2)
+    with internals._python_arg_parser.trace() as parsed:
+        getattr(a, dunder)(2)
+    assert len(parsed) == 1
+
+
 @pytest.mark.parametrize("name", ["add", "matmul", "sum", "t", "relu", "view", "cat", "zeros"])
 def test_resolve_name_names_the_public_function(name):
     space = internals if name in ("cat", "zeros") else internals.Tensor

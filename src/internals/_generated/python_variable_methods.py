@@ -5568,6 +5568,10 @@ def __add__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['add.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _add_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5586,6 +5590,10 @@ def __radd__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['add.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _add_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5604,6 +5612,10 @@ def __iadd__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['add_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _add__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5622,6 +5634,10 @@ def __sub__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['sub.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['sub.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _sub_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5640,6 +5656,10 @@ def __isub__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['sub_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['sub_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _sub__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5658,6 +5678,10 @@ def __mul__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['mul.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _mul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5674,6 +5698,10 @@ def __rmul__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['mul.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _mul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5690,6 +5718,10 @@ def __imul__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['mul_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _mul__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5706,6 +5738,10 @@ def __truediv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['div.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['div.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _div_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5732,6 +5768,10 @@ def __itruediv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['div_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['div_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _div__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5926,6 +5966,10 @@ def __floordiv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['floor_divide'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['floor_divide'](self, _parsing.wrap_scalar(other))
         _r = _floor_divide_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5945,6 +5989,10 @@ def __ifloordiv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['floor_divide_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['floor_divide_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _floor_divide__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')

@@ -322,6 +322,7 @@ def gen_dunder(dunder, name, overloads):
                       "    args, kwargs = (other,), {}",
                       "    try:",
                       *exact_tensors_call(overloads[0]),
+                      *wrapped_number_call(name, overloads[0]),
                       *("    " + line for line in body),
                       "    except TypeError:",
                       "        return NotImplemented"])
@@ -343,6 +344,22 @@ def exact_tensors_call(overload):
         return []
     # ``_tf.any_mode_enabled()`` written out, as the parser writes it: a frame less
     return ["        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor",
+            "                and _parsing._trace_log.entries is None",
+            "                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            f"            return {call}"]
+
+
+def wrapped_number_call(name, overload):
+    """A dunder's call for an exact tensor and a Python int or float (``x * 2``), made without the
+    parser where the parser takes a number for the Tensor operand (torch's
+    ``should_allow_numbers_as_tensors``: ``add``, ``mul``, ...): its answer is then the first
+    signature with the number wrapped, as ``PythonArgs.tensor`` wraps it. (``pow`` takes a
+    number as a Scalar, another signature: no such call.)"""
+    from .._python_arg_parser import NUMBERS_AS_TENSORS  # the parser's own set, read when generating
+    if name not in NUMBERS_AS_TENSORS or not exact_tensors_call(overload):
+        return []
+    call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "_parsing.wrap_scalar(other)")
+    return ["        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor",
             "                and _parsing._trace_log.entries is None",
             "                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
             f"            return {call}"]
