@@ -478,9 +478,10 @@ def test_as_subclass_refuses_what_is_not_a_tensor_class():
 
 
 # A dunder's call on two tensors of the exact Tensor class, with no function mode on, skips the
-# parser (``exact_tensors_call`` in codegen/gen_python_functions.py): nothing to ask then.
-_EXACT_TENSORS = ("type(self) is _parsing._Tensor and type(other) is _parsing._Tensor",
-                  "and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)")
+# parser (``exact_tensors_call`` in codegen/gen_python_functions.py): nothing to ask then. So does
+# its operator's method given one such tensor (``y.add_(x)``, ``exact_tensor_method_call``).
+_EXACT_TENSORS = [(f"type(self) is _parsing._Tensor and type({other}) is _parsing._Tensor",
+                   "and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)") for other in ("other", "args[0]")]
 
 
 def test_every_generated_binding_asks_right_after_parsing():
@@ -490,13 +491,15 @@ def test_every_generated_binding_asks_right_after_parsing():
         for name, fn in table.items():
             source = " ".join(inspect.getsource(inspect.unwrap(fn)).split())
             before = source.split("return _ops", 1)[0]
-            assert "has_torch_function" in before or all(c in before for c in _EXACT_TENSORS), name
+            assert "has_torch_function" in before or any(all(c in before for c in exact)
+                                                          for exact in _EXACT_TENSORS), name
 
 
-@pytest.mark.parametrize("dunder", ["__add__", "__mul__", "__matmul__", "__sub__", "__iadd__", "__truediv__"])
+@pytest.mark.parametrize("dunder", ["__add__", "__mul__", "__matmul__", "__sub__", "__iadd__", "__truediv__",
+                                    "add_", "mul_", "sub", "eq"])
 def test_a_dunder_on_exact_tensors_is_seen_by_modes_and_subclasses(dunder):
     """The shortcut is not taken under a function mode, for a subclass, or while the parser's
-    trace listens: each sees the call as it sees ``x.add(y)``."""
+    trace listens: each sees the call as it sees ``x.add(y)``. (The operators' methods too.)"""
     def program(lib, ov):
         log = []
         a, b = lib.ones(2, 2), lib.full((2, 2), 2.0)
@@ -509,6 +512,27 @@ def test_a_dunder_on_exact_tensors_is_seen_by_modes_and_subclasses(dunder):
     a, b = internals.ones(2, 2), internals.ones(2, 2)
     with internals._python_arg_parser.trace() as parsed:
         getattr(a, dunder)(b)
+    assert len(parsed) == 1
+
+
+@pytest.mark.parametrize("dunder", ["__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__sub__",
+                                    "__truediv__"])
+def test_a_dunder_with_a_python_number_wraps_it_as_the_parser_does(dunder):
+    """``x * 2`` skips the parser too (``wrapped_number_call``): the number is wrapped as the
+    parser wraps it (its dtype promotes as a wrapped number's), and a function mode, a subclass
+    and the parser's trace still see the call."""
+    def program(lib, ov):
+        log, a = [], lib.arange(1., 5., dtype=lib.float16)
+        results = [getattr(a.clone(), dunder)(n) for n in (2, 2.5, -3, 300)]
+        with logging_mode(lib, ov, log):
+            getattr(a.clone(), dunder)(2)
+        tagged = a.as_subclass(type("Tagged", (lib.Tensor,), {}))
+        return ([(_plain_name(str(r.dtype)), r.tolist()) for r in results], [name for name, *_ in log],
+                type(getattr(tagged, dunder)(2)).__name__)
+    assert both(program)[1]
+    a = internals.ones(2)
+    with internals._python_arg_parser.trace() as parsed:
+        getattr(a, dunder)(2)
     assert len(parsed) == 1
 
 

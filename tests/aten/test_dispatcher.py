@@ -280,6 +280,22 @@ def test_inplace_visits_ad_inplace_or_view_and_bumps_version():
     assert x._version == t._version == 1
 
 
+def test_a_refused_inplace_call_leaves_the_excluded_keys_as_they_were():
+    """ADInplaceOrView puts back the thread's excluded keys when the kernel below it raises (an
+    int64 tensor cannot take a float sum), as torch's guard does: the next call dispatches as usual.
+    (Entered by a redispatch to its key: the autograd kernel above it would put them back too.)"""
+    from internals.c10.dispatch_key import DispatchKeySet
+    from internals.c10.local_dispatch_key_set import tls
+    before = tls.excluded.bits
+    keys = DispatchKeySet([DispatchKey.ADInplaceOrView, DispatchKey.CPU])
+    a, b = internals.zeros(3, dtype=internals.int64), internals.ones(3)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        dispatcher.aten_ops["add_.Tensor"].redispatch(keys, a, b)
+    assert tls.excluded.bits == before
+    x = internals.zeros(3, requires_grad=True)
+    assert (x * 2).grad_fn.name() == "MulBackward0"
+
+
 def test_inference_mode_skips_autograd_and_version_tracking_layers():
     with internals.inference_mode():
         x = internals.zeros(3)

@@ -24,7 +24,7 @@ def _both(program):
 def _planned(a, b):
     """Whether ``a + b``'s layouts have a remembered plan (after one call made it)."""
     it = BinaryOpConfig(None, a, b).build()
-    key = ("plan", None, internals.get_default_dtype(),
+    key = ("plan", None, internals.get_default_dtype(), (),
            *map(tensor_iterator._layout_facts, [a, b]))
     return key in tensor_iterator._layouts and it.result is not None
 
@@ -97,6 +97,97 @@ def test_mixed_dtypes_are_cast_on_every_call():
     (ours_sum, ours_prod), (theirs_sum, theirs_prod) = _both(program)
     assert_same(ours_sum, theirs_sum)
     assert_same(ours_prod, theirs_prod)
+
+
+_NUMBERS = [2, -3, 2.5, True, 2**63 + 5, 1e39, 2049, 3 + 1j]
+_NUMBER_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "uint8", "bool", "complex64"]
+
+
+@pytest.mark.parametrize("dtype", _NUMBER_DTYPES)
+def test_a_wrapped_number_is_cast_again_on_every_followed_call(dtype):
+    """``x * 2`` plans the 2's cast to x's dtype; each later call casts its own number (another
+    value of the same type) as the first did, or is refused as torch refuses it."""
+    def program(lib, op):
+        x = lib.ones(3, dtype=getattr(lib, dtype))
+        results = []
+        for number in _NUMBERS:
+            try:
+                results.append((op(x, number), op(x, number)))
+            except RuntimeError as e:
+                results.append(type(e).__name__)
+        return results
+    for op in (lambda x, n: x * n, lambda x, n: n * x, lambda x, n: x + n, lambda x, n: x.mul(n)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # NumPy's and torch's overflow warnings (1e39)
+            ours, theirs = program(internals, op), program(torch, op)
+        for o, t in zip(ours, theirs):
+            if isinstance(t, str):
+                assert o == t
+            else:
+                for a, b in zip(o, t):
+                    assert_same(*_comparable(a, b))
+
+
+def _comparable(ours, theirs):
+    """complex32 results as complex64 (torch compares no complex32 tensors), with their dtype checked."""
+    if theirs.dtype != torch.complex32:
+        return ours, theirs
+    assert ours.dtype is internals.complex32
+    return ours.to(internals.complex64), theirs.to(torch.complex64)
+
+
+def test_a_number_planned_for_float16_is_read_at_its_own_precision():
+    """``mul`` reads a one-element input at opmath precision (float16 ``x * 2.3`` uses 2.3f,
+    not 2.3 rounded to float16 first): its builds are not planned through the common dtype."""
+    def program(lib):
+        x = lib.full((3,), 1.5, dtype=lib.float16)
+        return [x * 2.3 for _ in range(3)] + [x * lib.tensor(2.3) for _ in range(3)]
+    for ours, theirs in zip(*_both(program)):
+        assert_same(ours, theirs)
+
+
+def test_a_product_of_tensors_is_planned():
+    a, b = internals.ones(2, 3), internals.ones(2, 3)
+    a * b
+    key = ("plan", None, internals.get_default_dtype(), (1,), *map(tensor_iterator._layout_facts, [a, b]))
+    assert key in tensor_iterator._layouts
+    assert_same(a * b, torch.ones(2, 3) * torch.ones(2, 3))
+
+
+def _reduction_operands(lib):
+    base = lib.arange(24.).view(4, 6)
+    return [base, base.t(), base[1:, 2:], lib.arange(9.).view(3, 3), lib.arange(5, dtype=lib.int32),
+            lib.ones(1), lib.tensor(3.)]
+
+
+def test_reductions_follow_the_plans_of_their_layouts_and_dims():
+    """A reduction's build is planned by its operands' layouts and its dims: each second call
+    over the same layouts (a square input's sum over 0 and over 1 have the same ones) gets
+    torch's result."""
+    def program(lib):
+        results = []
+        for x in _reduction_operands(lib):
+            for dims in [None, 0, -1, 1, (0, 1), (1, 0)] * 2:
+                try:
+                    results.append((x.sum() if dims is None else x.sum(dims), x.float().mean(dims)))
+                except IndexError as e:             # 1 or (0, 1) of a 1-dim tensor: out of range
+                    results.append(str(e))
+        return results
+    for ours, theirs in zip(*_both(program)):
+        if isinstance(theirs, str):
+            assert ours == theirs
+        else:
+            for a, b in zip(ours, theirs):
+                assert_same(a, b)
+
+
+def test_a_reduction_plan_is_kept_under_its_dims():
+    x = internals.arange(6.).view(2, 3)
+    x.sum(1)
+    out = internals.empty(2)
+    key = ("reduce", (1,), True, None, *map(tensor_iterator._layout_facts, [out, x]))
+    assert key in tensor_iterator._layouts
+    assert_same(x.sum(1), torch.arange(6.).view(2, 3).sum(1))
 
 
 def test_a_sparse_operand_is_refused_as_torch_refuses_it():

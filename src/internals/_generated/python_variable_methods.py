@@ -19,6 +19,10 @@ ___ilshift___parser = PythonArgParser([
 
 
 def THPVariable___ilshift__(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['__ilshift__.Tensor'](self, args[0])
     _r = ___ilshift___parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -36,6 +40,10 @@ ___irshift___parser = PythonArgParser([
 
 
 def THPVariable___irshift__(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['__irshift__.Tensor'](self, args[0])
     _r = ___irshift___parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -53,6 +61,10 @@ ___lshift___parser = PythonArgParser([
 
 
 def THPVariable___lshift__(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['__lshift__.Tensor'](self, args[0])
     _r = ___lshift___parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -70,6 +82,10 @@ ___rshift___parser = PythonArgParser([
 
 
 def THPVariable___rshift__(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['__rshift__.Tensor'](self, args[0])
     _r = ___rshift___parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -268,6 +284,10 @@ _add_parser = PythonArgParser([
 
 
 def THPVariable_add(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['add.Tensor'](self, args[0])
     _r = _add_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -283,6 +303,10 @@ _add__parser = PythonArgParser([
 
 
 def THPVariable_add_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['add_.Tensor'](self, args[0])
     _r = _add__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -950,6 +974,10 @@ _bitwise_and_parser = PythonArgParser([
 
 
 def THPVariable_bitwise_and(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['bitwise_and.Tensor'](self, args[0])
     _r = _bitwise_and_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -967,6 +995,10 @@ _bitwise_and__parser = PythonArgParser([
 
 
 def THPVariable_bitwise_and_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['bitwise_and_.Tensor'](self, args[0])
     _r = _bitwise_and__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1032,6 +1064,10 @@ _bitwise_or_parser = PythonArgParser([
 
 
 def THPVariable_bitwise_or(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['bitwise_or.Tensor'](self, args[0])
     _r = _bitwise_or_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1049,6 +1085,10 @@ _bitwise_or__parser = PythonArgParser([
 
 
 def THPVariable_bitwise_or_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['bitwise_or_.Tensor'](self, args[0])
     _r = _bitwise_or__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1100,6 +1140,10 @@ _bitwise_xor_parser = PythonArgParser([
 
 
 def THPVariable_bitwise_xor(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['bitwise_xor.Tensor'](self, args[0])
     _r = _bitwise_xor_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1117,6 +1161,10 @@ _bitwise_xor__parser = PythonArgParser([
 
 
 def THPVariable_bitwise_xor_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['bitwise_xor_.Tensor'](self, args[0])
     _r = _bitwise_xor__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1732,6 +1780,10 @@ _div_parser = PythonArgParser([
 
 
 def THPVariable_div(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['div.Tensor'](self, args[0])
     _r = _div_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1757,6 +1809,10 @@ _div__parser = PythonArgParser([
 
 
 def THPVariable_div_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['div_.Tensor'](self, args[0])
     _r = _div__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -1811,6 +1867,10 @@ _eq_parser = PythonArgParser([
 
 
 def THPVariable_eq(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['eq.Tensor'](self, args[0])
     _r = _eq_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -2104,6 +2164,10 @@ _floor_divide_parser = PythonArgParser([
 
 
 def THPVariable_floor_divide(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['floor_divide'](self, args[0])
     _r = _floor_divide_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -2121,6 +2185,10 @@ _floor_divide__parser = PythonArgParser([
 
 
 def THPVariable_floor_divide_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['floor_divide_.Tensor'](self, args[0])
     _r = _floor_divide__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -2253,6 +2321,10 @@ _ge_parser = PythonArgParser([
 
 
 def THPVariable_ge(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['ge.Tensor'](self, args[0])
     _r = _ge_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -2307,6 +2379,10 @@ _gt_parser = PythonArgParser([
 
 
 def THPVariable_gt(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['gt.Tensor'](self, args[0])
     _r = _gt_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -2727,6 +2803,10 @@ _le_parser = PythonArgParser([
 
 
 def THPVariable_le(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['le.Tensor'](self, args[0])
     _r = _le_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3055,6 +3135,10 @@ _lt_parser = PythonArgParser([
 
 
 def THPVariable_lt(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['lt.Tensor'](self, args[0])
     _r = _lt_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3174,6 +3258,10 @@ _matmul_parser = PythonArgParser([
 
 
 def THPVariable_matmul(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['matmul'](self, args[0])
     _r = _matmul_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3380,6 +3468,10 @@ _mul_parser = PythonArgParser([
 
 
 def THPVariable_mul(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['mul.Tensor'](self, args[0])
     _r = _mul_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3393,6 +3485,10 @@ _mul__parser = PythonArgParser([
 
 
 def THPVariable_mul_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['mul_.Tensor'](self, args[0])
     _r = _mul__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3619,6 +3715,10 @@ _ne_parser = PythonArgParser([
 
 
 def THPVariable_ne(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['ne.Tensor'](self, args[0])
     _r = _ne_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3875,6 +3975,10 @@ _pow_parser = PythonArgParser([
 
 
 def THPVariable_pow(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['pow.Tensor_Tensor'](self, args[0])
     _r = _pow_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -3892,6 +3996,10 @@ _pow__parser = PythonArgParser([
 
 
 def THPVariable_pow_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['pow_.Tensor'](self, args[0])
     _r = _pow__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -4079,6 +4187,10 @@ _remainder_parser = PythonArgParser([
 
 
 def THPVariable_remainder(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['remainder.Tensor'](self, args[0])
     _r = _remainder_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -4096,6 +4208,10 @@ _remainder__parser = PythonArgParser([
 
 
 def THPVariable_remainder_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['remainder_.Tensor'](self, args[0])
     _r = _remainder__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -4740,6 +4856,10 @@ _sub_parser = PythonArgParser([
 
 
 def THPVariable_sub(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['sub.Tensor'](self, args[0])
     _r = _sub_parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -4755,6 +4875,10 @@ _sub__parser = PythonArgParser([
 
 
 def THPVariable_sub_(self, *args, **kwargs):
+    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
+            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+        return _ops['sub_.Tensor'](self, args[0])
     _r = _sub__parser.parse(args, kwargs, self)
     if _r.has_torch_function:
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5444,6 +5568,10 @@ def __add__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['add.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _add_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5462,6 +5590,10 @@ def __radd__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['add.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _add_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5480,6 +5612,10 @@ def __iadd__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['add_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['add_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _add__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5498,6 +5634,10 @@ def __sub__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['sub.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['sub.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _sub_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5516,6 +5656,10 @@ def __isub__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['sub_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['sub_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _sub__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5534,6 +5678,10 @@ def __mul__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['mul.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _mul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5550,6 +5698,10 @@ def __rmul__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['mul.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _mul_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5566,6 +5718,10 @@ def __imul__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['mul_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['mul_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _mul__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5582,6 +5738,10 @@ def __truediv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['div.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['div.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _div_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5608,6 +5768,10 @@ def __itruediv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['div_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['div_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _div__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5802,6 +5966,10 @@ def __floordiv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['floor_divide'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['floor_divide'](self, _parsing.wrap_scalar(other))
         _r = _floor_divide_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
@@ -5821,6 +5989,10 @@ def __ifloordiv__(self, other):
                 and _parsing._trace_log.entries is None
                 and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
             return _ops['floor_divide_.Tensor'](self, other)
+        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor
+                and _parsing._trace_log.entries is None
+                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
+            return _ops['floor_divide_.Tensor'](self, _parsing.wrap_scalar(other))
         _r = _floor_divide__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
             return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')

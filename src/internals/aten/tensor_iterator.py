@@ -21,7 +21,8 @@ Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands wi
 7. ``coalesce_dimensions``: merge neighbouring dims that every operand walks as one.
 
 A binary operator's build is remembered as a plan (``BinaryOpConfig.build``): the same operand
-layouts, met again, skip steps 2-7, as their outcome is known.
+layouts, met again, skip steps 2-7, as their outcome is known (but for step 3's cast of a wrapped
+Python number, the 2 of ``x * 2``, which is repeated for each call's own number).
 
 ``for_each(loop)`` then hands the loop the operands' buffers, the sizes and the strides.
 A CUDA loop first asks ``can_use_32bit_indexing`` and, if not, runs ``with_32bit_indexing``'s
@@ -207,6 +208,7 @@ class BinaryOpConfig(TensorIteratorConfig):
     def __init__(self, out, a, b, out_dtype=None):
         self.outputs, self.output_dtypes, self.inputs = [out], [out_dtype], [a, b]
         self.given_outputs = [] if out is None else [out]
+        self.original_scalar_inputs = ()    # set here, so that ``read_original_scalar`` adds no rule
 
     def build(self):
         """``TensorIterator(self).build()``, or what an earlier build with operands of the same
@@ -217,13 +219,14 @@ class BinaryOpConfig(TensorIteratorConfig):
         give the same shape, dtypes, output layout and loop geometry. torch recomputes them in
         C++ on every call; in Python the seven steps cost more than a one-element loop, so the
         answer is looked up instead, and only a new tensor is allocated. A config whose rules a
-        setter changed (an instance attribute beside the four operand lists) is built afresh.
+        setter changed (an instance attribute beside the four operand lists and the original
+        scalars, ``mul``'s ``read_original_scalar``) is built afresh.
         """
-        if len(self.__dict__) != 4:
+        if len(self.__dict__) != 5:
             return TensorIterator(self).build()
         given, key, plan = self.given_outputs, None, None
         try:
-            key = ("plan", self.output_dtypes[0], st._default_dtype,
+            key = ("plan", self.output_dtypes[0], st._default_dtype, self.original_scalar_inputs,
                    *map(_layout_facts, given + self.inputs if given else self.inputs))
             plan = _layouts[key]
         except (KeyError, TypeError, RuntimeError):
@@ -256,6 +259,27 @@ class ReduceOpConfig(TensorIteratorConfig):
         self.given_outputs = [out]
         self.reduce_dims, self.in_memory_order = dims, in_memory_order
         self.static_shape = a._impl.sizes
+
+    def build(self):
+        """``TensorIterator(self).build()``, or the plan of an earlier build over operands of the
+        same layouts and the same dims (as ``BinaryOpConfig.build``; the output is given, so
+        nothing is allocated). Every ``x.sum()`` comes here, and its geometry is then looked up."""
+        if len(self.__dict__) != 7:
+            return TensorIterator(self).build()
+        key = plan = None
+        try:
+            key = ("reduce", tuple(self.reduce_dims), self.in_memory_order, self.output_dtypes[0],
+                   *map(_layout_facts, self.outputs + self.inputs))
+            plan = _layouts[key]
+        except (KeyError, TypeError, RuntimeError):     # as in ``BinaryOpConfig.build``
+            pass
+        if plan is not None:
+            return TensorIterator.following(self, plan)
+        it = TensorIterator(self).build()
+        plan = it.plan()
+        if plan is not None and key is not None:
+            _layouts.put(key, plan)
+        return it
 
 
 class TensorIterator:
@@ -365,27 +389,42 @@ class TensorIterator:
     # ------------------------------------------------------------------ plans
     def plan(self):
         """What ``build()`` decided, to be followed by a later build over operands of the same
-        layouts (``BinaryOpConfig.build``), or None when the build did more than decide: cast an
-        input, resize a given output, or compute into a temporary."""
+        layouts (``BinaryOpConfig.build``), or None when the build did more than decide: cast a
+        tensor input, resize a given output, or compute into a temporary. A wrapped number cast
+        to the common dtype (the 2 of ``x * 2``) is part of the plan: the cast is repeated."""
         config = self.config
         if self.will_resize or self.geometry is None or self.result is not self.outputs[0]:
             return None
+        casts = []
         for k, x in enumerate(self.inputs):
             if x is not config.inputs[k]:
-                return None
+                if not self._cast_number(config.inputs[k], x):
+                    return None
+                casts.append((k, x._impl.dtype))
         fresh = None if config.given_outputs else self.result._impl.dtype
         decided = {name: getattr(self, name, None) for name in _DECIDED}
-        return decided, fresh, self.result._impl.storage.nbytes()
+        return decided, fresh, self.result._impl.storage.nbytes(), tuple(casts)
+
+    def _cast_number(self, given, used):
+        """Whether input ``used`` is the CPU wrapped number ``given`` cast once, to the common
+        dtype (``compute_types``' copy). Its cast is a host conversion that leaves the layout as
+        it was, so a plan repeats it. (Cast twice, through the common dtype to the compute one,
+        it is left to ``build()``: one cast straight to float32 would round otherwise.)"""
+        impl = used._impl
+        return (bool(given._impl.is_wrapped_number) and impl.device.type == "cpu" and not impl.sizes
+                and impl.dtype is self.common_dtype and self.compute_dtype is self.common_dtype)
 
     @classmethod
     def following(cls, config, plan):
         """The iterator ``config`` builds, from a remembered ``plan`` of the same operand layouts:
         its decisions taken as they are, only a new output allocated. (No ``__init__``: the
         layouts it checks are part of the plan's key.)"""
-        decided, fresh, nbytes = plan
+        decided, fresh, nbytes, casts = plan
         self = object.__new__(cls)
         self.__dict__.update(decided)       # one call in C for the nine attributes
         self.config, self.inputs = config, list(config.inputs)
+        for k, dtype in casts:              # ``x * 2``: the 2, in x's dtype
+            self.inputs[k] = _cast(self.inputs[k], dtype)
         if fresh is None:
             self.outputs = list(config.outputs)
         else:
@@ -1081,7 +1120,8 @@ def check_no_overlap(out, inputs):
     """TensorIterator's ``check_mem_overlap``: refuse writes that would race with themselves."""
     assert_no_internal_overlap(out)
     for i in inputs:
-        if _overlap(out, i) == "partial":
+        # the output itself, an input of ``x.add_(y)``, overlaps fully (torch's ``is_same``): allowed
+        if i is not out and _overlap(out, i) == "partial":
             _refuse_overlap()
 
 

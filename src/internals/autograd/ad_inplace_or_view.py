@@ -8,7 +8,7 @@ sits below Autograd and is a fallthrough for every operator that mutates nothing
 from ..aten import dispatcher
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_state
-from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
+from ..c10.local_dispatch_key_set import below_ad_inplace_or_view, enter_below_ad_inplace_or_view, tls
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
 __all__ = ["register_inplace_kernels", "mutated_positions", "increment_version"]
@@ -40,10 +40,15 @@ _BELOW_AD_INPLACE_OR_VIEW = (1 << int(DispatchKey.ADInplaceOrView)) - 1
 
 def _inplace_kernel(op, positions, keywords=()):
     def ADInplaceOrView(keys, *args, **kwargs):
-        with below_ad_inplace_or_view():
-            # ``keys.below(DispatchKey.ADInplaceOrView)``, without its frame: every in-place call passes
+        # ``below_ad_inplace_or_view()``, entered as the generated autograd kernels enter it:
+        # one call, where a ``with`` block makes three (every in-place call passes here)
+        excluded = enter_below_ad_inplace_or_view()
+        try:
+            # ``keys.below(DispatchKey.ADInplaceOrView)``, without its frame
             below = DispatchKeySet._from_bits(keys.bits & _BELOW_AD_INPLACE_OR_VIEW)
             out = op.redispatch(below, *args, **kwargs) if kwargs else op.redispatch(below, *args)
+        finally:
+            tls.excluded = excluded
         for i in positions:
             increment_version(args[i])
         for name in keywords:

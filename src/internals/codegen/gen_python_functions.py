@@ -271,7 +271,9 @@ def binding_name(name):
     return f"THPVariable_{name}"
 
 
-def gen_binding(name, overloads, method):
+def gen_binding(name, overloads, method, shortcut=False):
+    """The binding of Python name ``name``; ``shortcut``: a method that first tries
+    ``exact_tensor_method_call``."""
     params = "self, *args, **kwargs" if method else "*args, **kwargs"
     if method and len(overloads) == 1 and not overloads[0].signature.arguments(skip_outputs=True):
         # no arguments besides self: no parsing (torch's METH_NOARGS), only self to check
@@ -286,6 +288,7 @@ def gen_binding(name, overloads, method):
     handle = ("_r, self, args, kwargs, None, 'internals.Tensor'" if method
               else "_r, None, args, kwargs, FUNCTIONS, 'internals'")
     lines += ["])", "", "", f"def {binding_name(name)}({params}):",
+              *(exact_tensor_method_call(overloads[0]) if shortcut else ()),
               f"    _r = {parser}.parse(args, kwargs{', self' if method else ''})",
               "    if _r.has_torch_function:",
               f"        return handle_torch_function({handle})"]
@@ -319,6 +322,7 @@ def gen_dunder(dunder, name, overloads):
                       "    args, kwargs = (other,), {}",
                       "    try:",
                       *exact_tensors_call(overloads[0]),
+                      *wrapped_number_call(name, overloads[0]),
                       *("    " + line for line in body),
                       "    except TypeError:",
                       "        return NotImplemented"])
@@ -345,6 +349,35 @@ def exact_tensors_call(overload):
             f"            return {call}"]
 
 
+def wrapped_number_call(name, overload):
+    """A dunder's call for an exact tensor and a Python int or float (``x * 2``), made without the
+    parser where the parser takes a number for the Tensor operand (torch's
+    ``should_allow_numbers_as_tensors``: ``add``, ``mul``, ...): its answer is then the first
+    signature with the number wrapped, as ``PythonArgs.tensor`` wraps it. (``pow`` takes a
+    number as a Scalar, another signature: no such call.)"""
+    from .._python_arg_parser import NUMBERS_AS_TENSORS  # the parser's own set, read when generating
+    if name not in NUMBERS_AS_TENSORS or not exact_tensors_call(overload):
+        return []
+    call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "_parsing.wrap_scalar(other)")
+    return ["        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor",
+            "                and _parsing._trace_log.entries is None",
+            "                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            f"            return {call}"]
+
+
+def exact_tensor_method_call(overload):
+    """A binary operator's method given one tensor of the exact Tensor class and nothing else
+    (``y.add_(x)``): the call ``exact_tensors_call`` makes for its dunder, made without the
+    parser on the same conditions. Empty where the dunder has no such call."""
+    if not exact_tensors_call(overload):
+        return []
+    call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "args[0]")
+    return ["    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor",
+            "            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None",
+            "            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            f"        return {call}"]
+
+
 # ---------------------------------------------------------------------- the files
 HEADER = '''"""{what}
 
@@ -367,7 +400,8 @@ def gen_methods(path=NATIVE_FUNCTIONS):
     head += "from ..aten import python_torch_function_tls as _tf\n"
     head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
     head += "from ..return_types import as_return_type as _as_return_type\n"
-    body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
+    operators = set(BINARY_DUNDERS.values())     # their methods get the dunders' shortcut
+    body = "\n\n\n".join(gen_binding(name, overloads, True, name in operators) for name, overloads in groups.items())
     # An operator named as a dunder (``__lshift__``) is bound once, as its dunder
     table = [f"    {name!r}: {binding_name(name)}," for name in groups if name not in BINARY_DUNDERS]
     dunders = [(d, op) for d, op in BINARY_DUNDERS.items() if op in groups]

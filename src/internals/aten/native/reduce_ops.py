@@ -40,6 +40,8 @@ def normalize_dims(dims, ndim, in_order=False):
     """
     if dims is None or (not isinstance(dims, int) and len(dims) == 0):
         return tuple(range(ndim))
+    if dims == tuple(range(ndim)):      # every dim, as returned above: the impl step gets the meta's
+        return dims
     if isinstance(dims, int):
         dims = (dims,)
     out, n = [], ndim or 1    # a 0-dim tensor takes dim 0 and -1
@@ -225,7 +227,7 @@ def meta_sum(out, self, dim, keepdim=False, *, dtype=None):
 
 
 def impl_sum(r, self, dim, keepdim=False, *, dtype=None):
-    return reduce_into(r, _loop(ops.SUM, "sum", r.result.dtype), 0, reads_all_first=True)
+    return reduce_into(r, _loop(ops.SUM, "sum", r.result._impl.dtype), 0, reads_all_first=True)
 
 
 sum_out = structured(meta_sum, impl_sum)      # and from it sum.dim_IntList

@@ -549,7 +549,7 @@ def _host_impl(array):
         storage = UntypedStorage(array.nbytes, _CPU, data=flat.view(np.uint8))
         if flat.dtype == dtype.numpy_type:      # the typed view a kernel reads it through (16-bit floats:
             storage._typed[dtype] = flat        # bit patterns, made when asked), ready
-        return TensorImpl(storage, (), contiguous_strides(()), 0, dtype, fresh=True)
+        return TensorImpl(storage, (), (), 0, dtype, fresh=True)
     storage = UntypedStorage(array.nbytes, _CPU, data=bytes_of(array) if array.size else np.empty(0, np.uint8))
     # ``fresh``: the storage holds exactly the contiguous array's bytes, so the view is in bounds
     # by construction (a wrapped ``x * 2`` comes here on every call: no check to repeat)
