@@ -25,6 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 import internals
+from internals.aten.native import convolution
 from internals.nn.modules import _repr_fields
 
 F, NNF = internals.nn.functional, torch.nn.functional
@@ -313,19 +314,25 @@ def test_norm_reprs_follow_the_installed_torch(layer, monkeypatch):
         assert ("bias=False" in repr(build(internals.nn, bias=False))) == torch_prints
 
 
-def test_conv2d_padding_same_and_unbatched():
+def test_conv2d_padding_same_and_unbatched(monkeypatch):
     torch.manual_seed(6)
     x, w = torch.randn(2, 5, 6), torch.randn(3, 2, 3, 3)
     for padding in ("same", "valid"):
         assert_same(F.conv2d(internals.from_torch(x), internals.from_torch(w), padding=padding, dilation=2),
                     NNF.conv2d(x, w, padding=padding, dilation=2), rtol=1e-5, atol=1e-5)
     # An odd total padding: torch pads the end one more, and warns with this text (TORCH_WARN_ONCE:
-    # once per process, so torch's own warning may already have gone out in this test worker).
+    # once per process, so torch's own warning may already have gone out in this test worker;
+    # the package's goes out once too, from a fresh start here).
+    monkeypatch.setattr(convolution, "_warned_uneven_same", [])
     even = torch.randn(3, 2, 2, 4)
     with pytest.warns(UserWarning) as ours:
         out = F.conv2d(internals.from_torch(x), internals.from_torch(even), padding="same")
     assert str(ours[0].message) == ("Using padding='same' with even kernel lengths and odd dilation may require a "
                                     "zero-padded copy of the input be created")
+    with warnings.catch_warnings(record=True) as again:
+        warnings.simplefilter("always")
+        F.conv1d(internals.from_torch(x[:, :, 0]), internals.from_torch(even[..., 0]), padding="same")
+    assert again == []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = NNF.conv2d(x, even, padding="same")

@@ -1973,7 +1973,10 @@ def _normalized_input_double_backward(xhat, rstd, g, ggI, ggW_term, dims):
         return None
     grad_input = rstd * _projected(a, xhat, dims)
     if ggI is not None:
-        grad_input = grad_input - rstd * rstd * xhat * (ggI * _projected(g, xhat, dims)).mean(dims, keepdim=True)
+        # the rstd term first, a product of x̂ (the input's layout, which torch's result keeps
+        # when ggI is given), and the sum last (torch's node: AddBackward0)
+        through_rstd = -(rstd * rstd * (ggI * _projected(g, xhat, dims)).mean(dims, keepdim=True))
+        grad_input = xhat * through_rstd + grad_input
     return grad_input
 
 
@@ -1997,16 +2000,25 @@ def _normalization_double_backward(x, w, ggI, ggW, ggb, gO, xhat, rstd, dims, ba
 
 
 def layer_norm_double_backward(input, weight, ggI, ggW, ggb, gO, mean, rstd, normalized_shape, grad_input_mask):
-    """The statistics are per leading index, over the normalized (last) dimensions."""
+    """The statistics are per row of the input seen as (M, N), N the normalized dims' size. As
+    torch's formula, this works on that (M, N) reshape (a copy where no view can show it: the
+    results are then contiguous) and reshapes the results back (their node: ViewBackward0)."""
     k = len(normalized_shape)
-    dims = list(range(input.dim() - k, input.dim()))
-    batch_dims = list(range(input.dim() - k))
-    xhat = (input - mean) * rstd
-    gI, gW, ggO = _normalization_double_backward(input, weight, ggI, ggW, ggb, gO, xhat, rstd, dims, batch_dims,
-                                                 grad_input_mask)
-    # torch sums the weight's gradient over the rows of the input seen as (M, N), then views it
-    # as normalized_shape: the same numbers, and the node torch's graph ends with (ViewBackward0)
-    return gI, None if gW is None else gW.view(list(normalized_shape)), ggO
+    M, N = math.prod(input.shape[:input.dim() - k]), math.prod(input.shape[input.dim() - k:])
+
+    def rows(t, width=N):
+        return None if t is None else t.reshape(M, width)
+
+    def row(t):
+        return None if t is None else t.reshape(1, N)
+
+    x, mean, rstd = rows(input), rows(mean, 1), rows(rstd, 1)
+    xhat = (x - mean) * rstd
+    gI, gW, ggO = _normalization_double_backward(x, row(weight), rows(ggI), row(ggW), row(ggb), rows(gO), xhat, rstd,
+                                                 [1], [0], grad_input_mask)
+    # the weight's gradient summed over the rows, viewed as normalized_shape
+    return (None if gI is None else gI.reshape(input.shape), None if gW is None else gW.view(list(normalized_shape)),
+            None if ggO is None else ggO.reshape(gO.shape))
 
 
 def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, running_var, train, eps,

@@ -133,12 +133,27 @@ class UninitializedTensorMixin:
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         if func in cls._allowed_methods or func.__class__.__name__ == "method-wrapper":
-            return Tensor.__torch_function__.__func__(cls, func, types, args, kwargs or {})
+            if func in cls._allowed_methods:
+                # the kernels read ``shape``, which this class refuses (torch's C++ kernels never
+                # ask Python for it): they get the same data as a plain tensor
+                args = tuple(_plain(a) if isinstance(a, UninitializedTensorMixin) else a for a in args)
+            # the next class's override: a Parameter's converts nothing (a plain result), a
+            # buffer's, Tensor's, makes the result an uninitialized buffer, as torch's do
+            override = super().__torch_function__
+            if override is _disabled_torch_function_impl:
+                return override(func, types, args, kwargs or {})
+            return override.__func__(cls, func, types, args, kwargs or {})
         raise ValueError(
             f"Attempted to use an uninitialized parameter in {func}. This error happens when you are using a "
             f"`LazyModule` or explicitly manipulating `torch.nn.parameter.{cls.__name__}` objects. When using "
             "LazyModules Call `forward` with a dummy batch to initialize the parameters before calling torch "
             "functions")
+
+
+def _plain(t):
+    """An uninitialized tensor's data as a plain Tensor over the same TensorImpl (not a leaf of
+    autograd's: conversions of it run under ``no_grad`` in ``Module._apply``)."""
+    return Tensor._from_impl(t._impl)
 
 
 def is_lazy(param):

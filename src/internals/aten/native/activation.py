@@ -678,21 +678,14 @@ def _prelu_kernel(self, weight):
 
 
 def _prelu_kernel_backward(grad_output, self, weight):
-    """(grad or weight · grad, 0 or x · grad), the weight's summed back to its shape."""
+    """(grad or weight · grad, 0 or x · grad), both of the broadcast shape: torch's kernel writes
+    the weight's gradient as one more TensorIterator output, and autograd's engine sums it down
+    to the weight's shape (a ``SumBackward1`` node under ``create_graph``)."""
     _float_only(self, "prelu_backward_cpu")
     positive = _call("gt.Scalar", self, 0)
     grad_self = _where(positive, grad_output, _call("mul.Tensor", weight, grad_output))
     grad_weight = _where(positive, _zero_like(self), _call("mul.Tensor", self, grad_output))
-    return grad_self, _sum_to(grad_weight, list(weight.shape))
-
-
-def _sum_to(t, shape):
-    """``sum_to_size``: sum away the leading dims, then keep-dim sums where ``shape`` has a 1."""
-    lead = t.dim() - len(shape)
-    if lead:
-        t = _call("sum.dim_IntList", t, list(range(lead)), False, dtype=None)
-    ones = [d for d, n in enumerate(shape) if n == 1 and t.shape[d] != 1]
-    return _call("sum.dim_IntList", t, ones, True, dtype=None) if ones else t
+    return grad_self, grad_weight
 
 
 def _glu_halves(self, dim):

@@ -576,11 +576,22 @@ def conv1d_padding(input, weight, bias=None, stride=(1,), padding="valid", dilat
     (d,) = _expand("dilation", dilation, 1)
     total = max(d * (weight.shape[-1] - 1), 0) if weight.dim() == 3 else 0
     if total % 2:
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=2)
+        _warn_uneven_same_padding(stacklevel=3)
         batched = call("constant_pad_nd", batched, [0, 1], 0)
     out = call("convolution", batched, weight, bias, stride, [total // 2], dilation, False, [0], groups)
     return out if input.dim() == 3 else call("squeeze.dim", out, 0)
+
+
+_warned_uneven_same = []        # TORCH_WARN_ONCE: once per process, for every convolution (list.append is atomic)
+
+
+def _warn_uneven_same_padding(stacklevel):
+    """``convolution_same``'s warning, given once per process as torch's is: an even kernel under
+    an odd dilation pads one side one more than the other, with a padded copy of the input."""
+    if not _warned_uneven_same:
+        _warned_uneven_same.append(True)
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                      "copy of the input be created", UserWarning, stacklevel=stacklevel)
 
 
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):
@@ -614,8 +625,7 @@ def _convolution_mode(conv, dims, input, weight, bias, stride, padding, dilation
     # to refuse.)
     totals = [max(d * (n - 1), 0) for d, n in zip(_expand("dilation", dilation, dims), weight.shape[2:])]
     if any(t % 2 for t in totals):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=3)
+        _warn_uneven_same_padding(stacklevel=4)
         pad_nd = [p for t in reversed(totals) for p in (0, t % 2)]     # F.pad's order: last dim first
         # The batched input is padded (torch's conv*d_padding batchify first), so an unbatched
         # input's gradient ends in the unsqueeze's SqueezeBackward1, as torch's does.

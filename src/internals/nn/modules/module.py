@@ -518,6 +518,11 @@ class Module:
     def bfloat16(self):
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
+    def share_memory(self):
+        """Every parameter and buffer moved into shared memory (``Tensor.share_memory_``), in place:
+        the same objects, so an optimizer built before still holds them."""
+        return self._apply(lambda t: t.share_memory_())
+
     def type(self, dst_type):
         """Every parameter and buffer cast to ``dst_type``, integer buffers too (unlike ``to``),
         as torch's ``Module.type`` casts them."""
