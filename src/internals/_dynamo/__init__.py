@@ -44,7 +44,9 @@ closed-over tensor that requires grad (it is not lifted to an input, so its grad
 lost), a write to Python state while traced that no graph can make again (``side_effects.py``:
 a write of a tensor the graph computes, of an old value or a constant is made again after each
 call of the graph, as Dynamo replays it, and a name the function only writes is not guarded;
-a write into a list or dict argument, which the trace sees as a copy, always runs eagerly),
+a write into a list or dict argument, which the trace sees as a copy, always runs eagerly, and
+so does a tensor the function closes over written in place, a module's buffer rebound, or a
+closed-over number made a symbol and written: no graph would keep them),
 an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
@@ -759,7 +761,8 @@ class CompiledFunction:
         self._writes, start = [], len(self.graphs)
         run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
         if set(self._writes) == {"print"} and not isinstance(run, (_Eager, _FailedTrace, Segmented)):
-            # a print alone: the graphs around it, the print called between them (traced again)
+            # a print, and writes a replay makes again: the graphs around the print, which is
+            # called between them (traced again), each graph making its own writes after it
             del self.graphs[start:]
             self._writes.clear()
             segmented = self._segmented(args, kwargs, dims)
@@ -992,7 +995,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
 
     def traced(replay, *leaves):
         maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
-        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)])
+        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)], set(maths))
         # a trace cut at reads notes each segment's writes at its cut, made again after its graph
         tracer = breaking_tracer()
         if tracer is not None:
@@ -1006,7 +1009,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                 base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
                 undo.append(place.write(base, value))
             elif isinstance(place, types.CellType):
-                numbers.append((place, place.cell_contents))
+                numbers.append((place, place.cell_contents, value))
                 place.cell_contents = value
             else:
                 (a if isinstance(place, int) else k)[place] = value
@@ -1036,7 +1039,9 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                 fn.__globals__[name] = global_dicts[name]
             for name, cell in cell_dicts.items():
                 cell.cell_contents = closed[name]
-            for cell, number in numbers:
+            for cell, number, symbol in numbers:
+                if cell.cell_contents is not symbol and writes is not None:
+                    writes.append("state")      # ``nonlocal k; k += 1``: a symbol written, no graph makes it
                 cell.cell_contents = number
             if writes is not None and any(_items(c) != items for c, items in containers):
                 writes.append("state")      # a list or dict of the arguments written (``out.append(y)``)

@@ -399,6 +399,9 @@ class BreakingTracer(ProxyTorchDispatchMode):
         # function): the writes after it are the next segment's; whether one could not be made
         # again, and the writes after the last cut (the last segment's)
         self.python_state, self.unreplayable, self.tail_writes = None, False, None
+        # an operator the program ran with grad mode off (``with no_grad():``): the segments are
+        # differentiated whole, which would follow it, so with gradients the function runs eagerly
+        self.grad_disabled = False
 
     def _note_writes(self, brk, replayable=True):
         """The writes to Python state made since the last cut, as ``brk.writes``: the segment
@@ -437,9 +440,19 @@ class BreakingTracer(ProxyTorchDispatchMode):
             out = super().__torch_dispatch__(func, types, args, kwargs)
         finally:
             self._depth -= 1
+        if self._depth == 0 and not is_grad_enabled():
+            self._note_no_grad(out)
         if self._depth == 0 and _dynamic_output_shape(func, args):
             self._cut_operator(out)
         return out
+
+    def _note_no_grad(self, out):
+        """Mark the nodes of an operator run with grad mode off (``meta['no_grad']``)."""
+        self.grad_disabled = True
+        for t in tree_leaves(out):
+            hit = self._nodes.get(id(t._impl)) if isinstance(t, Tensor) else None
+            if hit is not None:
+                hit[1].meta["no_grad"] = True
 
     def _cut_operator(self, out):
         """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
@@ -878,7 +891,7 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=N
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
     graph.size_reads, graph.arg_shapes = tracer.size_reads, arg_layouts(tensors)
-    graph.tail_writes = tracer.tail_writes
+    graph.tail_writes, graph.grad_disabled = tracer.tail_writes, tracer.grad_disabled
     # what the program decided on the symbols: the values for which this trace's path holds
     graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
@@ -1234,6 +1247,22 @@ class ResumeCache:
         self.values = {}    # per segment ending at a read (its state_path), the values read there
 
 
+def _loses_grad_mode(graph, tensors):
+    """Whether the trace ran an operator with grad mode off (``with no_grad():``) where gradients
+    are followed: the segments' graphs are differentiated as a whole, so they would give that
+    operator's output a gradient eager execution does not."""
+    if not (graph.grad_disabled and is_grad_enabled() and any(t.requires_grad for t in tensors)):
+        return False
+    for node in graph.nodes:
+        if node.meta.get("no_grad"):
+            # read only (``.item()`` under no_grad) it is harmless; used by an operator run with
+            # grad mode on, or returned, the segments would give it a gradient
+            if any(u.op == "output" or u.op == "call_function" and not u.meta.get("no_grad") and
+                   "graph_break" not in u.meta for u in node.users):
+                return True
+    return False
+
+
 class Segmented:
     """A cache entry whose function breaks at reads: ``trace`` (the function, its argument
     tensors -> the chain of a fresh trace) grows the tree; ``graphs`` collects the compiled
@@ -1258,6 +1287,9 @@ class Segmented:
         # and outputs, and its guards its inputs'
         self.shared = {} if shared is None else shared
         graph, constants = trace(tensors, ())
+        if _loses_grad_mode(graph, tensors):
+            raise RequiresGradBreak("an operator run under no_grad between graph breaks: the segments would "
+                                    "differentiate it")
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
         targets = [str(n.target) for n in graph.nodes if n.op == "call_function"]
@@ -1398,8 +1430,8 @@ class Segmented:
     def _traced(self, tensors, symbolic, answers):
         """A trace again's graph; PythonWrites where it wrote Python state."""
         graph = self.trace(tensors, symbolic, answers)[0]
-        if self.python_writes:
-            raise PythonWrites()
+        if self.python_writes or _loses_grad_mode(graph, tensors):
+            raise PythonWrites()        # the function runs eagerly from then on
         return graph
 
     def _graft(self, graph):

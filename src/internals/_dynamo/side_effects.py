@@ -36,12 +36,13 @@ class PythonState:
     """The globals ``fn``'s code names, its closure cells and the arguments ``values``, with
     one level of their contents: a list's, dict's or set's items, an object's attributes."""
 
-    def __init__(self, fn, values=()):
-        self.fn, self.values = fn, values
+    def __init__(self, fn, values=(), own=()):
+        self.fn, self.values, self.own = fn, values, own
         code = getattr(fn, "__code__", None)
         glob = getattr(fn, "__globals__", None)
+        # ``own``: the globals the trace itself puts in place (``print``, ``int``, ``math``)
         self.globals = {} if code is None or glob is None else \
-            {name: glob.get(name, _MISSING) for name in _names(code)}
+            {name: glob.get(name, _MISSING) for name in _names(code) if name not in own}
         self.cells = [c for c in getattr(fn, "__closure__", None) or () if _filled(c)]
         self.cell_values = [c.cell_contents for c in self.cells]
         # a default value is the function's own (``log=[]``): a write to it is a write too
@@ -68,7 +69,7 @@ class PythonState:
         """A picture taken now, for the writes made from here on (a graph segment's, whose
         writes are replayed after its own graph): what was there before the call stays the old
         values and the only objects a replay writes into, as in this picture."""
-        later = PythonState(self.fn, self.values)
+        later = PythonState(self.fn, self.values, self.own)
         later.known, later.targets = self.known, self.targets
         return later
 
@@ -130,7 +131,12 @@ class PythonState:
             old = dict(before[1])
             now = dict(after[1])
             changed = [(k, self._written(v, outputs)) for k, v in now.items() if k not in old or old[k] is not v]
-            return (kind, root, changed, [k for k in old if k not in now])
+            removed = [k for k in old if k not in now]
+            if any(_is_registered(k) for k, _ in changed) or any(map(_is_registered, removed)):
+                # a module's parameter or buffer rebound: its graph holds the old tensor as a
+                # constant, so no replay keeps it right; the function runs eagerly
+                return ("other", _UNREPLAYABLE)
+            return (kind, root, changed, removed)
         return ("other", _UNREPLAYABLE)
 
     def restore(self):
@@ -239,7 +245,17 @@ def _contents(value):
     if isinstance(value, (set, frozenset)):
         return ("set", set(map(id, value)), list(value))
     attributes = getattr(value, "__dict__", None)
-    return ("attributes", list(attributes.items())) if isinstance(attributes, dict) else None
+    if not isinstance(attributes, dict):
+        return None
+    # a module's parameters, buffers and submodules live in dicts of its own (``self.running =
+    # y`` writes ``_buffers``): their entries are pictured too, keyed ``_buffers.running``
+    registered = [(f"{name}.{k}", v) for name in _REGISTRIES if isinstance(attributes.get(name), dict)
+                  for k, v in attributes[name].items()]
+    return ("attributes", list(attributes.items()) + registered)
+
+
+# The dicts an ``nn.Module`` keeps its parameters, buffers and submodules in.
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 
 def _same(a, b):
@@ -269,4 +285,16 @@ def _put_back(root, before):
     elif kind == "attributes":
         attributes = vars(root)
         attributes.clear()
-        attributes.update(before[1])
+        attributes.update((k, v) for k, v in before[1] if not _is_registered(k))
+        for name in _REGISTRIES:
+            if isinstance(attributes.get(name), dict):
+                attributes[name].clear()
+        for k, v in before[1]:
+            if _is_registered(k):
+                registry, _, key = k.partition(".")
+                attributes[registry][key] = v
+
+
+def _is_registered(key):
+    """An entry of a module's parameters, buffers or submodules (``_buffers.running``)."""
+    return isinstance(key, str) and key.partition(".")[0] in _REGISTRIES and "." in key
