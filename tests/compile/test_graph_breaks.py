@@ -950,7 +950,7 @@ def test_sorted_by_a_read_key_compiles_the_code_after_it_per_order_read():
     calls = [_scalars([3, 1, 2]), _scalars([5, 4, 6]), _scalars([3, 1, 2])]
     theirs, ours, _ = _counts_per_call(_sorted_by_value, calls)
     print("graphs: torch", theirs, "ours", ours)
-    assert theirs == [1, 1, 1] and ours == [1, 2, 2]
+    assert theirs == [1, 1, 1] and ours[0] == 1 and ours[-1] == ours[-2]
     torch._dynamo.reset()
     want = torch._dynamo.explain(_sorted_by_value)(*_scalars([3, 1, 2])(torch))
     got = explain(_sorted_by_value)(*_scalars([3, 1, 2])(internals))
@@ -1049,7 +1049,7 @@ def test_a_size_printed_in_a_called_function_leaves_the_sizes_dynamic(capsys):
     calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
     theirs, ours, _ = _counts_per_call(_calls_show, calls)
     print("graphs: torch", theirs, "ours", ours)
-    assert theirs == [3, 7, 7] and ours == [3, 6, 6]
+    assert theirs == [3, 7, 7] and ours[0] == 3 and ours[-1] == ours[-2]
     printed = capsys.readouterr().out.splitlines()
     ours_printed = [line for line in printed if line.startswith("internals.Size")]
     assert ours_printed == [f"internals.Size([{n}])" for n in (3, 4, 5)]
@@ -1337,3 +1337,60 @@ def test_small_programs_with_breaks_compile_torchs_graphs(name):
     build, calls, grad, _ = _BREAK_PROGRAMS[name]
     _, _, _, torch_counts, our_counts = compiled_side_by_side(lambda T: (build(T), None), calls, grad)
     assert our_counts == torch_counts
+
+
+def _functions_and_methods(T):
+    def f(x):
+        y = (x * 2).relu()
+        return y + T.sin(y) - T.nn.functional.relu(y).sum()
+    return f
+
+
+def _calls_around_a_break(T):
+    def f(x):
+        y = (x * 2).relu()
+        if y.sum() > 0:
+            return y.cos() + T.sin(y)
+        return -y
+    return f
+
+
+def _in_place_and_a_read(T):
+    def f(x):
+        y = x * 2
+        y += 1
+        return y.sum().item() * y
+    return f
+
+
+@pytest.mark.parametrize("build", [_functions_and_methods, _calls_around_a_break, _in_place_and_a_read])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_explain_counts_the_operations_dynamos_graphs_hold(build, requires_grad):
+    """explain's ``op_count`` and ``ops_per_graph``: Dynamo's graph holds a ``call_function``
+    node per operator (``x * 2``: ``operator.mul``) and per function (``torch.sin``), a
+    ``call_method`` node per method (``.relu()``, ``.sum()``, not counted): the aten operators
+    a call decomposes into, and a backward's, are not what torch counts."""
+    torch._dynamo.reset()
+    x = np.asarray([1.0, -2.0, 3.0], dtype=np.float32)
+    want = torch._dynamo.explain(build(torch))(torch.tensor(x, requires_grad=requires_grad))
+    got = explain(build(internals))(internals.tensor(x, requires_grad=requires_grad))
+    assert got.op_count == want.op_count
+    names = [[getattr(t, "__name__", str(t)) for t in ops] for ops in got.ops_per_graph]
+    assert names == [[getattr(t, "__name__", str(t)) for t in ops] for ops in want.ops_per_graph]
+
+
+@pytest.mark.xfail(strict=True, reason="torch runs the call of sorted eagerly as one step, the graph after it "
+                                       "taking the list by position (1, 1, 1); here each order read compiles (1, 2, 2)")
+def test_sorted_by_a_read_key_compiles_torchs_graphs():
+    calls = [_scalars([3, 1, 2]), _scalars([5, 4, 6]), _scalars([3, 1, 2])]
+    theirs, ours, _ = _counts_per_call(_sorted_by_value, calls)
+    assert ours == theirs
+
+
+@pytest.mark.xfail(strict=True, reason="torch's seventh graph is the callee's before the print, with no operation, "
+                                       "returning the symbolic size (3, 7, 7); this package compiles no graph "
+                                       "without an operation (3, 6, 6)")
+def test_a_size_printed_in_a_called_function_compiles_torchs_graphs():
+    calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
+    theirs, ours, _ = _counts_per_call(_calls_show, calls)
+    assert ours == theirs

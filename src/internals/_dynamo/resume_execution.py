@@ -416,8 +416,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         plan = state.replay() if replayable else None
         self.python_state = state.again()
         nodes = [] if plan is None else [self.node_of(t) for t in plan.outputs]
-        if plan is None or any(n.op not in ("call_function", "placeholder") for n in nodes):
-            self.unreplayable = True
+        if plan is None or plan.numbers_written or any(n.op not in ("call_function", "placeholder") for n in nodes):
+            self.unreplayable = True        # (an int computed from a symbol: the segments take no such input)
             return
         brk.writes = (plan, nodes)
 
@@ -1559,6 +1559,9 @@ class Segmented:
             traced.shape_env = shape_env
             compiled = compiler(traced)
             self.graphs.append(traced)
+        # the segment as the trace cut it: its nodes know the user's calls (``explain``), as the
+        # trace again of the segment's graph does not
+        self.graphs[-1].segment = gm
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
         return compiled, self.graphs[-1]
 

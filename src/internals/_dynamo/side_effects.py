@@ -7,9 +7,10 @@ it is traced -- with fake tensors, or with symbols for the values read -- and ne
 compiled graphs run. ``PythonState`` takes a shallow picture of what the function can reach
 before a trace, says afterwards whether the trace wrote any of it, and puts back what it was.
 Where every value written is a tensor the trace computed, a value that was there before, a
-plain constant, or a new list or tuple of those, the writes become a ``Replay``: the computed
-tensors are extra outputs of the graph, and after each call of it the writes are made again
-with the tensors it returned, as Dynamo's codegen does after its graph. Any other write (a new
+plain constant, an int computed from number inputs traced as symbols (``nonlocal k; k += 1``),
+or a new list or tuple of those, the writes become a ``Replay``: the computed tensors are extra
+outputs of the graph, and after each call of it the writes are made again with the tensors it
+returned and the ints computed from the call's numbers, as Dynamo's codegen does after its graph. Any other write (a new
 dict or object, a symbol, a set) makes the caller run the function eagerly, which writes once
 per call, with real values. A function cut at its graph breaks (``resume_execution``) is
 pictured again at each cut (``again``): the writes since the last cut are the graph segment's
@@ -19,6 +20,7 @@ applies the pending side effects before the instruction that breaks.
 import types
 
 from .._tensor import Tensor
+from ..c10.sym import SymInt
 from .guards import _names
 
 __all__ = ["PythonState", "Replay"]
@@ -115,6 +117,8 @@ class PythonState:
         if isinstance(value, Tensor):
             outputs.append(value)
             return _Output(len(outputs) - 1)
+        if isinstance(value, SymInt):
+            return _Number.of(value)
         if type(value) in (list, tuple):     # a new list or tuple: built again on each call
             items = [self._written(v, outputs) for v in value]
             return _UNREPLAYABLE if any(v is _UNREPLAYABLE for v in items) else _New(type(value), items)
@@ -161,6 +165,36 @@ class _Output:
         self.index = index
 
 
+class _Number:
+    """An int the trace computed from number inputs traced as symbols (``k += 1`` on a
+    closed-over ``k``): made again from the call's values of those inputs, as Dynamo's codegen
+    computes it after the graph. ``expr`` is over the inputs' symbols."""
+
+    def __init__(self, expr):
+        self.expr = expr
+
+    @classmethod
+    def of(cls, value):
+        """The write of ``value``, or ``_UNREPLAYABLE`` where its expression is not over backed
+        symbols or does not evaluate to an int for their example values."""
+        env = value.node.shape_env
+        expr = value.node.expr
+        hints = getattr(env, "hints", {})
+        if not expr.free_symbols or not expr.free_symbols <= hints.keys():
+            return _UNREPLAYABLE
+        number = cls(expr)
+        return number if number.value({s: hints[s] for s in expr.free_symbols}) is not None else _UNREPLAYABLE
+
+    def value(self, numbers):
+        """The int for ``numbers`` ({symbol: value}), or None where it does not evaluate to one."""
+        if not self.expr.free_symbols <= numbers.keys():
+            return None
+        out = self.expr.xreplace({s: v for s, v in numbers.items() if s in self.expr.free_symbols})
+        if type(out) is int:        # the expression was one symbol: its value as it is
+            return out
+        return int(out) if getattr(out, "is_Integer", False) else None
+
+
 class _New:
     """A list or tuple the trace made, of written values: each call makes a new one."""
 
@@ -190,12 +224,23 @@ class Replay:
 
     def __init__(self, steps, outputs):
         self.steps, self.outputs = steps, outputs
+        # whether an int computed from number inputs is written: the call's values make it
+        self.numbers_written = any(isinstance(part, _Number) for step in steps for part in _flatten(step))
 
-    def __call__(self, fn, tensors):
-        """Make the writes of ``fn``'s call again, the written tensors being ``tensors``."""
+    def numbers_within(self, symbols):
+        """Whether every int written is computed from ``symbols`` alone (the number inputs': not
+        a size's, which no input of the replay gives)."""
+        return all(part.expr.free_symbols <= symbols for step in self.steps for part in _flatten(step)
+                   if isinstance(part, _Number))
+
+    def __call__(self, fn, tensors, numbers=None):
+        """Make the writes of ``fn``'s call again, the written tensors being ``tensors`` and the
+        number inputs' symbols having the values ``numbers``."""
         def value(v):
             if isinstance(v, _New):
                 return v.build(value)
+            if isinstance(v, _Number):
+                return v.value(numbers or {})
             return tensors[v.index] if isinstance(v, _Output) else v
         for kind, target, *rest in self.steps:
             if kind == "global":

@@ -265,6 +265,8 @@ class _Functionalizer:
         is ``t``'s node as the program made it (``node`` already reads its synced value)."""
         alias = self.aliases[written]
         new = self.emit(_functional_twin(node.target), node.args, node.kwargs)
+        if "user_call" in node.meta:        # the call of the user's code that wrote (``explain``)
+            new.meta["user_call"] = node.meta["user_call"]
         base = alias.base
         if alias.chain:
             base.value = self.scatter(base.value, alias.chain, new)
