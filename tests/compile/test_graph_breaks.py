@@ -1363,8 +1363,10 @@ def _in_place_and_a_read(T):
     return f
 
 
-@pytest.mark.parametrize("build", [_functions_and_methods, _calls_around_a_break, _in_place_and_a_read])
-@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize(("build", "requires_grad"), [
+    (_functions_and_methods, False), (_calls_around_a_break, False), (_in_place_and_a_read, False),
+    pytest.param(_calls_around_a_break, True, marks=pytest.mark.slow),
+    pytest.param(_in_place_and_a_read, True, marks=pytest.mark.slow)])
 def test_explain_counts_the_operations_dynamos_graphs_hold(build, requires_grad):
     """explain's ``op_count`` and ``ops_per_graph``: Dynamo's graph holds a ``call_function``
     node per operator (``x * 2``: ``operator.mul``) and per function (``torch.sin``), a
