@@ -1250,6 +1250,23 @@ def _read_in_a_for_loop(T):
     return f
 
 
+def _written_after_a_break(what):
+    """A write after a read into memory a view made before the read shares: the argument
+    (``x.add_``) or a computed base (``y.add_``) with the view read after, or the view (``v.add_``)
+    with the base returned."""
+    def build(T):
+        def f(x):
+            y = x if what in ("argument", "view of the argument") else x * 2
+            v = y[1:]
+            if what == "view of the argument":
+                v.mul_(2)
+            if x.sum() > 0:
+                (v if what in ("view", "view of the argument") else y).add_(1)
+            return y * 1 if what in ("view", "view of the argument") else v * 1
+        return f
+    return build
+
+
 def _read_decides_a_size(T):
     def f(x):
         n = int(x.sum().item()) % 3 + 1
@@ -1307,6 +1324,10 @@ _BREAK_PROGRAMS = {
                         "torch keeps the graph before the read of a call that raised; here the call ran eagerly"),
     "read in a for loop": (_read_in_a_for_loop, _rows(*_VALUES), False, None),
     "read decides a size": (_read_decides_a_size, _rows(*_VALUES), False, None),
+    **{f"{what} written after a break": (_written_after_a_break(what), _rows(*_VALUES), False,
+                                         "a write after a break into memory a view from before it shares runs "
+                                         "eagerly: the segments hand over separate tensors")
+       for what in ("argument", "base", "view", "view of the argument")},
     "read inside a method call": (_read_inside_a_method_call, _rows(*_VALUES), False,
                                   "torch breaks with x.repeat on its stack and compiles nothing after the read; "
                                   "here the graph after it is compiled"),

@@ -45,7 +45,10 @@ inside took either branch, share one graph, as they share one resume function in
 Python state (an append, an attribute, a global) is noted at the cut after it: the segment
 before the cut returns the tensors written and makes the write again after its graph
 (``side_effects.Replay``), once per call, as Dynamo applies its side effects before the
-instruction that breaks; a write no replay can make runs the function eagerly. A break in a
+instruction that breaks; a write no replay can make runs the function eagerly. So does a write
+after a cut into memory that a view made before the cut shares (the segments hand each other
+separate tensors), and, where gradients are followed, a tensor computed under ``no_grad`` that
+is used after a cut (the segments are differentiated whole). A break in a
 list comprehension's loop (``[int(v.item()) for v in x]``) makes the whole comprehension one
 cut, as Dynamo runs the comprehension's frame eagerly (it resumes no frame inside a loop): its
 operators leave the trace, its step calls it again with the call's values, and its list is the
@@ -96,6 +99,7 @@ from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, Shape
 from ..fx.graph import Graph, Node
 from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
+from ..fx.passes.functionalize import _is_view, _writes
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_leaves, tree_map
 from .bytecode_analysis import NULL, in_for_loop, in_try_block, resume_offset, stack_below
@@ -1247,6 +1251,34 @@ class ResumeCache:
         self.values = {}    # per segment ending at a read (its state_path), the values read there
 
 
+def _writes_aliases_across_a_cut(graph):
+    """Whether the trace writes in place, after a cut, into a tensor that shares memory with a
+    view made before the cut (``v = x[1:]``, a read, then ``x.add_(1)`` or ``v.add_(1)``): each
+    segment hands the next its tensors as separate inputs, so the write would not reach the
+    other alias. A view made after the cut, of an argument, stays right: the segment sees both."""
+    root, members, segment, made = {}, {}, 0, {}
+    for n in graph.nodes:
+        made[n] = segment
+        if "graph_break" in n.meta:
+            segment += 1
+            continue
+        if n.op != "call_function":
+            continue
+        source = n.args[0] if n.args and isinstance(n.args[0], Node) else None
+        if source is None:
+            continue
+        base = root.get(source, source)
+        if _is_view(n.target) or n.target is operator.getitem and source.target is not None and \
+                source.op == "call_function" and _is_view(source.target):
+            root[n] = base
+            members.setdefault(base, [base]).append(n)
+        elif isinstance(n.target, OpOverload) and _writes(n.target):
+            if any(made[m] < segment and m.op != "placeholder" for m in members.get(base, [])):
+                return True
+            root[n] = base      # ``v.mul_(2)`` returns ``v``: the tracer follows it by this node
+    return False
+
+
 def _loses_grad_mode(graph, tensors):
     """Whether the trace ran an operator with grad mode off (``with no_grad():``) where gradients
     are followed: the segments' graphs are differentiated as a whole, so they would give that
@@ -1290,6 +1322,9 @@ class Segmented:
         if _loses_grad_mode(graph, tensors):
             raise RequiresGradBreak("an operator run under no_grad between graph breaks: the segments would "
                                     "differentiate it")
+        if _writes_aliases_across_a_cut(graph):
+            raise RequiresGradBreak("a write after a graph break to a tensor a view made before it shares: "
+                                    "the segments hand over copies")
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
         targets = [str(n.target) for n in graph.nodes if n.op == "call_function"]
@@ -1430,7 +1465,7 @@ class Segmented:
     def _traced(self, tensors, symbolic, answers):
         """A trace again's graph; PythonWrites where it wrote Python state."""
         graph = self.trace(tensors, symbolic, answers)[0]
-        if self.python_writes or _loses_grad_mode(graph, tensors):
+        if self.python_writes or _loses_grad_mode(graph, tensors) or _writes_aliases_across_a_cut(graph):
             raise PythonWrites()        # the function runs eagerly from then on
         return graph
 
