@@ -1101,3 +1101,82 @@ def placeholder_sizes(gm):
     def text(val):
         return [str(n) for n in val.shape] if hasattr(val, "shape") else str(val)
     return [text(n.meta.get("val")) for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def _as_lists(value, lib):
+    """A program's result (tensors in lists, tuples and dicts) as plain Python lists and numbers."""
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(v, lib) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_lists(v, lib) for k, v in value.items()}
+    if lib is internals and isinstance(value, internals.Tensor):
+        return value.detach().to_torch().tolist()
+    return value.detach().tolist() if isinstance(value, torch.Tensor) else value
+
+
+def _one_run(lib, compile_fn, build, calls, grad):
+    """Each call's (result, gradients, state the program wrote, what it printed), and the graphs
+    compiled after it, for ``build(lib) -> (fn, state reader or None)`` compiled by ``compile_fn``."""
+    fn, state = build(lib)
+    compiled, graphs = compile_fn(fn)
+    records, counts = [], []
+    for make in calls:
+        args, printed = make(lib), io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                out = compiled(*args)
+                grads = None
+                if grad:
+                    (out[0] if isinstance(out, (list, tuple)) else out).sum().backward()
+                    grads = [_as_lists(a.grad, lib) for a in args if getattr(a, "requires_grad", False)]
+            records.append((_as_lists(out, lib), grads, _as_lists(state(), lib) if state else None,
+                            printed.getvalue().replace("internals.", "torch.")))
+        except Exception as e:  # noqa: BLE001 -- the program's own error, compared by class
+            records.append((type(e),))
+        counts.append(graphs())
+    return records, counts
+
+
+def compiled_side_by_side(build, calls, grad=False):
+    """Run a program eagerly (torch), under torch.compile on a counting backend and under
+    internals.compile, one call per entry of ``calls`` (each a function of the library giving
+    the arguments). Returns the three runs' records (``_one_run``), torch's graphs after each
+    call and ours."""
+    from torch._dynamo.testing import CompileCounter
+
+    def with_torch(fn):
+        torch._dynamo.reset()
+        counter = CompileCounter()
+        return torch.compile(fn, backend=counter), lambda: counter.frame_count
+
+    def with_ours(fn):
+        compiled = internals.compile(fn)
+        return compiled, lambda: len(compiled.graphs)
+    eager, _ = _one_run(torch, lambda fn: (fn, lambda: 0), build, calls, grad)
+    theirs, torch_counts = _one_run(torch, with_torch, build, calls, grad)
+    ours, our_counts = _one_run(internals, with_ours, build, calls, grad)
+    return eager, theirs, ours, torch_counts, our_counts
+
+
+def assert_records_equal(got, want):
+    """Two runs' records (``_one_run``) equal: values to float32 rounding, errors by class."""
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert len(g) == len(w), (g, w)
+        if len(w) == 1:
+            assert g == w
+            continue
+        for part_g, part_w in zip(g[:3], w[:3], strict=True):
+            _assert_close_lists(part_g, part_w)
+        assert g[3] == w[3]
+
+
+def _assert_close_lists(got, want):
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), (got, want)
+        for a, b in zip(got, want, strict=True):
+            _assert_close_lists(a, b)
+    elif isinstance(want, float):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    else:
+        assert got == want

@@ -42,9 +42,11 @@ and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.com
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
 closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
 lost), a write to Python state while traced that no graph can make again (``side_effects.py``:
-a write of a tensor the graph computes, of an old value or a constant is made again after each
-call of the graph, as Dynamo replays it, and a name the function only writes is not guarded;
-a write into a list or dict argument, which the trace sees as a copy, always runs eagerly),
+a write of a tensor the graph computes, of an old value, a constant, or an int computed from
+number inputs is made again after each call of the graph, as Dynamo replays it, and a name the
+function only writes is not guarded; a write into a list or dict argument, which the trace sees
+as a copy, always runs eagerly, and so does a tensor the function closes over written in place,
+a module's buffer rebound, or a float computed from a number input: no graph would keep them),
 an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
@@ -80,7 +82,7 @@ from .._subclasses.fake_tensor import (
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
 from ..c10.scalar_type import float64, int64
-from ..c10.sym import SymFloat, is_symbolic, sym_int, sym_sqrt
+from ..c10.sym import SymFloat, SymInt, is_symbolic, sym_int, sym_sqrt
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -103,7 +105,7 @@ from .resume_execution import (
     watching_requires_grad,
 )
 from .side_effects import PythonState, _filled
-from .user_code import UserCalls
+from .user_code import CallSites, UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key", "mark_dynamic",
            "maybe_mark_dynamic", "reset"]
@@ -181,13 +183,16 @@ class _Graph:
     replay = None   # writes to Python state made again after the graph (``side_effects.Replay``)
     fn = None       # the compiled callable, where a number the graph takes is reached from it
 
+    symbols = {}    # {name: symbol} of the number inputs traced as symbols, for a replay's ints
+
     def __call__(self, args, kwargs):
-        out = self.compiled(*_tensors((args, kwargs)), *_int_values(self.inputs, args, kwargs, self.signature,
-                                                                     self.fn))
+        numbers = _int_values(self.inputs, args, kwargs, self.signature, self.fn)
+        out = self.compiled(*_tensors((args, kwargs)), *numbers)
         if self.replay is None:
             return out
         out, written = out
-        self.replay(self.fn, written)
+        values = dict(zip(self.inputs, numbers, strict=True))
+        self.replay(self.fn, written, {s: values[name] for name, s in self.symbols.items() if name in values})
         return out
 
 
@@ -759,7 +764,8 @@ class CompiledFunction:
         self._writes, start = [], len(self.graphs)
         run = self._compile_once(args, kwargs, seen_tensors, dims, ints)
         if set(self._writes) == {"print"} and not isinstance(run, (_Eager, _FailedTrace, Segmented)):
-            # a print alone: the graphs around it, the print called between them (traced again)
+            # a print, and writes a replay makes again: the graphs around the print, which is
+            # called between them (traced again), each graph making its own writes after it
             del self.graphs[start:]
             self._writes.clear()
             segmented = self._segmented(args, kwargs, dims)
@@ -863,6 +869,9 @@ class CompiledFunction:
         self.graphs.append(gm)
         run = _Graph(compiled, fakes, self._number_symbols(ints, int_vals), self._signature, ints)
         run.dict_reads, run.replay, run.fn = reads, replays[0] if replays else None, self.fn
+        run.symbols = {name: e for name, e in self._int_symbols.items() if e.is_Symbol}
+        if run.replay is not None and not run.replay.numbers_within(set(run.symbols.values())):
+            self._writes.append("state")    # an int written from a size (``k += x.shape[0]``): eager
         return run
 
     def _number_symbols(self, ints, traced):
@@ -896,6 +905,8 @@ class CompiledFunction:
         self.aot = compiled
         run = _Differentiable(compiled, self.fn, ints, self._signature)
         run.dict_reads, run.replay, run.layout = reads, replays[0] if replays else None, layout
+        if run.replay is not None and run.replay.numbers_written:
+            self._writes.append("state")    # an int computed from a symbol: replayed after ``_Graph``s only
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
             primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
             run.traced = primals[:len(tensors)]
@@ -992,7 +1003,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
 
     def traced(replay, *leaves):
         maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
-        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)])
+        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)], set(maths))
         # a trace cut at reads notes each segment's writes at its cut, made again after its graph
         tracer = breaking_tracer()
         if tracer is not None:
@@ -1006,7 +1017,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                 base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
                 undo.append(place.write(base, value))
             elif isinstance(place, types.CellType):
-                numbers.append((place, place.cell_contents))
+                numbers.append((place, place.cell_contents, value))
                 place.cell_contents = value
             else:
                 (a if isinstance(place, int) else k)[place] = value
@@ -1036,7 +1047,12 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
                 fn.__globals__[name] = global_dicts[name]
             for name, cell in cell_dicts.items():
                 cell.cell_contents = closed[name]
-            for cell, number in numbers:
+            for cell, number, symbol in numbers:
+                now = cell.cell_contents
+                if now is not symbol and replay is not None and tracer is None and type(now) is SymInt:
+                    continue    # ``nonlocal k; k += 1``: an int from the symbol, the picture's replay makes it
+                if now is not symbol and writes is not None:
+                    writes.append("state")      # ``nonlocal k; k *= 0.5``: a symbol written, no graph makes it
                 cell.cell_contents = number
             if writes is not None and any(_items(c) != items for c, items in containers):
                 writes.append("state")      # a list or dict of the arguments written (``out.append(y)``)
@@ -1268,13 +1284,29 @@ def explain(fn):
     eagerly none at all: -1); ``break_reasons`` lists each break met."""
     def run(*args, **kwargs):
         compiled = CompiledFunction(fn)
-        compiled(*args, **kwargs)
-        ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in compiled.graphs]
+        with CallSites(_user_codes(fn)):
+            compiled(*args, **kwargs)
+        ops = [_dynamo_calls(gm) for gm in compiled.graphs]
         at_reads = {b.reason for b in compiled.graph_breaks}
         reasons = compiled.graph_breaks + [GraphBreakReason(r) for r in compiled.break_reasons if r not in at_reads]
         return ExplainOutput(compiled.graphs, len(compiled.graphs), len(compiled.graphs) - 1, reasons,
                              sum(map(len, ops)), ops)
     return run
+
+
+def _dynamo_calls(gm):
+    """The ``call_function`` nodes Dynamo's graph would hold for ``gm``'s operators: one per call
+    the user's code made (``meta['user_call']``, ``user_code.CallSites``), an operator
+    (``operator.mul``) or a function (``internals.sin``), none for a method (``x.relu()``,
+    Dynamo's ``call_method``) or an operator no call of the user's made (a backward's)."""
+    seen, targets = set(), []
+    for n in getattr(gm, "segment", gm).graph.nodes:     # a segment's, as the trace cut it
+        tag = n.meta.get("user_call") if n.op == "call_function" else None
+        if tag is not None and tag[0] not in seen:
+            seen.add(tag[0])
+            if tag[1] is not None:
+                targets.append(tag[1])
+    return targets
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,

@@ -45,7 +45,10 @@ inside took either branch, share one graph, as they share one resume function in
 Python state (an append, an attribute, a global) is noted at the cut after it: the segment
 before the cut returns the tensors written and makes the write again after its graph
 (``side_effects.Replay``), once per call, as Dynamo applies its side effects before the
-instruction that breaks; a write no replay can make runs the function eagerly. A break in a
+instruction that breaks; a write no replay can make runs the function eagerly. So does a write
+after a cut into memory that a view made before the cut shares (the segments hand each other
+separate tensors), and, where gradients are followed, a tensor computed under ``no_grad`` that
+is used after a cut (the segments are differentiated whole). A break in a
 list comprehension's loop (``[int(v.item()) for v in x]``) makes the whole comprehension one
 cut, as Dynamo runs the comprehension's frame eagerly (it resumes no frame inside a loop): its
 operators leave the trace, its step calls it again with the call's values, and its list is the
@@ -96,6 +99,7 @@ from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode, Shape
 from ..fx.graph import Graph, Node
 from ..fx.graph_module import GraphModule
 from ..fx.passes import functionalize
+from ..fx.passes.functionalize import _is_view, _writes
 from ..utils._python_dispatch import _disable_current_modes
 from ..utils._pytree import tree_leaves, tree_map
 from .bytecode_analysis import NULL, in_for_loop, in_try_block, resume_offset, stack_below
@@ -399,6 +403,9 @@ class BreakingTracer(ProxyTorchDispatchMode):
         # function): the writes after it are the next segment's; whether one could not be made
         # again, and the writes after the last cut (the last segment's)
         self.python_state, self.unreplayable, self.tail_writes = None, False, None
+        # an operator the program ran with grad mode off (``with no_grad():``): the segments are
+        # differentiated whole, which would follow it, so with gradients the function runs eagerly
+        self.grad_disabled = False
 
     def _note_writes(self, brk, replayable=True):
         """The writes to Python state made since the last cut, as ``brk.writes``: the segment
@@ -413,8 +420,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         plan = state.replay() if replayable else None
         self.python_state = state.again()
         nodes = [] if plan is None else [self.node_of(t) for t in plan.outputs]
-        if plan is None or any(n.op not in ("call_function", "placeholder") for n in nodes):
-            self.unreplayable = True
+        if plan is None or plan.numbers_written or any(n.op not in ("call_function", "placeholder") for n in nodes):
+            self.unreplayable = True        # (an int computed from a symbol: the segments take no such input)
             return
         brk.writes = (plan, nodes)
 
@@ -437,9 +444,19 @@ class BreakingTracer(ProxyTorchDispatchMode):
             out = super().__torch_dispatch__(func, types, args, kwargs)
         finally:
             self._depth -= 1
+        if self._depth == 0 and not is_grad_enabled():
+            self._note_no_grad(out)
         if self._depth == 0 and _dynamic_output_shape(func, args):
             self._cut_operator(out)
         return out
+
+    def _note_no_grad(self, out):
+        """Mark the nodes of an operator run with grad mode off (``meta['no_grad']``)."""
+        self.grad_disabled = True
+        for t in tree_leaves(out):
+            hit = self._nodes.get(id(t._impl)) if isinstance(t, Tensor) else None
+            if hit is not None:
+                hit[1].meta["no_grad"] = True
 
     def _cut_operator(self, out):
         """An operator whose output's size depends on the data (``nonzero``, ``x[mask]``): a cut
@@ -878,7 +895,7 @@ def trace_with_breaks(flat, tensors, user_codes=(), symbolic_reads=(), answers=N
         out = flat(*copies)
     graph.output(tree_map(tracer.node_of, out))
     graph.size_reads, graph.arg_shapes = tracer.size_reads, arg_layouts(tensors)
-    graph.tail_writes = tracer.tail_writes
+    graph.tail_writes, graph.grad_disabled = tracer.tail_writes, tracer.grad_disabled
     # what the program decided on the symbols: the values for which this trace's path holds
     graph.read_guards = (list(tracer.shape_env.guards) if tracer.shape_env is not None else [], tracer.read_symbols)
     return graph, tracer.constants
@@ -1234,6 +1251,50 @@ class ResumeCache:
         self.values = {}    # per segment ending at a read (its state_path), the values read there
 
 
+def _writes_aliases_across_a_cut(graph):
+    """Whether the trace writes in place, after a cut, into a tensor that shares memory with a
+    view made before the cut (``v = x[1:]``, a read, then ``x.add_(1)`` or ``v.add_(1)``): each
+    segment hands the next its tensors as separate inputs, so the write would not reach the
+    other alias. A view made after the cut, of an argument, stays right: the segment sees both."""
+    root, members, segment, made = {}, {}, 0, {}
+    for n in graph.nodes:
+        made[n] = segment
+        if "graph_break" in n.meta:
+            segment += 1
+            continue
+        if n.op != "call_function":
+            continue
+        source = n.args[0] if n.args and isinstance(n.args[0], Node) else None
+        if source is None:
+            continue
+        base = root.get(source, source)
+        if _is_view(n.target) or n.target is operator.getitem and source.target is not None and \
+                source.op == "call_function" and _is_view(source.target):
+            root[n] = base
+            members.setdefault(base, [base]).append(n)
+        elif isinstance(n.target, OpOverload) and _writes(n.target):
+            if any(made[m] < segment and m.op != "placeholder" for m in members.get(base, [])):
+                return True
+            root[n] = base      # ``v.mul_(2)`` returns ``v``: the tracer follows it by this node
+    return False
+
+
+def _loses_grad_mode(graph, tensors):
+    """Whether the trace ran an operator with grad mode off (``with no_grad():``) where gradients
+    are followed: the segments' graphs are differentiated as a whole, so they would give that
+    operator's output a gradient eager execution does not."""
+    if not (graph.grad_disabled and is_grad_enabled() and any(t.requires_grad for t in tensors)):
+        return False
+    for node in graph.nodes:
+        if node.meta.get("no_grad"):
+            # read only (``.item()`` under no_grad) it is harmless; used by an operator run with
+            # grad mode on, or returned, the segments would give it a gradient
+            if any(u.op == "output" or u.op == "call_function" and not u.meta.get("no_grad") and
+                   "graph_break" not in u.meta for u in node.users):
+                return True
+    return False
+
+
 class Segmented:
     """A cache entry whose function breaks at reads: ``trace`` (the function, its argument
     tensors -> the chain of a fresh trace) grows the tree; ``graphs`` collects the compiled
@@ -1258,6 +1319,12 @@ class Segmented:
         # and outputs, and its guards its inputs'
         self.shared = {} if shared is None else shared
         graph, constants = trace(tensors, ())
+        if _loses_grad_mode(graph, tensors):
+            raise RequiresGradBreak("an operator run under no_grad between graph breaks: the segments would "
+                                    "differentiate it")
+        if _writes_aliases_across_a_cut(graph):
+            raise RequiresGradBreak("a write after a graph break to a tensor a view made before it shares: "
+                                    "the segments hand over copies")
         self.constants = constants
         self.names = [n.name for n in graph.nodes if n.op == "placeholder"]
         targets = [str(n.target) for n in graph.nodes if n.op == "call_function"]
@@ -1398,8 +1465,8 @@ class Segmented:
     def _traced(self, tensors, symbolic, answers):
         """A trace again's graph; PythonWrites where it wrote Python state."""
         graph = self.trace(tensors, symbolic, answers)[0]
-        if self.python_writes:
-            raise PythonWrites()
+        if self.python_writes or _loses_grad_mode(graph, tensors) or _writes_aliases_across_a_cut(graph):
+            raise PythonWrites()        # the function runs eagerly from then on
         return graph
 
     def _graft(self, graph):
@@ -1527,6 +1594,9 @@ class Segmented:
             traced.shape_env = shape_env
             compiled = compiler(traced)
             self.graphs.append(traced)
+        # the segment as the trace cut it: its nodes know the user's calls (``explain``), as the
+        # trace again of the segment's graph does not
+        self.graphs[-1].segment = gm
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
         return compiled, self.graphs[-1]
 

@@ -7,9 +7,10 @@ it is traced -- with fake tensors, or with symbols for the values read -- and ne
 compiled graphs run. ``PythonState`` takes a shallow picture of what the function can reach
 before a trace, says afterwards whether the trace wrote any of it, and puts back what it was.
 Where every value written is a tensor the trace computed, a value that was there before, a
-plain constant, or a new list or tuple of those, the writes become a ``Replay``: the computed
-tensors are extra outputs of the graph, and after each call of it the writes are made again
-with the tensors it returned, as Dynamo's codegen does after its graph. Any other write (a new
+plain constant, an int computed from number inputs traced as symbols (``nonlocal k; k += 1``),
+or a new list or tuple of those, the writes become a ``Replay``: the computed tensors are extra
+outputs of the graph, and after each call of it the writes are made again with the tensors it
+returned and the ints computed from the call's numbers, as Dynamo's codegen does after its graph. Any other write (a new
 dict or object, a symbol, a set) makes the caller run the function eagerly, which writes once
 per call, with real values. A function cut at its graph breaks (``resume_execution``) is
 pictured again at each cut (``again``): the writes since the last cut are the graph segment's
@@ -19,6 +20,7 @@ applies the pending side effects before the instruction that breaks.
 import types
 
 from .._tensor import Tensor
+from ..c10.sym import SymInt
 from .guards import _names
 
 __all__ = ["PythonState", "Replay"]
@@ -36,12 +38,13 @@ class PythonState:
     """The globals ``fn``'s code names, its closure cells and the arguments ``values``, with
     one level of their contents: a list's, dict's or set's items, an object's attributes."""
 
-    def __init__(self, fn, values=()):
-        self.fn, self.values = fn, values
+    def __init__(self, fn, values=(), own=()):
+        self.fn, self.values, self.own = fn, values, own
         code = getattr(fn, "__code__", None)
         glob = getattr(fn, "__globals__", None)
+        # ``own``: the globals the trace itself puts in place (``print``, ``int``, ``math``)
         self.globals = {} if code is None or glob is None else \
-            {name: glob.get(name, _MISSING) for name in _names(code)}
+            {name: glob.get(name, _MISSING) for name in _names(code) if name not in own}
         self.cells = [c for c in getattr(fn, "__closure__", None) or () if _filled(c)]
         self.cell_values = [c.cell_contents for c in self.cells]
         # a default value is the function's own (``log=[]``): a write to it is a write too
@@ -68,7 +71,7 @@ class PythonState:
         """A picture taken now, for the writes made from here on (a graph segment's, whose
         writes are replayed after its own graph): what was there before the call stays the old
         values and the only objects a replay writes into, as in this picture."""
-        later = PythonState(self.fn, self.values)
+        later = PythonState(self.fn, self.values, self.own)
         later.known, later.targets = self.known, self.targets
         return later
 
@@ -114,6 +117,8 @@ class PythonState:
         if isinstance(value, Tensor):
             outputs.append(value)
             return _Output(len(outputs) - 1)
+        if isinstance(value, SymInt):
+            return _Number.of(value)
         if type(value) in (list, tuple):     # a new list or tuple: built again on each call
             items = [self._written(v, outputs) for v in value]
             return _UNREPLAYABLE if any(v is _UNREPLAYABLE for v in items) else _New(type(value), items)
@@ -130,7 +135,12 @@ class PythonState:
             old = dict(before[1])
             now = dict(after[1])
             changed = [(k, self._written(v, outputs)) for k, v in now.items() if k not in old or old[k] is not v]
-            return (kind, root, changed, [k for k in old if k not in now])
+            removed = [k for k in old if k not in now]
+            if any(_is_registered(k) for k, _ in changed) or any(map(_is_registered, removed)):
+                # a module's parameter or buffer rebound: its graph holds the old tensor as a
+                # constant, so no replay keeps it right; the function runs eagerly
+                return ("other", _UNREPLAYABLE)
+            return (kind, root, changed, removed)
         return ("other", _UNREPLAYABLE)
 
     def restore(self):
@@ -153,6 +163,36 @@ class _Output:
 
     def __init__(self, index):
         self.index = index
+
+
+class _Number:
+    """An int the trace computed from number inputs traced as symbols (``k += 1`` on a
+    closed-over ``k``): made again from the call's values of those inputs, as Dynamo's codegen
+    computes it after the graph. ``expr`` is over the inputs' symbols."""
+
+    def __init__(self, expr):
+        self.expr = expr
+
+    @classmethod
+    def of(cls, value):
+        """The write of ``value``, or ``_UNREPLAYABLE`` where its expression is not over backed
+        symbols or does not evaluate to an int for their example values."""
+        env = value.node.shape_env
+        expr = value.node.expr
+        hints = getattr(env, "hints", {})
+        if not expr.free_symbols or not expr.free_symbols <= hints.keys():
+            return _UNREPLAYABLE
+        number = cls(expr)
+        return number if number.value({s: hints[s] for s in expr.free_symbols}) is not None else _UNREPLAYABLE
+
+    def value(self, numbers):
+        """The int for ``numbers`` ({symbol: value}), or None where it does not evaluate to one."""
+        if not self.expr.free_symbols <= numbers.keys():
+            return None
+        out = self.expr.xreplace({s: v for s, v in numbers.items() if s in self.expr.free_symbols})
+        if type(out) is int:        # the expression was one symbol: its value as it is
+            return out
+        return int(out) if getattr(out, "is_Integer", False) else None
 
 
 class _New:
@@ -184,12 +224,23 @@ class Replay:
 
     def __init__(self, steps, outputs):
         self.steps, self.outputs = steps, outputs
+        # whether an int computed from number inputs is written: the call's values make it
+        self.numbers_written = any(isinstance(part, _Number) for step in steps for part in _flatten(step))
 
-    def __call__(self, fn, tensors):
-        """Make the writes of ``fn``'s call again, the written tensors being ``tensors``."""
+    def numbers_within(self, symbols):
+        """Whether every int written is computed from ``symbols`` alone (the number inputs': not
+        a size's, which no input of the replay gives)."""
+        return all(part.expr.free_symbols <= symbols for step in self.steps for part in _flatten(step)
+                   if isinstance(part, _Number))
+
+    def __call__(self, fn, tensors, numbers=None):
+        """Make the writes of ``fn``'s call again, the written tensors being ``tensors`` and the
+        number inputs' symbols having the values ``numbers``."""
         def value(v):
             if isinstance(v, _New):
                 return v.build(value)
+            if isinstance(v, _Number):
+                return v.value(numbers or {})
             return tensors[v.index] if isinstance(v, _Output) else v
         for kind, target, *rest in self.steps:
             if kind == "global":
@@ -239,7 +290,17 @@ def _contents(value):
     if isinstance(value, (set, frozenset)):
         return ("set", set(map(id, value)), list(value))
     attributes = getattr(value, "__dict__", None)
-    return ("attributes", list(attributes.items())) if isinstance(attributes, dict) else None
+    if not isinstance(attributes, dict):
+        return None
+    # a module's parameters, buffers and submodules live in dicts of its own (``self.running =
+    # y`` writes ``_buffers``): their entries are pictured too, keyed ``_buffers.running``
+    registered = [(f"{name}.{k}", v) for name in _REGISTRIES if isinstance(attributes.get(name), dict)
+                  for k, v in attributes[name].items()]
+    return ("attributes", list(attributes.items()) + registered)
+
+
+# The dicts an ``nn.Module`` keeps its parameters, buffers and submodules in.
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
 
 
 def _same(a, b):
@@ -269,4 +330,16 @@ def _put_back(root, before):
     elif kind == "attributes":
         attributes = vars(root)
         attributes.clear()
-        attributes.update(before[1])
+        attributes.update((k, v) for k, v in before[1] if not _is_registered(k))
+        for name in _REGISTRIES:
+            if isinstance(attributes.get(name), dict):
+                attributes[name].clear()
+        for k, v in before[1]:
+            if _is_registered(k):
+                registry, _, key = k.partition(".")
+                attributes[registry][key] = v
+
+
+def _is_registered(key):
+    """An entry of a module's parameters, buffers or submodules (``_buffers.running``)."""
+    return isinstance(key, str) and key.partition(".")[0] in _REGISTRIES and "." in key

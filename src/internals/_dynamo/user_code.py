@@ -14,9 +14,10 @@ import os
 import sys
 import traceback
 
+from ..fx.experimental.proxy_tensor import current_user_call
 from ..overrides import TorchFunctionMode
 
-__all__ = ["UserCalls"]
+__all__ = ["CallSites", "UserCalls"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,6 +56,33 @@ class UserCalls(TorchFunctionMode):
             raise
 
 
+class CallSites(TorchFunctionMode):
+    """While ``explain`` runs a function: each call the function's code makes (``codes``: the
+    compiled function's) is tagged, while it runs, with its number and the target Dynamo's graph
+    would call (an operator for ``x * 2``, the function for ``internals.sin(x)``, None for a
+    method, which Dynamo's graph calls as ``call_method``); the tracer copies the tag to the
+    operators' nodes (``proxy_tensor.current_user_call``). Calls of this package's own code
+    are not tagged."""
+
+    def __init__(self, codes=()):
+        super().__init__()
+        self.codes, self.count = set(codes), 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        frames = _user_frames(sys._getframe(), self.codes)
+        if not frames or frames[0][0].f_code not in self.codes:
+            return func(*args, **kwargs)
+        self.count += 1
+        kind, target = _target(func, args, frames[-1][0])
+        before = getattr(current_user_call, "tag", None)
+        current_user_call.tag = (self.count, target if kind == "call_function" else None)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            current_user_call.tag = before
+
+
 def _user_frames(frame, codes):
     """(frame, FrameSummary) for each frame outside this package, outermost first, up to the one
     running a code in ``codes`` (only the innermost when none does)."""
@@ -86,6 +114,14 @@ def _describe(func, args, kwargs, frame):
     """``call_function <built-in function add>(*(...), **{})`` for ``x + y``, ``call_method
     view(*(...), **{})`` for ``x.view(7)``, ``call_function <function add ...>`` for
     ``internals.add(x, y)``: the words of Dynamo's ``get_fake_value``."""
+    kind, target = _target(func, args, frame)
+    shown = target.__name__ if kind == "call_method" else target
+    return f"{kind} {shown}(*{tuple(args)!r}, **{kwargs!r})"
+
+
+def _target(func, args, frame):
+    """("call_function", the operator or function) or ("call_method", the method) for a call
+    ``frame`` makes: the node Dynamo's graph would hold for it."""
     instruction = _instruction(frame) if frame is not None else None
     target = None
     if instruction is not None and instruction.opname in ("BINARY_OP", "COMPARE_OP"):
@@ -93,10 +129,10 @@ def _describe(func, args, kwargs, frame):
     elif instruction is not None:
         target = _UNARY.get(instruction.opname)
     if target is not None:
-        return f"call_function {target}(*{tuple(args)!r}, **{kwargs!r})"
+        return "call_function", target
     if args and _is_method(func, args[0]):
-        return f"call_method {func.__name__}(*{tuple(args)!r}, **{kwargs!r})"
-    return f"call_function {func}(*{tuple(args)!r}, **{kwargs!r})"
+        return "call_method", func
+    return "call_function", func
 
 
 def _is_method(func, self):

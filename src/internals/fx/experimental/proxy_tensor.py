@@ -40,6 +40,7 @@ import contextlib
 import inspect
 import math
 import operator
+import threading
 
 from ..._meta_registrations import TensorMeta
 from ..._ops import ops
@@ -56,7 +57,12 @@ from ..graph_module import GraphModule
 from .sym_node import SymNode, recorders
 from .symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
 
-__all__ = ["ProxyTorchDispatchMode", "make_fx"]
+__all__ = ["ProxyTorchDispatchMode", "current_user_call", "make_fx"]
+
+# The call of the user's code being traced, where a function mode above the tracer says
+# (``_dynamo.user_code.CallSites``, for ``explain``): copied to each operator's node as
+# ``meta['user_call']``, so that the operators can be counted as the calls the user wrote.
+current_user_call = threading.local()
 
 # ``lift_fresh`` may hand back its argument itself: fine once, in eager code, where the tensor
 # is new; a graph runs again and again, so its node must make a new tensor each time. torch's
@@ -246,6 +252,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             self._lifted[id(out._impl)] = (out._impl, args[0])
         node = self.graph.call_function(func, node_args, node_kwargs)
         node.meta["val"] = tree_map(self._meta_val, out)
+        tag = getattr(current_user_call, "tag", None)
+        if tag is not None:
+            node.meta["user_call"] = tag
         if isinstance(out, (tuple, list)):   # one getitem node per output, as fx writes them
             for i, o in enumerate(out):
                 item = self.graph.call_function(operator.getitem, (node, i))

@@ -154,8 +154,9 @@ def _expand_inverse(base, mutated, shape):
 class _Base:
     """One memory: its current value and the count of writes into it."""
 
-    def __init__(self, value, placeholder=None):
+    def __init__(self, value, placeholder=None, constant=False):
         self.value, self.generation, self.placeholder = value, 0, placeholder
+        self.constant = constant    # a tensor the graph holds (get_attr): a write to it has no output
 
 
 class _Alias:
@@ -213,7 +214,7 @@ class _Functionalizer:
             if node.op == "placeholder" and isinstance(node.meta.get("val"), Tensor):
                 self.aliases[node] = _Alias(_Base(node, node), [], node, 0)
             elif node.op == "get_attr":
-                self.aliases[node] = _Alias(_Base(node), [], node, 0)
+                self.aliases[node] = _Alias(_Base(node, constant=True), [], node, 0)
             elif node.op == "call_function":
                 self.call(node)
             elif node.op == "output":
@@ -264,6 +265,8 @@ class _Functionalizer:
         is ``t``'s node as the program made it (``node`` already reads its synced value)."""
         alias = self.aliases[written]
         new = self.emit(_functional_twin(node.target), node.args, node.kwargs)
+        if "user_call" in node.meta:        # the call of the user's code that wrote (``explain``)
+            new.meta["user_call"] = node.meta["user_call"]
         base = alias.base
         if alias.chain:
             base.value = self.scatter(base.value, alias.chain, new)
@@ -294,6 +297,11 @@ class _Functionalizer:
             output.replace_input_with(arg, self.sync(arg))
         for original, alias in list(self.aliases.items()):
             base = alias.base
+            if base.constant and base.generation:
+                # a closed-over tensor written in place: no input to copy the value back into,
+                # so the graph would lose the write (torch lifts such a tensor to an input)
+                raise NotImplementedError(f"functionalize: {original.name} is a tensor the graph holds as a "
+                                          "constant and a write changes it: not rewritten here")
             if original is base.placeholder and alias.chain == [] and base.generation:
                 self.emit(aten.copy_.default, (original, base.value))
 
