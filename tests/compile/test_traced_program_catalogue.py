@@ -5,8 +5,8 @@ masks, broadcasting, dtype promotion with Python scalars, nn layers (conv1d, lay
 norm, embeddings, a GRU cell written out) and losses: each is traced by both libraries'
 ``make_fx`` in the fake and symbolic modes (torch's calls, node for node, and the same
 specializations of the inputs' sizes), run by ``internals.compile`` (torch's eager values),
-and differentiated through ``aot_function`` (torch's gradients; and, where the package's
-functionalization writes the graphs as torch's does, torch's forward and backward graphs).
+and differentiated through ``aot_function`` (torch's forward and backward graphs, and its
+gradients).
 The differences that remain are listed with their reasons.
 """
 import pytest
@@ -224,12 +224,6 @@ def test_compiled_gives_torchs_results(name):
         internals.testing.check(o, t, exact_layout=False, rtol=1e-5, atol=1e-6)
 
 
-# aot_function's graphs differ from torch's where an input's clone is written in place through
-# a view: torch's functionalization replays the view (slice_scatter, diagonal_scatter, t of the
-# update), the package writes the base through as_strided_scatter. Their gradients are compared.
-AOT_GRAPH_DIFFERENCES = {"narrow then mul_", "diagonal add_ returns base", "transpose then add_"}
-
-
 def _aot(T, name):
     """The forward and backward graphs' calls, and each float input's gradient of the output's sum."""
     graphs = {}
@@ -272,8 +266,7 @@ def test_aot_function_gives_torchs_gradients(name):
         assert ours == theirs
         return
     (ours, our_grads), (theirs, their_grads) = ours, theirs
-    if name not in AOT_GRAPH_DIFFERENCES:
-        assert ours == theirs
+    assert ours == theirs
     for o, t in zip(our_grads, their_grads, strict=True):
         assert (o is None) == (t is None)
         if t is not None:
