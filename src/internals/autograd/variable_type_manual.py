@@ -23,7 +23,8 @@ from .graph import UINT64_MAX, Node, SavedVariable, _op_of, collect_next_edges, 
 
 __all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "check_inplace", "check_no_requires_grad",
            "check_out_no_requires_grad",
-           "mark_view", "record_view_fn", "replays_views", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
+           "mark_view", "record_view_fn", "replays_views",
+           "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
            "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
 
