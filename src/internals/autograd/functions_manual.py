@@ -192,6 +192,8 @@ def pow_backward(grad, self, exponent):
     """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
     if exponent == 0:
         return zeros_like(self)
+    if type(exponent) in (int, bool):     # C++ takes a real exponent as a double: pow(x, 1.0), 2.0 * ...
+        exponent = float(exponent)
     return handle_r_to_c(self, grad * conj(mul_scalar(self.pow(exponent - 1), exponent)))
 
 

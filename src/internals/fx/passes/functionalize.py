@@ -242,7 +242,8 @@ class _Functionalizer:
         if _is_view(target):
             return self.view(node)
         first = node.args[0] if node.args else None
-        for arg in {a for a in node.all_input_nodes() if a in self.aliases}:
+        # in argument order, each once, as torch's wrappers sync their tensors when unwrapped
+        for arg in dict.fromkeys(a for a in node.all_input_nodes() if a in self.aliases):
             node.replace_input_with(arg, self.sync(arg))
         if _writes_first_argument(target) and len(_writes(target)) == 1:
             return self.write(node, first)
