@@ -309,8 +309,6 @@ AOT_GRAPH_DIFFERENCES = {
     "scatter_reduce amax without self": "its backward compares the input and the source with the result once and "
                                         "casts the masks (_to_copy) in torch; the package compares again for the "
                                         "products",
-    "index_select twice": "torch's index_select_backward passes the gradient's options to new_zeros (dtype, "
-                          "layout, device); the package leaves them at their defaults",
     "instance_norm": _LEGIT,
     "batch_norm training": _LEGIT,
     "rms_norm": "rsqrt's derivative -0.5 * grad * result.pow(3): torch's C++ computes the power first and multiplies "

@@ -1285,7 +1285,9 @@ def index_backward(sizes, options, indices, grad):
 
 
 def index_select_backward(grad, sizes, dim, index):
-    zeros_ = dispatcher.call("new_zeros", grad, list(sizes))
+    # with the gradient's options given, as torch's ``grad.new_zeros_symint(sizes, grad.options())``
+    zeros_ = dispatcher.call("new_zeros", grad, list(sizes), dtype=grad.dtype, layout=grad.layout,
+                             device=grad.device)
     if _subclass_like(zeros_, grad, index):
         return zeros_.index_add(dim, index, grad)
     return zeros_.index_add_(dim, index, grad)
