@@ -11,6 +11,7 @@ import operator
 import re
 import sys
 import threading
+import types
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -1089,6 +1090,8 @@ def graph_calls(gm):
     for n in gm.graph.nodes:
         if n.op == "call_function":
             target = "getitem" if n.target is operator.getitem else str(n.target).split("ops.", 1)[-1]
+            if isinstance(n.target, types.FunctionType):    # ``torch.sym_float``: its name, not its address
+                target = f"<function {n.target.__name__}>"
             kwargs = {k: graph_source(v) for k, v in n.kwargs.items()}
             calls.append((n.name, target, graph_source(list(n.args)), kwargs))
     output = next(n for n in gm.graph.nodes if n.op == "output")

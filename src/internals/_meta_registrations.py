@@ -590,3 +590,104 @@ def meta_avg_pool2d(x, kernel_size, stride=(), padding=(0,), ceil_mode=False, co
         raise RuntimeError("divisor must be not zero")
     size = pool_geometry(x, kernel_size, stride, padding, (1,), ceil_mode, name="avg_pool2d")[-2:]
     return _pooled(x, size, x.dtype)
+
+
+# Kernels that read their data (an index's or a mask's values, a range check) or walk every
+# element on the host: with symbolic sizes, the metadata alone, after the checks that need no data.
+@_symbolic_meta("cummax", "cummin")
+def meta_cummaxmin(x, dim):
+    """torch's ``cummaxmin``: values and int64 indices of ``x``'s shape, contiguous (the kernel's
+    fresh outputs); the dim checked when there is something to scan."""
+    if x.numel() != 0 and x.dim() != 0:
+        wrap_dim(dim, x.dim())
+    shape, strides = tuple(x.shape), contiguous_strides(tuple(x.shape))
+    return TensorMeta(shape, strides, x.dtype, x.device), TensorMeta(shape, strides, st.int64, x.device)
+
+
+@_symbolic_meta("masked_scatter")
+def meta_masked_scatter(x, mask, source):
+    """``self`` and ``mask`` broadcast together, a contiguous clone (the kernel's); the dtype
+    checks of ``masked_scatter_`` (the count of true elements is the data's)."""
+    if x.dtype is not source.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{x.dtype.torch_name} and {source.dtype.torch_name}")
+    if mask.dtype not in (st.bool_, st.uint8):
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.torch_name}")
+    shape = broadcast_shapes(tuple(mask.shape), tuple(x.shape))
+    return TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device)
+
+
+@_symbolic_meta("index_fill.int_Scalar", "index_fill.int_Tensor")
+def meta_index_fill(x, dim, index, value):
+    """A clone of ``x`` in its layout (the kernel fills one), after the checks of ``index_fill_``
+    that need no values (the indices' range is the data's)."""
+    if _is_tensor(value) and value.dim() != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    if index.dtype is not st.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    wrap_dim(dim, max(x.dim(), 1))
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+
+
+@_symbolic_meta("binary_cross_entropy")
+def meta_binary_cross_entropy(x, target, weight=None, reduction=1):
+    """The loss laid out as the input (``reduction='none'``) or a 0-dim sum or mean; the dtype
+    checks (the inputs' range in [0, 1] is the data's)."""
+    if x.dtype is not target.dtype:
+        raise RuntimeError(f"expected scalar type {x.dtype.torch_name.capitalize()} but found "
+                           f"{target.dtype.torch_name.capitalize()}")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{x.dtype.torch_name}\'')
+    if reduction == 0:
+        return TensorMeta(tuple(x.shape), like_strides(x), x.dtype, x.device)
+    return TensorMeta((), (), x.dtype, x.device)
+
+
+@_symbolic_meta("_embedding_bag", "_embedding_bag_forward_only")
+def meta_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                       per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    """The kernel's four outputs: a row per bag, each position's bag, each bag's size, and the
+    winning rows for ``max`` (each bag's size otherwise); the checks of dtypes and ranks (the
+    offsets' values are the data's)."""
+    for name, t in (("indices", indices), ("offsets", offsets)):
+        if t.dtype not in (st.int64, st.int32):
+            raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar "
+                               f"types: Long, Int; but got torch.{t.dtype.torch_name}Tensor instead (while "
+                               "checking arguments for embedding_bag)")
+    if weight.dtype not in (st.float16, st.bfloat16, st.float32, st.float64):
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got torch.{weight.dtype.torch_name}Tensor instead "
+                           "(while checking arguments for embedding_bag)")
+    if indices.dim() != 1 or offsets.dim() != 1:
+        raise RuntimeError("input has to be a 1D or 2D Tensor, but got Tensor of dimension "
+                           f"{indices.dim() if indices.dim() != 1 else offsets.dim()}")
+    bags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+    rows = (bags, weight.shape[1])
+
+    def index(*shape):
+        return TensorMeta(shape, contiguous_strides(shape), st.int64, weight.device)
+    return (TensorMeta(rows, contiguous_strides(rows), weight.dtype, weight.device), index(indices.shape[0]),
+            index(bags), index(*rows) if mode == 2 else index(bags))
+
+
+@_symbolic_meta("arange", "arange.start", "arange.start_step")
+def meta_arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """Integer bounds with symbols among them (``arange(0, x.numel(), x.size(1))``, as
+    ``embedding_bag`` makes its offsets): ``ceil((end - start) / step)`` elements, kept a symbol
+    (``s0``) where the kernel's int64 arithmetic would pin every size; other bounds go to the kernel."""
+    if end is None:
+        start, end = 0, start
+    bounds = (start, end, step)
+    if not all(isinstance(v, int) or is_symbolic(v) and v.node.pytype is int for v in bounds):
+        return None
+    dtype = st.int64 if dtype is None else dtype
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    size = -((start - end) // step)         # ceil((end - start) / step), in exact integers
+    return TensorMeta((size,), (1,), dtype, as_device(device or "cpu"))

@@ -30,7 +30,7 @@ class TensorBase:
     generated bindings, attached at initialisation."""
     __slots__ = ("_impl", "_base", "__weakref__",
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
-                 "_post_accumulate_grad_hooks", "_attr_version", "_creation_meta",
+                 "_post_accumulate_grad_hooks", "_attr_version", "_creation_meta", "_view_fn",
                  "_fw_grads")      # forward AD's tangents, per level; unset until one is given (forward_grad.py)
 
     @classmethod
@@ -50,7 +50,7 @@ class TensorBase:
         t._base = base._base if base is not None and base._base is not None else base
         t._requires_grad = False
         t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = t._creation_meta = None
-        t._post_accumulate_grad_hooks = None
+        t._post_accumulate_grad_hooks = t._view_fn = None
         t._output_nr = 0
         return t
 

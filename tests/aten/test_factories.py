@@ -19,7 +19,9 @@ FACTORY_OPS = sorted(n for n, op in dispatcher.operators.items()
 def test_the_factories_are_operators():
     assert {n.split("::")[1] for n in FACTORY_OPS} == {
         "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
-        "linspace", "logspace", "eye", "eye.m", "empty_like", "zeros_like", "ones_like", "full_like", "lift_fresh",
+        "linspace", "logspace", "linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor",
+        "logspace.Tensor_Tensor", "logspace.Tensor_Scalar", "logspace.Scalar_Tensor", "eye", "eye.m", "empty_like",
+        "zeros_like", "ones_like", "full_like", "lift_fresh",
         "lift_fresh_copy", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full", "scalar_tensor",
         "tril_indices", "triu_indices"}
     # the random factories (rand, randn, randint, randperm, *_like) are in distributions.py: test_random.py
@@ -253,3 +255,48 @@ def test_arange_of_a_dtype_without_a_kernel_is_laid_out_on_meta(dtype):
         t = lib.arange(0, 5, 2, dtype=getattr(lib, dtype), device="meta")
         return t.shape, t.stride(), str(t.dtype).split(".")[-1], t.device.type
     assert run(internals) == run(torch)
+
+
+# linspace and logspace take 0-dim tensors for either end (their Tensor_Tensor, Tensor_Scalar and
+# Scalar_Tensor overloads, and the out= forms of each): the ends read as numbers.
+TENSOR_ENDS = {
+    "both float": lambda lib: (lib.tensor(1.), lib.tensor(3.), 5),
+    "start int64": lambda lib: (lib.tensor(1), 3.5, 4),
+    "end float64": lambda lib: (2, lib.tensor(3.5, dtype=lib.float64), 4),
+    "one step": lambda lib: (lib.tensor(-1.), lib.tensor(2.), 1),
+}
+
+
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+@pytest.mark.parametrize("ends", TENSOR_ENDS)
+def test_linspace_and_logspace_with_tensor_ends(name, ends):
+    ours, theirs = (getattr(lib, name)(*TENSOR_ENDS[ends](lib)) for lib in (internals, torch))
+    assert_same(ours, theirs, ulps=1)
+
+
+def test_linspace_with_a_complex_tensor_end():
+    ours, theirs = (lib.linspace(lib.tensor(1 + 2j), lib.tensor(3.), 3) for lib in (internals, torch))
+    assert_same(ours, theirs, ulps=0)
+
+
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+def test_linspace_and_logspace_with_tensor_ends_take_dtype_and_out(name):
+    def run(lib):
+        made = getattr(lib, name)(lib.tensor(0.5), lib.tensor(2.), 4, dtype=lib.float64, requires_grad=True)
+        out = lib.empty(2, dtype=lib.float64)
+        returned = getattr(lib, name)(lib.tensor(0.5), 2., 3, out=out)
+        return made, out, returned is out
+    (made, out, same), (t_made, t_out, t_same) = run(internals), run(torch)
+    assert made.requires_grad and t_made.requires_grad and same and t_same
+    assert_same(made.detach(), t_made.detach(), ulps=1)
+    assert_same(out, t_out, ulps=1)
+
+
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+@pytest.mark.parametrize("ends", [lambda lib: (lib.tensor([1., 2.]), lib.tensor(3.)),
+                                  lambda lib: (lib.tensor(1.), lib.ones(2, 1)),
+                                  lambda lib: (lib.tensor([1., 2.]), 3.), lambda lib: (1., lib.tensor([3.]))])
+def test_linspace_and_logspace_refuse_tensor_ends_with_dimensions(name, ends):
+    ours, theirs = assert_same_error(lambda: getattr(internals, name)(*ends(internals), 5),
+                                     lambda: getattr(torch, name)(*ends(torch), 5))
+    assert str(ours) == str(theirs)

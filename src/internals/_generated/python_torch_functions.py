@@ -5730,6 +5730,9 @@ def THPVariable_lgamma(*args, **kwargs):
 
 
 _linspace_parser = PythonArgParser([
+    'linspace(Tensor start, Tensor end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'linspace(Scalar start, Tensor end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'linspace(Tensor start, Scalar end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
     'linspace(Scalar start, Scalar end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
@@ -5738,6 +5741,24 @@ def THPVariable_linspace(*args, **kwargs):
     _r = _linspace_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        if _r.is_none(3):
+            # aten::linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(8), 'linspace.Tensor_Tensor', _r.tensor(0), _r.tensor(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+        # aten::linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'linspace.Tensor_Tensor_out', _r.tensor(0), _r.tensor(1), _r.to_int64(2), out=_r.tensor(3))
+    if _r.idx == 1:
+        if _r.is_none(3):
+            # aten::linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(8), 'linspace.Scalar_Tensor', _r.scalar(0), _r.tensor(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+        # aten::linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'linspace.Scalar_Tensor_out', _r.scalar(0), _r.tensor(1), _r.to_int64(2), out=_r.tensor(3))
+    if _r.idx == 2:
+        if _r.is_none(3):
+            # aten::linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(8), 'linspace.Tensor_Scalar', _r.tensor(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+        # aten::linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'linspace.Tensor_Scalar_out', _r.tensor(0), _r.scalar(1), _r.to_int64(2), out=_r.tensor(3))
     if _r.is_none(3):
         # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
         return _factory(_r.to_bool(8), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
@@ -6029,6 +6050,9 @@ def THPVariable_logit_(*args, **kwargs):
 
 
 _logspace_parser = PythonArgParser([
+    'logspace(Tensor start, Tensor end, int64_t steps, double base=10.0, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'logspace(Scalar start, Tensor end, int64_t steps, double base=10.0, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'logspace(Tensor start, Scalar end, int64_t steps, double base=10.0, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
     'logspace(Scalar start, Scalar end, int64_t steps, double base=10.0, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
@@ -6037,6 +6061,24 @@ def THPVariable_logspace(*args, **kwargs):
     _r = _logspace_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        if _r.is_none(4):
+            # aten::logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(9), 'logspace.Tensor_Tensor', _r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
+        # aten::logspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'logspace.Tensor_Tensor_out', _r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_double(3), out=_r.tensor(4))
+    if _r.idx == 1:
+        if _r.is_none(4):
+            # aten::logspace.Scalar_Tensor(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(9), 'logspace.Scalar_Tensor', _r.scalar(0), _r.tensor(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
+        # aten::logspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'logspace.Scalar_Tensor_out', _r.scalar(0), _r.tensor(1), _r.to_int64(2), _r.to_double(3), out=_r.tensor(4))
+    if _r.idx == 2:
+        if _r.is_none(4):
+            # aten::logspace.Tensor_Scalar(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(9), 'logspace.Tensor_Scalar', _r.tensor(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
+        # aten::logspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'logspace.Tensor_Scalar_out', _r.tensor(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), out=_r.tensor(4))
     if _r.is_none(4):
         # aten::logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
         return _factory(_r.to_bool(9), 'logspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))

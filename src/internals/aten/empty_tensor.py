@@ -156,7 +156,7 @@ def empty_planned(size, stride, dtype, device, nbytes):
     t = object.__new__(_tensor_base._tensor_class)
     t._impl, t._requires_grad, t._output_nr = impl, False, 0
     t._base = t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = None
-    t._creation_meta = t._post_accumulate_grad_hooks = None
+    t._creation_meta = t._post_accumulate_grad_hooks = t._view_fn = None
     return t
 
 

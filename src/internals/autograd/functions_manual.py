@@ -192,6 +192,8 @@ def pow_backward(grad, self, exponent):
     """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
     if exponent == 0:
         return zeros_like(self)
+    if type(exponent) in (int, bool):     # C++ takes a real exponent as a double: pow(x, 1.0), 2.0 * ...
+        exponent = float(exponent)
     return handle_r_to_c(self, grad * conj(mul_scalar(self.pow(exponent - 1), exponent)))
 
 
@@ -1283,7 +1285,9 @@ def index_backward(sizes, options, indices, grad):
 
 
 def index_select_backward(grad, sizes, dim, index):
-    zeros_ = dispatcher.call("new_zeros", grad, list(sizes))
+    # with the gradient's options given, as torch's ``grad.new_zeros_symint(sizes, grad.options())``
+    zeros_ = dispatcher.call("new_zeros", grad, list(sizes), dtype=grad.dtype, layout=grad.layout,
+                             device=grad.device)
     if _subclass_like(zeros_, grad, index):
         return zeros_.index_add(dim, index, grad)
     return zeros_.index_add_(dim, index, grad)

@@ -23,7 +23,8 @@ from .graph import UINT64_MAX, Node, SavedVariable, _op_of, collect_next_edges, 
 
 __all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "check_inplace", "check_no_requires_grad",
            "check_out_no_requires_grad",
-           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
+           "mark_view", "record_view_fn", "replays_views",
+           "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
            "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
 
@@ -80,11 +81,47 @@ def mark_view(result):
         result._attr_version = result._impl.version_counter.version
 
 
+def replays_views(t):
+    """Whether the views of ``t`` keep the calls that made them, to be replayed later instead of an
+    ``as_strided`` of the base: for a fake tensor, as torch keeps a view function for a tensor
+    whose dispatch goes to Python (``ViewInfo::chain``; AOTAutograd traces such tensors), where
+    its functionalization turns each replayed view back into the view and its ``*_scatter``."""
+    return getattr(type(t), "_mode_wraps_results", False)
+
+
+def record_view_fn(result, source, fn):
+    """``result`` is the view ``fn(source)``: keep the replay from the root base, ``source``'s own
+    replay then ``fn`` (a view of a view with none is reached by an as_strided, as torch's chain)."""
+    if result._attr_version is None or result._attr_version == MULTI_OUTPUT_VIEW:
+        return
+    if source._base is None:
+        result._view_fn = fn
+        return
+    before = source._view_fn or _as_strided_fn(source)
+    result._view_fn = lambda base: fn(before(base))
+
+
+def _as_strided_fn(view):
+    impl = view._impl
+    sizes, strides, offset = list(impl.sizes), list(impl.strides), impl.storage_offset
+    return lambda base: base.as_strided(sizes, strides, offset)
+
+
 def refresh_view_grad_fn(view):
-    """The grad_fn of a view whose data changed in place: an AsStridedBackward0 from its base."""
+    """The grad_fn of a view whose data changed in place: its view calls replayed from its base
+    with grad mode on, where they were kept (``record_view_fn``), else an AsStridedBackward0 from
+    its base."""
     base = view._base
     view._attr_version = view._impl.version_counter.version
-    if base._requires_grad:
+    if base._requires_grad and view._view_fn is not None:
+        # recorded even where grad mode is off (the engine's backward reaches here too), as torch's
+        enabled, _grad_mode.grad_enabled = _grad_mode.grad_enabled, True
+        try:
+            replayed = view._view_fn(base)
+        finally:
+            _grad_mode.grad_enabled = enabled
+        view._grad_fn, view._output_nr = replayed._grad_fn, replayed._output_nr
+    elif base._requires_grad:
         node = AsStridedBackward0()
         node._next_edges = (gradient_edge(base),)
         node.self_geometry_ = TensorGeometry(base)
@@ -169,7 +206,7 @@ def saved_inplace_result(t):
 class CopySlices(Node):
     """The backward of an in-place op on a view, seen from the base (``functions/tensor.cpp``)."""
     __slots__ = ("base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides", "view_offset", "fn",
-                 "real_view")
+                 "real_view", "view_fn")
 
     def name(self):
         return "torch::autograd::CopySlices"
@@ -185,14 +222,18 @@ class CopySlices(Node):
         if self.real_view:
             self.base_offset *= 2
         self.fn = fn
+        self.view_fn = view._view_fn
         self._next_edges = (gradient_edge(base),) + tuple(fn._next_edges[1:])
 
     def apply(self, grads):
         grad = grads[0]
         result = dispatcher.call("new_empty_strided", grad, list(self.base_sizes), list(self.base_strides))
         result.copy_(grad)
-        target = dispatcher.call("view_as_real", result) if self.real_view else result
-        grad_slice = target.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
+        if self.view_fn is not None:     # the view's own calls, replayed (torch's view_fn)
+            grad_slice = self.view_fn(result)
+        else:
+            target = dispatcher.call("view_as_real", result) if self.real_view else result
+            grad_slice = target.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
         # a fresh row-major copy, as torch's clone(MemoryFormat::Contiguous): the in-place op's
         # backward sees (and may hand on as a gradient) contiguous strides, even where a size-1
         # dimension of the view keeps the base's stride

@@ -13,7 +13,7 @@ import math
 import threading
 
 __all__ = ["SymBool", "SymFloat", "SymInt", "in_operator", "in_size_oblivious", "inside_operator", "is_symbolic",
-           "size_oblivious", "statically_known_true", "sym_int", "sym_max", "sym_min", "sym_sqrt"]
+           "size_oblivious", "statically_known_true", "sym_float", "sym_int", "sym_max", "sym_min", "sym_sqrt"]
 
 _oblivious = threading.local()
 
@@ -172,6 +172,15 @@ def sym_min(a, b):
 def _sym_extreme(op, a, b):
     node = a.node if is_symbolic(a) else b.node
     return wrap_node(node.apply(op, _node_of(a), _node_of(b)))
+
+
+def sym_float(a):
+    """``float(a)`` that keeps a symbol a symbol (``torch.sym_float``): a SymInt taken as a
+    SymFloat, as torch's C++ does where a size meets a double (``label_smoothing / n_classes``);
+    Python's ``float`` of a symbol asks for its value, a guard that pins it."""
+    if isinstance(a, SymInt):
+        return wrap_node(a.node.unary("float"))
+    return a if isinstance(a, SymFloat) else float(a)
 
 
 def sym_int(a):

@@ -126,8 +126,11 @@ class TensorImplBase:
         self.key_set = DispatchKeySet._from_bits(bits)
 
     def numel(self):
-        n = math.prod(self.sizes)
-        return n if type(n) is int else _symbolic_numel(self)
+        # a traced size's product is the tensor's own count (one ``sym_numel``), not the program's
+        # arithmetic: multiplying here first would record a ``mul`` of the sizes as the program's
+        if any(type(n) is not int for n in self.sizes):
+            return _symbolic_numel(self)
+        return math.prod(self.sizes)
 
 
 class TensorImpl(TensorImplBase):

@@ -544,6 +544,11 @@ def gen_kernel(info, schema):
               "        tls.excluded = excluded"]
     if is_view:
         lines.append("    mark_view(result)")
+        if len(schema.returns) == 1 and str(schema.returns[0].type) == "Tensor":
+            replay = ", ".join(["_v"] + [_ident(a.name) for a in positional[1:]]) + (", **kwargs" if kwonly else "")
+            lines += ["    if replays_views(self):",
+                      f"        record_view_fn(result, self, lambda _v: dispatcher.call({str(schema.name)!r}, "
+                      f"{replay}))"]
     lines.append("    if grad_fn is not None:")
     outputs = _output_names(info.schema)
     if inplace and schema.name.name.base in view_names():
@@ -786,7 +791,8 @@ from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad,
                             tangents)
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
-                                    mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
+                                    mark_view, rebase_history, record_view_fn, replays_views, saved_inplace_result,
+                                    set_inplace_view_history)
 {nodes}
 
 '''

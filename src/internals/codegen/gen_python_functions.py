@@ -114,15 +114,17 @@ def binds_no_python_name(schema_name):
 
 
 def load_overloads(path=NATIVE_FUNCTIONS):
-    """(schema, variants, operator) for each YAML entry."""
-    entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())
-               if e.get("python_module") not in PYTHON_MODULES]
+    """(schema, variants, operator, category_override) for each YAML entry. ``category_override:
+    factory`` makes an operator with tensor inputs a factory all the same (``linspace.Tensor_Tensor``):
+    its Python binding takes ``dtype``, ``device``... and ``requires_grad`` as TensorOptions."""
+    entries = [(e["func"], e.get("variants", "function"), e.get("category_override"))
+               for e in yaml.safe_load(Path(path).read_text()) if e.get("python_module") not in PYTHON_MODULES]
     out = []
-    for func, variants, op in entries:
+    for func, variants, category in entries:
         schema = FunctionSchema.parse(func)
         if binds_no_python_name(schema.name):
             continue
-        out.append((schema, {v.strip() for v in variants.split(",")}, op or str(schema.name)))
+        out.append((schema, {v.strip() for v in variants.split(",")}, str(schema.name), category))
     return out
 
 
@@ -132,12 +134,12 @@ def grouped(method, path=NATIVE_FUNCTIONS):
     Python signature, with ``Tensor out=None``, serves both (torchgen's ``group_overloads`` and
     ``PythonSignatureGroup.from_pairs``)."""
     groups, outs = defaultdict(list), {}
-    for schema, variants, op in load_overloads(path):
+    for schema, variants, op, category in load_overloads(path):
         if ("method" if method else "function") not in variants:
             continue
         if not method and str(schema.name.name).startswith("__"):
             continue            # ``__lshift__`` & co. are Tensor dunders only, never ``torch.__lshift__``
-        ps = signature_from_schema(schema, category_override=None, method=method)
+        ps = signature_from_schema(schema, category_override=category, method=method)
         overload = Overload(schema, op, ps)
         if schema.kind() == SchemaKind.out:
             outs[schema.signature()] = overload

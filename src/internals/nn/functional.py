@@ -39,6 +39,7 @@ from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
 from ..c10.memory_format import contiguous_format
+from ..c10.sym import sym_float
 from ..overrides import handle_torch_function, has_torch_function
 from . import _reduction
 
@@ -220,7 +221,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     class_dim = 1 if input.dim() >= 2 else 0
-    if isinstance(target, Tensor) and target.shape == input.shape:
+    if isinstance(target, Tensor) and input.shape == target.shape:     # C++ compares self's sizes first
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class probabilities, "
                                f"got {target.dtype.torch_name.capitalize()}")
@@ -235,7 +236,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return nll
     _check_label_smoothing(label_smoothing)
     smooth = _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim)
-    smoothed = dispatcher.call("mul.Scalar", smooth, label_smoothing / input.shape[class_dim])
+    # C++ divides a double by the class count: a traced count is made a SymFloat first (sym_float)
+    smoothed = dispatcher.call("mul.Scalar", smooth, label_smoothing / sym_float(input.shape[class_dim]))
     return dispatcher.call("mul.Scalar", nll, 1 - label_smoothing).add(smoothed)     # C++: the right operand first
 
 
@@ -283,7 +285,11 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
     if label_smoothing > 0.0:
         _check_label_smoothing(label_smoothing)
         target = dispatcher.call("add.Scalar", dispatcher.call("mul.Scalar", target, 1 - label_smoothing),
-                                 label_smoothing / num_classes)
+                                 label_smoothing / sym_float(num_classes))
+    # the samples are counted from log_softmax's output, before the product (C++ evaluates the
+    # divisor of ``-(input * target).sum() / (input.sym_numel() / n_classes)`` first)
+    empty = reduction == "mean" and log_probs.numel() == 0
+    samples = log_probs.numel() // num_classes if reduction == "mean" and not empty else None
     if weight is not None:
         weight_ = _class_weight(weight, input.dim(), class_dim)
         terms = log_probs.mul(target).mul(weight_)
@@ -291,10 +297,10 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
         terms = log_probs.mul(target)
     if reduction == "none":
         return terms.sum(class_dim).neg()
-    if reduction == "mean" and input.numel() == 0:     # an empty batch: NaN, as torch fills it
+    if empty:      # an empty batch: NaN, as torch fills it
         return terms.sum().fill_(math.nan).neg()
     total = terms.sum().neg()
-    return total if reduction == "sum" else dispatcher.call("div.Scalar", total, input.numel() // num_classes)
+    return total if reduction == "sum" else dispatcher.call("div.Scalar", total, samples)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -894,6 +900,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     enum = _reduction_enum(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    # ``float p`` in the schema: torch's binding hands the operator a double (``norm(x, 2.0)``)
+    p = float(p) if type(p) is int else p
     return dispatcher.call("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, enum)
 
 
@@ -1512,8 +1520,9 @@ def _bags_of(input, offsets, per_sample_weights, include_last_offset):
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        # pin_memory given, as torch.arange's Python binding passes every factory option it has
         offsets = dispatcher.call("arange.start_step", 0, input.numel(), input.shape[1], dtype=input.dtype,
-                                  device=input.device)
+                                  device=input.device, pin_memory=False)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
         return input.reshape(-1), offsets, per_sample_weights, False

@@ -236,7 +236,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
                               include_last_offset, padding_idx):
     """``embedding_bag``: ``padding_idx`` checked and wrapped; indices and offsets brought to one
-    integer type (``promoteIndicesAndOffsets``); then ``_embedding_bag``."""
+    integer type (``promoteIndicesAndOffsets``); then ``_embedding_bag`` (``_embedding_bag_forward_only``
+    for a weight that needs no gradient)."""
     if padding_idx is None:
         padding_idx = -1
     else:
@@ -248,5 +249,8 @@ def embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode
     if indices.dtype != offsets.dtype and {indices.dtype, offsets.dtype} <= {st.int32, st.int64}:
         indices = call("_to_copy", indices, dtype=st.int64)
         offsets = call("_to_copy", offsets, dtype=st.int64)
-    return call("_embedding_bag", weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
-                include_last_offset, padding_idx)
+    # a weight without a gradient to come (none asked, no tangent) takes the operator that keeps
+    # nothing for a backward, as torch's composite chooses
+    forward_only = not weight.requires_grad and not getattr(weight, "_fw_grads", None)
+    return call("_embedding_bag_forward_only" if forward_only else "_embedding_bag", weight, indices, offsets,
+                scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)

@@ -226,6 +226,31 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return _from_host(values, dtype, layout, device, pin_memory)
 
 
+# ---- linspace and logspace with 0-dim tensor ends (``RangeFactories.cpp``'s Tensor overloads):
+# each end read as a number (``item()``), then the Scalar operator.
+def _tensor_ends(name, start, end):
+    """The ends as numbers, after torch's check that every tensor end has no dimensions."""
+    tensors = [(what, t) for what, t in (("start", start), ("end", end)) if isinstance(t, TensorBase)]
+    if any(t.dim() != 0 for _, t in tensors):
+        got = " and ".join(f"{what} with {t.dim()} dimension(s)" for what, t in tensors)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
+    return [t.item() if isinstance(t, TensorBase) else t for t in (start, end)]
+
+
+def linspace_tensor(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``linspace.Tensor_Tensor``, ``.Tensor_Scalar`` and ``.Scalar_Tensor``."""
+    start, end = _tensor_ends("linspace", start, end)
+    return dispatcher.call("linspace", start, end, steps, dtype=dtype, layout=layout, device=device,
+                           pin_memory=pin_memory)
+
+
+def logspace_tensor(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``logspace.Tensor_Tensor``, ``.Tensor_Scalar`` and ``.Scalar_Tensor``."""
+    start, end = _tensor_ends("logspace", start, end)
+    return dispatcher.call("logspace", start, end, steps, base, dtype=dtype, layout=layout, device=device,
+                           pin_memory=pin_memory)
+
+
 def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     """The kernel of ``eye`` and ``eye.m`` (no ``m``: square)."""
     for name, value in (("n", n), ("m", m)):

@@ -18,7 +18,8 @@ from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad,
                             tangents)
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad, strides_or_error,
-                                    mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
+                                    mark_view, rebase_history, record_view_fn, replays_views, saved_inplace_result,
+                                    set_inplace_view_history)
 from ..functions_manual import TensorGeometry, TypeAndSize
 from .functions import (
     AbsBackward0,
@@ -4195,6 +4196,8 @@ def as_strided(ks, self, size, stride, storage_offset=None):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('as_strided', _v, size, stride, storage_offset))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4238,6 +4241,8 @@ def view(ks, self, size):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('view', _v, size))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4258,6 +4263,8 @@ def _reshape_alias(ks, self, size, stride):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('_reshape_alias', _v, size, stride))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4298,6 +4305,8 @@ def transpose_int(ks, self, dim0, dim1):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('transpose.int', _v, dim0, dim1))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4338,6 +4347,8 @@ def t(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('t', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4376,6 +4387,8 @@ def alias(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('alias', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4421,6 +4434,8 @@ def _conj(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('_conj', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4440,6 +4455,8 @@ def _neg_view(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('_neg_view', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4519,6 +4536,8 @@ def view_as_real(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('view_as_real', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4538,6 +4557,8 @@ def view_as_complex(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('view_as_complex', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4601,6 +4622,8 @@ def permute(ks, self, dims):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('permute', _v, dims))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4621,6 +4644,8 @@ def expand(ks, self, size, **kwargs):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('expand', _v, size, **kwargs))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4643,6 +4668,8 @@ def select_int(ks, self, dim, index):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('select.int', _v, dim, index))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4683,6 +4710,8 @@ def squeeze(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('squeeze', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4704,6 +4733,8 @@ def squeeze_dim(ks, self, dim):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('squeeze.dim', _v, dim))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4725,6 +4756,8 @@ def squeeze_dims(ks, self, dim):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('squeeze.dims', _v, dim))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4807,6 +4840,8 @@ def unsqueeze(ks, self, dim):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('unsqueeze', _v, dim))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -4850,6 +4885,8 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('diagonal', _v, offset, dim1, dim2))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -5625,6 +5662,8 @@ def unfold(ks, self, dimension, size, step):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('unfold', _v, dimension, size, step))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -7062,6 +7101,8 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('slice.Tensor', _v, dim, start, end, step))
     if grad_fn is not None:
         set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
@@ -14706,6 +14747,8 @@ def values(ks, self):
     finally:
         tls.excluded = excluded
     mark_view(result)
+    if replays_views(self):
+        record_view_fn(result, self, lambda _v: dispatcher.call('values', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result

@@ -48,7 +48,7 @@ from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutpu
 from ..._tensor import Tensor
 from ...aten.dispatcher import enable_python_dispatcher
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
-from ...c10.sym import inside_operator, is_symbolic, sym_max, sym_min, sym_sqrt, wrap_node
+from ...c10.sym import inside_operator, is_symbolic, sym_float, sym_max, sym_min, sym_sqrt, wrap_node
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
@@ -80,7 +80,7 @@ def _lazy_name(target):
 # The functions a symbol's unary operations (and ``sym_max``/``sym_min``) are recorded as (the
 # others: Python's operators).
 _SYM_FUNCTIONS = {"sqrt": sym_sqrt, "floor": math.floor, "ceil": math.ceil, "round": builtins.round,
-                  "trunc": math.trunc, "max": sym_max, "min": sym_min}
+                  "trunc": math.trunc, "max": sym_max, "min": sym_min, "float": sym_float}
 
 # torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
 _REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "

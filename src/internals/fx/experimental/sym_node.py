@@ -70,9 +70,9 @@ class SymNode:
         argument is no new graph."""
         import sympy  # a heavy module, imported when a trace has symbols
         functions = {"sqrt": sympy.sqrt, "floor": sympy.floor, "ceil": sympy.ceiling, "round": _round_to_int(),
-                     "trunc": _trunc_to_int()}
+                     "trunc": _trunc_to_int(), "float": lambda e: e}
         origin = None if in_operator() else (op, self)
-        pytype = float if op == "sqrt" else int
+        pytype = float if op in ("sqrt", "float") else int
         return _recorded(SymNode(functions[op](self.expr), self.shape_env, pytype, origin))
 
     def neg(self):

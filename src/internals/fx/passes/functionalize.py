@@ -28,7 +28,7 @@ from ..._ops import ops
 from ..._subclasses.fake_tensor import FakeTensorMode
 from ..._tensor import Tensor
 from ...utils._pytree import tree_leaves, tree_map
-from ..graph import Node
+from ..graph import Node, _base_name
 
 __all__ = ["functionalize"]
 
@@ -209,6 +209,7 @@ class _Functionalizer:
         return alias.value
 
     def run(self):
+        self.restart_names()
         for node in list(self.graph.nodes):
             self.here = node
             if node.op == "placeholder" and isinstance(node.meta.get("val"), Tensor):
@@ -222,6 +223,19 @@ class _Functionalizer:
         self.gm.recompile()
         return self.gm
 
+    def restart_names(self):
+        """The operators' nodes named again as this pass meets or makes them, which is the order
+        torch's tracer, functionalizing as it goes, creates them in: the functional twin of the
+        forward's ``mul_`` is ``mul`` and the backward's product ``mul_1``, as in torch's graphs.
+        The inputs, constants and output keep their names."""
+        self.graph._names, self.graph._base_count = set(), {}
+        for node in self.graph.nodes:
+            if node.op != "call_function":
+                node.name = self.graph._unique_name(node.name)
+
+    def rename(self, node):
+        node.name = self.graph._unique_name(_base_name(node.target))
+
     def call(self, node):
         target = node.target
         if target is operator.getitem:
@@ -229,10 +243,12 @@ class _Functionalizer:
         if _is_view(target):
             return self.view(node)
         first = node.args[0] if node.args else None
-        for arg in {a for a in node.all_input_nodes() if a in self.aliases}:
+        # in argument order, each once, as torch's wrappers sync their tensors when unwrapped
+        for arg in dict.fromkeys(a for a in node.all_input_nodes() if a in self.aliases):
             node.replace_input_with(arg, self.sync(arg))
         if _writes_first_argument(target) and len(_writes(target)) == 1:
             return self.write(node, first)
+        self.rename(node)
         if _writes(target):
             raise NotImplementedError(f"functionalize: {node.name} ({target.name()}) writes into an argument "
                                       "other than its first (out=): not rewritten here")
@@ -242,6 +258,7 @@ class _Functionalizer:
     def view(self, node):
         """A view of whatever its input holds now, stale or not (no sync), one step longer. A
         multi-output view (split, unbind) is a step without an output yet: its getitem picks one."""
+        self.rename(node)
         source = self.aliases.get(node.args[0])
         if source is None:
             return
@@ -252,6 +269,7 @@ class _Functionalizer:
         self.aliases[node] = _Alias(source.base, source.chain + [step], node, 0)
 
     def getitem(self, node):
+        self.rename(node)
         parent = self.aliases.get(node.args[0])
         if parent is not None and _is_view(node.args[0].target):
             *chain, (target, args, kwargs, _) = parent.chain
