@@ -1411,7 +1411,11 @@ def logcumsumexp_backward(grad, self, result, dim):
     def reverse_logcumsumexp(x):
         return x.flip([dim]).logcumsumexp(dim).flip([dim])
 
-    log_abs_grad = grad.abs().log()
+    # log|grad| where grad is 0 is masked out below, but its derivative 1/grad is not: a
+    # differentiating pass (``jacfwd`` of ``jacrev``, whose double vjp runs this formula's
+    # graph backward) multiplies the mask's 0 by it and gets NaN. 1 in those places keeps
+    # the values and makes that derivative 0, as torch's forward AD finds it
+    log_abs_grad = where(grad != 0, grad, 1.0).abs().log()
     log_grad_positive = where(grad > 0, log_abs_grad, lowest)
     log_grad_negative = where(grad < 0, log_abs_grad, lowest)
     output_pos = (reverse_logcumsumexp(log_grad_positive - result) + self).exp()
@@ -2803,9 +2807,14 @@ def clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t):
 
 
 def logcumsumexp_jvp(self_p, self_t, dim):
-    """cumsum(exp(x) t) / cumsum(exp(x)), with exp(x - max) for range (as logsumexp_jvp)."""
-    shifted = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() else self_p.exp()
-    return (shifted * self_t).cumsum(dim) / shifted.cumsum(dim)
+    """cumsum(exp(x) t) / cumsum(exp(x)), with exp(x - max) for range (as logsumexp_jvp; a complex
+    input is not shifted, as torch's max has no complex kernel). The denominator gets 1e-13, as
+    torch's does: a prefix of very negative values (the backward formula's lowest-float fill for a
+    zero gradient) has all its exponentials underflow to zero, and its tangent is then 0, not
+    0/0 -- what keeps ``hessian`` of a logcumsumexp finite."""
+    real = not self_p.dtype.is_complex and self_p.numel()
+    shifted = (self_p - self_p.amax(dim, True)).exp() if real else self_p.exp()
+    return (shifted * self_t).cumsum(dim) / (shifted.cumsum(dim) + 1e-13)
 
 
 def convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed,
