@@ -22,7 +22,7 @@ from ..autograd.grad_mode import InferenceMode
 from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
 from ..c10.scalar_type import result_type
 from ..utils._pytree import tree_flatten, tree_unflatten
-from .batched_tensor import BatchedTensor, is_batched
+from .batched_tensor import CAUGHT_BEFORE_DECOMPOSITION, BatchedTensor, is_batched
 
 __all__ = ["run_batched", "run_before_decomposition", "set_fallback_warning", "register_rules"]
 
@@ -142,6 +142,7 @@ def _where_before_decomposition(func, level, args, kwargs):
 
 _BEFORE_DECOMPOSITION = {"argwhere": _argwhere_fallback, "nonzero": _nonzero_before_decomposition,
                          "where": _where_before_decomposition}
+assert set(_BEFORE_DECOMPOSITION) == CAUGHT_BEFORE_DECOMPOSITION
 
 
 def run_before_decomposition(func, args, kwargs):
@@ -628,9 +629,39 @@ def _check_errors_rule(func, level, args, kwargs):
     func(info._value, bound["api_name"], is_matrix=False)
 
 
+# the ``_ex`` kernels asked to check: torch's rules run each on the whole physical batch without
+# the check, then check that batch's info under the kernel's own API name, which names a failed
+# matrix by its place in vmap's batch
+_CHECKED_EX = {"linalg_inv_ex": "linalg.inv_ex", "linalg_cholesky_ex": "linalg.cholesky_ex",
+               "linalg_lu_factor_ex": "torch.linalg.lu_factor_ex", "_linalg_solve_ex": "torch.linalg.solve_ex"}
+
+
+def _checked_ex_rule(func, level, args, kwargs):
+    if not kwargs.get("check_errors", False):
+        return NotImplemented
+    result = run_batched(func, args, {**kwargs, "check_errors": False})
+    info = result[-1]
+    if is_batched(info, level):
+        ops.aten._linalg_check_errors(info._value, _CHECKED_EX[func.overloadpacket.__name__], is_matrix=False)
+    return result
+
+
+def _whole_batch_rule(func, level, args, kwargs):
+    """An operator on a batch of matrices, its one tensor batched: one call on the physical
+    tensor, whose own checks name a failed matrix by its place in the batch, as torch's rule
+    (``cholesky_inverse``) does."""
+    if any(is_batched(a, level) for a in tree_flatten((args[1:], kwargs))[0]):
+        return NotImplemented
+    return BatchedTensor(func(args[0]._value, *args[1:], **kwargs), level)
+
+
 def _rule_for(name, func):
     if name == "_linalg_check_errors":
         return _check_errors_rule
+    if name in _CHECKED_EX:
+        return _checked_ex_rule
+    if name == "cholesky_inverse":
+        return _whole_batch_rule
     if name in _RULES:
         return _RULES[name]
     if name in ("fill", "fill_"):

@@ -19,6 +19,8 @@ from .._tensor import Tensor
 
 __all__ = ["BatchedTensor", "add_batch_dim", "remove_batch_dim", "is_batched", "new_level"]
 
+# the public functions whose batched calls ``batch_rules.run_before_decomposition`` sees first
+CAUGHT_BEFORE_DECOMPOSITION = frozenset({"argwhere", "nonzero", "where"})
 _levels = itertools.count(1)     # unique and increasing: an inner vmap always has the higher level
 _lock = threading.Lock()
 
@@ -48,11 +50,12 @@ class BatchedTensor(Tensor):
         autograd, and meets the parts. The few composites whose batched behaviour differs from
         their parts' (``argwhere`` runs torch's fallback, where its part ``nonzero`` is refused)
         are caught here, as their public functions are called; everything else passes through."""
-        from .batch_rules import run_before_decomposition
+        if getattr(func, "__name__", None) in CAUGHT_BEFORE_DECOMPOSITION:    # one set lookup for all others
+            from .batch_rules import run_before_decomposition
 
-        result = run_before_decomposition(func, args, kwargs or {})
-        if result is not NotImplemented:
-            return result
+            result = run_before_decomposition(func, args, kwargs or {})
+            if result is not NotImplemented:
+                return result
         return _disabled_torch_function_impl(func, types, args, kwargs)
 
     @classmethod
