@@ -450,6 +450,8 @@ from .functions import (
     Unique2Backward0,
     UniqueConsecutiveBackward0,
     UniqueDimBackward0,
+    UnsafeSplitBackward0,
+    UnsafeSplitWithSizesBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward0_copy,
@@ -746,6 +748,8 @@ OPS = {
     'unfold_backward': dispatcher.find('unfold_backward'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
+    'unsafe_split.Tensor': dispatcher.find('unsafe_split.Tensor'),
+    'unsafe_split_with_sizes': dispatcher.find('unsafe_split_with_sizes'),
     'cat': dispatcher.find('cat'),
     'cat.out': dispatcher.find('cat.out'),
     'stack': dispatcher.find('stack'),
@@ -5678,6 +5682,8 @@ def split_Tensor(ks, self, split_size, dim=0):
 
 
 def split_with_sizes(ks, self, split_sizes, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('split_with_sizes', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SplitWithSizesBackward0()
@@ -5694,9 +5700,50 @@ def split_with_sizes(ks, self, split_sizes, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def unsafe_split_Tensor(ks, self, split_size, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsafeSplitBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_size_ = as_int(split_size)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unsafe_split.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
-        set_fw_grad(result, dispatcher.call('split_with_sizes', self_t, split_sizes, dim))
+        set_fw_grad(result, dispatcher.call('unsafe_split.Tensor', self_t, split_size, dim))
+    return result
+
+
+def unsafe_split_with_sizes(ks, self, split_sizes, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsafeSplitWithSizesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_sizes_ = as_int_tuple(split_sizes)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unsafe_split_with_sizes'].redispatch(after_autograd(ks), self, split_sizes, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unsafe_split_with_sizes', self_t, split_sizes, dim))
     return result
 
 
@@ -16370,6 +16417,8 @@ KERNELS = {
     'unfold_backward': unfold_backward,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
+    'unsafe_split.Tensor': unsafe_split_Tensor,
+    'unsafe_split_with_sizes': unsafe_split_with_sizes,
     'cat': cat,
     'cat.out': cat_out,
     'stack': stack,
