@@ -4551,8 +4551,6 @@ def view_as_complex(ks, self):
 
 
 def complex(ks, real, imag):
-    if _fw_levels:
-        check_no_fw_grad('complex', real, imag)
     grad_fn = None
     if _grad_mode.grad_enabled and (real._requires_grad or imag._requires_grad):
         grad_fn = ComplexBackward0()
@@ -4564,12 +4562,13 @@ def complex(ks, real, imag):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(real, imag):
+        real_t, imag_t = tangents(real, imag)
+        set_fw_grad(result, manual.complex_jvp(real_t, imag_t))
     return result
 
 
 def polar(ks, abs, angle):
-    if _fw_levels:
-        check_no_fw_grad('polar', abs, angle)
     grad_fn = None
     if _grad_mode.grad_enabled and (abs._requires_grad or angle._requires_grad):
         grad_fn = PolarBackward0()
@@ -4582,6 +4581,11 @@ def polar(ks, abs, angle):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(abs, angle):
+        abs_p = primal(abs)
+        angle_p = primal(angle)
+        abs_t, angle_t = tangents(abs, angle)
+        set_fw_grad(result, manual.polar_jvp(abs_p, abs_t, angle_p, angle_t))
     return result
 
 
@@ -11925,8 +11929,6 @@ def _cdist_forward(ks, x1, x2, p, compute_mode):
 
 
 def _linalg_det(ks, A):
-    if _fw_levels:
-        check_no_fw_grad('_linalg_det', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgDetBackward0()
@@ -11942,6 +11944,13 @@ def _linalg_det(ks, A):
         grad_fn.result_ = SavedVariable(result[0], True)
         grad_fn.LU_ = SavedVariable(result[1], True)
         grad_fn.pivots_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(A):
+        A_p = primal(A)
+        fwp_result = primal(result[0])
+        fwp_LU = primal(result[1])
+        fwp_pivots = primal(result[2])
+        A_t, = tangents(A)
+        set_fw_grad(result[0], manual.linalg_det_jvp(A_t, fwp_result, fwp_LU, fwp_pivots, A_p.is_contiguous() and not A_p.dtype.is_complex))
     return result
 
 
@@ -11954,8 +11963,6 @@ def _linalg_det_result(ks, A, **kwargs):
 
 
 def _linalg_slogdet(ks, A):
-    if _fw_levels:
-        check_no_fw_grad('_linalg_slogdet', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSlogdetBackward0()
@@ -11971,6 +11978,14 @@ def _linalg_slogdet(ks, A):
         grad_fn.sign_ = SavedVariable(result[0], True)
         grad_fn.LU_ = SavedVariable(result[2], True)
         grad_fn.pivots_ = SavedVariable(result[3], True)
+    if _fw_levels and has_fw_grad(A):
+        A_p = primal(A)
+        fwp_sign = primal(result[0])
+        fwp_LU = primal(result[2])
+        fwp_pivots = primal(result[3])
+        A_t, = tangents(A)
+        set_fw_grad(result[0], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[0])
+        set_fw_grad(result[1], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[1])
     return result
 
 
@@ -13351,8 +13366,6 @@ def cummin_out(ks, self, dim, **kwargs):
 
 
 def cumprod(ks, self, dim, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('cumprod', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CumprodBackward0()
@@ -13368,12 +13381,16 @@ def cumprod(ks, self, dim, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        dtype = kwargs.get('dtype', None)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.cumprod_jvp(self_t, self_p, fwp_result, dim).to(self_p.dtype if dtype is None else dtype))
     return result
 
 
 def cumprod_(ks, self, dim, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('cumprod_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -13382,6 +13399,9 @@ def cumprod_(ks, self, dim, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.dim_ = as_int(dim)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['cumprod_'].redispatch(after_autograd(ks), self, dim, **kwargs)
@@ -13390,6 +13410,12 @@ def cumprod_(ks, self, dim, **kwargs):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        dtype = kwargs.get('dtype', None)
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, manual.cumprod_jvp(self_t, self_p, fwp_result, dim).to(self_p.dtype if dtype is None else dtype), inplace=True)
     return result
 
 
