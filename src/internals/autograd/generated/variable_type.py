@@ -16,8 +16,8 @@ from .. import functions_manual as manual
 from ..forward_grad import LEVELS as _fw_levels
 from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
                             tangents)
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
-                                    check_out_no_requires_grad, strides_or_error,
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_complex_autograd, check_inplace,
+                                    check_no_requires_grad, check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 from ..functions_manual import TensorGeometry, TypeAndSize
 from .functions import (
@@ -1467,6 +1467,7 @@ def abs(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('abs', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         fwp_result = primal(result)
@@ -1568,6 +1569,7 @@ def angle(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('angle', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         fwp_result = primal(result)
@@ -1597,6 +1599,7 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nan_to_num', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -1798,6 +1801,7 @@ def relu(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('relu', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         fwp_result = primal(result)
@@ -1841,6 +1845,7 @@ def leaky_relu(ks, self, negative_slope=0.01):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('leaky_relu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -1892,6 +1897,7 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('leaky_relu_backward', result)
     return result
 
 
@@ -1919,6 +1925,7 @@ def threshold_backward(ks, grad_output, self, threshold):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('threshold_backward', result)
     return result
 
 
@@ -2723,6 +2730,7 @@ def maximum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('maximum', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -2760,6 +2768,7 @@ def minimum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('minimum', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -3297,6 +3306,7 @@ def amax(ks, self, dim=(), keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('amax', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3329,6 +3339,7 @@ def amin(ks, self, dim=(), keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('amin', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3363,6 +3374,7 @@ def aminmax(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('aminmax', (result[0], result[1],))
         grad_fn.min_ = SavedVariable(result[0], True)
         grad_fn.max_ = SavedVariable(result[1], True)
     return result
@@ -3391,6 +3403,7 @@ def max_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('max', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -3420,6 +3433,7 @@ def max(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3444,6 +3458,7 @@ def min_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('min', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -3473,6 +3488,7 @@ def min(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('min', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3496,6 +3512,7 @@ def _softmax(ks, self, dim, half_to_float):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_softmax', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3527,6 +3544,7 @@ def _log_softmax(ks, self, dim, half_to_float):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_log_softmax', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3561,6 +3579,7 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_softmax_backward_data', result)
     return result
 
 
@@ -3589,6 +3608,7 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_log_softmax_backward_data', result)
     return result
 
 
@@ -3627,6 +3647,7 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('nll_loss_forward', (result[0],))
         grad_fn.total_weight_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
@@ -3663,6 +3684,7 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nll_loss_backward', result)
     return result
 
 
@@ -3687,6 +3709,7 @@ def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('nll_loss2d_forward', (result[0],))
         grad_fn.total_weight_ = SavedVariable(result[1], True)
     return result
 
@@ -3712,6 +3735,7 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nll_loss2d_backward', result)
     return result
 
 
@@ -3738,6 +3762,7 @@ def mse_loss(ks, self, target, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mse_loss', result)
     if _fw_levels and has_fw_grad(self, target):
         self_p = primal(self)
         target_p = primal(target)
@@ -3764,6 +3789,7 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mse_loss_backward', result)
     return result
 
 
@@ -3793,6 +3819,7 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('smooth_l1_loss', result)
     return result
 
 
@@ -3815,6 +3842,7 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('smooth_l1_loss_backward', result)
     return result
 
 
@@ -3836,6 +3864,7 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('huber_loss', result)
     return result
 
 
@@ -3858,6 +3887,7 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('huber_loss_backward', result)
     return result
 
 
@@ -3880,6 +3910,7 @@ def soft_margin_loss(ks, self, target, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('soft_margin_loss', result)
     return result
 
 
@@ -3903,6 +3934,7 @@ def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('soft_margin_loss_backward', result)
     return result
 
 
@@ -3928,6 +3960,7 @@ def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1)
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('multi_margin_loss', result)
     return result
 
 
@@ -3948,6 +3981,7 @@ def multilabel_margin_loss_forward(ks, self, target, reduction):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('multilabel_margin_loss_forward', (result[0],))
         grad_fn.is_target_ = SavedVariable(result[1], True)
     return result
 
@@ -3974,6 +4008,7 @@ def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, ze
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_ctc_loss', (result[0],))
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
@@ -4003,6 +4038,7 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_ctc_loss', (result[0],))
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
@@ -4027,6 +4063,7 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_ctc_loss_backward', result)
     return result
 
 
@@ -4050,6 +4087,7 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('binary_cross_entropy', result)
     return result
 
 
@@ -4074,6 +4112,7 @@ def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, re
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('binary_cross_entropy_backward', result)
     return result
 
 
@@ -4099,6 +4138,7 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('binary_cross_entropy_with_logits', result)
     return result
 
 
@@ -4400,6 +4440,7 @@ def lift_fresh_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('lift_fresh_copy', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('lift_fresh_copy', self_t))
@@ -4466,6 +4507,7 @@ def _neg_view_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_neg_view_copy', result)
     return result
 
 
@@ -4525,6 +4567,7 @@ def view_as_real(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('view_as_real', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('view_as_real', self_t))
@@ -5055,6 +5098,7 @@ def select_copy_int(ks, self, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('select_copy', result)
     return result
 
 
@@ -5085,6 +5129,7 @@ def slice_copy_Tensor(ks, self, dim=0, start=None, end=None, step=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('slice_copy', result)
     return result
 
 
@@ -5297,6 +5342,7 @@ def view_as_real_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('view_as_real_copy', result)
     return result
 
 
@@ -5322,6 +5368,7 @@ def view_as_complex_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('view_as_complex_copy', result)
     return result
 
 
@@ -5523,6 +5570,7 @@ def zero(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('zero', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('zero', self_t))
@@ -5546,6 +5594,7 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('slice_scatter', result)
     if _fw_levels and has_fw_grad(self, src):
         self_t, src_t = tangents(self, src)
         set_fw_grad(result, dispatcher.call('slice_scatter', self_t, src_t, dim, start, end, step))
@@ -5567,6 +5616,7 @@ def select_scatter(ks, self, src, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('select_scatter', result)
     if _fw_levels and has_fw_grad(self, src):
         self_t, src_t = tangents(self, src)
         set_fw_grad(result, dispatcher.call('select_scatter', self_t, src_t, dim, index))
@@ -6150,6 +6200,7 @@ def _index_put_impl(ks, self, indices, values, accumulate=False, unsafe=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_index_put_impl', result)
     if _fw_levels and has_fw_grad(self, values):
         self_t, values_t = tangents(self, values)
         set_fw_grad(result, self_t.index_put(indices, values_t, accumulate))
@@ -6516,6 +6567,7 @@ def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('scatter_reduce', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -6869,6 +6921,7 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('normal', result)
     if _fw_levels and has_fw_grad(mean):
         mean_t, = tangents(mean)
         set_fw_grad(result, (manual.zeros_like(mean_t.conj())).conj())
@@ -6895,6 +6948,7 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('normal', result)
     if _fw_levels and has_fw_grad(std):
         std_t, = tangents(std)
         set_fw_grad(result, (manual.zeros_like(std_t.conj())).conj())
@@ -6923,6 +6977,7 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('normal', result)
     return result
 
 
@@ -7018,6 +7073,7 @@ def bernoulli(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('bernoulli', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -7075,6 +7131,7 @@ def bernoulli_p(ks, self, p, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('bernoulli', result)
     return result
 
 
@@ -7829,6 +7886,7 @@ def erf(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('erf', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -7881,6 +7939,7 @@ def erfc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('erfc', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -7933,6 +7992,7 @@ def special_erfcx(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_erfcx', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -7962,6 +8022,7 @@ def special_ndtri(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_ndtri', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         fwp_result = primal(result)
@@ -7991,6 +8052,7 @@ def special_log_ndtr(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_log_ndtr', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8220,6 +8282,7 @@ def lgamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('lgamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8272,6 +8335,7 @@ def digamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('digamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8333,6 +8397,7 @@ def polygamma(ks, n, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('polygamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8382,6 +8447,7 @@ def mvlgamma(ks, self, p):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mvlgamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8427,6 +8493,7 @@ def erfinv(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('erfinv', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8479,6 +8546,7 @@ def i0(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('i0', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8531,6 +8599,7 @@ def special_i0e(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_i0e', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8561,6 +8630,7 @@ def special_i1(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_i1', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8591,6 +8661,7 @@ def special_i1e(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_i1e', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8672,6 +8743,7 @@ def deg2rad(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('deg2rad', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.deg2rad_backward(self_t.conj())).conj())
@@ -8717,6 +8789,7 @@ def rad2deg(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('rad2deg', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.rad2deg_backward(self_t.conj())).conj())
@@ -8764,6 +8837,7 @@ def logit(ks, self, eps=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('logit', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8818,6 +8892,7 @@ def atan2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('atan2', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -8889,6 +8964,7 @@ def copysign_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('copysign', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -8936,6 +9012,7 @@ def copysign_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('copysign', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8995,6 +9072,7 @@ def hypot(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hypot', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
@@ -9071,6 +9149,7 @@ def fmax(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmax', result)
     return result
 
 
@@ -9098,6 +9177,7 @@ def fmin(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmin', result)
     return result
 
 
@@ -9125,6 +9205,7 @@ def xlogy_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('xlogy', result)
     return result
 
 
@@ -9170,6 +9251,7 @@ def xlogy_Scalar_Self(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('xlogy', result)
     if _fw_levels and has_fw_grad(other):
         other_p = primal(other)
         other_t, = tangents(other)
@@ -9199,6 +9281,7 @@ def xlogy_Scalar_Other(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('xlogy', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9255,6 +9338,7 @@ def special_xlog1py(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_xlog1py', result)
     return result
 
 
@@ -9280,6 +9364,7 @@ def special_xlog1py_self_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_xlog1py', result)
     if _fw_levels and has_fw_grad(other):
         other_p = primal(other)
         other_t, = tangents(other)
@@ -9309,6 +9394,7 @@ def special_xlog1py_other_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_xlog1py', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9342,6 +9428,7 @@ def special_zeta(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_zeta', result)
     return result
 
 
@@ -9369,6 +9456,7 @@ def special_zeta_self_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_zeta', result)
     return result
 
 
@@ -9394,6 +9482,7 @@ def special_zeta_other_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_zeta', result)
     return result
 
 
@@ -9455,6 +9544,7 @@ def logaddexp2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('logaddexp2', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -9491,6 +9581,7 @@ def gelu(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('gelu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         approximate = kwargs.get('approximate', 'none')
@@ -9546,6 +9637,7 @@ def silu(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('silu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9600,6 +9692,7 @@ def softplus(ks, self, beta=1, threshold=20):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softplus', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9628,6 +9721,7 @@ def log_sigmoid_forward(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('log_sigmoid_forward', (result[0],))
         grad_fn.buffer_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -9656,6 +9750,7 @@ def log_sigmoid_backward(ks, grad_output, self, buffer):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('log_sigmoid_backward', result)
     return result
 
 
@@ -9676,6 +9771,7 @@ def gelu_backward(ks, grad_output, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('gelu_backward', result)
     return result
 
 
@@ -9705,6 +9801,7 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softplus_backward', result)
     return result
 
 
@@ -9731,6 +9828,7 @@ def hardtanh(ks, self, min_val=-1, max_val=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardtanh', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9781,6 +9879,7 @@ def hardtanh_backward(ks, grad_output, self, min_val, max_val):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardtanh_backward', result)
     return result
 
 
@@ -9800,6 +9899,7 @@ def elu(ks, self, alpha=1, scale=1, input_scale=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('elu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9857,6 +9957,7 @@ def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('elu_backward', result)
     return result
 
 
@@ -9882,6 +9983,7 @@ def celu(ks, self, alpha=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('celu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9922,6 +10024,7 @@ def hardsigmoid(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardsigmoid', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9975,6 +10078,7 @@ def hardsigmoid_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardsigmoid_backward', result)
     return result
 
 
@@ -9999,6 +10103,7 @@ def hardswish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardswish', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10046,6 +10151,7 @@ def hardswish_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardswish_backward', result)
     return result
 
 
@@ -10063,6 +10169,7 @@ def hardshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardshrink', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10094,6 +10201,7 @@ def hardshrink_backward(ks, grad_out, self, lambd):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardshrink_backward', result)
     return result
 
 
@@ -10119,6 +10227,7 @@ def softshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softshrink', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10150,6 +10259,7 @@ def softshrink_backward(ks, grad_output, self, lambd):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softshrink_backward', result)
     return result
 
 
@@ -10175,6 +10285,7 @@ def threshold(ks, self, threshold, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('threshold', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10223,6 +10334,7 @@ def mish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mish', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10278,6 +10390,7 @@ def _prelu_kernel(ks, self, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_prelu_kernel', result)
     return result
 
 
@@ -10298,6 +10411,7 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('_prelu_kernel_backward', (result[0], result[1],))
     return result
 
 
@@ -10325,6 +10439,7 @@ def glu(ks, self, dim=-1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('glu', result)
     return result
 
 
@@ -10345,6 +10460,7 @@ def glu_backward(ks, grad_output, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('glu_backward', result)
     return result
 
 
@@ -10360,6 +10476,7 @@ def sign(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('sign', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10405,6 +10522,7 @@ def floor(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('floor', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10450,6 +10568,7 @@ def ceil(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('ceil', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10495,6 +10614,7 @@ def trunc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('trunc', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10540,6 +10660,7 @@ def frac(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('frac', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj()).conj())
@@ -10585,6 +10706,7 @@ def round(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('round', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10630,6 +10752,7 @@ def round_decimals(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('round', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10765,6 +10888,7 @@ def remainder_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('remainder', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj()).conj())
@@ -10808,6 +10932,7 @@ def remainder_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('remainder', result)
     return result
 
 
@@ -10853,6 +10978,7 @@ def fmod_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmod', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj()).conj())
@@ -10896,6 +11022,7 @@ def fmod_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmod', result)
     return result
 
 
@@ -10944,6 +11071,7 @@ def clamp(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -11000,6 +11128,7 @@ def clamp_Tensor(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp', result)
     if _fw_levels and has_fw_grad(self, min, max):
         self_p = primal(self)
         min_p = primal(min)
@@ -11059,6 +11188,7 @@ def clamp_min(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_min', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -11115,6 +11245,7 @@ def clamp_min_Tensor(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_min', result)
     return result
 
 
@@ -11160,6 +11291,7 @@ def clamp_max(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_max', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -11216,6 +11348,7 @@ def clamp_max_Tensor(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_max', result)
     return result
 
 
@@ -11590,6 +11723,7 @@ def var_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('var', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         correction = kwargs.get('correction', None)
@@ -11615,6 +11749,7 @@ def std_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('std', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -11708,6 +11843,7 @@ def norm_Scalar(ks, self, p=2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11730,6 +11866,7 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11758,6 +11895,7 @@ def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11780,6 +11918,7 @@ def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11903,6 +12042,7 @@ def _euclidean_dist(ks, x1, x2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_euclidean_dist', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11924,6 +12064,7 @@ def _cdist_forward(ks, x1, x2, p, compute_mode):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_cdist_forward', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -12040,6 +12181,7 @@ def geqrf(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('geqrf', (result[0], result[1],))
     return result
 
 
@@ -12845,6 +12987,7 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_unique2', (result[0],))
     return result
 
 
@@ -12862,6 +13005,7 @@ def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=F
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('unique_dim', (result[0],))
     return result
 
 
@@ -12879,6 +13023,7 @@ def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('unique_consecutive', (result[0],))
     return result
 
 
@@ -13011,6 +13156,7 @@ def sort(ks, self, dim=-1, descending=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('sort', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13041,6 +13187,7 @@ def sort_stable(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('sort', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         dim = kwargs.get('dim', -1)
@@ -13080,6 +13227,7 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('topk', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13103,6 +13251,7 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('kthvalue', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13134,6 +13283,7 @@ def median_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('median', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13165,6 +13315,7 @@ def mode(ks, self, dim=-1, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('mode', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13194,6 +13345,7 @@ def median(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('median', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -13216,6 +13368,7 @@ def nanmedian(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nanmedian', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -13240,6 +13393,7 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('nanmedian', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13319,6 +13473,7 @@ def cummax(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('cummax', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13349,6 +13504,7 @@ def cummin(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('cummin', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13507,6 +13663,7 @@ def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_trilinear', result)
     return result
 
 
@@ -13536,6 +13693,7 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('max_pool2d_with_indices', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -13571,6 +13729,7 @@ def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('fractional_max_pool2d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -13602,6 +13761,7 @@ def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('fractional_max_pool3d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -13633,6 +13793,7 @@ def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, tra
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('rrelu_with_noise', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -13681,6 +13842,7 @@ def _pdist_forward(ks, self, p=2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_pdist_forward', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -13712,6 +13874,7 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('avg_pool2d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -13747,6 +13910,7 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool2d_backward', result)
     return result
 
 
@@ -13777,6 +13941,7 @@ def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('avg_pool3d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -13812,6 +13977,7 @@ def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool3d_backward', result)
     return result
 
 
@@ -13828,6 +13994,7 @@ def _adaptive_avg_pool3d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_adaptive_avg_pool3d', self_t, output_size))
@@ -13850,6 +14017,7 @@ def _adaptive_avg_pool3d_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool3d_backward', result)
     return result
 
 
@@ -13866,6 +14034,7 @@ def _adaptive_avg_pool2d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_adaptive_avg_pool2d', self_t, output_size))
@@ -13888,6 +14057,7 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool2d_backward', result)
     return result
 
 
@@ -13912,6 +14082,7 @@ def adaptive_max_pool2d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('adaptive_max_pool2d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -13944,6 +14115,7 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('adaptive_max_pool2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('adaptive_max_pool2d_backward', grad_output_t, self_t, indices))
@@ -13976,6 +14148,7 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('max_pool3d_with_indices', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -14006,6 +14179,7 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_pool3d_with_indices_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('max_pool3d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
@@ -14033,6 +14207,7 @@ def max_unpool2d(ks, self, indices, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_unpool2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('max_unpool2d', self_t, indices, output_size))
@@ -14060,6 +14235,7 @@ def max_unpool3d(ks, self, indices, output_size, stride, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_unpool3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('max_unpool3d', self_t, indices, output_size, stride, padding))
@@ -14087,6 +14263,7 @@ def adaptive_max_pool3d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('adaptive_max_pool3d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -14119,6 +14296,7 @@ def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('adaptive_max_pool3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('adaptive_max_pool3d_backward', grad_output_t, self_t, indices))
@@ -14565,6 +14743,7 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('native_batch_norm', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
     if _fw_levels and has_fw_grad(input, weight, bias):
@@ -14594,6 +14773,7 @@ def _to_sparse_sparse_dim(ks, self, sparse_dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse', result)
     return result
 
 
@@ -14613,6 +14793,7 @@ def _to_sparse(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse', result)
     return result
 
 
@@ -14632,6 +14813,7 @@ def _to_sparse_csr(ks, self, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_csr', result)
     return result
 
 
@@ -14651,6 +14833,7 @@ def _to_sparse_csc(ks, self, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_csc', result)
     return result
 
 
@@ -14670,6 +14853,7 @@ def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_bsr', result)
     return result
 
 
@@ -14689,6 +14873,7 @@ def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_bsc', result)
     return result
 
 
@@ -14801,6 +14986,7 @@ def _weight_norm_interface(ks, v, g, dim=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_weight_norm_interface', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -14835,6 +15021,7 @@ def mkldnn_rnn_layer(ks, input, weight0, weight1, weight2, weight3, hx_, cx_, re
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('mkldnn_rnn_layer', (result[0], result[1], result[2],))
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
@@ -14858,6 +15045,7 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('native_layer_norm', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
     if _fw_levels and has_fw_grad(input, weight, bias):
@@ -14892,6 +15080,7 @@ def _scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_scaled_dot_product_flash_attention_for_cpu', (result[0],))
         grad_fn.output_ = SavedVariable(result[0], True)
         grad_fn.logsumexp_ = SavedVariable(result[1], True)
     return result
@@ -14914,6 +15103,7 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('embedding', result)
     if _fw_levels and has_fw_grad(weight):
         weight_t, = tangents(weight)
         set_fw_grad(result, dispatcher.call('embedding', weight_t, indices, padding_idx, scale_grad_by_freq, sparse))
@@ -14944,6 +15134,7 @@ def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fractional_max_pool2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('fractional_max_pool2d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
@@ -14974,6 +15165,7 @@ def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fractional_max_pool3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('fractional_max_pool3d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
@@ -15001,6 +15193,7 @@ def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, traini
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('rrelu_with_noise_backward', result)
     return result
 
 
@@ -15019,6 +15212,7 @@ def _pdist_backward(ks, grad, self, p, pdist):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_pdist_backward', result)
     return result
 
 
@@ -15045,6 +15239,7 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('convolution_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15070,6 +15265,7 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_pool2d_with_indices_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('max_pool2d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
@@ -15102,6 +15298,7 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_batch_norm_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15124,6 +15321,7 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_group_norm', (result[0], result[1], result[2],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
     if _fw_levels and has_fw_grad(input, weight, bias):
@@ -15151,6 +15349,7 @@ def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, Hx
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_group_norm_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15174,6 +15373,7 @@ def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_layer_norm_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15191,6 +15391,7 @@ def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('embedding_dense_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('embedding_dense_backward', grad_output_t, indices, num_weights, padding_idx, scale_grad_by_freq))
@@ -15212,6 +15413,7 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_cdist_backward', result)
     return result
 
 
@@ -15238,6 +15440,7 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest1d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_nearest1d', self_t, output_size, scales))
@@ -15266,6 +15469,7 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest1d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_nearest1d_backward', grad_output_t, output_size, input_size, scales))
@@ -15296,6 +15500,7 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_nearest2d', self_t, output_size, scales_h, scales_w))
@@ -15325,6 +15530,7 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_nearest2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
@@ -15355,6 +15561,7 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_linear1d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_linear1d', self_t, output_size, align_corners, scales))
@@ -15384,6 +15591,7 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_linear1d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_linear1d_backward', grad_output_t, output_size, input_size, align_corners, scales))
@@ -15415,6 +15623,7 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bilinear2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_bilinear2d', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15445,6 +15654,7 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bilinear2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_bilinear2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15476,6 +15686,7 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_nearest3d', self_t, output_size, scales_d, scales_h, scales_w))
@@ -15506,6 +15717,7 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_nearest3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
@@ -15535,6 +15747,7 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact1d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d', self_t, output_size, scales))
@@ -15563,6 +15776,7 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact1d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d_backward', grad_output_t, output_size, input_size, scales))
@@ -15593,6 +15807,7 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d', self_t, output_size, scales_h, scales_w))
@@ -15622,6 +15837,7 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
@@ -15653,6 +15869,7 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d', self_t, output_size, scales_d, scales_h, scales_w))
@@ -15683,6 +15900,7 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
@@ -15715,6 +15933,7 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_trilinear3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_trilinear3d', self_t, output_size, align_corners, scales_d, scales_h, scales_w))
@@ -15746,6 +15965,7 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_trilinear3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_trilinear3d_backward', grad_output_t, output_size, input_size, align_corners, scales_d, scales_h, scales_w))
@@ -15777,6 +15997,7 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bicubic2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_bicubic2d', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15807,6 +16028,7 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bicubic2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_bicubic2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15838,6 +16060,7 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bilinear2d_aa', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15868,6 +16091,7 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bilinear2d_aa_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15899,6 +16123,7 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bicubic2d_aa', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15929,6 +16154,7 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bicubic2d_aa_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15960,6 +16186,7 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_lanczos2d_aa', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15990,6 +16217,7 @@ def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_lanczos2d_aa_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -16010,6 +16238,7 @@ def affine_grid_generator(ks, theta, size, align_corners):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('affine_grid_generator', result)
     if _fw_levels and has_fw_grad(theta):
         theta_t, = tangents(theta)
         set_fw_grad(result, dispatcher.call('affine_grid_generator', theta_t, size, align_corners))
@@ -16035,6 +16264,7 @@ def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_cor
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('grid_sampler_2d', result)
     return result
 
 
@@ -16058,6 +16288,7 @@ def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, p
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('grid_sampler_2d_backward', (result[0], result[1],))
     return result
 
 
@@ -16080,6 +16311,7 @@ def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_cor
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('grid_sampler_3d', result)
     return result
 
 
@@ -16103,6 +16335,7 @@ def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, p
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('grid_sampler_3d_backward', (result[0], result[1],))
     return result
 
 
@@ -16131,6 +16364,7 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_embedding_bag', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
         grad_fn.result3_ = SavedVariable(result[3], True)
@@ -16152,6 +16386,7 @@ def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, ma
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_embedding_bag_backward', result)
     return result
 
 
@@ -16170,6 +16405,7 @@ def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maxim
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_embedding_bag_dense_backward', result)
     return result
 
 
@@ -16191,6 +16427,7 @@ def _pack_padded_sequence(ks, input, lengths, batch_first):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_pack_padded_sequence', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
