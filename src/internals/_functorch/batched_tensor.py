@@ -51,7 +51,7 @@ class BatchedTensor(Tensor):
         their parts' (``argwhere`` runs torch's fallback, where its part ``nonzero`` is refused)
         are caught here, as their public functions are called; everything else passes through."""
         if getattr(func, "__name__", None) in CAUGHT_BEFORE_DECOMPOSITION:    # one set lookup for all others
-            from .batch_rules import run_before_decomposition
+            from .batch_rules import run_before_decomposition  # the rules sit above this class, which they build
 
             result = run_before_decomposition(func, args, kwargs or {})
             if result is not NotImplemented:
