@@ -214,3 +214,65 @@ def test_grad_accumulates_in_the_leaf_s_complex_dtype():
         z.abs().pow(2).sum().backward()
     assert_same(zi.grad, zt.grad, ulps=COMPLEX_ULPS)
     assert math.isclose(zi.grad[0, 0].item().real, 4.0)      # |z|^2 twice: 2 * 2 * Re z
+
+
+# ---- operators torch lists as differentiable at complex outputs, and those it refuses
+def _z(lib):
+    return lib.tensor(Z, dtype=lib.complex128, requires_grad=True)
+
+
+def _r(lib):
+    return lib.tensor([R, R], dtype=lib.float64, requires_grad=True).permute(1, 2, 0).contiguous()
+
+
+COMPLEX_OUTPUTS = {
+    # on torch's list: a graph through them
+    "view_as_complex": lambda L: L.view_as_complex(_r(L)),
+    "view_as_real_copy": lambda L: L.view_as_real_copy(_z(L)),
+    "unsafe_split": lambda L: L.unsafe_split(_z(L), 1)[1],
+    "unsafe_chunk": lambda L: L.unsafe_chunk(_z(L), 2, 1)[0],
+    "complex": lambda L: L.complex(_r(L)[..., 0], _r(L)[..., 1]),
+    "polar": lambda L: L.polar(_r(L)[..., 0].abs(), _r(L)[..., 1]),
+    "cumprod": lambda L: _z(L).cumprod(1),
+    "index_put": lambda L: _z(L).index_put((L.tensor([0]),), _z(L)[1]),
+    "in_place_zero": lambda L: _z(L).clone().zero_(),
+    "in_place_normal": lambda L: _z(L).clone().normal_(generator=L.Generator().manual_seed(0)),
+    # a Tensor[] result is not checked by torch's kernels either
+    "split_copy": lambda L: L.split_copy(_z(L), 1)[0],
+    "unsafe_split_with_sizes": lambda L: L.unsafe_split_with_sizes(_z(L), [1, 1])[1],
+    # off the list: refused
+    "view_as_complex_copy": lambda L: L.view_as_complex_copy(_r(L)),
+    "select_copy": lambda L: L.select_copy(_z(L), 0, 1),
+    "slice_copy": lambda L: L.slice_copy(_z(L), 1, 0, 1),
+    "select_scatter": lambda L: L.select_scatter(_z(L), _z(L)[0], 0, 0),
+    "slice_scatter": lambda L: L.slice_scatter(_z(L), _z(L)[:1], 0, 0, 1),
+    "nan_to_num": lambda L: _z(L).nan_to_num(),
+    "lift_fresh_copy": lambda L: L.ops.aten.lift_fresh_copy(_z(L)),
+    "neg_view_copy": lambda L: L.ops.aten._neg_view_copy(_z(L)),
+    "to_sparse": lambda L: _z(L).to_sparse(),
+    "to_sparse_csr": lambda L: _z(L).to_sparse_csr(),
+    "scatter_reduce": lambda L: _z(L).scatter_reduce(0, L.zeros(2, 2, dtype=L.int64), _z(L), "sum"),
+    "embedding": lambda L: L.nn.functional.embedding(L.tensor([1, 0]), _z(L)),
+    "pack_padded_sequence": lambda L: L.nn.utils.rnn.pack_padded_sequence(_z(L), [2, 1]).data,
+    "no_grad_needed": lambda L: L.select_copy(_z(L).detach(), 0, 1),
+}
+
+
+@pytest.mark.parametrize("name", COMPLEX_OUTPUTS)
+def test_complex_outputs_as_torch_allows_them(name):
+    """torch's kernels refuse a complex output that requires grad unless the operator is on its
+    list (GRADIENT_IMPLEMENTED_FOR_COMPLEX): the same error, or the same values and node."""
+    def run(lib):
+        try:
+            out = COMPLEX_OUTPUTS[name](lib)
+        except RuntimeError as exc:
+            return str(exc)
+        return out
+    ours, theirs = run(internals), run(torch)
+    if isinstance(theirs, str):
+        assert ours == theirs and "does not support automatic differentiation" in theirs
+        return
+    assert not isinstance(ours, str), ours
+    assert (ours.grad_fn and ours.grad_fn.name()) == (theirs.grad_fn and theirs.grad_fn.name())
+    if ours.layout == internals.strided:
+        assert_same(ours.detach(), theirs.detach(), ulps=COMPLEX_ULPS)

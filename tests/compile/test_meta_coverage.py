@@ -167,6 +167,7 @@ _EXTRA_CALLS = [
     'x.view(torch.int32), torch.complex(x, x), torch.view_as_real(torch.complex(x, x))',
     'torch.split_copy(x, 2, out=[torch.empty(2, 4), torch.empty(1, 4)]), torch.unbind_copy(x, 1, out=[torch.empty(0) '
     'for _ in range(4)]), torch.split_with_sizes_copy(x, [1, 3], 1, out=[torch.empty(0), torch.empty(0)])',
+    'torch.unsafe_split(x, 2), torch.unsafe_split_with_sizes(x, [1, 3], 1), x.unsafe_chunk(2, 1)',
     'torch.all(x, dim=(0, 1)), torch.any(x, dim=(0, 1)), torch.count_nonzero(x, dim=(0,))',
     'x.is_same_size(x), x.scatter(0, i[:1] % 3, 2.0, reduce="add")',
     'x.clone().scatter_(0, i[:1] % 3, 2.0, reduce="multiply")',

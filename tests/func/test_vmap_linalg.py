@@ -49,18 +49,20 @@ VALUES = {
         d["A"], d["b"]),
     "vmap_grad_matrix_exp": lambda lib, d: lib.func.vmap(lib.func.grad(lambda a: lib.linalg.matrix_exp(a).sum()))(
         d["A"] / 8),
+    # torch's batched key meets argwhere whole (a composite without a batching rule or a
+    # decomposition): its fallback runs each example, and equal counts stack
     "argwhere": lambda lib, d: lib.func.vmap(lib.argwhere)(d["b"]),
+    "argwhere_method_out_dim_1": lambda lib, d: lib.func.vmap(lambda a: (a > 0).argwhere(), out_dims=1)(
+        d["b"].abs()),
+    "argwhere_in_dim_1_nested": lambda lib, d: lib.func.vmap(lib.func.vmap(lib.argwhere), in_dims=1)(d["A"] + 1),
+    "inv_ex_unchecked_info": lambda lib, d: lib.func.vmap(lib.linalg.inv_ex)(d["S"]).info,
+    "cholesky_inverse": lambda lib, d: lib.func.vmap(lib.cholesky_inverse)(lib.linalg.cholesky(d["A"])),
+    "argwhere_of_scalars": lambda lib, d: lib.func.vmap(lib.argwhere)(d["b"][:, 0]),
+    "index_by_argwhere": lambda lib, d: lib.func.vmap(lambda a: a[lib.argwhere(a > -9)[:, 0]].sum())(d["b"]),
 }
 
 
-# torch's batched key meets argwhere itself (a composite without a batching rule: its fallback runs
-# each example, and equal counts stack); the package's batched values see operators after
-# composites are decomposed, so argwhere arrives as nonzero, which vmap refuses as torch's does
-_ARGWHERE = pytest.mark.xfail(reason="vmap sees argwhere decomposed into nonzero, whose refusal it meets",
-                              strict=True)
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_ARGWHERE) if n == "argwhere" else n for n in VALUES])
+@pytest.mark.parametrize("name", VALUES)
 def test_values_match_torch(name):
     _check(VALUES[name])
 
@@ -83,6 +85,31 @@ ERRORS = {
         lambda a: lib.nn.functional.ctc_loss(a, lib.tensor([[1, 2], [1, 3], [2, 2]]), lib.tensor([4, 4, 4]),
                                              lib.tensor([2, 2, 2])),
         (d["A"].transpose(0, 1).log_softmax(2),), (d["A"].transpose(0, 1),)),
+    # linalg.inv is inv_ex and a check of its info (an operator vmap's rule sees); the _ex kernels
+    # asked to check run on the whole batch, then check it: a failed matrix named by its place
+    "inv_singular": lambda lib, d: lib.func.vmap(lib.linalg.inv)(d["S"]),
+    "inverse_singular": lambda lib, d: lib.func.vmap(lib.inverse)(d["S"]),
+    "inv_batch_not_vmapped": lambda lib, d: lib.linalg.inv(d["S"]),
+    "inv_one_matrix": lambda lib, d: lib.linalg.inv(d["S"][1]),
+    "matrix_power_negative": lambda lib, d: lib.func.vmap(lambda a: lib.linalg.matrix_power(a, -1))(d["S"]),
+    "tensorinv": lambda lib, d: lib.func.vmap(lambda a: lib.linalg.tensorinv(a, 1))(d["S"]),
+    "grad_of_inv": lambda lib, d: lib.func.vmap(lib.func.grad(lambda a: lib.linalg.inv(a).sum()))(d["S"]),
+    "inv_ex_checked": lambda lib, d: lib.func.vmap(lambda a: lib.linalg.inv_ex(a, check_errors=True))(d["S"]),
+    "inv_ex_checked_not_vmapped": lambda lib, d: lib.linalg.inv_ex(d["S"], check_errors=True),
+    "inv_ex_checked_one_matrix": lambda lib, d: lib.linalg.inv_ex(d["S"][1], check_errors=True),
+    "cholesky_ex_checked": lambda lib, d: lib.func.vmap(lambda a: lib.linalg.cholesky_ex(a, check_errors=True))(
+        d["S"] - 1),
+    "lu_factor_ex_checked": lambda lib, d: lib.func.vmap(lambda a: lib.linalg.lu_factor_ex(a, check_errors=True))(
+        d["S"]),
+    "solve_ex_checked": lambda lib, d: lib.func.vmap(lambda a, b: lib.linalg.solve_ex(a, b, check_errors=True))(
+        d["S"], d["b"]),
+    "cholesky_inverse_singular": lambda lib, d: lib.func.vmap(lib.cholesky_inverse)(d["S"]),
+    "argwhere_unequal_counts": lambda lib, d: lib.func.vmap(lib.argwhere)(lib.tensor([[1., 0, 2], [0, 3, 0]])),
+    "argwhere_empty_batch": lambda lib, d: lib.func.vmap(lib.argwhere)(d["b"][:0]),
+    "nonzero": lambda lib, d: lib.func.vmap(lib.nonzero)(d["b"]),
+    "nonzero_as_tuple": lambda lib, d: lib.func.vmap(lambda a: lib.nonzero(a, as_tuple=True))(d["b"]),
+    "nonzero_method_as_tuple": lambda lib, d: lib.func.vmap(lambda a: a.nonzero(as_tuple=True))(d["b"]),
+    "where_condition_only": lambda lib, d: lib.func.vmap(lib.where)(d["b"]),
 }
 
 

@@ -274,3 +274,38 @@ def test_lstm_on_cuda_matches_cpu():
     for on_cpu, on_gpu in zip(*results):
         assert on_gpu.device.type == "cuda"
         assert_same(on_gpu.detach().to("cpu"), on_cpu.detach().to_torch(), **TOL64)
+
+
+# ---- the whole training graph
+def _graph_names(t):
+    """Each node's name in the graph behind ``t``, with how often it appears."""
+    seen, counts, todo = set(), {}, [t.grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        counts[fn.name()] = counts.get(fn.name(), 0) + 1
+        todo.extend(f for f, _ in fn.next_functions)
+    return counts
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "lstm_proj"])
+def test_training_graph_has_torchs_nodes(kind):
+    """The gates of a step are split with ``unsafe_chunk``, as torch's cells do: the graph
+    holds UnsafeSplitBackward0 nodes, no SplitBackward0 (float64: the layer by layer path,
+    not oneDNN's one node)."""
+    ours, theirs = twins(kind, num_layers=2)
+    x = torch.randn(4, 2, 3, dtype=torch.float64, requires_grad=True)
+    assert _graph_names(ours(I(x.detach()).requires_grad_())[0]) == _graph_names(theirs(x)[0])
+
+
+@pytest.mark.parametrize("cell", ["lstm_cell", "gru_cell"])
+def test_cell_graph_has_torchs_nodes(cell):
+    name, extra = CELLS[cell]
+    graphs = []
+    for lib in (internals, torch):
+        lib.manual_seed(0)
+        out = getattr(lib.nn, name)(3, 4, dtype=lib.float64, **extra)(lib.ones(2, 3, dtype=lib.float64))
+        graphs.append(_graph_names(as_tuple(out)[0]))
+    assert graphs[0] == graphs[1]

@@ -22,9 +22,9 @@ from ..autograd.grad_mode import InferenceMode
 from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls
 from ..c10.scalar_type import result_type
 from ..utils._pytree import tree_flatten, tree_unflatten
-from .batched_tensor import BatchedTensor, is_batched
+from .batched_tensor import CAUGHT_BEFORE_DECOMPOSITION, BatchedTensor, is_batched
 
-__all__ = ["run_batched", "set_fallback_warning", "register_rules"]
+__all__ = ["run_batched", "run_before_decomposition", "set_fallback_warning", "register_rules"]
 
 _RULES = {}     # operator name -> rule, for the rule families kept in their own modules
 
@@ -86,6 +86,12 @@ def _as_returned(result):
 _DYNAMIC_SHAPE = {"nonzero", "unique", "_unique", "_unique2", "unique_consecutive", "unique_dim"}
 
 
+def _refuse_dynamic_shape(name):
+    raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
+                       f"vmap over aten::{name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
+                       f"if you need this feature.")
+
+
 def _refuse_data_dependent(name):
     if name == "_local_scalar_dense":
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
@@ -93,13 +99,61 @@ def _refuse_data_dependent(name):
                            "operations. If error is occurring somewhere inside PyTorch internals, please file a "
                            "bug report.")
     if name in _DYNAMIC_SHAPE:
-        raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic shape. Attempted to "
-                           f"vmap over aten::{name}. Please file an issue at https://github.com/pytorch/pytorch/issues "
-                           f"if you need this feature.")
+        _refuse_dynamic_shape(name)
     if name in ("is_nonzero", "equal"):
         raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
                            "flow. We don't support that yet, please shout over at "
                            "https://github.com/pytorch/functorch/issues/257 .")
+
+
+# ------------------------------------------------- composites met before their decomposition
+def _argwhere_fallback(func, level, args, kwargs):
+    """``argwhere``: torch has no batching rule and no decomposition for it, so its fallback
+    loops over the batch and stacks, which works where every example has as many nonzeros (and
+    raises stack's error where they differ). Each example's call goes through the public
+    function again, so an inner vmap's batched slice meets this rule too."""
+    flat, spec = tree_flatten((args, kwargs))
+    size = _batch_size(level, flat)
+    if size == 0:
+        raise RuntimeError("Batching rule not implemented for aten::argwhere. The fallback path does not support vmap "
+                           "over dims of size 0.")
+    _warn_fallback("argwhere")
+    results = []
+    for b in range(size):
+        a, k = tree_unflatten([x._value[b] if is_batched(x, level) else x for x in flat], spec)
+        results.append(func(*a, **k))
+    return BatchedTensor(stack(results), level)
+
+
+def _nonzero_before_decomposition(func, level, args, kwargs):
+    """``nonzero(as_tuple=True)`` is torch's ``nonzero_numpy``, a composite with a list output,
+    which torch's fallback cannot run; plain ``nonzero`` reaches the dynamic-shape refusal."""
+    if not kwargs.get("as_tuple", False):
+        return NotImplemented
+    raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
+
+
+def _where_before_decomposition(func, level, args, kwargs):
+    """``where(condition)`` alone: torch's batched key refuses it by its own name, as dynamic shaped."""
+    if len(args) + len(kwargs) != 1:
+        return NotImplemented
+    _refuse_dynamic_shape("where")
+
+
+_BEFORE_DECOMPOSITION = {"argwhere": _argwhere_fallback, "nonzero": _nonzero_before_decomposition,
+                         "where": _where_before_decomposition}
+assert set(_BEFORE_DECOMPOSITION) == CAUGHT_BEFORE_DECOMPOSITION
+
+
+def run_before_decomposition(func, args, kwargs):
+    """The rule of a composite that torch's batched key meets whole, or NotImplemented."""
+    rule = _BEFORE_DECOMPOSITION.get(getattr(func, "__name__", None))
+    if rule is None:
+        return NotImplemented
+    levels = [a._level for a in tree_flatten((args, kwargs))[0] if isinstance(a, BatchedTensor)]
+    if not levels:
+        return NotImplemented
+    return rule(func, max(levels), args, kwargs)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -165,10 +219,7 @@ def _refuse_broadcast_into(self, level, flat):
 def _fallback(func, level, args, kwargs):
     """Run ``func`` once per batch element and stack the results (``batchedTensorForLoopFallback``)."""
     _refuse_unbatched_self(func, level, args, kwargs)
-    if _Flags.warn_fallback:
-        warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
-                      f"aten::{func.__name__}. Please file us an issue on GitHub so that we can prioritize its "
-                      f"implementation.", stacklevel=2)
+    _warn_fallback(func.__name__)
     flat, spec = tree_flatten((args, kwargs))
     size = _batch_size(level, flat)
     if size == 0:
@@ -180,6 +231,13 @@ def _fallback(func, level, args, kwargs):
     if _inplace(func):
         return args[0]
     return _stack_results(results, level, func)
+
+
+def _warn_fallback(name):
+    if _Flags.warn_fallback:
+        warnings.warn(f"There is a performance drop because we have not yet implemented the batching rule for "
+                      f"aten::{name}. Please file us an issue on GitHub so that we can prioritize its "
+                      f"implementation.", stacklevel=3)
 
 
 def _empty_batch(func, level, flat, spec):
@@ -571,9 +629,39 @@ def _check_errors_rule(func, level, args, kwargs):
     func(info._value, bound["api_name"], is_matrix=False)
 
 
+# the ``_ex`` kernels asked to check: torch's rules run each on the whole physical batch without
+# the check, then check that batch's info under the kernel's own API name, which names a failed
+# matrix by its place in vmap's batch
+_CHECKED_EX = {"linalg_inv_ex": "linalg.inv_ex", "linalg_cholesky_ex": "linalg.cholesky_ex",
+               "linalg_lu_factor_ex": "torch.linalg.lu_factor_ex", "_linalg_solve_ex": "torch.linalg.solve_ex"}
+
+
+def _checked_ex_rule(func, level, args, kwargs):
+    if not kwargs.get("check_errors", False):
+        return NotImplemented
+    result = run_batched(func, args, {**kwargs, "check_errors": False})
+    info = result[-1]
+    if is_batched(info, level):
+        ops.aten._linalg_check_errors(info._value, _CHECKED_EX[func.overloadpacket.__name__], is_matrix=False)
+    return result
+
+
+def _whole_batch_rule(func, level, args, kwargs):
+    """An operator on a batch of matrices, its one tensor batched: one call on the physical
+    tensor, whose own checks name a failed matrix by its place in the batch, as torch's rule
+    (``cholesky_inverse``) does."""
+    if any(is_batched(a, level) for a in tree_flatten((args[1:], kwargs))[0]):
+        return NotImplemented
+    return BatchedTensor(func(args[0]._value, *args[1:], **kwargs), level)
+
+
 def _rule_for(name, func):
     if name == "_linalg_check_errors":
         return _check_errors_rule
+    if name in _CHECKED_EX:
+        return _checked_ex_rule
+    if name == "cholesky_inverse":
+        return _whole_batch_rule
     if name in _RULES:
         return _RULES[name]
     if name in ("fill", "fill_"):

@@ -19,6 +19,8 @@ from .._tensor import Tensor
 
 __all__ = ["BatchedTensor", "add_batch_dim", "remove_batch_dim", "is_batched", "new_level"]
 
+# the public functions whose batched calls ``batch_rules.run_before_decomposition`` sees first
+CAUGHT_BEFORE_DECOMPOSITION = frozenset({"argwhere", "nonzero", "where"})
 _levels = itertools.count(1)     # unique and increasing: an inner vmap always has the higher level
 _lock = threading.Lock()
 
@@ -31,7 +33,6 @@ def new_level():
 class BatchedTensor(Tensor):
     """The logical view of a batch: ``_value`` has the batch in dim 0; ``_level`` says which vmap."""
 
-    __torch_function__ = _disabled_torch_function_impl
     _functorch_batched = True   # the FuncTorchBatched key: indexing keeps a 0-dim one a tensor index
 
     @staticmethod
@@ -41,6 +42,21 @@ class BatchedTensor(Tensor):
         r._value = value
         r._level = level
         return r
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Torch's FuncTorchBatched key sits above autograd, so it meets a composite operator
+        before the composite is decomposed; this class's dispatch hook is the Python key, below
+        autograd, and meets the parts. The few composites whose batched behaviour differs from
+        their parts' (``argwhere`` runs torch's fallback, where its part ``nonzero`` is refused)
+        are caught here, as their public functions are called; everything else passes through."""
+        if getattr(func, "__name__", None) in CAUGHT_BEFORE_DECOMPOSITION:    # one set lookup for all others
+            from .batch_rules import run_before_decomposition  # the rules sit above this class, which they build
+
+            result = run_before_decomposition(func, args, kwargs or {})
+            if result is not NotImplemented:
+                return result
+        return _disabled_torch_function_impl(func, types, args, kwargs)
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):

@@ -9104,6 +9104,45 @@ def THPVariable_unique_consecutive(*args, **kwargs):
     return _ops['unique_consecutive'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_int64(3))
 
 
+_unsafe_chunk_parser = PythonArgParser([
+    'unsafe_chunk(Tensor input, int64_t chunks, int64_t dim=0)',
+])
+
+
+def THPVariable_unsafe_chunk(*args, **kwargs):
+    _r = _unsafe_chunk_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+    return _ops['unsafe_chunk'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_unsafe_split_parser = PythonArgParser([
+    'unsafe_split(Tensor input, SymInt split_size, int64_t dim=0)',
+])
+
+
+def THPVariable_unsafe_split(*args, **kwargs):
+    _r = _unsafe_split_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+    return _ops['unsafe_split.Tensor'](_r.tensor(0), _r.to_symint(1), _r.to_int64(2))
+
+
+_unsafe_split_with_sizes_parser = PythonArgParser([
+    'unsafe_split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)',
+])
+
+
+def THPVariable_unsafe_split_with_sizes(*args, **kwargs):
+    _r = _unsafe_split_with_sizes_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+    return _ops['unsafe_split_with_sizes'](_r.tensor(0), _r.intlist(1), _r.to_int64(2))
+
+
 _unsqueeze_parser = PythonArgParser([
     'unsqueeze(Tensor input, int64_t dim)',
 ])
@@ -9998,6 +10037,9 @@ FUNCTIONS = named({
     'unflatten': THPVariable_unflatten,
     'unfold_copy': THPVariable_unfold_copy,
     'unique_consecutive': THPVariable_unique_consecutive,
+    'unsafe_chunk': THPVariable_unsafe_chunk,
+    'unsafe_split': THPVariable_unsafe_split,
+    'unsafe_split_with_sizes': THPVariable_unsafe_split_with_sizes,
     'unsqueeze': THPVariable_unsqueeze,
     'unsqueeze_copy': THPVariable_unsqueeze_copy,
     'var': THPVariable_var,

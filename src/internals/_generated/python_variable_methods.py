@@ -5400,6 +5400,45 @@ def THPVariable_uniform_(self, *args, **kwargs):
     return _ops['uniform_'](self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
 
 
+_unsafe_chunk_parser = PythonArgParser([
+    'unsafe_chunk(int64_t chunks, int64_t dim=0)',
+])
+
+
+def THPVariable_unsafe_chunk(self, *args, **kwargs):
+    _r = _unsafe_chunk_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+    return _ops['unsafe_chunk'](self, _r.to_int64(0), _r.to_int64(1))
+
+
+_unsafe_split_parser = PythonArgParser([
+    'unsafe_split(SymInt split_size, int64_t dim=0)',
+])
+
+
+def THPVariable_unsafe_split(self, *args, **kwargs):
+    _r = _unsafe_split_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+    return _ops['unsafe_split.Tensor'](self, _r.to_symint(0), _r.to_int64(1))
+
+
+_unsafe_split_with_sizes_parser = PythonArgParser([
+    'unsafe_split_with_sizes(SymIntArrayRef split_sizes, int64_t dim=0)',
+])
+
+
+def THPVariable_unsafe_split_with_sizes(self, *args, **kwargs):
+    _r = _unsafe_split_with_sizes_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+    return _ops['unsafe_split_with_sizes'](self, _r.intlist(0), _r.to_int64(1))
+
+
 _unsqueeze_parser = PythonArgParser([
     'unsqueeze(int64_t dim)',
 ])
@@ -6716,6 +6755,9 @@ METHODS = named({
     'unflatten': THPVariable_unflatten,
     'unfold': THPVariable_unfold,
     'uniform_': THPVariable_uniform_,
+    'unsafe_chunk': THPVariable_unsafe_chunk,
+    'unsafe_split': THPVariable_unsafe_split,
+    'unsafe_split_with_sizes': THPVariable_unsafe_split_with_sizes,
     'unsqueeze': THPVariable_unsqueeze,
     'unsqueeze_': THPVariable_unsqueeze_,
     'values': THPVariable_values,

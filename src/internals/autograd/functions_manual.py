@@ -1415,7 +1415,11 @@ def logcumsumexp_backward(grad, self, result, dim):
     def reverse_logcumsumexp(x):
         return x.flip([dim]).logcumsumexp(dim).flip([dim])
 
-    log_abs_grad = grad.abs().log()
+    # log|grad| where grad is 0 is masked out below, but its derivative 1/grad is not: a
+    # differentiating pass (``jacfwd`` of ``jacrev``, whose double vjp runs this formula's
+    # graph backward) multiplies the mask's 0 by it and gets NaN. 1 in those places keeps
+    # the values and makes that derivative 0, as torch's forward AD finds it
+    log_abs_grad = where(grad != 0, grad, 1.0).abs().log()
     log_grad_positive = where(grad > 0, log_abs_grad, lowest)
     log_grad_negative = where(grad < 0, log_abs_grad, lowest)
     output_pos = (reverse_logcumsumexp(log_grad_positive - result) + self).exp()
@@ -2819,9 +2823,14 @@ def clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t):
 
 
 def logcumsumexp_jvp(self_p, self_t, dim):
-    """cumsum(exp(x) t) / cumsum(exp(x)), with exp(x - max) for range (as logsumexp_jvp)."""
-    shifted = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() else self_p.exp()
-    return (shifted * self_t).cumsum(dim) / shifted.cumsum(dim)
+    """cumsum(exp(x) t) / cumsum(exp(x)), with exp(x - max) for range (as logsumexp_jvp; a complex
+    input is not shifted, as torch's max has no complex kernel). The denominator gets 1e-13, as
+    torch's does: a prefix of very negative values (the backward formula's lowest-float fill for a
+    zero gradient) has all its exponentials underflow to zero, and its tangent is then 0, not
+    0/0 -- what keeps ``hessian`` of a logcumsumexp finite."""
+    real = not self_p.dtype.is_complex and self_p.numel()
+    shifted = (self_p - self_p.amax(dim, True)).exp() if real else self_p.exp()
+    return (shifted * self_t).cumsum(dim) / (shifted.cumsum(dim) + 1e-13)
 
 
 def convolution_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, stride, padding, dilation, transposed,
@@ -2884,3 +2893,53 @@ def mkldnn_rnn_layer_differentiable_backward(input, weight0, weight1, weight2, w
     second backward reaches the input, the weights and the initial state through them."""
     return lstm_layer_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, grad_output, grad_hy, grad_cy,
                                reverse, batch_first)
+
+
+__all__ += ["cumprod_jvp", "linalg_det_jvp", "slogdet_jvp"]
+
+
+def cumprod_jvp(self_t, self_p, result, dim):
+    """The product rule along ``dim``: out_k = prod_{i<=k} x_i, so dout_k = dout_{k-1} x_k +
+    out_{k-1} t_k, a recurrence with no division, which stays exact where some x_i is zero."""
+    if self_p.dim() == 0:
+        return self_t.clone()
+    d = dim % self_p.dim()
+    steps = []
+    for k in range(self_p.shape[d]):
+        t_k = self_t.select(d, k)
+        steps.append(t_k if k == 0 else steps[-1] * self_p.select(d, k) + result.select(d, k - 1) * t_k)
+    return dispatcher.call("stack", steps, d) if steps else self_t.clone()
+
+
+def _trace_of_solve(dA, LU, pivots, use_A_T):
+    """tr(A^-1 dA) with the forward's LU factors (of A^T where ``use_A_T``: then the solve is
+    the adjoint one)."""
+    return linalg_lu_solve(LU, pivots, dA, adjoint=use_A_T).diagonal(0, -2, -1).sum(-1)
+
+
+def linalg_det_jvp(dA, det, LU, pivots, use_A_T):
+    """Jacobi's formula: d det(A) = det(A) tr(A^-1 dA)."""
+    return det * _trace_of_solve(dA, LU, pivots, use_A_T)
+
+
+def slogdet_jvp(LU, pivots, dA, sign, use_A_T):
+    """(sign's tangent, logabsdet's): log|det| moves by Re tr(A^-1 dA); a complex sign turns by
+    i Im tr(A^-1 dA), a real one does not move (its tangent is zeros)."""
+    trace = _trace_of_solve(dA, LU, pivots, use_A_T)
+    if not dA.dtype.is_complex:
+        return dispatcher.call("zeros_like", sign), trace
+    return sign * (1j * dispatcher.call("imag", trace)), dispatcher.call("real", trace)
+
+
+__all__ += ["complex_jvp", "polar_jvp"]
+
+
+def complex_jvp(real_t, imag_t):
+    """``complex`` is linear in its two parts: the tangent is the complex of theirs."""
+    return dispatcher.call("complex", real_t, imag_t)
+
+
+def polar_jvp(abs_p, abs_t, angle_p, angle_t):
+    """r e^{i theta} moves by dr e^{i theta} + i r dtheta e^{i theta}, written in its two parts."""
+    cos, sin = angle_p.cos(), angle_p.sin()
+    return complex_jvp(abs_t * cos - angle_t * abs_p * sin, abs_t * sin + angle_t * abs_p * cos)

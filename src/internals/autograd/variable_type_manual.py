@@ -21,7 +21,8 @@ from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import UINT64_MAX, Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "check_inplace", "check_no_requires_grad",
+__all__ = ["after_autograd", "as_int", "as_int_tuple", "strides_or_error", "check_complex_autograd", "check_inplace",
+           "check_no_requires_grad",
            "check_out_no_requires_grad",
            "mark_view", "record_view_fn", "replays_views",
            "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
@@ -156,6 +157,14 @@ def check_no_requires_grad(t, name, fn_name):
     if t is not None and t._requires_grad:
         raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to argument '{name}'. "
                            "This input cannot have requires_grad True.")
+
+
+def check_complex_autograd(name, outputs):
+    """An operator off torch's list of those differentiable at complex outputs may not give one
+    that requires grad (``throw_error_for_complex_autograd``)."""
+    for t in outputs if isinstance(outputs, (list, tuple)) else (outputs,):
+        if t is not None and t._requires_grad and t._impl.dtype.is_complex:
+            raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex dtype.")
 
 
 def check_inplace(t):

@@ -69,6 +69,37 @@ GEOMETRY_RE = re.compile(r"\bTensorGeometry\((\w+)\)")
 ZEROS_LIKE_RE = re.compile(r"\bzeros_like\((\w+)\)")
 NOT_A_FORMULA = {"name", "output_differentiability", "dispatch", "result"}
 
+# The operators whose complex outputs may require grad (torch's GRADIENT_IMPLEMENTED_FOR_COMPLEX
+# and its sparse additions, in gen_variable_type.py): any other operator with a derivative raises
+# when a complex output of its functional form would require grad, as torch's kernels check
+# (``throw_error_for_complex_autograd``); in-place forms are not checked, as torch's are not.
+GRADIENT_IMPLEMENTED_FOR_COMPLEX = frozenset("""
+    __radd__ __rmul__ _coalesce _conj _conj_physical _fft_c2c _fft_r2c _linalg_det _linalg_eigh _linalg_slogdet
+    _linalg_solve_ex _linalg_svd _neg_view _reshape_alias _reshape_copy _sparse_addmm
+    _sparse_coo_tensor_with_dims_and_tensors _sparse_sparse_matmul _to_copy _to_dense _unsafe_index
+    _unsafe_index_put _unsafe_masked_index _unsafe_masked_index_put_accumulate _unsafe_view acos acosh add addbmm
+    addcdiv addcmul addmm addmv addr alias alias_copy as_strided as_strided_copy as_strided_scatter asin asinh
+    atan atanh baddbmm block_diag bmm cat channel_shuffle cholesky cholesky_inverse cholesky_solve chunk clone
+    coalesce col2im complex conj_physical_ constant_pad_nd cos cosh cumprod cumsum cumulative_trapezoid diag
+    diag_embed diagonal diagonal_backward diagonal_copy diagonal_scatter div dot eig eq_ exp exp2 expand
+    expand_copy expm1 fill fill_ flip fliplr flipud gather im2col index index_add index_add_ index_copy index_fill
+    index_put index_select inverse ldexp lerp linalg_cholesky linalg_cholesky_ex linalg_cross linalg_eig
+    linalg_householder_product linalg_inv linalg_inv_ex linalg_lstsq linalg_lu linalg_lu_factor_ex linalg_lu_solve
+    linalg_matrix_exp linalg_pinv linalg_qr linalg_solve linalg_solve_triangular linalg_vector_norm linear log
+    log10 log1p log2 logaddexp logcumsumexp logsumexp lu lu_solve lu_unpack masked_fill masked_scatter
+    masked_scatter_backward masked_select matrix_exp mean mm mul mv nanmean nansum narrow_copy ne_ neg nonzero
+    ormqr outer permute permute_copy pixel_shuffle pixel_unshuffle polar pow prod put put_ reciprocal
+    reflection_pad1d reflection_pad1d_backward reflection_pad2d reflection_pad2d_backward reflection_pad3d
+    reflection_pad3d_backward renorm repeat replication_pad1d replication_pad1d_backward replication_pad2d
+    replication_pad2d_backward replication_pad3d replication_pad3d_backward reshape reshape_as resize resize_as
+    roll rot90 rsqrt rsub scatter scatter_add select select_backward sgn sigmoid sigmoid_backward sin sinc sinh
+    slice slice_backward solve sparse_mask sparse_sampled_addmm split split_with_sizes split_with_sizes_backward
+    sqrt squeeze squeeze_copy stack std_mean sub sum t t_copy take tan tanh tanh_backward to_sparse trace
+    transpose transpose_copy trapezoid triangular_solve tril triu unbind unbind_copy unfold unfold_backward
+    unfold_copy unsafe_split unsqueeze unsqueeze_copy values var_mean vdot view view_as view_as_complex view_copy
+    where zero_
+""".split())
+
 
 def _output_names(schema):
     """The outputs' names in formulas: their own, else ``result``, or ``result0``, ``result1``, ...
@@ -77,6 +108,20 @@ def _output_names(schema):
     if len(returns) == 1:
         return [returns[0].name or "result"]
     return [r.name or f"result{i}" for i, r in enumerate(returns)]
+
+
+# torch's conv1d/2d/3d and transposed forms split a complex convolution into three real ones
+# (``complex_convolution``), so its ``convolution`` never meets a complex output; the package's
+# convolution kernel takes complex tensors itself, and keeps its gradient for them
+_COMPLEX_THROUGH_OWN_KERNEL = frozenset({"convolution"})
+
+
+def _complex_outputs_checked(schema, inplace):
+    """Whether the kernel refuses complex outputs that require grad: a functional operator off
+    the list, with no ``Tensor[]`` result (torch's check passes over ``std::vector`` returns)."""
+    base = schema.name.name.base
+    return not (inplace or base in GRADIENT_IMPLEMENTED_FOR_COMPLEX or base in _COMPLEX_THROUGH_OWN_KERNEL
+                or any(r.type.is_list_like() for r in schema.returns))
 
 
 def _uses(formula, name):
@@ -560,6 +605,10 @@ def gen_kernel(info, schema):
         lines.append(f"        set_history(({', '.join(f'result[{outputs.index(o)}]' for o in diff)},), grad_fn)")
     else:
         lines.append("        set_history(result, grad_fn)")
+    if _complex_outputs_checked(schema, inplace):
+        diff = [o for o, d in zip(outputs, info.differentiable_outputs) if d] if len(outputs) > 1 else outputs
+        outs = "result" if len(outputs) == 1 else f"({', '.join(f'result[{outputs.index(o)}]' for o in diff)},)"
+        lines.append(f"        check_complex_autograd({schema.name.name.base!r}, {outs})")
     for s in info.saved.values():
         if s.is_output:
             value = "self" if inplace else ("result" if len(outputs) == 1 else f"result[{outputs.index(s.name)}]")
@@ -789,8 +838,8 @@ from .. import functions_manual as manual
 from ..forward_grad import LEVELS as _fw_levels
 from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
                             tangents)
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
-                                    check_out_no_requires_grad, strides_or_error,
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_complex_autograd, check_inplace,
+                                    check_no_requires_grad, check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, record_view_fn, replays_views, saved_inplace_result,
                                     set_inplace_view_history)
 {nodes}

@@ -215,7 +215,7 @@ def impl_linalg_inv_ex(outs, A, *, check_errors=False):
     _copy_back(inverse, written)
     dispatcher.call("copy_", info, codes)
     if check_errors:
-        _check_errors(info, "linalg.inv", singular="diagonal")
+        _check_errors(info, "linalg.inv_ex", singular="diagonal")
     return result
 
 
@@ -239,8 +239,12 @@ def perturbed_lu_inverse(LU, pivots, trans):
 
 
 def linalg_inv(A):
-    """``linalg_inv``, CompositeImplicitAutograd: ``linalg_inv_ex`` that raises for a singular matrix."""
-    return dispatcher.call("linalg_inv_ex", A, check_errors=True)[0]
+    """``linalg_inv``, CompositeImplicitAutograd: ``linalg_inv_ex``, its info checked by the
+    ``_linalg_check_errors`` operator, so that vmap's rule for it names a singular matrix by
+    its place in the batch."""
+    inverse, info = dispatcher.call("linalg_inv_ex", A)
+    dispatcher.call("_linalg_check_errors", info, "linalg.inv", is_matrix=A.dim() == 2)
+    return inverse
 
 
 def inverse(A):

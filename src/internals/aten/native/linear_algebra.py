@@ -17,7 +17,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided_generic
 from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device
-from .batch_linear_algebra import _check_errors, _check_floating, _check_matrix, _square_check, _warn_once
+from .batch_linear_algebra import _check_floating, _check_matrix, _square_check, _warn_once
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .resize import resize_output
@@ -335,7 +335,7 @@ def linalg_tensorinv(A, ind=2):
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
     inverse, info = dispatcher.call("linalg_inv_ex", dispatcher.call("reshape", A, [cols, cols]))
-    _check_errors(info, "inv", singular="inverse")
+    dispatcher.call("_linalg_check_errors", info, "inv", is_matrix=True)   # an operator: vmap's rule sees it
     return dispatcher.call("reshape", inverse, shape[ind:] + shape[:ind])
 
 

@@ -681,6 +681,36 @@ def chunk(x, chunks, dim=0):
     return dispatcher.call("split.Tensor", x, split_size, dim)
 
 
+# ---- unsafe_split (TensorShape.cpp): split's pieces, not tracked as views
+def _unviewed(pieces):
+    """Each piece over the same memory with a version counter of its own and no base, as torch's
+    ``unsafe_split`` gives: for callers (the RNN cells) that never write into them, so autograd
+    need not treat a write into one as a write into the input."""
+    return tuple(type(p)._from_impl(alias_impl(p, tuple(p.shape), p.stride(), p.storage_offset(), None, None))
+                 for p in pieces)
+
+
+def unsafe_split(x, split_size, dim=0):
+    return _unviewed(dispatcher.call("split.Tensor", x, split_size, dim))
+
+
+def unsafe_split_with_sizes(x, split_sizes, dim=0):
+    return _unviewed(dispatcher.call("split_with_sizes", x, split_sizes, dim))
+
+
+def unsafe_chunk(x, chunks, dim=0):
+    """``unsafe_chunk``, CompositeImplicitAutograd: chunk's arithmetic over ``unsafe_split``."""
+    if x.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = x.shape[wrap_dim(dim, x.dim())]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        return dispatcher.call("unsafe_split_with_sizes", x, [0] * chunks, dim)
+    return dispatcher.call("unsafe_split.Tensor", x, split_size, dim)
+
+
 # ---- tensor_split (TensorShape.cpp): pieces as ``slice.Tensor`` views, so each has SliceBackward0
 def _tensor_split_dim(x, dim):
     if x.dim() == 0:

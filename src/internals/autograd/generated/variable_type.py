@@ -16,8 +16,8 @@ from .. import functions_manual as manual
 from ..forward_grad import LEVELS as _fw_levels
 from ..forward_grad import (check_no_fw_grad, check_out_no_fw_grad, has_fw_grad, primal, promoted, set_fw_grad,
                             tangents)
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
-                                    check_out_no_requires_grad, strides_or_error,
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_complex_autograd, check_inplace,
+                                    check_no_requires_grad, check_out_no_requires_grad, strides_or_error,
                                     mark_view, rebase_history, record_view_fn, replays_views, saved_inplace_result,
                                     set_inplace_view_history)
 from ..functions_manual import TensorGeometry, TypeAndSize
@@ -451,6 +451,8 @@ from .functions import (
     Unique2Backward0,
     UniqueConsecutiveBackward0,
     UniqueDimBackward0,
+    UnsafeSplitBackward0,
+    UnsafeSplitWithSizesBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward0_copy,
@@ -747,6 +749,8 @@ OPS = {
     'unfold_backward': dispatcher.find('unfold_backward'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
+    'unsafe_split.Tensor': dispatcher.find('unsafe_split.Tensor'),
+    'unsafe_split_with_sizes': dispatcher.find('unsafe_split_with_sizes'),
     'cat': dispatcher.find('cat'),
     'cat.out': dispatcher.find('cat.out'),
     'stack': dispatcher.find('stack'),
@@ -1464,6 +1468,7 @@ def abs(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('abs', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         fwp_result = primal(result)
@@ -1565,6 +1570,7 @@ def angle(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('angle', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         fwp_result = primal(result)
@@ -1594,6 +1600,7 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nan_to_num', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -1795,6 +1802,7 @@ def relu(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('relu', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         fwp_result = primal(result)
@@ -1838,6 +1846,7 @@ def leaky_relu(ks, self, negative_slope=0.01):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('leaky_relu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -1889,6 +1898,7 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('leaky_relu_backward', result)
     return result
 
 
@@ -1916,6 +1926,7 @@ def threshold_backward(ks, grad_output, self, threshold):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('threshold_backward', result)
     return result
 
 
@@ -2720,6 +2731,7 @@ def maximum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('maximum', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -2757,6 +2769,7 @@ def minimum(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('minimum', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -3294,6 +3307,7 @@ def amax(ks, self, dim=(), keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('amax', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3326,6 +3340,7 @@ def amin(ks, self, dim=(), keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('amin', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3360,6 +3375,7 @@ def aminmax(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('aminmax', (result[0], result[1],))
         grad_fn.min_ = SavedVariable(result[0], True)
         grad_fn.max_ = SavedVariable(result[1], True)
     return result
@@ -3388,6 +3404,7 @@ def max_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('max', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -3417,6 +3434,7 @@ def max(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3441,6 +3459,7 @@ def min_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('min', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -3470,6 +3489,7 @@ def min(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('min', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3493,6 +3513,7 @@ def _softmax(ks, self, dim, half_to_float):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_softmax', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3524,6 +3545,7 @@ def _log_softmax(ks, self, dim, half_to_float):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_log_softmax', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -3558,6 +3580,7 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_softmax_backward_data', result)
     return result
 
 
@@ -3586,6 +3609,7 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_log_softmax_backward_data', result)
     return result
 
 
@@ -3624,6 +3648,7 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('nll_loss_forward', (result[0],))
         grad_fn.total_weight_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
@@ -3660,6 +3685,7 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nll_loss_backward', result)
     return result
 
 
@@ -3684,6 +3710,7 @@ def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('nll_loss2d_forward', (result[0],))
         grad_fn.total_weight_ = SavedVariable(result[1], True)
     return result
 
@@ -3709,6 +3736,7 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nll_loss2d_backward', result)
     return result
 
 
@@ -3735,6 +3763,7 @@ def mse_loss(ks, self, target, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mse_loss', result)
     if _fw_levels and has_fw_grad(self, target):
         self_p = primal(self)
         target_p = primal(target)
@@ -3761,6 +3790,7 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mse_loss_backward', result)
     return result
 
 
@@ -3790,6 +3820,7 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('smooth_l1_loss', result)
     return result
 
 
@@ -3812,6 +3843,7 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('smooth_l1_loss_backward', result)
     return result
 
 
@@ -3833,6 +3865,7 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('huber_loss', result)
     return result
 
 
@@ -3855,6 +3888,7 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('huber_loss_backward', result)
     return result
 
 
@@ -3877,6 +3911,7 @@ def soft_margin_loss(ks, self, target, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('soft_margin_loss', result)
     return result
 
 
@@ -3900,6 +3935,7 @@ def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('soft_margin_loss_backward', result)
     return result
 
 
@@ -3925,6 +3961,7 @@ def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1)
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('multi_margin_loss', result)
     return result
 
 
@@ -3945,6 +3982,7 @@ def multilabel_margin_loss_forward(ks, self, target, reduction):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('multilabel_margin_loss_forward', (result[0],))
         grad_fn.is_target_ = SavedVariable(result[1], True)
     return result
 
@@ -3971,6 +4009,7 @@ def _ctc_loss(ks, log_probs, targets, input_lengths, target_lengths, blank=0, ze
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_ctc_loss', (result[0],))
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
@@ -4000,6 +4039,7 @@ def _ctc_loss_Tensor(ks, log_probs, targets, input_lengths, target_lengths, blan
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_ctc_loss', (result[0],))
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
@@ -4024,6 +4064,7 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_ctc_loss_backward', result)
     return result
 
 
@@ -4047,6 +4088,7 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('binary_cross_entropy', result)
     return result
 
 
@@ -4071,6 +4113,7 @@ def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, re
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('binary_cross_entropy_backward', result)
     return result
 
 
@@ -4096,6 +4139,7 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('binary_cross_entropy_with_logits', result)
     return result
 
 
@@ -4409,6 +4453,7 @@ def lift_fresh_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('lift_fresh_copy', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('lift_fresh_copy', self_t))
@@ -4479,6 +4524,7 @@ def _neg_view_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_neg_view_copy', result)
     return result
 
 
@@ -4540,6 +4586,7 @@ def view_as_real(ks, self):
         record_view_fn(result, self, lambda _v: dispatcher.call('view_as_real', _v))
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('view_as_real', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('view_as_real', self_t))
@@ -4568,8 +4615,6 @@ def view_as_complex(ks, self):
 
 
 def complex(ks, real, imag):
-    if _fw_levels:
-        check_no_fw_grad('complex', real, imag)
     grad_fn = None
     if _grad_mode.grad_enabled and (real._requires_grad or imag._requires_grad):
         grad_fn = ComplexBackward0()
@@ -4581,12 +4626,13 @@ def complex(ks, real, imag):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(real, imag):
+        real_t, imag_t = tangents(real, imag)
+        set_fw_grad(result, manual.complex_jvp(real_t, imag_t))
     return result
 
 
 def polar(ks, abs, angle):
-    if _fw_levels:
-        check_no_fw_grad('polar', abs, angle)
     grad_fn = None
     if _grad_mode.grad_enabled and (abs._requires_grad or angle._requires_grad):
         grad_fn = PolarBackward0()
@@ -4599,6 +4645,11 @@ def polar(ks, abs, angle):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(abs, angle):
+        abs_p = primal(abs)
+        angle_p = primal(angle)
+        abs_t, angle_t = tangents(abs, angle)
+        set_fw_grad(result, manual.polar_jvp(abs_p, abs_t, angle_p, angle_t))
     return result
 
 
@@ -5084,6 +5135,7 @@ def select_copy_int(ks, self, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('select_copy', result)
     return result
 
 
@@ -5114,6 +5166,7 @@ def slice_copy_Tensor(ks, self, dim=0, start=None, end=None, step=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('slice_copy', result)
     return result
 
 
@@ -5326,6 +5379,7 @@ def view_as_real_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('view_as_real_copy', result)
     return result
 
 
@@ -5351,6 +5405,7 @@ def view_as_complex_copy(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('view_as_complex_copy', result)
     return result
 
 
@@ -5552,6 +5607,7 @@ def zero(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('zero', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('zero', self_t))
@@ -5575,6 +5631,7 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('slice_scatter', result)
     if _fw_levels and has_fw_grad(self, src):
         self_t, src_t = tangents(self, src)
         set_fw_grad(result, dispatcher.call('slice_scatter', self_t, src_t, dim, start, end, step))
@@ -5596,6 +5653,7 @@ def select_scatter(ks, self, src, dim, index):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('select_scatter', result)
     if _fw_levels and has_fw_grad(self, src):
         self_t, src_t = tangents(self, src)
         set_fw_grad(result, dispatcher.call('select_scatter', self_t, src_t, dim, index))
@@ -5717,6 +5775,8 @@ def split_Tensor(ks, self, split_size, dim=0):
 
 
 def split_with_sizes(ks, self, split_sizes, dim=0):
+    if _fw_levels:
+        check_no_fw_grad('split_with_sizes', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SplitWithSizesBackward0()
@@ -5733,9 +5793,50 @@ def split_with_sizes(ks, self, split_sizes, dim=0):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def unsafe_split_Tensor(ks, self, split_size, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsafeSplitBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_size_ = as_int(split_size)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unsafe_split.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
-        set_fw_grad(result, dispatcher.call('split_with_sizes', self_t, split_sizes, dim))
+        set_fw_grad(result, dispatcher.call('unsafe_split.Tensor', self_t, split_size, dim))
+    return result
+
+
+def unsafe_split_with_sizes(ks, self, split_sizes, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsafeSplitWithSizesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_sizes_ = as_int_tuple(split_sizes)
+        grad_fn.dim_ = as_int(dim)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['unsafe_split_with_sizes'].redispatch(after_autograd(ks), self, split_sizes, dim)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, dispatcher.call('unsafe_split_with_sizes', self_t, split_sizes, dim))
     return result
 
 
@@ -6138,6 +6239,7 @@ def _index_put_impl(ks, self, indices, values, accumulate=False, unsafe=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_index_put_impl', result)
     if _fw_levels and has_fw_grad(self, values):
         self_t, values_t = tangents(self, values)
         set_fw_grad(result, self_t.index_put(indices, values_t, accumulate))
@@ -6504,6 +6606,7 @@ def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('scatter_reduce', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -6857,6 +6960,7 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('normal', result)
     if _fw_levels and has_fw_grad(mean):
         mean_t, = tangents(mean)
         set_fw_grad(result, (manual.zeros_like(mean_t.conj())).conj())
@@ -6883,6 +6987,7 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('normal', result)
     if _fw_levels and has_fw_grad(std):
         std_t, = tangents(std)
         set_fw_grad(result, (manual.zeros_like(std_t.conj())).conj())
@@ -6911,6 +7016,7 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('normal', result)
     return result
 
 
@@ -7006,6 +7112,7 @@ def bernoulli(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('bernoulli', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -7063,6 +7170,7 @@ def bernoulli_p(ks, self, p, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('bernoulli', result)
     return result
 
 
@@ -7819,6 +7927,7 @@ def erf(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('erf', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -7871,6 +7980,7 @@ def erfc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('erfc', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -7923,6 +8033,7 @@ def special_erfcx(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_erfcx', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -7952,6 +8063,7 @@ def special_ndtri(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_ndtri', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         fwp_result = primal(result)
@@ -7981,6 +8093,7 @@ def special_log_ndtr(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_log_ndtr', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8210,6 +8323,7 @@ def lgamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('lgamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8262,6 +8376,7 @@ def digamma(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('digamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8323,6 +8438,7 @@ def polygamma(ks, n, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('polygamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8372,6 +8488,7 @@ def mvlgamma(ks, self, p):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mvlgamma', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8417,6 +8534,7 @@ def erfinv(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('erfinv', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8469,6 +8587,7 @@ def i0(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('i0', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8521,6 +8640,7 @@ def special_i0e(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_i0e', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8551,6 +8671,7 @@ def special_i1(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_i1', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8581,6 +8702,7 @@ def special_i1e(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_i1e', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8662,6 +8784,7 @@ def deg2rad(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('deg2rad', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.deg2rad_backward(self_t.conj())).conj())
@@ -8707,6 +8830,7 @@ def rad2deg(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('rad2deg', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.rad2deg_backward(self_t.conj())).conj())
@@ -8754,6 +8878,7 @@ def logit(ks, self, eps=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('logit', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -8808,6 +8933,7 @@ def atan2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('atan2', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -8879,6 +9005,7 @@ def copysign_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('copysign', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -8926,6 +9053,7 @@ def copysign_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('copysign', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -8985,6 +9113,7 @@ def hypot(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hypot', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
@@ -9061,6 +9190,7 @@ def fmax(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmax', result)
     return result
 
 
@@ -9088,6 +9218,7 @@ def fmin(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmin', result)
     return result
 
 
@@ -9115,6 +9246,7 @@ def xlogy_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('xlogy', result)
     return result
 
 
@@ -9160,6 +9292,7 @@ def xlogy_Scalar_Self(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('xlogy', result)
     if _fw_levels and has_fw_grad(other):
         other_p = primal(other)
         other_t, = tangents(other)
@@ -9189,6 +9322,7 @@ def xlogy_Scalar_Other(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('xlogy', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9245,6 +9379,7 @@ def special_xlog1py(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_xlog1py', result)
     return result
 
 
@@ -9270,6 +9405,7 @@ def special_xlog1py_self_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_xlog1py', result)
     if _fw_levels and has_fw_grad(other):
         other_p = primal(other)
         other_t, = tangents(other)
@@ -9299,6 +9435,7 @@ def special_xlog1py_other_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_xlog1py', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9332,6 +9469,7 @@ def special_zeta(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_zeta', result)
     return result
 
 
@@ -9359,6 +9497,7 @@ def special_zeta_self_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_zeta', result)
     return result
 
 
@@ -9384,6 +9523,7 @@ def special_zeta_other_scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('special_zeta', result)
     return result
 
 
@@ -9445,6 +9585,7 @@ def logaddexp2(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('logaddexp2', result)
     if _fw_levels and has_fw_grad(self, other):
         self_p = primal(self)
         other_p = primal(other)
@@ -9481,6 +9622,7 @@ def gelu(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('gelu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         approximate = kwargs.get('approximate', 'none')
@@ -9536,6 +9678,7 @@ def silu(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('silu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9590,6 +9733,7 @@ def softplus(ks, self, beta=1, threshold=20):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softplus', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9618,6 +9762,7 @@ def log_sigmoid_forward(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('log_sigmoid_forward', (result[0],))
         grad_fn.buffer_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -9646,6 +9791,7 @@ def log_sigmoid_backward(ks, grad_output, self, buffer):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('log_sigmoid_backward', result)
     return result
 
 
@@ -9666,6 +9812,7 @@ def gelu_backward(ks, grad_output, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('gelu_backward', result)
     return result
 
 
@@ -9695,6 +9842,7 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softplus_backward', result)
     return result
 
 
@@ -9721,6 +9869,7 @@ def hardtanh(ks, self, min_val=-1, max_val=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardtanh', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9771,6 +9920,7 @@ def hardtanh_backward(ks, grad_output, self, min_val, max_val):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardtanh_backward', result)
     return result
 
 
@@ -9790,6 +9940,7 @@ def elu(ks, self, alpha=1, scale=1, input_scale=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('elu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9847,6 +9998,7 @@ def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('elu_backward', result)
     return result
 
 
@@ -9872,6 +10024,7 @@ def celu(ks, self, alpha=1.0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('celu', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9912,6 +10065,7 @@ def hardsigmoid(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardsigmoid', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -9965,6 +10119,7 @@ def hardsigmoid_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardsigmoid_backward', result)
     return result
 
 
@@ -9989,6 +10144,7 @@ def hardswish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardswish', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10036,6 +10192,7 @@ def hardswish_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardswish_backward', result)
     return result
 
 
@@ -10053,6 +10210,7 @@ def hardshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardshrink', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10084,6 +10242,7 @@ def hardshrink_backward(ks, grad_out, self, lambd):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('hardshrink_backward', result)
     return result
 
 
@@ -10109,6 +10268,7 @@ def softshrink(ks, self, lambd=0.5):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softshrink', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10140,6 +10300,7 @@ def softshrink_backward(ks, grad_output, self, lambd):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('softshrink_backward', result)
     return result
 
 
@@ -10165,6 +10326,7 @@ def threshold(ks, self, threshold, value):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('threshold', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10213,6 +10375,7 @@ def mish(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('mish', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10268,6 +10431,7 @@ def _prelu_kernel(ks, self, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_prelu_kernel', result)
     return result
 
 
@@ -10288,6 +10452,7 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('_prelu_kernel_backward', (result[0], result[1],))
     return result
 
 
@@ -10315,6 +10480,7 @@ def glu(ks, self, dim=-1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('glu', result)
     return result
 
 
@@ -10335,6 +10501,7 @@ def glu_backward(ks, grad_output, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('glu_backward', result)
     return result
 
 
@@ -10350,6 +10517,7 @@ def sign(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('sign', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10395,6 +10563,7 @@ def floor(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('floor', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10440,6 +10609,7 @@ def ceil(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('ceil', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10485,6 +10655,7 @@ def trunc(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('trunc', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10530,6 +10701,7 @@ def frac(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('frac', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj()).conj())
@@ -10575,6 +10747,7 @@ def round(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('round', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10620,6 +10793,7 @@ def round_decimals(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('round', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (manual.zeros_like(self_t.conj())).conj())
@@ -10755,6 +10929,7 @@ def remainder_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('remainder', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj()).conj())
@@ -10798,6 +10973,7 @@ def remainder_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('remainder', result)
     return result
 
 
@@ -10843,6 +11019,7 @@ def fmod_Scalar(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmod', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, (self_t.conj()).conj())
@@ -10886,6 +11063,7 @@ def fmod_Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fmod', result)
     return result
 
 
@@ -10934,6 +11112,7 @@ def clamp(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -10990,6 +11169,7 @@ def clamp_Tensor(ks, self, min=None, max=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp', result)
     if _fw_levels and has_fw_grad(self, min, max):
         self_p = primal(self)
         min_p = primal(min)
@@ -11049,6 +11229,7 @@ def clamp_min(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_min', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -11105,6 +11286,7 @@ def clamp_min_Tensor(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_min', result)
     return result
 
 
@@ -11150,6 +11332,7 @@ def clamp_max(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_max', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -11206,6 +11389,7 @@ def clamp_max_Tensor(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('clamp_max', result)
     return result
 
 
@@ -11580,6 +11764,7 @@ def var_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('var', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         correction = kwargs.get('correction', None)
@@ -11605,6 +11790,7 @@ def std_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('std', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -11698,6 +11884,7 @@ def norm_Scalar(ks, self, p=2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11720,6 +11907,7 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11748,6 +11936,7 @@ def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11770,6 +11959,7 @@ def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11893,6 +12083,7 @@ def _euclidean_dist(ks, x1, x2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_euclidean_dist', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -11914,13 +12105,12 @@ def _cdist_forward(ks, x1, x2, p, compute_mode):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_cdist_forward', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def _linalg_det(ks, A):
-    if _fw_levels:
-        check_no_fw_grad('_linalg_det', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgDetBackward0()
@@ -11936,6 +12126,13 @@ def _linalg_det(ks, A):
         grad_fn.result_ = SavedVariable(result[0], True)
         grad_fn.LU_ = SavedVariable(result[1], True)
         grad_fn.pivots_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(A):
+        A_p = primal(A)
+        fwp_result = primal(result[0])
+        fwp_LU = primal(result[1])
+        fwp_pivots = primal(result[2])
+        A_t, = tangents(A)
+        set_fw_grad(result[0], manual.linalg_det_jvp(A_t, fwp_result, fwp_LU, fwp_pivots, A_p.is_contiguous() and not A_p.dtype.is_complex))
     return result
 
 
@@ -11948,8 +12145,6 @@ def _linalg_det_result(ks, A, **kwargs):
 
 
 def _linalg_slogdet(ks, A):
-    if _fw_levels:
-        check_no_fw_grad('_linalg_slogdet', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSlogdetBackward0()
@@ -11965,6 +12160,14 @@ def _linalg_slogdet(ks, A):
         grad_fn.sign_ = SavedVariable(result[0], True)
         grad_fn.LU_ = SavedVariable(result[2], True)
         grad_fn.pivots_ = SavedVariable(result[3], True)
+    if _fw_levels and has_fw_grad(A):
+        A_p = primal(A)
+        fwp_sign = primal(result[0])
+        fwp_LU = primal(result[2])
+        fwp_pivots = primal(result[3])
+        A_t, = tangents(A)
+        set_fw_grad(result[0], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[0])
+        set_fw_grad(result[1], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[1])
     return result
 
 
@@ -12019,6 +12222,7 @@ def geqrf(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('geqrf', (result[0], result[1],))
     return result
 
 
@@ -12824,6 +13028,7 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_unique2', (result[0],))
     return result
 
 
@@ -12841,6 +13046,7 @@ def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=F
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('unique_dim', (result[0],))
     return result
 
 
@@ -12858,6 +13064,7 @@ def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('unique_consecutive', (result[0],))
     return result
 
 
@@ -12990,6 +13197,7 @@ def sort(ks, self, dim=-1, descending=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('sort', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13020,6 +13228,7 @@ def sort_stable(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('sort', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         dim = kwargs.get('dim', -1)
@@ -13059,6 +13268,7 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('topk', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13082,6 +13292,7 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('kthvalue', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13113,6 +13324,7 @@ def median_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('median', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13144,6 +13356,7 @@ def mode(ks, self, dim=-1, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('mode', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13173,6 +13386,7 @@ def median(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('median', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -13195,6 +13409,7 @@ def nanmedian(ks, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('nanmedian', result)
         grad_fn.result_ = SavedVariable(result, True)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
@@ -13219,6 +13434,7 @@ def nanmedian_dim(ks, self, dim, keepdim=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('nanmedian', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13298,6 +13514,7 @@ def cummax(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('cummax', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13328,6 +13545,7 @@ def cummin(ks, self, dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('cummin', (result[0],))
         grad_fn.indices_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_indices = primal(result[1])
@@ -13345,8 +13563,6 @@ def cummin_out(ks, self, dim, **kwargs):
 
 
 def cumprod(ks, self, dim, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('cumprod', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CumprodBackward0()
@@ -13362,12 +13578,16 @@ def cumprod(ks, self, dim, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        dtype = kwargs.get('dtype', None)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.cumprod_jvp(self_t, self_p, fwp_result, dim).to(self_p.dtype if dtype is None else dtype))
     return result
 
 
 def cumprod_(ks, self, dim, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('cumprod_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -13376,6 +13596,9 @@ def cumprod_(ks, self, dim, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.dim_ = as_int(dim)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['cumprod_'].redispatch(after_autograd(ks), self, dim, **kwargs)
@@ -13384,6 +13607,12 @@ def cumprod_(ks, self, dim, **kwargs):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        dtype = kwargs.get('dtype', None)
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, manual.cumprod_jvp(self_t, self_p, fwp_result, dim).to(self_p.dtype if dtype is None else dtype), inplace=True)
     return result
 
 
@@ -13475,6 +13704,7 @@ def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_trilinear', result)
     return result
 
 
@@ -13504,6 +13734,7 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('max_pool2d_with_indices', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -13539,6 +13770,7 @@ def fractional_max_pool2d(ks, self, kernel_size, output_size, random_samples):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('fractional_max_pool2d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -13570,6 +13802,7 @@ def fractional_max_pool3d(ks, self, kernel_size, output_size, random_samples):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('fractional_max_pool3d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -13601,6 +13834,7 @@ def rrelu_with_noise(ks, self, noise, lower=0.125, upper=0.3333333333333333, tra
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('rrelu_with_noise', result)
     if _fw_levels and has_fw_grad(self):
         self_p = primal(self)
         self_t, = tangents(self)
@@ -13649,6 +13883,7 @@ def _pdist_forward(ks, self, p=2):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_pdist_forward', result)
         grad_fn.result_ = SavedVariable(result, True)
     return result
 
@@ -13680,6 +13915,7 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('avg_pool2d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -13715,6 +13951,7 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool2d_backward', result)
     return result
 
 
@@ -13745,6 +13982,7 @@ def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('avg_pool3d', self_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -13780,6 +14018,7 @@ def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('avg_pool3d_backward', result)
     return result
 
 
@@ -13796,6 +14035,7 @@ def _adaptive_avg_pool3d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_adaptive_avg_pool3d', self_t, output_size))
@@ -13818,6 +14058,7 @@ def _adaptive_avg_pool3d_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool3d_backward', result)
     return result
 
 
@@ -13834,6 +14075,7 @@ def _adaptive_avg_pool2d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_adaptive_avg_pool2d', self_t, output_size))
@@ -13856,6 +14098,7 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_adaptive_avg_pool2d_backward', result)
     return result
 
 
@@ -13880,6 +14123,7 @@ def adaptive_max_pool2d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('adaptive_max_pool2d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -13912,6 +14156,7 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('adaptive_max_pool2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('adaptive_max_pool2d_backward', grad_output_t, self_t, indices))
@@ -13944,6 +14189,7 @@ def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('max_pool3d_with_indices', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -13974,6 +14220,7 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_pool3d_with_indices_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('max_pool3d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
@@ -14001,6 +14248,7 @@ def max_unpool2d(ks, self, indices, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_unpool2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('max_unpool2d', self_t, indices, output_size))
@@ -14028,6 +14276,7 @@ def max_unpool3d(ks, self, indices, output_size, stride, padding):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_unpool3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('max_unpool3d', self_t, indices, output_size, stride, padding))
@@ -14055,6 +14304,7 @@ def adaptive_max_pool3d(ks, self, output_size):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('adaptive_max_pool3d', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     if _fw_levels and has_fw_grad(self):
         fwp_result1 = primal(result[1])
@@ -14087,6 +14337,7 @@ def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('adaptive_max_pool3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('adaptive_max_pool3d_backward', grad_output_t, self_t, indices))
@@ -14533,6 +14784,7 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('native_batch_norm', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
     if _fw_levels and has_fw_grad(input, weight, bias):
@@ -14562,6 +14814,7 @@ def _to_sparse_sparse_dim(ks, self, sparse_dim):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse', result)
     return result
 
 
@@ -14581,6 +14834,7 @@ def _to_sparse(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse', result)
     return result
 
 
@@ -14600,6 +14854,7 @@ def _to_sparse_csr(ks, self, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_csr', result)
     return result
 
 
@@ -14619,6 +14874,7 @@ def _to_sparse_csc(ks, self, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_csc', result)
     return result
 
 
@@ -14638,6 +14894,7 @@ def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_bsr', result)
     return result
 
 
@@ -14657,6 +14914,7 @@ def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_to_sparse_bsc', result)
     return result
 
 
@@ -14771,6 +15029,7 @@ def _weight_norm_interface(ks, v, g, dim=0):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_weight_norm_interface', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -14805,6 +15064,7 @@ def mkldnn_rnn_layer(ks, input, weight0, weight1, weight2, weight3, hx_, cx_, re
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('mkldnn_rnn_layer', (result[0], result[1], result[2],))
         grad_fn.result0_ = SavedVariable(result[0], True)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
@@ -14828,6 +15088,7 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('native_layer_norm', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
     if _fw_levels and has_fw_grad(input, weight, bias):
@@ -14862,6 +15123,7 @@ def _scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_scaled_dot_product_flash_attention_for_cpu', (result[0],))
         grad_fn.output_ = SavedVariable(result[0], True)
         grad_fn.logsumexp_ = SavedVariable(result[1], True)
     return result
@@ -14884,6 +15146,7 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('embedding', result)
     if _fw_levels and has_fw_grad(weight):
         weight_t, = tangents(weight)
         set_fw_grad(result, dispatcher.call('embedding', weight_t, indices, padding_idx, scale_grad_by_freq, sparse))
@@ -14914,6 +15177,7 @@ def fractional_max_pool2d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fractional_max_pool2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('fractional_max_pool2d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
@@ -14944,6 +15208,7 @@ def fractional_max_pool3d_backward(ks, grad_output, self, kernel_size, output_si
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('fractional_max_pool3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('fractional_max_pool3d_backward', grad_output_t, self_t, kernel_size, output_size, indices))
@@ -14971,6 +15236,7 @@ def rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, traini
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('rrelu_with_noise_backward', result)
     return result
 
 
@@ -14989,6 +15255,7 @@ def _pdist_backward(ks, grad, self, p, pdist):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_pdist_backward', result)
     return result
 
 
@@ -15015,6 +15282,7 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('convolution_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15040,6 +15308,7 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('max_pool2d_with_indices_backward', result)
     if _fw_levels and has_fw_grad(grad_output, self):
         grad_output_t, self_t = tangents(grad_output, self)
         set_fw_grad(result, dispatcher.call('max_pool2d_with_indices_backward', grad_output_t, self_t, kernel_size, stride, padding, dilation, ceil_mode, indices))
@@ -15072,6 +15341,7 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_batch_norm_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15094,6 +15364,7 @@ def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_group_norm', (result[0], result[1], result[2],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
     if _fw_levels and has_fw_grad(input, weight, bias):
@@ -15121,6 +15392,7 @@ def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, Hx
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_group_norm_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15144,6 +15416,7 @@ def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
+        check_complex_autograd('native_layer_norm_backward', (result[0], result[1], result[2],))
     return result
 
 
@@ -15161,6 +15434,7 @@ def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('embedding_dense_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('embedding_dense_backward', grad_output_t, indices, num_weights, padding_idx, scale_grad_by_freq))
@@ -15182,6 +15456,7 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_cdist_backward', result)
     return result
 
 
@@ -15208,6 +15483,7 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest1d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_nearest1d', self_t, output_size, scales))
@@ -15236,6 +15512,7 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest1d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_nearest1d_backward', grad_output_t, output_size, input_size, scales))
@@ -15266,6 +15543,7 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_nearest2d', self_t, output_size, scales_h, scales_w))
@@ -15295,6 +15573,7 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_nearest2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
@@ -15325,6 +15604,7 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_linear1d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_linear1d', self_t, output_size, align_corners, scales))
@@ -15354,6 +15634,7 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_linear1d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_linear1d_backward', grad_output_t, output_size, input_size, align_corners, scales))
@@ -15385,6 +15666,7 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bilinear2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_bilinear2d', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15415,6 +15697,7 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bilinear2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_bilinear2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15446,6 +15729,7 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_nearest3d', self_t, output_size, scales_d, scales_h, scales_w))
@@ -15476,6 +15760,7 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_nearest3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_nearest3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
@@ -15505,6 +15790,7 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact1d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d', self_t, output_size, scales))
@@ -15533,6 +15819,7 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact1d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact1d_backward', grad_output_t, output_size, input_size, scales))
@@ -15563,6 +15850,7 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d', self_t, output_size, scales_h, scales_w))
@@ -15592,6 +15880,7 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact2d_backward', grad_output_t, output_size, input_size, scales_h, scales_w))
@@ -15623,6 +15912,7 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d', self_t, output_size, scales_d, scales_h, scales_w))
@@ -15653,6 +15943,7 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_nearest_exact3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_nearest_exact3d_backward', grad_output_t, output_size, input_size, scales_d, scales_h, scales_w))
@@ -15685,6 +15976,7 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_trilinear3d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_trilinear3d', self_t, output_size, align_corners, scales_d, scales_h, scales_w))
@@ -15716,6 +16008,7 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_trilinear3d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_trilinear3d_backward', grad_output_t, output_size, input_size, align_corners, scales_d, scales_h, scales_w))
@@ -15747,6 +16040,7 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bicubic2d', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('upsample_bicubic2d', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15777,6 +16071,7 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('upsample_bicubic2d_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('upsample_bicubic2d_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15808,6 +16103,7 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bilinear2d_aa', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15838,6 +16134,7 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bilinear2d_aa_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_bilinear2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15869,6 +16166,7 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bicubic2d_aa', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15899,6 +16197,7 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_bicubic2d_aa_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_bicubic2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15930,6 +16229,7 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_lanczos2d_aa', result)
     if _fw_levels and has_fw_grad(self):
         self_t, = tangents(self)
         set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa', self_t, output_size, align_corners, scales_h, scales_w))
@@ -15960,6 +16260,7 @@ def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, al
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_upsample_lanczos2d_aa_backward', result)
     if _fw_levels and has_fw_grad(grad_output):
         grad_output_t, = tangents(grad_output)
         set_fw_grad(result, dispatcher.call('_upsample_lanczos2d_aa_backward', grad_output_t, output_size, input_size, align_corners, scales_h, scales_w))
@@ -15980,6 +16281,7 @@ def affine_grid_generator(ks, theta, size, align_corners):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('affine_grid_generator', result)
     if _fw_levels and has_fw_grad(theta):
         theta_t, = tangents(theta)
         set_fw_grad(result, dispatcher.call('affine_grid_generator', theta_t, size, align_corners))
@@ -16005,6 +16307,7 @@ def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_cor
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('grid_sampler_2d', result)
     return result
 
 
@@ -16028,6 +16331,7 @@ def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, p
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('grid_sampler_2d_backward', (result[0], result[1],))
     return result
 
 
@@ -16050,6 +16354,7 @@ def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_cor
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('grid_sampler_3d', result)
     return result
 
 
@@ -16073,6 +16378,7 @@ def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, p
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+        check_complex_autograd('grid_sampler_3d_backward', (result[0], result[1],))
     return result
 
 
@@ -16101,6 +16407,7 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_embedding_bag', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
         grad_fn.result3_ = SavedVariable(result[3], True)
@@ -16122,6 +16429,7 @@ def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, ma
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_embedding_bag_backward', result)
     return result
 
 
@@ -16140,6 +16448,7 @@ def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maxim
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+        check_complex_autograd('_embedding_bag_dense_backward', result)
     return result
 
 
@@ -16161,6 +16470,7 @@ def _pack_padded_sequence(ks, input, lengths, batch_first):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
+        check_complex_autograd('_pack_padded_sequence', (result[0],))
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
@@ -16413,6 +16723,8 @@ KERNELS = {
     'unfold_backward': unfold_backward,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
+    'unsafe_split.Tensor': unsafe_split_Tensor,
+    'unsafe_split_with_sizes': unsafe_split_with_sizes,
     'cat': cat,
     'cat.out': cat_out,
     'stack': stack,

@@ -56,7 +56,7 @@ def _lstm_cell(igates, hidden, params):
     then h' projected by ``w_hr`` where the LSTM has ``proj_size``."""
     hx, cx = hidden
     gates = F.linear(hx, params[1], params[3]).add(igates)
-    ingate, forgetgate, cellgate, outgate = gates.chunk(4, 1)
+    ingate, forgetgate, cellgate, outgate = gates.unsafe_chunk(4, 1)
     ingate, forgetgate, outgate = ingate.sigmoid(), forgetgate.sigmoid(), outgate.sigmoid()
     cy = forgetgate.mul(cx).add(ingate.mul(cellgate.tanh()))
     hy = outgate.mul(cy.tanh())
@@ -68,8 +68,8 @@ def _lstm_cell(igates, hidden, params):
 def _gru_cell(igates, hx, params):
     """Gates stacked (reset, update, new); the reset gate scales the hidden part of the new gate
     only, and h' = (h - n)·z + n, written as torch writes it."""
-    i_r, i_z, i_n = igates.chunk(3, 1)
-    h_r, h_z, h_n = F.linear(hx, params[1], params[3]).chunk(3, 1)
+    i_r, i_z, i_n = igates.unsafe_chunk(3, 1)
+    h_r, h_z, h_n = F.linear(hx, params[1], params[3]).unsafe_chunk(3, 1)
     resetgate = h_r.add(i_r).sigmoid()
     updategate = h_z.add(i_z).sigmoid()
     newgate = i_n.add(h_n.mul(resetgate)).tanh()
