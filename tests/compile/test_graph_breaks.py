@@ -5,7 +5,7 @@ per call, break reasons, values, the arguments written, gradients."""
 import numpy as np
 import pytest
 import torch
-from helpers import assert_records_equal, compiled_side_by_side, in_threads
+from helpers import _one_run, assert_records_equal, compiled_side_by_side, in_threads
 from torch._dynamo.testing import CompileCounter
 
 import internals
@@ -1305,8 +1305,6 @@ _BREAK_PROGRAMS = {
     "generator": (_generator_sum, _rows(*_VALUES, requires_grad=True), True, None),
     "generator of reads": (_generator_of_reads, _rows(*_VALUES), False,
                            "torch runs a function whose generator breaks without graphs; here the reads are cuts"),
-    "try around a failing view": (_try_view, _rows(*_SIZES), False,
-                                  "torch skips the frame on the first call (an exception inside a try)"),
     "try around a read": (_try_item, _rows(*_VALUES), False, None),
     "requires_grad_ inside": (_requires_grad_inside, _rows(*_VALUES), False, None),
     "no_grad block": (_no_grad_block, _rows(*_VALUES, requires_grad=True), True, None),
@@ -1345,9 +1343,25 @@ def test_small_programs_with_breaks_give_eagers_values(name):
     under torch.compile (a silent difference is the worst kind)."""
     build, calls, grad, _ = _BREAK_PROGRAMS[name]
     eager, theirs, ours, _, _ = compiled_side_by_side(lambda T: (build(T), None), calls, grad)
-    if name != "try around a failing view":     # torch.compile raises the view's error the try catches
-        assert_records_equal(theirs, eager)
+    assert_records_equal(theirs, eager)
     assert_records_equal(ours, eager)
+
+
+def test_a_try_around_a_failing_view_gives_eagers_values():
+    """``try: x.view(2, -1) except RuntimeError:`` on 3 elements: the package gives eager's values.
+    torch.compile is left out here: it raises the view's error that the try should catch (a
+    ``TorchRuntimeError``, torch 2.13), and after that failure this process's later autograd
+    passes hold each new gradient once more (the package's AccumulateGrad then copies instead of
+    taking it), which would change what other tests' logging modes see."""
+    eager, _ = _one_run(torch, lambda fn: (fn, lambda: 0), lambda T: (_try_view(T), None), _rows(*_SIZES), False)
+    ours, counts = _one_run(internals, _compiled_by_us, lambda T: (_try_view(T), None), _rows(*_SIZES), False)
+    assert_records_equal(ours, eager)
+    assert counts[-1] >= 1
+
+
+def _compiled_by_us(fn):
+    compiled = internals.compile(fn)
+    return compiled, lambda: len(compiled.graphs)
 
 
 @pytest.mark.parametrize("name", [
