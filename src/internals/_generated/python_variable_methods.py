@@ -20,7 +20,8 @@ ___ilshift___parser = PythonArgParser([
 
 def THPVariable___ilshift__(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['__ilshift__.Tensor'](self, args[0])
     _r = ___ilshift___parser.parse(args, kwargs, self)
@@ -41,7 +42,8 @@ ___irshift___parser = PythonArgParser([
 
 def THPVariable___irshift__(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['__irshift__.Tensor'](self, args[0])
     _r = ___irshift___parser.parse(args, kwargs, self)
@@ -62,7 +64,8 @@ ___lshift___parser = PythonArgParser([
 
 def THPVariable___lshift__(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['__lshift__.Tensor'](self, args[0])
     _r = ___lshift___parser.parse(args, kwargs, self)
@@ -83,7 +86,8 @@ ___rshift___parser = PythonArgParser([
 
 def THPVariable___rshift__(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['__rshift__.Tensor'](self, args[0])
     _r = ___rshift___parser.parse(args, kwargs, self)
@@ -285,7 +289,8 @@ _add_parser = PythonArgParser([
 
 def THPVariable_add(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['add.Tensor'](self, args[0])
     _r = _add_parser.parse(args, kwargs, self)
@@ -304,7 +309,8 @@ _add__parser = PythonArgParser([
 
 def THPVariable_add_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['add_.Tensor'](self, args[0])
     _r = _add__parser.parse(args, kwargs, self)
@@ -975,7 +981,8 @@ _bitwise_and_parser = PythonArgParser([
 
 def THPVariable_bitwise_and(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['bitwise_and.Tensor'](self, args[0])
     _r = _bitwise_and_parser.parse(args, kwargs, self)
@@ -996,7 +1003,8 @@ _bitwise_and__parser = PythonArgParser([
 
 def THPVariable_bitwise_and_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['bitwise_and_.Tensor'](self, args[0])
     _r = _bitwise_and__parser.parse(args, kwargs, self)
@@ -1065,7 +1073,8 @@ _bitwise_or_parser = PythonArgParser([
 
 def THPVariable_bitwise_or(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['bitwise_or.Tensor'](self, args[0])
     _r = _bitwise_or_parser.parse(args, kwargs, self)
@@ -1086,7 +1095,8 @@ _bitwise_or__parser = PythonArgParser([
 
 def THPVariable_bitwise_or_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['bitwise_or_.Tensor'](self, args[0])
     _r = _bitwise_or__parser.parse(args, kwargs, self)
@@ -1141,7 +1151,8 @@ _bitwise_xor_parser = PythonArgParser([
 
 def THPVariable_bitwise_xor(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['bitwise_xor.Tensor'](self, args[0])
     _r = _bitwise_xor_parser.parse(args, kwargs, self)
@@ -1162,7 +1173,8 @@ _bitwise_xor__parser = PythonArgParser([
 
 def THPVariable_bitwise_xor_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['bitwise_xor_.Tensor'](self, args[0])
     _r = _bitwise_xor__parser.parse(args, kwargs, self)
@@ -1781,7 +1793,8 @@ _div_parser = PythonArgParser([
 
 def THPVariable_div(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['div.Tensor'](self, args[0])
     _r = _div_parser.parse(args, kwargs, self)
@@ -1810,7 +1823,8 @@ _div__parser = PythonArgParser([
 
 def THPVariable_div_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['div_.Tensor'](self, args[0])
     _r = _div__parser.parse(args, kwargs, self)
@@ -1868,7 +1882,8 @@ _eq_parser = PythonArgParser([
 
 def THPVariable_eq(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['eq.Tensor'](self, args[0])
     _r = _eq_parser.parse(args, kwargs, self)
@@ -2165,7 +2180,8 @@ _floor_divide_parser = PythonArgParser([
 
 def THPVariable_floor_divide(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['floor_divide'](self, args[0])
     _r = _floor_divide_parser.parse(args, kwargs, self)
@@ -2186,7 +2202,8 @@ _floor_divide__parser = PythonArgParser([
 
 def THPVariable_floor_divide_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['floor_divide_.Tensor'](self, args[0])
     _r = _floor_divide__parser.parse(args, kwargs, self)
@@ -2322,7 +2339,8 @@ _ge_parser = PythonArgParser([
 
 def THPVariable_ge(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['ge.Tensor'](self, args[0])
     _r = _ge_parser.parse(args, kwargs, self)
@@ -2380,7 +2398,8 @@ _gt_parser = PythonArgParser([
 
 def THPVariable_gt(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['gt.Tensor'](self, args[0])
     _r = _gt_parser.parse(args, kwargs, self)
@@ -2804,7 +2823,8 @@ _le_parser = PythonArgParser([
 
 def THPVariable_le(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['le.Tensor'](self, args[0])
     _r = _le_parser.parse(args, kwargs, self)
@@ -3136,7 +3156,8 @@ _lt_parser = PythonArgParser([
 
 def THPVariable_lt(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['lt.Tensor'](self, args[0])
     _r = _lt_parser.parse(args, kwargs, self)
@@ -3259,7 +3280,8 @@ _matmul_parser = PythonArgParser([
 
 def THPVariable_matmul(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['matmul'](self, args[0])
     _r = _matmul_parser.parse(args, kwargs, self)
@@ -3469,7 +3491,8 @@ _mul_parser = PythonArgParser([
 
 def THPVariable_mul(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['mul.Tensor'](self, args[0])
     _r = _mul_parser.parse(args, kwargs, self)
@@ -3486,7 +3509,8 @@ _mul__parser = PythonArgParser([
 
 def THPVariable_mul_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['mul_.Tensor'](self, args[0])
     _r = _mul__parser.parse(args, kwargs, self)
@@ -3716,7 +3740,8 @@ _ne_parser = PythonArgParser([
 
 def THPVariable_ne(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['ne.Tensor'](self, args[0])
     _r = _ne_parser.parse(args, kwargs, self)
@@ -3976,7 +4001,8 @@ _pow_parser = PythonArgParser([
 
 def THPVariable_pow(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['pow.Tensor_Tensor'](self, args[0])
     _r = _pow_parser.parse(args, kwargs, self)
@@ -3997,7 +4023,8 @@ _pow__parser = PythonArgParser([
 
 def THPVariable_pow_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['pow_.Tensor'](self, args[0])
     _r = _pow__parser.parse(args, kwargs, self)
@@ -4188,7 +4215,8 @@ _remainder_parser = PythonArgParser([
 
 def THPVariable_remainder(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['remainder.Tensor'](self, args[0])
     _r = _remainder_parser.parse(args, kwargs, self)
@@ -4209,7 +4237,8 @@ _remainder__parser = PythonArgParser([
 
 def THPVariable_remainder_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['remainder_.Tensor'](self, args[0])
     _r = _remainder__parser.parse(args, kwargs, self)
@@ -4857,7 +4886,8 @@ _sub_parser = PythonArgParser([
 
 def THPVariable_sub(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['sub.Tensor'](self, args[0])
     _r = _sub_parser.parse(args, kwargs, self)
@@ -4876,7 +4906,8 @@ _sub__parser = PythonArgParser([
 
 def THPVariable_sub_(self, *args, **kwargs):
     if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor
-            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None
+            and type(args[0]) is _parsing._Tensor
+            and _parsing._trace_log.entries is None
             and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):
         return _ops['sub_.Tensor'](self, args[0])
     _r = _sub__parser.parse(args, kwargs, self)

@@ -375,7 +375,8 @@ def exact_tensor_method_call(overload):
         return []
     call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "args[0]")
     return ["    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor",
-            "            and type(args[0]) is _parsing._Tensor and _parsing._trace_log.entries is None",
+            "            and type(args[0]) is _parsing._Tensor",
+            "            and _parsing._trace_log.entries is None",
             "            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
             f"        return {call}"]
 
