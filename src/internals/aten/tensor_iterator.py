@@ -237,11 +237,7 @@ class BinaryOpConfig(TensorIteratorConfig):
             if given and self.check_mem_overlap_:
                 compute_mem_overlaps(self)      # the one step that reads the storages themselves
             return TensorIterator.following(self, plan)
-        it = TensorIterator(self).build()
-        plan = it.plan()
-        if plan is not None and key is not None:
-            _layouts.put(key, plan)
-        return it
+        return _built_and_kept(self, key)
 
 
 class ReduceOpConfig(TensorIteratorConfig):
@@ -275,11 +271,16 @@ class ReduceOpConfig(TensorIteratorConfig):
             pass
         if plan is not None:
             return TensorIterator.following(self, plan)
-        it = TensorIterator(self).build()
-        plan = it.plan()
-        if plan is not None and key is not None:
-            _layouts.put(key, plan)
-        return it
+        return _built_and_kept(self, key)
+
+
+def _built_and_kept(config, key):
+    """``TensorIterator(config).build()``, its plan kept under ``key`` (None: no key) for the next call."""
+    it = TensorIterator(config).build()
+    plan = it.plan()
+    if plan is not None and key is not None:
+        _layouts.put(key, plan)
+    return it
 
 
 class TensorIterator:
