@@ -1074,6 +1074,19 @@ def graph_source(value):
     return repr(value).replace("internals.", "torch.")
 
 
+def program_of(code, **names):
+    """A hostile case written as source text, as a function of the library: its lines (or
+    ``; ``-separated statements) run with ``L`` bound to the library and ``names`` in scope, and
+    the last one's value is returned."""
+    body, _, last = code.rpartition("\n" if "\n" in code else "; ")
+
+    def run(L):
+        env = {"L": L, **names}
+        exec(body, env)
+        return eval(last, env)
+    return run
+
+
 def seeded_input(*shape, seed=0, high=None):
     """An input of ``shape`` for either library, as a function of the library: float32 normal
     values, or int64 indices in ``[0, high)`` when ``high`` is given (the traced-program tables)."""

@@ -23,7 +23,7 @@ import zipfile
 
 import pytest
 import torch
-from helpers import assert_same, assert_same_tree, assert_within_ulps_of_largest, outcome
+from helpers import assert_same, assert_same_tree, assert_within_ulps_of_largest, outcome, program_of
 
 import internals
 
@@ -788,14 +788,8 @@ _NAMES_THE_GLOBAL_AGAIN = {"checkpoint_whole_module_wo", "checkpoint_wo_default"
 
 
 def _program(code):
-    """The program as a function of the library: its lines run, the last one's value returned."""
-    body, _, last = code.rpartition("\n" if "\n" in code else "; ")
-
-    def run(L):
-        env = {"L": L}
-        exec(body, env)
-        return eval(last, env)
-    return run
+    """The program as a function of the library (``helpers.program_of``)."""
+    return program_of(code)
 
 
 def _plain(value):

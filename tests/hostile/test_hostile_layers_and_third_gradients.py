@@ -6,6 +6,7 @@ torch's exception class."""
 import math
 
 import pytest
+from helpers import program_of
 from test_hostile_training_stack import COMPOSITE_ULPS, NORM_ULPS, twin
 
 X = "L.linspace(-2., 2., 24, dtype=L.float64).reshape(2, 3, 4)"
@@ -241,14 +242,8 @@ THIRD = {
 
 
 def _program(code):
-    """The program as a function of the library: its lines run, the last one's value returned."""
-    body, _, last = code.rpartition("\n" if "\n" in code else "; ")
-
-    def run(L):
-        env = {"L": L, "third": third}
-        exec(body, env)
-        return eval(last, env)
-    return run
+    """The program as a function of the library (``helpers.program_of``), with ``third`` in scope."""
+    return program_of(code, third=third)
 
 
 @pytest.mark.parametrize("name", THIRD)

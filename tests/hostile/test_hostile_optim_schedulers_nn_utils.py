@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import assert_same_result_or_error
+from helpers import assert_same_result_or_error, program_of
 
 import internals
 
@@ -440,14 +440,8 @@ CASES.update({
 
 
 def _program(code):
-    """The program as a function of the library: its lines run, the last one's value returned."""
-    body, _, last = code.rpartition("\n" if "\n" in code else "; ")
-
-    def run(L):
-        env = {"L": L}
-        exec(body, env)
-        return eval(last, env)
-    return run
+    """The program as a function of the library (``helpers.program_of``)."""
+    return program_of(code)
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -8,9 +8,10 @@ import io
 import threading
 import zipfile
 
+import numpy as np
 import pytest
 import torch
-from helpers import in_threads
+from helpers import in_threads, program_of
 from test_hostile_training_stack import COMPOSITE_ULPS, twin
 
 import internals
@@ -860,17 +861,10 @@ CASES.update({
 
 
 def _program(code):
-    """The program as a function of the library: its lines run, the last one's value returned."""
-    body, _, last = code.rpartition("\n" if "\n" in code else "; ")
-
-    def run(L):
-        import numpy as np
-        env = {"L": L, "steps": steps, "saved": saved, "damaged": damaged, "Numbers": Numbers,
-               "iterable": iterable, "Pair": Pair, "collections": collections, "io": io, "np": np,
-               "zipfile": zipfile}
-        exec(body, env)
-        return eval(last, env)
-    return run
+    """The program as a function of the library (``helpers.program_of``), with this file's
+    helpers and modules in scope."""
+    return program_of(code, steps=steps, saved=saved, damaged=damaged, Numbers=Numbers, iterable=iterable,
+                      Pair=Pair, collections=collections, io=io, np=np, zipfile=zipfile)
 
 
 @pytest.mark.parametrize("name", CASES)
