@@ -344,11 +344,17 @@ def exact_tensors_call(overload):
     call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "other")
     if "_r." in call:
         return []
-    # ``_tf.any_mode_enabled()`` written out, as the parser writes it: a frame less
     return ["        if (type(self) is _parsing._Tensor and type(other) is _parsing._Tensor",
-            "                and _parsing._trace_log.entries is None",
-            "                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            *_unobserved("                "),
             f"            return {call}"]
+
+
+def _unobserved(indent):
+    """The shortcuts' last two conditions, each line after ``indent``: the parser's trace is off
+    and no function mode is on (``_tf.any_mode_enabled()`` written out, as the parser writes it:
+    a frame less)."""
+    return [f"{indent}and _parsing._trace_log.entries is None",
+            f"{indent}and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):"]
 
 
 def wrapped_number_call(name, overload):
@@ -362,8 +368,7 @@ def wrapped_number_call(name, overload):
         return []
     call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "_parsing.wrap_scalar(other)")
     return ["        if ((type(other) is float or type(other) is int) and type(self) is _parsing._Tensor",
-            "                and _parsing._trace_log.entries is None",
-            "                and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            *_unobserved("                "),
             f"            return {call}"]
 
 
@@ -376,8 +381,7 @@ def exact_tensor_method_call(overload):
     call = dispatch_call(overload, True, keywords=False).replace("_r.tensor(0)", "args[0]")
     return ["    if (not kwargs and len(args) == 1 and type(self) is _parsing._Tensor",
             "            and type(args[0]) is _parsing._Tensor",
-            "            and _parsing._trace_log.entries is None",
-            "            and not (_tf.threads_with_mode[0] and _tf.tls.mode_enabled)):",
+            *_unobserved("            "),
             f"        return {call}"]
 
 
