@@ -20,9 +20,12 @@ A loop is built once per op number by a factory that closes over it, as on CUDA:
 closed-over int as a compile-time literal, so ``binary_op``'s overload resolves the op while
 typing and each (op, dtypes) pair compiles to its own loop. The int closure pickles the same way
 in every process, so Numba's on-disk cache (``cache=True``) finds the compiled loop next time.
-That is why the loop closes over the op and nothing else: the chunk it runs is a module-level
-function, inlined, that receives the op as a constant. (A closure over a jitted function would
-miss the cache in every new process: a dispatcher pickles with an id of its own process.)
+That is why the loop closes over the op and nothing else (a closure over a jitted function would
+miss the cache in every new process: a dispatcher pickles with an id of its own process).
+
+Each chunk's branches are written out in the loop's own body, not in a helper inlined into it:
+Numba inlines a function by deep-copying its IR into every caller, which took a quarter of each
+loop's compile time, and a cold test run compiles some 450 of these loops (one per op and dtypes).
 """
 import numpy as np
 from numba import njit, prange
@@ -54,69 +57,30 @@ def _span(task, per_row, shape):
     return task // per_row, lo, min(lo + GRAIN, shape[0])
 
 
-@njit(inline="always", error_model="numpy")
-def _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets):
-    row, lo, hi = _span(t, per_row, shape)
-    s0, s1 = strides[0, 0], strides[1, 0]
-    p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-    if s0 == 1 and s1 == 1 and in_place and p0 == p1:      # ``x.exp_()``: see ``_IN_PLACE``
-        x = a[p1 + lo:p1 + hi]
-        for i in range(hi - lo):
-            x[i] = unary_op(op, x[i])
-    elif s0 == 1 and s1 == 1:
-        o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
-        for i in range(hi - lo):
-            o[i] = unary_op(op, x[i])
-    elif s0 == 1 and s1 == 0:       # one input value for every output: a fill
-        o, y = out[p0 + lo:p0 + hi], unary_op(op, a[p1])
-        for i in range(hi - lo):
-            o[i] = y
-    else:
-        for i in range(lo, hi):
-            out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
-
-
 def _build_unary(op):
     @parallel_loop(error_model="numpy")
     def loop(out, a, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets)
+            row, lo, hi = _span(t, per_row, shape)
+            s0, s1 = strides[0, 0], strides[1, 0]
+            p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+            if s0 == 1 and s1 == 1 and in_place and p0 == p1:      # ``x.exp_()``: see ``_IN_PLACE``
+                x = a[p1 + lo:p1 + hi]
+                for i in range(hi - lo):
+                    x[i] = unary_op(op, x[i])
+            elif s0 == 1 and s1 == 1:
+                o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
+                for i in range(hi - lo):
+                    o[i] = unary_op(op, x[i])
+            elif s0 == 1 and s1 == 0:       # one input value for every output: a fill
+                o, y = out[p0 + lo:p0 + hi], unary_op(op, a[p1])
+                for i in range(hi - lo):
+                    o[i] = y
+            else:
+                for i in range(lo, hi):
+                    out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
     return loop
-
-
-@njit(inline="always", error_model="numpy")
-def _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets):
-    row, lo, hi = _span(t, per_row, shape)
-    s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
-    p0 = _start(row, shape, strides, offsets, 0)
-    p1 = _start(row, shape, strides, offsets, 1)
-    p2 = _start(row, shape, strides, offsets, 2)
-    if s0 == 1 and s1 == 1 and s2 <= 1 and in_place and p0 == p1:     # ``x.add_(y)``: see ``_IN_PLACE``
-        x = a[p1 + lo:p1 + hi]
-        if s2 == 1:
-            ys = b[p2 + lo:p2 + hi]
-            for i in range(hi - lo):
-                x[i] = binary_op(op, x[i], ys[i], alpha)
-        else:
-            y = b[p2]       # read once, as below
-            for i in range(hi - lo):
-                x[i] = binary_op(op, x[i], y, alpha)
-    elif s0 == 1 and s1 == 1 and s2 == 1:
-        o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
-        for i in range(hi - lo):
-            o[i] = binary_op(op, x[i], y[i], alpha)
-    elif s0 == 1 and s1 == 1 and s2 == 0:    # ``x * 2``: a scalar operand, read once
-        o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2]
-        for i in range(hi - lo):
-            o[i] = binary_op(op, x[i], y, alpha)
-    elif s0 == 1 and s1 == 0 and s2 == 1:
-        o, x, y = out[p0 + lo:p0 + hi], a[p1], b[p2 + lo:p2 + hi]
-        for i in range(hi - lo):
-            o[i] = binary_op(op, x, y[i], alpha)
-    else:
-        for i in range(lo, hi):
-            out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
 
 
 def _build_binary(op):
@@ -124,7 +88,36 @@ def _build_binary(op):
     def loop(out, a, b, alpha, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets)
+            row, lo, hi = _span(t, per_row, shape)
+            s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
+            p0 = _start(row, shape, strides, offsets, 0)
+            p1 = _start(row, shape, strides, offsets, 1)
+            p2 = _start(row, shape, strides, offsets, 2)
+            if s0 == 1 and s1 == 1 and s2 <= 1 and in_place and p0 == p1:     # ``x.add_(y)``: see ``_IN_PLACE``
+                x = a[p1 + lo:p1 + hi]
+                if s2 == 1:
+                    ys = b[p2 + lo:p2 + hi]
+                    for i in range(hi - lo):
+                        x[i] = binary_op(op, x[i], ys[i], alpha)
+                else:
+                    y = b[p2]       # read once, as below
+                    for i in range(hi - lo):
+                        x[i] = binary_op(op, x[i], y, alpha)
+            elif s0 == 1 and s1 == 1 and s2 == 1:
+                o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
+                for i in range(hi - lo):
+                    o[i] = binary_op(op, x[i], y[i], alpha)
+            elif s0 == 1 and s1 == 1 and s2 == 0:    # ``x * 2``: a scalar operand, read once
+                o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2]
+                for i in range(hi - lo):
+                    o[i] = binary_op(op, x[i], y, alpha)
+            elif s0 == 1 and s1 == 0 and s2 == 1:
+                o, x, y = out[p0 + lo:p0 + hi], a[p1], b[p2 + lo:p2 + hi]
+                for i in range(hi - lo):
+                    o[i] = binary_op(op, x, y[i], alpha)
+            else:
+                for i in range(lo, hi):
+                    out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
     return loop
 
 
@@ -155,39 +148,35 @@ def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
     pick(_loops["binary", op], shape)(out, a, b, alpha, out is a, shape, strides, offsets)
 
 
-@njit(inline="always", error_model="numpy")
-def _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets):
-    row, lo, hi = _span(t, per_row, shape)
-    s0, s1, s2, s3 = strides[0, 0], strides[1, 0], strides[2, 0], strides[3, 0]
-    p0 = _start(row, shape, strides, offsets, 0)
-    p1 = _start(row, shape, strides, offsets, 1)
-    p2 = _start(row, shape, strides, offsets, 2)
-    p3 = _start(row, shape, strides, offsets, 3)
-    if s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1 and in_place and p0 == p1:   # ``p.addcdiv_(m, d)``
-        # ``a`` is ``out`` here; read it as ``out``, so that the branch also types for ``where``,
-        # whose ``a`` is a bool condition (never its output)
-        x, y, z = out[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
-        for i in range(hi - lo):
-            x[i] = ternary_op(op, x[i], y[i], z[i], value)
-    elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1:
-        o, x, y, z = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
-        for i in range(hi - lo):
-            o[i] = ternary_op(op, x[i], y[i], z[i], value)
-    elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 0:    # a scalar last operand: relu's backward, where(x > 0, g, 0)
-        o, x, y, z = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3]
-        for i in range(hi - lo):
-            o[i] = ternary_op(op, x[i], y[i], z, value)
-    else:
-        for i in range(lo, hi):
-            out[p0 + i * s0] = ternary_op(op, a[p1 + i * s1], b[p2 + i * s2], c[p3 + i * s3], value)
-
-
 def _build_ternary(op):
     @parallel_loop(error_model="numpy")
     def loop(out, a, b, c, value, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets)
+            row, lo, hi = _span(t, per_row, shape)
+            s0, s1, s2, s3 = strides[0, 0], strides[1, 0], strides[2, 0], strides[3, 0]
+            p0 = _start(row, shape, strides, offsets, 0)
+            p1 = _start(row, shape, strides, offsets, 1)
+            p2 = _start(row, shape, strides, offsets, 2)
+            p3 = _start(row, shape, strides, offsets, 3)
+            if s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1 and in_place and p0 == p1:   # ``p.addcdiv_(m, d)``
+                # ``a`` is ``out`` here; read it as ``out``, so that the branch also types for ``where``,
+                # whose ``a`` is a bool condition (never its output)
+                x, y, z = out[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
+                for i in range(hi - lo):
+                    x[i] = ternary_op(op, x[i], y[i], z[i], value)
+            elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1:
+                o, x, y, z = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
+                for i in range(hi - lo):
+                    o[i] = ternary_op(op, x[i], y[i], z[i], value)
+            elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 0:
+                # a scalar last operand: relu's backward, where(x > 0, g, 0)
+                o, x, y, z = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3]
+                for i in range(hi - lo):
+                    o[i] = ternary_op(op, x[i], y[i], z, value)
+            else:
+                for i in range(lo, hi):
+                    out[p0 + i * s0] = ternary_op(op, a[p1 + i * s1], b[p2 + i * s2], c[p3 + i * s3], value)
     return loop
 
 
