@@ -13,6 +13,7 @@ import sys
 import threading
 import types
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -578,12 +579,26 @@ def opinfos(names):
     return {name: OPINFO_BY_NAME[name] for name in names}
 
 
+# The integer dtypes narrower than int64 run the same loops as int64 with another element type, and
+# each (operator, dtype) pair compiles a loop of its own: about a second of a cold run. So the
+# default tier runs each operator on one of them (chosen by the operator's name, so that across the
+# operators every one is run) and ``make test-slow`` on the others.
+NARROW_INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32)
+
+
 def opinfo_cases(names, dtypes, *, exclude=None):
     """``pytest.param(name, dtype)`` for each name and each of ``dtypes`` its OpInfo supports on the
-    CPU; ``exclude`` maps a name to dtypes left out (the test file says why)."""
-    return [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in opinfos(names).items()
-            for dtype in dtypes
-            if dtype in op.supported_dtypes("cpu") and dtype not in (exclude or {}).get(name, ())]
+    CPU; ``exclude`` maps a name to dtypes left out (the test file says why). Of the narrow integer
+    dtypes an operator has here, all but one are marked slow (``NARROW_INTEGERS``)."""
+    cases = []
+    for name, op in opinfos(names).items():
+        chosen = [d for d in dtypes if d in op.supported_dtypes("cpu") and d not in (exclude or {}).get(name, ())]
+        narrow = [d for d in chosen if d in NARROW_INTEGERS]
+        kept = narrow[zlib.crc32(name.encode()) % len(narrow)] if narrow else None
+        cases += [pytest.param(name, d, id=f"{name}-{str(d)[6:]}",
+                               marks=pytest.mark.slow if d in narrow and d is not kept else ())
+                  for d in chosen]
+    return cases
 
 
 def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, compare=None, step=1):
