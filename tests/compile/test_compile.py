@@ -244,3 +244,27 @@ def test_compile_on_a_method_binds_its_instance_and_guards_the_attributes_read()
     second.w = 3.0
     assert second.run(internals.ones(2)).tolist() == [3.0, 3.0]
     assert len(_Scaler.run.graphs) == 2 and _Scaler.run.break_reasons == []
+
+
+def test_a_small_call_runs_the_kernels_build_without_threads_as_inductors_rule_says():
+    """Inductor opens a parallel region only when each thread gets ``config.cpp.min_chunk_size``
+    elements or more; a generated kernel's call picks its serial or parallel build by that rule."""
+    import torch._inductor.config as inductor_config
+
+    from internals._inductor import MIN_CHUNK_SIZE, _one_or_many_threads
+    from internals.aten import parallel
+    from internals.aten.native.cpu.parallel_for import Twins
+
+    assert inductor_config.cpp.min_chunk_size == MIN_CHUNK_SIZE
+    builds = Twins(parallel="parallel", serial="serial")
+    threads = internals.get_num_threads()
+    small, large = internals.ones(MIN_CHUNK_SIZE * threads - 1), internals.ones(2, MIN_CHUNK_SIZE * threads)
+    assert _one_or_many_threads(builds, [small, internals.ones(3)]) == "serial"
+    assert _one_or_many_threads(builds, [small, large]) == ("parallel" if threads > 1 else "serial")
+    saved = parallel._requested
+    internals.set_num_threads(1)
+    try:
+        assert _one_or_many_threads(builds, [large]) == "serial"
+    finally:
+        internals.set_num_threads(threads)
+        parallel._requested = saved     # as it was: no request made

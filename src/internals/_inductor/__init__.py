@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
+from ..aten import parallel as _parallel
 from ..aten.native.copy import buffer
 from ..aten.native.cpu.parallel_for import Twins, parallel_loop
 from ..aten.native.tensor_factories import empty_strided
@@ -36,8 +37,9 @@ _caching = False        # set while a generated file's source is executed: its k
 def _cpu_jit(parallel=False, **options):
     """The ``@njit(parallel=True, ...)`` a generated CPU kernel is written with, compiled as every
     aten loop is (``aten/native/cpu/parallel_for.py``): a parallel build and a one-thread build,
-    the latter chosen after ``set_num_threads(1)``, so that a compiled function also runs in a
-    forked DataLoader worker, which may not start the thread pool again. Both go to Numba's disk
+    the latter chosen for a small call and after ``set_num_threads(1)`` (``_one_or_many_threads``),
+    so that a compiled function also runs in a forked DataLoader worker, which may not start the
+    thread pool again. Both go to Numba's disk
     cache when the source lies in a file (``_source_file``); a parallel build takes seconds to
     compile, and the same kernel text recurs in every process that compiles the same program."""
     cache = dict(cache=True) if _caching else {}
@@ -181,8 +183,26 @@ class CompiledGraph:
             blocks, threads = launch_config(_int(source.launch_size, sizes))
             fn[blocks, threads](*buffers)
         else:
-            fn(*buffers)
+            _one_or_many_threads(fn, outs + [env[n] for n in source.inputs])(*buffers)
         env.update(zip(source.outputs, outs, strict=True))
+
+
+# Inductor's C++ kernel opens a parallel region only when each thread would get at least this many
+# elements (``config.cpp.min_chunk_size``, ``decide_parallel_depth`` in ``codegen/cpp.py``); below it
+# the loops run on the calling thread. Here the same rule picks one of a kernel's two builds on each
+# call, which also spares a small graph the parallel build's compile (three times the serial one's).
+MIN_CHUNK_SIZE = 512
+
+
+def _one_or_many_threads(fn, tensors):
+    """The build of a generated kernel (``Twins``) that a call over ``tensors`` runs: the serial one
+    when the largest of them gives each thread fewer than ``MIN_CHUNK_SIZE`` elements (or after
+    ``set_num_threads(1)``), else the parallel one."""
+    if not isinstance(fn, Twins):
+        return fn
+    work = max((t.numel() for t in tensors), default=0)
+    threads = _parallel.get_num_threads()
+    return fn.serial if threads == 1 or work // threads < MIN_CHUNK_SIZE else fn.parallel
 
 
 def _from_first_element(t):
