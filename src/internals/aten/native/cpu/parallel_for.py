@@ -26,12 +26,14 @@ GRAIN = 32768   # at::internal::GRAIN_SIZE: up to this many elements a loop runs
 
 class Twins(NamedTuple):
     """A loop compiled for Numba's thread pool and for the calling thread. Calling it calls the
-    build ``pick`` chooses; ``inspect.getsource`` shows the one Python function both came from."""
+    build ``pick`` chooses for the elements of its largest array argument (a kernel whose work is
+    not its arguments' size, a matrix product, calls ``pick`` with its own count);
+    ``inspect.getsource`` shows the one Python function both came from."""
     parallel: object
     serial: object
 
     def __call__(self, *args):
-        return pick(self)(*args)
+        return pick(self, (max((a.size for a in args if type(a) is np.ndarray), default=0),))(*args)
 
     @property
     def __wrapped__(self):
