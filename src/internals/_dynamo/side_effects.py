@@ -36,10 +36,12 @@ _CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
 
 class PythonState:
     """The globals ``fn``'s code names, its closure cells and the arguments ``values``, with
-    one level of their contents: a list's, dict's or set's items, an object's attributes."""
+    one level of their contents: a list's, dict's or set's items, an object's attributes.
+    ``holders``: the ids of the modules whose buffers the graph takes as inputs, read again on
+    each call, so that a buffer one of them rebinds may be made again by a replay."""
 
-    def __init__(self, fn, values=(), own=()):
-        self.fn, self.values, self.own = fn, values, own
+    def __init__(self, fn, values=(), own=(), holders=frozenset()):
+        self.fn, self.values, self.own, self.holders = fn, values, own, holders
         code = getattr(fn, "__code__", None)
         glob = getattr(fn, "__globals__", None)
         # ``own``: the globals the trace itself puts in place (``print``, ``int``, ``math``)
@@ -71,7 +73,7 @@ class PythonState:
         """A picture taken now, for the writes made from here on (a graph segment's, whose
         writes are replayed after its own graph): what was there before the call stays the old
         values and the only objects a replay writes into, as in this picture."""
-        later = PythonState(self.fn, self.values, self.own)
+        later = PythonState(self.fn, self.values, self.own, self.holders)
         later.known, later.targets = self.known, self.targets
         return later
 
@@ -136,12 +138,18 @@ class PythonState:
             now = dict(after[1])
             changed = [(k, self._written(v, outputs)) for k, v in now.items() if k not in old or old[k] is not v]
             removed = [k for k in old if k not in now]
-            if any(_is_registered(k) for k, _ in changed) or any(map(_is_registered, removed)):
-                # a module's parameter or buffer rebound: its graph holds the old tensor as a
-                # constant, so no replay keeps it right; the function runs eagerly
+            if any(_is_registered(k) and not self._rebindable(root, k) for k, _ in changed) or \
+                    any(map(_is_registered, removed)):
+                # a module's parameter or buffer rebound: a graph that holds the old tensor as a
+                # constant would keep it, so no replay keeps it right; the function runs eagerly
                 return ("other", _UNREPLAYABLE)
             return (kind, root, changed, removed)
         return ("other", _UNREPLAYABLE)
+
+    def _rebindable(self, root, key):
+        """Whether a replay may rebind the registered entry ``key`` of ``root``: a buffer of a
+        module whose buffers are inputs of the graph, read again on the next call."""
+        return key.startswith("_buffers.") and id(root) in self.holders
 
     def restore(self):
         """Put back every binding and content pictured."""
@@ -260,7 +268,8 @@ class Replay:
                     target.pop(k, None)
             elif kind == "attributes":
                 for k, v in rest[0]:
-                    setattr(target, k, value(v))
+                    # a buffer rebound (``_buffers.running``) is set by its name, as the module's code did
+                    setattr(target, k.partition(".")[2] if _is_registered(k) else k, value(v))
                 for k in rest[1]:
                     delattr(target, k)
 
