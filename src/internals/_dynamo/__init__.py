@@ -393,11 +393,11 @@ class _Slot:
         return old
 
 
-def _aliased_holdings(fn, tensors):
-    """Which tensors the function holds (``_lifted_places``) share memory with an argument tensor
-    or with another one it holds, as pairs of positions among ``tensors`` then the held ones: the
-    graph would take them as separate inputs, and a write through one would miss the other."""
-    held = [t for _, _, t in _lifted_places(fn).values()]
+def _aliased_holdings(held, tensors):
+    """Which of the tensors the function holds (``held``: ``_lifted_places``' tensors) share
+    memory with an argument tensor or with another one it holds, as pairs of positions among
+    ``tensors`` then ``held``: the graph would take them as separate inputs, and a write through
+    one would miss the other."""
     every = [*tensors, *held]
     storages = [id(t.untyped_storage()) if t.layout == strided else None for t in every]
     return tuple((i, j) for j in range(len(tensors), len(every)) for i in range(j)
@@ -728,7 +728,7 @@ class CompiledFunction:
         # the held tensors as constants are keyed (identity, and a one-element one's value), then
         # which of them share memory with another input
         held_key = (tuple(GuardWalker().value(t, "held") for t in held),
-                    _aliased_holdings(self.fn, _tensors((args, kwargs))))
+                    _aliased_holdings(held, _tensors((args, kwargs))))
         key = (_arguments_key(walker, self._signature, args, kwargs, self._names), global_state_key(),
                walker.at(("fn",), walker.function, self.fn), held_key)
         hash(key)
@@ -847,7 +847,7 @@ class CompiledFunction:
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
             return _FailedTrace(self.fn, None, self._record, reason)
-        if reason is None and _aliased_holdings(self.fn, _tensors((args, kwargs))):
+        if reason is None and _aliased_holdings(_module_tensors(self.fn).values(), _tensors((args, kwargs))):
             reason = _ALIASED
         if reason is None:
             try:
