@@ -10,9 +10,11 @@ Where every value written is a tensor the trace computed, a value that was there
 plain constant, an int computed from number inputs traced as symbols (``nonlocal k; k += 1``),
 or a new list or tuple of those, the writes become a ``Replay``: the computed tensors are extra
 outputs of the graph, and after each call of it the writes are made again with the tensors it
-returned and the ints computed from the call's numbers, as Dynamo's codegen does after its graph. Any other write (a new
-dict or object, a symbol, a set) makes the caller run the function eagerly, which writes once
-per call, with real values. A function cut at its graph breaks (``resume_execution``) is
+returned and the ints computed from the call's numbers, as Dynamo's codegen does after its
+graph; so is a module's buffer rebound (``self.running = self.running * 0.5 + x``) where the
+graph takes the module's buffers as inputs, read again on the next call. Any other write (a
+new dict or object, a symbol, a set) makes the caller run the function eagerly, which writes
+once per call, with real values. A function cut at its graph breaks (``resume_execution``) is
 pictured again at each cut (``again``): the writes since the last cut are the graph segment's
 before it, made again after that segment's graph, before the break's own step, as Dynamo
 applies the pending side effects before the instruction that breaks.
