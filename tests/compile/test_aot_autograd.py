@@ -197,12 +197,22 @@ def test_a_closed_over_module_in_a_list_has_its_parameters_lifted():
     assert [a for a, _ in counts] == [b for _, b in counts] == [1, 2, 2, 2] and not ours.break_reasons
 
 
+# A global tensor that requires grad: not lifted to an input of the graph here (torch lifts it).
+_GLOBAL_WEIGHT = internals.ones(3, requires_grad=True)
+
+
 def test_what_is_not_lifted_runs_eagerly_and_no_grad_compiles_forward_only():
+    """A closed-over tensor that requires grad is an input of the joint graph, as torch lifts
+    it: its gradient arrives. A global one is not lifted here: the function runs eagerly."""
     w = internals.ones(3, requires_grad=True)
     closure = internals.compile(lambda x: x * w)
     y = closure(internals.ones(2, 3))
-    assert type(y.grad_fn).__name__ == "MulBackward0"
-    assert "closed over requires grad" in closure.break_reasons[0]
+    assert type(y.grad_fn).__name__ == "CompiledFunctionBackward" and not closure.break_reasons
+    y.sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0, 2.0]
+    by_global = internals.compile(lambda x: x * _GLOBAL_WEIGHT)
+    assert type(by_global(internals.ones(2, 3)).grad_fn).__name__ == "MulBackward0"
+    assert "closed over requires grad" in by_global.break_reasons[0]
     x = internals.ones(2, 3, requires_grad=True)
     with internals.no_grad():
         assert internals.compile(gelu_ish)(x, internals.ones(3)).grad_fn is None

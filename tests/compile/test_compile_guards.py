@@ -111,13 +111,21 @@ def test_closed_over_tensor_replaced_and_mutated():
 
 
 def test_grad_mode_of_first_call_is_guarded():
+    """A graph compiled under no_grad is not reused with grad on: the closed-over ``w`` that
+    requires grad is an input of the graph compiled then, and its gradient arrives, as under
+    torch.compile (``CompiledFunctionBackward``)."""
     w, tw = _rand(3, seed=3)
     w.requires_grad_(), tw.requires_grad_()
     ours = internals.compile(lambda x: x * w)
+    theirs = torch.compile(lambda x: x * tw, backend="aot_eager")
     x, tx = _rand(3)
     with internals.no_grad(), torch.no_grad():
-        assert ours(x).grad_fn is None and (tx * tw).grad_fn is None
-    assert type(ours(x).grad_fn).__name__ == type((tx * tw).grad_fn).__name__
+        assert ours(x).grad_fn is None and theirs(tx).grad_fn is None
+    out, want = ours(x), theirs(tx)
+    assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__ == "CompiledFunctionBackward"
+    out.sum().backward()
+    want.sum().backward()
+    _same(w.grad, tw.grad)
 
 
 def test_autocast_state_is_guarded():
@@ -253,9 +261,10 @@ def test_bad_arguments_raise_as_torch_compile(call):
 
 
 def test_explain_lists_graphs_and_breaks():
-    """torch counts the graphs less one as breaks. A closed-over tensor that requires grad: torch
-    compiles one graph (0 breaks); this package runs the function eagerly, no graph, so -1
-    breaks by the same count, the reason listed."""
+    """torch counts the graphs less one as breaks. A closed-over tensor that requires grad is an
+    input of the graph in both (one graph, 0 breaks). Given an argument that shares its memory,
+    torch compiles one graph; this package runs the function eagerly, no graph, so -1 breaks by
+    the same count, the reason listed."""
     from torch._dynamo.backends.debugging import ExplainOutput
     ours_fields = [f.name for f in dataclasses.fields(internals._dynamo.ExplainOutput)]
     assert ours_fields == [f.name for f in dataclasses.fields(ExplainOutput)]
@@ -270,8 +279,13 @@ def test_explain_lists_graphs_and_breaks():
     want = torch._dynamo.explain(lambda x: x * w_t)(x_t)
     broken = explain(lambda x: x * w)(x)
     assert (want.graph_count, want.graph_break_count) == (1, 0)
+    assert (broken.graph_count, broken.graph_break_count) == (1, 0)
+    torch._dynamo.reset()
+    want = torch._dynamo.explain(lambda x: x * w_t)(w_t.detach())
+    broken = explain(lambda x: x * w)(w.detach())
+    assert (want.graph_count, want.graph_break_count) == (1, 0)
     assert (broken.graph_count, broken.graph_break_count) == (0, -1)
-    assert "closed over requires grad" in broken.break_reasons[0].reason
+    assert "shares memory with another input" in broken.break_reasons[0].reason
 
 
 def test_recompile_limit_then_eager():

@@ -1299,6 +1299,36 @@ def _grad_attribute_read(T):
     return f
 
 
+def _generator_over_rows(T):
+    def f(x):
+        return sum(v * 2 for v in x)
+    return f
+
+
+def _closed_tensor_after_a_break(T):
+    g = T.tensor([1.0, 2.0, 3.0])
+
+    def f(x):
+        if x.sum() > 0:
+            return x * g
+        return x + g
+    return f
+
+
+def _closed_module_after_a_break(T):
+    lin = T.nn.Linear(3, 3)
+    with T.no_grad():
+        lin.weight.copy_(T.arange(9.0).reshape(3, 3) / 10)
+        lin.bias.fill_(0.5)
+
+    def f(x):
+        y = lin(x)
+        if y.sum() > 0:
+            return y.relu()
+        return -y
+    return f
+
+
 _BREAK_PROGRAMS = {
     # name: (program, calls, gradients, why our graph count differs from torch's, or None)
     "nested function": (_nested_def, _rows(*_VALUES, requires_grad=True), True, None),
@@ -1334,6 +1364,11 @@ _BREAK_PROGRAMS = {
     "max of two tensors": (_builtin_max, _rows(*_VALUES), False,
                            "torch inlines max's comparison; here the bool read is a cut"),
     "grad attribute read": (_grad_attribute_read, _rows(*_VALUES, requires_grad=True), True, None),
+    "generator over the rows": (_generator_over_rows, _rows(*_VALUES, requires_grad=True), True, None),
+    "closed-over tensor read after a break": (_closed_tensor_after_a_break, _rows(*_VALUES), False, None),
+    "closed-over module before a break": (_closed_module_after_a_break, _rows(*_VALUES), False,
+                                          "the graphs cut at reads would not differentiate the module's parameters, "
+                                          "which require grad: the function runs eagerly (torch 2 graphs)"),
 }
 
 

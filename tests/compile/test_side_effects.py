@@ -536,6 +536,266 @@ def _setitem_argument(T):
     return f, None
 
 
+def _running_statistics(T):
+    """A module with a parameter and running statistics, as BatchNorm keeps them."""
+    class Running(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = T.nn.Parameter(T.ones(3))
+            self.register_buffer("running_mean", T.zeros(3))
+            self.register_buffer("num_batches", T.tensor(0))
+
+        def forward(self, x):
+            if self.training:
+                self.running_mean.mul_(0.9).add_(0.1 * x.detach())
+                self.num_batches += 1
+            return (x - self.running_mean) * self.weight
+    m = Running()
+    return m, lambda: [m.running_mean, m.num_batches]
+
+
+def _batch_norm_closed_over(T):
+    m = T.nn.BatchNorm1d(3)
+
+    def f(x):
+        return m(x.reshape(1, 3).expand(2, 3) * T.tensor([[1.0], [2.0]]))
+    return f, lambda: [m.running_mean, m.running_var, m.num_batches_tracked]
+
+
+def _closed_step(dtype):
+    def build(T):
+        step = T.zeros((), dtype=getattr(T, dtype))
+
+        def f(x):
+            step.add_(1)
+            return x * step
+        return f, lambda: step
+    return build
+
+
+def _closed_tensor_read(requires_grad, value=(1.0, 2.0, 3.0)):
+    def build(T):
+        g = T.tensor(list(value) if len(value) > 1 else value[0], requires_grad=requires_grad)
+
+        def f(x):
+            return x * g + 1
+        return f, (lambda: g.grad) if requires_grad else None
+    return build
+
+
+def _closed_linear(T):
+    lin = T.nn.Linear(3, 2)
+    with T.no_grad():
+        lin.weight.copy_(T.arange(6.0).reshape(2, 3) / 10)
+        lin.bias.fill_(0.5)
+
+    def f(x):
+        return lin(x).tanh()
+    return f, lambda: [lin.weight.grad, lin.bias.grad]
+
+
+def _closed_linears_in_a_list(T):
+    mods = [T.nn.Linear(3, 3), T.nn.Linear(3, 3)]
+    with T.no_grad():
+        for i, m in enumerate(mods):
+            m.weight.fill_(0.1 * (i + 1))
+            m.bias.fill_(0.0)
+
+    def f(x):
+        for m in mods:
+            x = m(x)
+        return x
+    return f, None
+
+
+def _sequential(T):
+    m = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.ReLU(), T.nn.Linear(4, 1))
+    with T.no_grad():
+        for p in m.parameters():
+            p.fill_(0.1)
+    return m, None
+
+
+def _attribute_written_by_forward(T):
+    class Keeps(T.nn.Module):
+        def forward(self, x):
+            self.last = x * 2
+            return x + 1
+    m = Keeps()
+    return m, lambda: m.last
+
+
+def _buffer_replaced(T):
+    class Previous(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("prev", T.zeros(3))
+
+        def forward(self, x):
+            out = x + self.prev
+            self.prev = x.detach().clone()
+            return out
+    m = Previous()
+    return m, lambda: m.prev
+
+
+def _buffer_beside_a_parameter(T):
+    class Averaged(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = T.nn.Parameter(T.tensor([1.0, 2.0, 3.0]))
+            self.register_buffer("ema", T.zeros(3))
+
+        def forward(self, x):
+            y = x * self.w
+            self.ema.mul_(0.5).add_(y.detach())
+            return y + self.ema
+    m = Averaged()
+    return m, lambda: [m.ema, m.w.grad]
+
+
+def _two_closed_tensors_written(T):
+    a, b = T.zeros(3), T.ones(3)
+
+    def f(x):
+        a.add_(x)
+        b.mul_(2)
+        return a + b
+    return f, lambda: [a, b]
+
+
+def _closed_tensor_view_written(T):
+    g = T.zeros(4)
+
+    def f(x):
+        g[:3].add_(x)
+        return g * 1
+    return f, lambda: g
+
+
+def _closed_tensor_copied_under_no_grad(T):
+    g = T.zeros(3)
+
+    def f(x):
+        with T.no_grad():
+            g.copy_(x * 2)
+        return x * 3
+    return f, lambda: g
+
+
+def _closed_dict_tensor_rebound(T):
+    d = {"a": T.ones(3)}
+
+    def f(x):
+        d["a"] = d["a"] + x
+        return d["a"] * 2
+    return f, lambda: d["a"]
+
+
+def _closed_list_tensor_written(T):
+    box = [T.zeros(3)]
+
+    def f(x):
+        box[0].add_(x)
+        return box[0] * 1
+    return f, lambda: box[0]
+
+
+def _closed_tensor_rebound(T):
+    g = T.zeros(3)
+
+    def f(x):
+        nonlocal g
+        g = g + x
+        return g * 2
+    return f, lambda: g
+
+
+def _accumulated_beside_grad(T):
+    acc = T.zeros(3)
+
+    def f(x):
+        y = (x * 2).sin()
+        acc.add_(y.detach())
+        return y
+    return f, lambda: acc
+
+
+def _closed_parameter(T):
+    w = T.nn.Parameter(T.tensor([0.5, 1.0, 2.0]))
+
+    def f(x):
+        return (x * w).sum()
+    return f, lambda: w.grad
+
+
+def _closed_tensor_written_then(what):
+    """A closed-over tensor written in place, then a read of it (``if``, ``.item()``) or a print."""
+    def build(T):
+        g = T.zeros(3)
+
+        def f(x):
+            g.add_(x)
+            if what == "if":
+                return x * 2 if g.sum() > 3 else x - 1
+            if what == "item":
+                return x * g.sum().item()
+            print("shape", g.shape)
+            return x * g
+        return f, lambda: g
+    return build
+
+
+def _buffer_written_then_read(T):
+    class Total(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("total", T.zeros(3))
+
+        def forward(self, x):
+            self.total.add_(x)
+            return x * self.total.sum().item()
+    m = Total()
+    return m, lambda: m.total
+
+
+def _closed_view_and_base(T):
+    base = T.zeros(4)
+    v = base[1:]
+
+    def f(x):
+        v.add_(x)
+        return base * 1
+    return f, lambda: base
+
+
+def _closed_mask(T):
+    m = T.tensor([True, False, True])
+
+    def f(x):
+        return x[m] * 2
+    return f, None
+
+
+def _closed_index(T):
+    i = T.tensor([2, 0])
+
+    def f(x):
+        return x[i] * 2
+    return f, None
+
+
+def _dropout_in_eval(T):
+    m = T.nn.Dropout(0.5)
+    m.eval()
+    return m, None
+
+
+# torch's graphs where a tensor held as a constant is written before a graph break
+_WRITTEN_BEFORE_A_BREAK = ("a closed-over tensor or buffer written before a graph break: the graphs cut at reads "
+                           "hold it as a constant, so the function runs eagerly (no graph; torch lifts it)")
+
+
 _STATE_PROGRAMS = {
     # name: (program, calls, gradients, (torch's graphs per call, ours) where they differ)
     "nonlocal int written": (_nonlocal_count, _rows(*_SAME_SIZE), False, None),
@@ -551,23 +811,59 @@ _STATE_PROGRAMS = {
                                "a float written from a symbol is not made again: eager from then on"),
     "closed-over dict entry bumped": (_closure_dict_bumped_after_use, _rows(*_SAME_SIZE), False,
                                       "a number inside a closed-over dict is no automatic-dynamic source here"),
-    "closed-over dict gets a tensor": (_closure_dict_tensor, _rows(*_SAME_SIZE, requires_grad=True), True,
-                                       "torch recompiles once for the dict's new key; here one entry serves"),
+    "closed-over dict gets a tensor": (_closure_dict_tensor, _rows(*_SAME_SIZE, requires_grad=True), True, None),
     "object attribute counter": (_object_counter, _rows(*_SAME_SIZE), False,
                                  "a closed-over object's number is no automatic-dynamic source here"),
     "module attribute counter": (_module_counter, _rows(*_SAME_SIZE), False, None),
-    "module buffer written in place": (_running_buffer(True), _rows(*_SAME_SIZE), False,
-                                       "a buffer is a constant of the graph here: written, it runs eagerly"),
-    "module buffer rebound": (_running_buffer(False), _rows(*_SAME_SIZE), False,
-                              "a buffer is a constant of the graph here: rebound, it runs eagerly"),
+    "module buffer written in place": (_running_buffer(True), _rows(*_SAME_SIZE), False, None),
+    "module buffer rebound": (_running_buffer(False), _rows(*_SAME_SIZE), False, None),
     "closed-over tensor written in place": (_closed_tensor_written, _rows(*_SAME_SIZE, requires_grad=True), True,
-                                            "a closed-over tensor is a constant here, not an input: eager"),
+                                            None),
     "attribute of a new tensor": (_new_tensor_attribute, _rows(*_SAME_SIZE), False, None),
     "argument's .data rebound": (_argument_data_written, _rows(*_SAME_SIZE), False, None),
     "local list and dict": (_local_containers, _rows(*_SAME_SIZE, requires_grad=True), True, None),
     "append then print": (_append_then_print, _rows([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0]),
                           False, None),
     "item set in the argument": (_setitem_argument, _rows(*_SAME_SIZE), False, None),
+    "running statistics": (_running_statistics, _rows(*_SAME_SIZE), False, None),
+    "running statistics with grad": (_running_statistics, _rows(*_SAME_SIZE, requires_grad=True), True, None),
+    "closed-over BatchNorm1d": (_batch_norm_closed_over, _rows(*_SAME_SIZE), False, None),
+    "closed-over 0-dim float step": (_closed_step("float32"), _rows(*_SAME_SIZE), False, None),
+    "closed-over 0-dim int step": (_closed_step("int64"), _rows(*_SAME_SIZE), False, None),
+    "closed-over tensor read": (_closed_tensor_read(False), _rows(*_SAME_SIZE), False, None),
+    "closed-over tensor that requires grad": (_closed_tensor_read(True), _rows(*_SAME_SIZE, requires_grad=True),
+                                              True, None),
+    "closed-over 0-dim tensor, new sizes": (_closed_tensor_read(False, (2.0,)),
+                                            _rows([1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0], [1.0] * 5), False, None),
+    "closed-over Linear with grad": (_closed_linear, _rows(*_SAME_SIZE, requires_grad=True), True, None),
+    "closed-over list of Linears": (_closed_linears_in_a_list, _rows(*_SAME_SIZE), False, None),
+    "Sequential": (_sequential, _rows(*_SAME_SIZE), False, None),
+    "attribute written by forward": (_attribute_written_by_forward, _rows(*_SAME_SIZE), False, None),
+    "buffer replaced each call": (_buffer_replaced, _rows(*_SAME_SIZE), False, None),
+    "buffer beside a parameter": (_buffer_beside_a_parameter, _rows(*_SAME_SIZE, requires_grad=True), True, None),
+    "two closed-over tensors written": (_two_closed_tensors_written, _rows(*_SAME_SIZE), False, None),
+    "view of a closed-over tensor written": (_closed_tensor_view_written, _rows(*_SAME_SIZE), False, None),
+    "closed-over tensor copied under no_grad": (_closed_tensor_copied_under_no_grad,
+                                                _rows(*_SAME_SIZE, requires_grad=True), True, None),
+    "closed-over dict's tensor rebound": (_closed_dict_tensor_rebound, _rows(*_SAME_SIZE), False, None),
+    "closed-over list's tensor written": (_closed_list_tensor_written, _rows(*_SAME_SIZE), False, None),
+    "closed-over tensor rebound": (_closed_tensor_rebound, _rows(*_SAME_SIZE), False, None),
+    "closed-over accumulator beside grad": (_accumulated_beside_grad, _rows(*_SAME_SIZE, requires_grad=True),
+                                            True, None),
+    "closed-over Parameter": (_closed_parameter, _rows(*_SAME_SIZE, requires_grad=True), True, None),
+    **{f"closed-over tensor written, then {what}": (_closed_tensor_written_then(what), _rows(*_SAME_SIZE), False,
+                                                    _WRITTEN_BEFORE_A_BREAK) for what in ("if", "item", "print")},
+    "buffer written, then item": (_buffer_written_then_read, _rows(*_SAME_SIZE), False, _WRITTEN_BEFORE_A_BREAK),
+    "closed-over index tensor": (_closed_index, _rows(*_SAME_SIZE), False, None),
+    "closed-over mask": (_closed_mask, _rows(*_SAME_SIZE), False,
+                         "torch breaks the graph at x[mask], whose size depends on the mask's values (2 graphs); "
+                         "here one graph serves"),
+    "closed-over view and its base": (_closed_view_and_base, _rows(*_SAME_SIZE), False,
+                                      "a view and its base, both closed over, would be separate inputs of the "
+                                      "graph: the function runs eagerly (torch 1 graph)"),
+    "Dropout in eval": (_dropout_in_eval, _rows(*_SAME_SIZE), False,
+                        "torch's graph holds dropout's call, which does nothing in eval; the trace here records "
+                        "no operation, and no graph is compiled"),
 }
 
 

@@ -35,18 +35,25 @@ argument or the compiled module, reached through attributes and dict entries
 global dict or a closed-over one only the entries the function reads are guarded
 (``_ReadDict``), and its keys where the function writes an entry, as in Dynamo.
 
-Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
+The tensors the function holds -- a compiled module's parameters and buffers, those of the
+modules it closes over, and the tensors it closes over itself -- are inputs of the graph after
+the arguments and numbers, read again on each call and guarded by their metadata, as Dynamo
+lifts them (``L['self']._buffers['running']``, ``G``-free closure cells): a buffer written in
+place or rebound (``self.running = self.running * 0.5 + x``, made again after the graph), and a
+closed-over tensor written in place, reach the caller's tensors, one graph serving every call.
+
+Inputs that require grad (arguments, or the tensors the function holds) go through AOTAutograd
 (``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
 and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.compile.
 
 Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
-closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
-lost), a write to Python state while traced that no graph can make again (``side_effects.py``:
+tensor the function holds that shares memory with another input (the graph would take them
+apart), a write to Python state while traced that no graph can make again (``side_effects.py``:
 a write of a tensor the graph computes, of an old value, a constant, or an int computed from
 number inputs is made again after each call of the graph, as Dynamo replays it, and a name the
 function only writes is not guarded; a write into a list or dict argument, which the trace sees
-as a copy, always runs eagerly, and so does a tensor the function closes over written in place,
-a module's buffer rebound, or a float computed from a number input: no graph would keep them),
+as a copy, always runs eagerly, and so does a float computed from a number input, or a tensor
+held as a constant by graphs cut at reads: no graph would keep them),
 an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
@@ -80,9 +87,10 @@ from .._subclasses.fake_tensor import (
     UnsupportedFakeTensorException,
 )
 from .._tensor import Tensor
-from ..autograd import is_grad_enabled
+from ..autograd import is_grad_enabled, no_grad
 from ..c10.scalar_type import float64, int64
 from ..c10.sym import SymFloat, SymInt, is_symbolic, sym_int, sym_sqrt
+from ..c10.tensor_impl import strided
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.experimental.symbolic_shapes import ConstraintViolationError, GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
@@ -182,12 +190,15 @@ class _Graph:
 
     replay = None   # writes to Python state made again after the graph (``side_effects.Replay``)
     fn = None       # the compiled callable, where a number the graph takes is reached from it
+    lifted = False  # whether the graph takes the tensors ``fn`` holds (``_lifted_places``) last
+    lifts = True    # its cache entry guards those tensors by metadata, not identity (``_masked``)
 
     symbols = {}    # {name: symbol} of the number inputs traced as symbols, for a replay's ints
 
     def __call__(self, args, kwargs):
         numbers = _int_values(self.inputs, args, kwargs, self.signature, self.fn)
-        out = self.compiled(*_tensors((args, kwargs)), *numbers)
+        held = _module_tensors(self.fn).values() if self.lifted else ()
+        out = self.compiled(*_tensors((args, kwargs)), *numbers, *held)
         if self.replay is None:
             return out
         out, written = out
@@ -293,6 +304,7 @@ class _Differentiable:
         self.inputs, self.ints, self.signature = inputs or {}, {}, signature
 
     replay = None   # writes to Python state made again after the graph, as ``_Graph.replay``
+    lifts = True    # the tensors the module holds are inputs, as ``_Graph.lifts``
 
     def __call__(self, args, kwargs):
         out = self.compiled(*_tensors((args, kwargs)),
@@ -330,13 +342,15 @@ def _exact(t):
 
 def _module_tensors(module):
     """A module's parameters and buffers by qualified name; for a plain function, those of the
-    modules it closes over (``lin``, or in a list, tuple or dict: ``mods.0``), as Dynamo lifts a
-    closed-over module's parameters to inputs of the graph."""
+    modules it closes over (``lin``, or in a list, tuple or dict: ``mods.0``), and the tensors
+    it closes over itself (``g``), as Dynamo lifts them to inputs of the graph: a buffer written
+    in place or rebound, a closed-over tensor written in place, is the caller's tensor written."""
     return {name: t for name, (_, _, t) in _lifted_places(module).items()}
 
 
 def _lifted_places(fn):
-    """{qualified name: (module holding it, its name there, the tensor)} of ``_module_tensors``."""
+    """{qualified name: (module or cell holding it, its name in a module, the tensor)} of
+    ``_module_tensors``."""
     if isinstance(fn, Module):
         roots = [("", fn)]
     else:
@@ -347,7 +361,47 @@ def _lifted_places(fn):
     for prefix, root in roots:
         for name, t in list(root.named_parameters()) + list(root.named_buffers()):
             places[prefix + name] = (root, name, t)
+    if isinstance(fn, types.FunctionType):
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
+            value = cell.cell_contents if _filled(cell) else None
+            if _liftable(value):
+                places[name] = (cell, None, value)
+            elif type(value) in (list, dict):     # a closed-over list's or dict's tensors (``box[0]``)
+                items = dict.items(value) if type(value) is dict else enumerate(value)
+                places.update({f"{name}.{k}": (_Slot(value, k), None, t) for k, t in items if _liftable(t)})
     return places
+
+
+def _liftable(value):
+    """A closed-over value the graph takes as an input: a strided tensor (a sparse one stays a
+    constant of the graph)."""
+    return isinstance(value, Tensor) and value.layout == strided
+
+
+class _Slot:
+    """An entry of a closed-over list or dict that holds a tensor the graph takes as an input."""
+
+    def __init__(self, container, key):
+        self.container, self.key = container, key
+
+    def swap(self, value):
+        """Put ``value`` in the entry (as a plain list's or dict's: no read noted); return the old."""
+        setitem = dict.__setitem__ if type(self.container) is dict else list.__setitem__
+        getitem = dict.__getitem__ if type(self.container) is dict else list.__getitem__
+        old = getitem(self.container, self.key)
+        setitem(self.container, self.key, value)
+        return old
+
+
+def _aliased_holdings(held, tensors):
+    """Which of the tensors the function holds (``held``: ``_lifted_places``' tensors) share
+    memory with an argument tensor or with another one it holds, as pairs of positions among
+    ``tensors`` then ``held``: the graph would take them as separate inputs, and a write through
+    one would miss the other."""
+    every = [*tensors, *held]
+    storages = [id(t.untyped_storage()) if t.layout == strided else None for t in every]
+    return tuple((i, j) for j in range(len(tensors), len(every)) for i in range(j)
+                 if storages[i] is not None and storages[i] == storages[j])
 
 
 def _modules_in(value):
@@ -380,6 +434,8 @@ class _CacheEntry:
         """``key`` with the values of the int arguments this graph takes as symbols left out, and
         of each dict argument only the entries the trace read (``_ReadDict``)."""
         reads = getattr(self.run, "dict_reads", {})
+        if getattr(self.run, "lifts", False):   # the held tensors are inputs: no identity guarded
+            key = (*key[:3], (None, key[3][1]))
         key = _globals_read(key, {n: r for n, r in reads.items() if isinstance(n, tuple)})
         key = _cells_unpinned(key, {n for n, p in self.ints.items() if isinstance(p, types.CellType)})
         if not (self.ints or reads) or not isinstance(key[0][0], tuple):   # (no signature: nothing is left out)
@@ -667,9 +723,14 @@ class CompiledFunction:
     def _key(self, args, kwargs):
         """The guard key of a call, and the walker that made it (the tensors and the numbers it
         met); a number at a source made dynamic is keyed by its type alone."""
-        walker = GuardWalker(tensors_apart=True, dynamic=self._dynamic_sources)
+        held = [t for _, _, t in _lifted_places(self.fn).values()]
+        walker = GuardWalker(tensors_apart=True, dynamic=self._dynamic_sources, lifted=frozenset(map(id, held)))
+        # the held tensors as constants are keyed (identity, and a one-element one's value), then
+        # which of them share memory with another input
+        held_key = (tuple(GuardWalker().value(t, "held") for t in held),
+                    _aliased_holdings(held, _tensors((args, kwargs))))
         key = (_arguments_key(walker, self._signature, args, kwargs, self._names), global_state_key(),
-               walker.at(("fn",), walker.function, self.fn))
+               walker.at(("fn",), walker.function, self.fn), held_key)
         hash(key)
         return key, walker
 
@@ -694,6 +755,7 @@ class CompiledFunction:
         if self._dynamic_sources != walker.dynamic:     # a source made dynamic now: keyed by its type
             key, walker = self._key(args, kwargs)
         seen_tensors = walker.tensors
+        self._seen_tensors = seen_tensors   # what a trace cut at reads may write for real (``_segmented``)
         self._shape_env, self._int_symbols = None, {}
         self._resumed_key = key     # the segments after a read remember sizes across entries of this key
         run = self._compile(args, kwargs, seen_tensors, dims, ints)
@@ -785,6 +847,8 @@ class CompiledFunction:
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
             return _FailedTrace(self.fn, None, self._record, reason)
+        if reason is None and _aliased_holdings(_module_tensors(self.fn).values(), _tensors((args, kwargs))):
+            reason = _ALIASED
         if reason is None:
             try:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
@@ -829,15 +893,23 @@ class CompiledFunction:
         codes = _user_codes(self.fn)
         try:
             resumed = self._resumed.setdefault(getattr(self, "_resumed_key", None), ResumeCache())
-            run = Segmented(lambda ts, reads, answers=None: trace_with_breaks(flat, ts, codes, reads, answers),
-                            tensors, self.graphs,
-                            self._record_break, tensors[0].device.type, dims, resumed, writes,
-                            self._resume_graphs)
+            with _held_kept(self._held(tensors)):
+                run = Segmented(lambda ts, reads, answers=None: trace_with_breaks(flat, ts, codes, reads, answers),
+                                tensors, self.graphs,
+                                self._record_break, tensors[0].device.type, dims, resumed, writes,
+                                self._resume_graphs)
         except Exception:  # noqa: BLE001 -- a program the reads' tracer cannot follow runs eagerly
             return None
         run.dict_reads, run.eager = reads, self.fn
         self._shape_env = run.shape_env      # the first graph's guards are the entry's
         return run
+
+    def _held(self, tensors):
+        """The tensors the function reaches that are not among the argument ``tensors``: the
+        tensors it closes over, a module's, those in a global or a closed-over list."""
+        arguments = {id(t) for t in tensors}
+        every = [*getattr(self, "_seen_tensors", ()), *_module_tensors(self.fn).values()]
+        return [t for t in {id(t): t for t in every}.values() if id(t) not in arguments]
 
     def _record_break(self, cut):
         """A read the segments break at, as Dynamo reports it (``explain``'s break reasons)."""
@@ -850,14 +922,19 @@ class CompiledFunction:
         guards -- the trace's and the backend's -- join the entry's guards."""
         tensors, ints, reads = _tensors((args, kwargs)), dict(ints or {}), {}
         values = _int_values(ints, args, kwargs, fn=self.fn)
-        dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints)]
+        # the tensors the function holds (a module's, closed-over ones) are inputs after the numbers
+        lifted = _module_tensors(self.fn)
+        dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
+                *[None] * len(lifted)]
         with UserCalls(_user_codes(self.fn)):
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
             replays = []
-            gm = make_fx(_flat(self.fn, args, kwargs, ints, reads, self._writes, replays), decomposition_table,
-                         tracing_mode="fake", _fold_constant_reads=False, _dynamic_dims=dims)(*tensors, *values)
+            flat = _lifted(_flat(self.fn, args, kwargs, ints, reads, self._writes, replays, _holders(lifted, self.fn)),
+                           self.fn, list(lifted), len(tensors) + len(values), named=True)
+            gm = make_fx(flat, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
+                         _dynamic_dims=dims)(*tensors, *values, *lifted.values())
         placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
-        fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):]
+        fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):len(tensors) + len(ints)]
         self._shape_env = gm.shape_env
         gm = functionalize(gm)
         gm.graph.eliminate_dead_code()      # views functionalization replayed that nobody reads
@@ -868,7 +945,7 @@ class CompiledFunction:
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)
         run = _Graph(compiled, fakes, self._number_symbols(ints, int_vals), self._signature, ints)
-        run.dict_reads, run.replay, run.fn = reads, replays[0] if replays else None, self.fn
+        run.dict_reads, run.replay, run.fn, run.lifted = reads, replays[0] if replays else None, self.fn, bool(lifted)
         run.symbols = {name: e for name, e in self._int_symbols.items() if e.is_Symbol}
         if run.replay is not None and not run.replay.numbers_within(set(run.symbols.values())):
             self._writes.append("state")    # an int written from a size (``k += x.shape[0]``): eager
@@ -892,7 +969,7 @@ class CompiledFunction:
         values = _int_values(ints, args, kwargs, fn=self.fn)
         reads, replays, layout = {}, [], {}
         flat = _lifted(_outputs_flat(_flat(self.fn, args, kwargs, ints, reads=reads, writes=self._writes,
-                                           replays=replays), replays, layout),
+                                           replays=replays, holders=_holders(lifted, self.fn)), replays, layout),
                        self.fn, list(lifted), len(tensors) + len(values))
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
@@ -915,6 +992,23 @@ class CompiledFunction:
         return run
 
 
+@contextlib.contextmanager
+def _held_kept(held):
+    """Put back the values of the tensors ``held`` that the block wrote: the trace cut at reads
+    runs the function on the real tensors it reaches (``g.add_(x)`` before a read), and the call
+    itself -- the segments' graphs, or eager execution where they cannot be made -- writes them
+    once more."""
+    with no_grad():
+        saved = [(t, t._version, t.clone()) for t in held if t.layout == strided]
+    try:
+        yield
+    finally:
+        with no_grad():
+            for t, version, value in saved:
+                if t._version != version:
+                    t.copy_(value)
+
+
 def _addresses_storage(gm):
     """Whether ``gm`` places a view in its storage itself (``as_strided`` and its kin take a
     storage offset): then the inputs' storage offsets are guarded, as nothing else is."""
@@ -935,7 +1029,7 @@ def _user_codes(fn):
     return (code,) if code is not None else ()
 
 
-def _lifted(flat, module, names, n_args):
+def _lifted(flat, module, names, n_args, named=False):
     """``flat`` taking the module's parameters and buffers as extra inputs: while it runs, the
     module holds those inputs in their places, swapped in and back as torch.func.functional_call
     swaps them (``nn.utils.stateless._reparametrize_module``), one closed-over module at a time."""
@@ -951,13 +1045,26 @@ def _lifted(flat, module, names, n_args):
             by_root.setdefault(id(root), (root, {}))[1][inner] = t
         with contextlib.ExitStack() as stack:
             for root, values in by_root.values():
-                stack.enter_context(_reparametrize_module(root, values))
+                if isinstance(root, types.CellType):        # a closed-over tensor: the cell holds it
+                    stack.callback(setattr, root, "cell_contents", root.cell_contents)
+                    root.cell_contents = values[None]
+                elif isinstance(root, _Slot):               # one in a closed-over list or dict
+                    stack.callback(root.swap, root.swap(values[None]))
+                else:
+                    stack.enter_context(_reparametrize_module(root, values))
             return flat(*tensors[:n_args])
     run.__name__ = flat.__name__
+    if named:       # placeholders named after the tensors (``g_1``), as make_fx names parameters
+        params = [*inspect.signature(flat).parameters.values()][:n_args]
+        run.__signature__ = inspect.Signature(
+            [*params, *(inspect.Parameter(_identifier(n), inspect.Parameter.POSITIONAL_ONLY) for n in names)])
     return run
 
 
 _TWO_DEVICES = "tensors on different devices: eager raises or converts as torch does"
+
+_ALIASED = ("a tensor the function holds shares memory with another input: the graph would take them apart, "
+            "so the function runs eagerly")
 
 
 def _eager_reason(arg_tensors, all_tensors, lifted=()):
@@ -973,7 +1080,14 @@ def _eager_reason(arg_tensors, all_tensors, lifted=()):
     return None
 
 
-def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
+def _holders(lifted, fn):
+    """The ids of the modules whose buffers are inputs of the graph (``_lifted_places``): a
+    buffer one of them rebinds is a write a replay makes again."""
+    places = _lifted_places(fn)
+    return frozenset(id(places[name][0]) for name in lifted if isinstance(places[name][0], Module))
+
+
+def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, holders=frozenset()):
     """``fn`` as a function of the argument tensors, then of the int arguments ``ints`` ({name:
     place}, traced as symbols): every other argument (numbers, lists, keyword values) is put
     back in place, baked into the trace and guarded by the cache key. A dict argument is handed
@@ -983,7 +1097,9 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
     it was given) is undone afterwards and noted in ``writes`` (``side_effects.py``): the
     compiled graphs would not make it again. Given a list ``replays``, writes a graph can make
     again are not noted but appended there as a ``Replay``, and the function returns its result
-    and the tensors they write, which the graph then returns too."""
+    and the tensors they write, which the graph then returns too. ``holders``: the ids of the
+    modules whose buffers the graph takes as inputs (``_holders``), where a buffer rebound is
+    such a write."""
     ints = ints or {}
     dicts = [(name, place) for name, place, value in _tops(fn, args, kwargs) if type(value) is dict]
     global_dicts = {name: fn.__globals__[name] for name in _names(fn.__code__)
@@ -1003,7 +1119,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None):
 
     def traced(replay, *leaves):
         maths = _math_globals(fn, writes)     # asked here, under the lock: no other trace's names in place
-        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)], set(maths))
+        state = PythonState(fn, [v for v in tree_leaves((args, kwargs)) if not isinstance(v, Tensor)], set(maths),
+                            holders)
         # a trace cut at reads notes each segment's writes at its cut, made again after its graph
         tracer = breaking_tracer()
         if tracer is not None:

@@ -58,8 +58,12 @@ class GuardWalker:
     """Builds guard keys; ``tensors`` collects every tensor met on the way (for the device and
     requires_grad checks of the caller)."""
 
-    def __init__(self, tensors_apart=False, dynamic=frozenset()):
+    def __init__(self, tensors_apart=False, dynamic=frozenset(), lifted=frozenset()):
         self.tensors, self._seen = [], set()
+        # the ids of the tensors a graph may take as inputs (a module's, closed-over ones): keyed
+        # by their metadata, as Dynamo's TENSOR_MATCH of a lifted tensor; the compiler keys their
+        # identity apart, for the entries that hold them as constants
+        self.lifted = lifted
         # Automatic dynamic for numbers held inside an argument or the compiled module (Dynamo's
         # frame state keyed by source, ``L['d']['scale']``, ``L['self'].cfg.scale``): ``numbers``
         # collects each such int or float by its path (``_SOURCE_ROOTS``, then ``attr`` and
@@ -148,6 +152,9 @@ class GuardWalker:
             # a module: the attributes its forward's code (and its methods') names are read
             code = getattr(getattr(type(fn), "forward", None), "__code__", None)
             names = _method_names(type(fn), _names(code)) if code is not None else frozenset()
+            if code is not None:        # ``self.last = y`` in forward is no read of ``last``
+                self._unread |= _written_only(code) - self._kept
+                self._read |= names - _written_only(code)
             return self.value(fn, getattr(fn, "__name__", "the function"), names)
         if id(fn) in self._seen:
             return ("seen", id(fn))
@@ -178,6 +185,8 @@ class GuardWalker:
         """A value read by name: ``names`` are the attribute names the reading code uses."""
         if isinstance(v, Tensor):
             self.tensors.append(v)
+            if id(v) in self.lifted:
+                return ("tensor", "input", tensor_meta(v))
             # ID_MATCH too: the graph holds this very tensor as a constant. A one-element tensor
             # may be baked into a kernel as a number, so its value is guarded as well.
             value = v.item() if v.numel() == 1 and v.device.type != "meta" else None
@@ -211,8 +220,9 @@ class GuardWalker:
         if isinstance(v, Module):       # its parameters, buffers, submodules and settings; its forward
             self._modules_entered += 1
             try:
+                # an attribute its code only writes is not guarded (the write is made again)
                 state = ("dict", tuple((self._hashable(k), self.at(("attr", k), self.value, x, name, names))
-                                       for k, x in vars(v).items()))
+                                       for k, x in vars(v).items() if k not in self._unread))
             finally:
                 self._modules_entered -= 1
             return ("module", id(v), state, self.at(("forward",), self.value, type(v).forward, "forward"))

@@ -10,9 +10,11 @@ Where every value written is a tensor the trace computed, a value that was there
 plain constant, an int computed from number inputs traced as symbols (``nonlocal k; k += 1``),
 or a new list or tuple of those, the writes become a ``Replay``: the computed tensors are extra
 outputs of the graph, and after each call of it the writes are made again with the tensors it
-returned and the ints computed from the call's numbers, as Dynamo's codegen does after its graph. Any other write (a new
-dict or object, a symbol, a set) makes the caller run the function eagerly, which writes once
-per call, with real values. A function cut at its graph breaks (``resume_execution``) is
+returned and the ints computed from the call's numbers, as Dynamo's codegen does after its
+graph; so is a module's buffer rebound (``self.running = self.running * 0.5 + x``) where the
+graph takes the module's buffers as inputs, read again on the next call. Any other write (a
+new dict or object, a symbol, a set) makes the caller run the function eagerly, which writes
+once per call, with real values. A function cut at its graph breaks (``resume_execution``) is
 pictured again at each cut (``again``): the writes since the last cut are the graph segment's
 before it, made again after that segment's graph, before the break's own step, as Dynamo
 applies the pending side effects before the instruction that breaks.
@@ -36,10 +38,12 @@ _CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
 
 class PythonState:
     """The globals ``fn``'s code names, its closure cells and the arguments ``values``, with
-    one level of their contents: a list's, dict's or set's items, an object's attributes."""
+    one level of their contents: a list's, dict's or set's items, an object's attributes.
+    ``holders``: the ids of the modules whose buffers the graph takes as inputs, read again on
+    each call, so that a buffer one of them rebinds may be made again by a replay."""
 
-    def __init__(self, fn, values=(), own=()):
-        self.fn, self.values, self.own = fn, values, own
+    def __init__(self, fn, values=(), own=(), holders=frozenset()):
+        self.fn, self.values, self.own, self.holders = fn, values, own, holders
         code = getattr(fn, "__code__", None)
         glob = getattr(fn, "__globals__", None)
         # ``own``: the globals the trace itself puts in place (``print``, ``int``, ``math``)
@@ -71,7 +75,7 @@ class PythonState:
         """A picture taken now, for the writes made from here on (a graph segment's, whose
         writes are replayed after its own graph): what was there before the call stays the old
         values and the only objects a replay writes into, as in this picture."""
-        later = PythonState(self.fn, self.values, self.own)
+        later = PythonState(self.fn, self.values, self.own, self.holders)
         later.known, later.targets = self.known, self.targets
         return later
 
@@ -136,12 +140,18 @@ class PythonState:
             now = dict(after[1])
             changed = [(k, self._written(v, outputs)) for k, v in now.items() if k not in old or old[k] is not v]
             removed = [k for k in old if k not in now]
-            if any(_is_registered(k) for k, _ in changed) or any(map(_is_registered, removed)):
-                # a module's parameter or buffer rebound: its graph holds the old tensor as a
-                # constant, so no replay keeps it right; the function runs eagerly
+            if any(_is_registered(k) and not self._rebindable(root, k) for k, _ in changed) or \
+                    any(map(_is_registered, removed)):
+                # a module's parameter or buffer rebound: a graph that holds the old tensor as a
+                # constant would keep it, so no replay keeps it right; the function runs eagerly
                 return ("other", _UNREPLAYABLE)
             return (kind, root, changed, removed)
         return ("other", _UNREPLAYABLE)
+
+    def _rebindable(self, root, key):
+        """Whether a replay may rebind the registered entry ``key`` of ``root``: a buffer of a
+        module whose buffers are inputs of the graph, read again on the next call."""
+        return key.startswith("_buffers.") and id(root) in self.holders
 
     def restore(self):
         """Put back every binding and content pictured."""
@@ -260,7 +270,8 @@ class Replay:
                     target.pop(k, None)
             elif kind == "attributes":
                 for k, v in rest[0]:
-                    setattr(target, k, value(v))
+                    # a buffer rebound (``_buffers.running``) is set by its name, as the module's code did
+                    setattr(target, k.partition(".")[2] if _is_registered(k) else k, value(v))
                 for k in rest[1]:
                     delattr(target, k)
 
