@@ -48,7 +48,14 @@ def parallel_loop(**options):
     cache names an index file by the function's module, qualified name and first line, and keys
     its entries by signature, bytecode and closure, never by ``parallel``: under one name the
     second build would load the first one's machine code from the cache, and a forked worker's
-    "serial" loop would enter the pool after all."""
+    "serial" loop would enter the pool after all.
+
+    Both builds divide as C does unless ``options`` say otherwise (``error_model="numpy"``: a float
+    divided by zero is an infinity or a NaN), since Numba's default differs between them: the
+    parallel build's loop body already divides so, the serial one would raise ZeroDivisionError
+    (the inverse of a singular matrix, on a small call or in a one-thread DataLoader worker)."""
+    options = {"error_model": "numpy", **options}
+
     def compile_both(fn):
         twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
         twin.__qualname__ = f"{fn.__qualname__}.serial"
