@@ -536,6 +536,32 @@ def test_a_dunder_with_a_python_number_wraps_it_as_the_parser_does(dunder):
     assert len(parsed) == 1
 
 
+# every operator dunder, on tensors of a dtype it accepts: float, or integer for the bitwise ones
+_OPERATOR_DUNDERS = [(name, float) for name in (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+    "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__")] + [(name, int) for name in (
+    "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__", "__rlshift__", "__rshift__",
+    "__rrshift__", "__invert__")]
+
+
+@pytest.mark.parametrize(("dunder", "kind"), _OPERATOR_DUNDERS)
+def test_a_mode_sees_each_operator_dunder_under_torchs_name(dunder, kind):
+    """``a // b`` reaches a mode as ``Tensor.__floordiv__`` (written in torch/_tensor.py), ``a & b``
+    as ``Tensor.__and__`` (an operator of its own in torch), ``a ** b`` as ``pow``: each dunder,
+    given a tensor and given a Python number, is recorded under the name torch's mode sees, and
+    the same subclass-and-mode program gives the same results."""
+    def program(lib, ov):
+        log = []
+        a = lib.tensor([[3, 4], [5, 6]], dtype=lib.float32 if kind is float else lib.int64)
+        b = lib.tensor([[2, 1], [1, 2]], dtype=a.dtype)
+        with logging_mode(lib, ov, log):
+            results = [getattr(a, dunder)(*operands) for operands in
+                       (((),) if dunder in ("__neg__", "__abs__", "__invert__") else ((b,), (2,)))]
+        return log, describe(lib, results)
+    both(program)
+
+
 @pytest.mark.parametrize("name", ["add", "matmul", "sum", "t", "relu", "view", "cat", "zeros"])
 def test_resolve_name_names_the_public_function(name):
     space = internals if name in ("cat", "zeros") else internals.Tensor

@@ -524,6 +524,9 @@ class Tensor(TensorBase):
     def __rrshift__(self, other):
         return _torch_functions["bitwise_right_shift"](other, self)
 
+    def __rmatmul__(self, other):
+        return _torch_functions["matmul"](other, self)
+
     def __bool__(self):
         if self.numel() != 1:
             what = "no values" if self.numel() == 0 else "more than one value"
@@ -840,8 +843,16 @@ def _attach_generated_methods():
     for name, fn in METHODS.items():
         setattr(TensorBase, name, fn)
     Tensor.__neg__, Tensor.__abs__ = Tensor.neg, Tensor.abs
-    for name in ("__rsub__", "__rtruediv__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__"):
+    for name in ("__rsub__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__", "__rmatmul__",
+                 "__floordiv__"):
         setattr(Tensor, name, _handle_and_wrap_type_error(getattr(Tensor, name), name))
+    # torch/_tensor.py writes ``__rdiv__`` and makes ``__rtruediv__`` the same function
+    Tensor.__rdiv__ = Tensor.__rtruediv__ = _handle_and_wrap_type_error(Tensor.__rtruediv__, "__rdiv__")
+    # torch binds ``__invert__`` in C++ by that name: an override sees the dunder
+    Tensor.__invert__ = _asking_under_own_name(Tensor.__invert__, "__invert__")
+    # torch/_tensor.py wraps the methods themselves: an override sees ``pow`` and ``pow_``
+    Tensor.__pow__ = _handle_and_wrap_type_error(Tensor.__pow__, "pow")
+    Tensor.__ipow__ = _handle_and_wrap_type_error(Tensor.__ipow__, "pow_")
     Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
     Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
@@ -916,6 +927,19 @@ def _handle_and_wrap_type_error(fn, name):
             return fn(*args)
         except TypeError:
             return NotImplemented
+    dunder.__name__ = name
+    dunder.__qualname__ = f"Tensor.{name}"
+    dunder.__wrapped__ = fn
+    return dunder
+
+
+def _asking_under_own_name(fn, name):
+    """A unary operator that asks for ``__torch_function__`` first as itself (``~x`` reaches a mode
+    as ``Tensor.__invert__``, not as the method it calls) and keeps its TypeError."""
+    def dunder(self):
+        if check_has_torch_function(self):
+            return handle_torch_function_method(self, name)
+        return fn(self)
     dunder.__name__ = name
     dunder.__qualname__ = f"Tensor.{name}"
     dunder.__wrapped__ = fn

@@ -8,36 +8,26 @@ an element by making a tensor over the storage (``set_``) and indexing it, as to
 """
 import collections.abc
 import copy
-import threading
-import warnings
 
 from .c10 import scalar_type as st
+from .c10.exception import reset_warn_once, warn_once
 from .c10.storage import UntypedStorage
 
 __all__ = ["TypedStorage", "UntypedStorage"]
 
-_warn_lock = threading.Lock()
-_has_warned = False
-
-
 def _warn_typed_storage_removal(stacklevel=2):
     """Warn once per process, as torch's ``_warn_typed_storage_removal`` does; ``stacklevel``
     counts from the caller of the function that calls this one."""
-    global _has_warned
-    with _warn_lock:
-        first, _has_warned = not _has_warned, True
-    if first:
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
-                      "only storage class. This should only matter to you if you are using storages directly.  To "
-                      "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=stacklevel + 1)
+    warn_once("_warn_typed_storage_removal",
+              "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+              "storage class. This should only matter to you if you are using storages directly.  To access "
+              "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+              UserWarning, stacklevel=stacklevel + 1)
 
 
 def _reset_warn_typed_storage_removal():
     """Let the next use warn again (torch has the same hook, for its tests)."""
-    global _has_warned
-    with _warn_lock:
-        _has_warned = False
+    reset_warn_once("_warn_typed_storage_removal")
 
 
 _ARG_ERROR = ("TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n"

@@ -25,7 +25,6 @@ from hypothesis import given
 from hypothesis import strategies as hst
 
 import internals
-from internals.aten.native import copy as copy_kernels
 
 COMPLEX_PAIRS = [(internals.complex64, torch.complex64), (internals.complex128, torch.complex128)]
 ALL_PAIRS = DTYPE_PAIRS + COMPLEX_PAIRS
@@ -471,7 +470,7 @@ def test_casting_complex_to_real_warns_once():
     """torch warns once per process (``TORCH_WARN_ONCE``), so its text comes from a process of its own."""
     count, category, message = subprocess.run([sys.executable, "-c", _TORCH_WARNING], capture_output=True,
                                               text=True, check=True).stdout.split(" ", 2)
-    copy_kernels._warned.clear()
+    internals.c10.exception.reset_warn_once("_complex_to_real_copy")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         internals.tensor([1j]).to(internals.bool)

@@ -139,8 +139,9 @@ def test_bad_input_raises_torchs_error(program):
 def test_chain_matmul_warns_as_torch_does():
     """torch.chain_matmul is deprecated: a UserWarning with torch's text, once a process for the
     functional form and once for the out= form (torch's TORCH_WARN_ONCE in each)."""
-    from internals.aten.native import batch_linear_algebra
-    batch_linear_algebra._warned -= {w for w in batch_linear_algebra._warned if "chain_matmul" in w[1]}
+    from internals.aten.native import linear_algebra
+    for site in ("chain_matmul", "chain_matmul_out"):
+        internals.c10.exception.reset_warn_once(("deprecated", site, linear_algebra._CHAIN_MATMUL_DEPRECATED))
     texts = {}
     x = torch.eye(2)
     for lib, args in ((torch, (x, x)), (internals, (internals.eye(2), internals.eye(2)))):

@@ -3,6 +3,7 @@ PyTorch's OpInfo samples, graph structure (grad_fn names, next_functions, saved 
 second-order gradients, in-place rules and their errors, hooks, retain_grad, random graphs."""
 
 import functools
+import sys
 
 import hypothesis
 import hypothesis.strategies as st
@@ -1102,6 +1103,25 @@ def test_accumulate_grad_takes_the_gradient_when_nobody_else_holds_it():
     x = internals.ones(2, requires_grad=True)
     (x * 3).sum().backward()
     assert x.grad._base is None and not x.grad.requires_grad and x.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_accumulate_grad_decides_alike_under_a_tracer_that_reads_frames_locals():
+    """A debugger or coverage tool that reads each frame's locals (``frame.f_locals``) keeps one
+    more reference to every value a frame names: the decision to take the gradient does not count
+    those, as torch's count of its C++ references does not see them."""
+    def reading_locals(frame, event, arg):
+        frame.f_locals      # noqa: B018 -- the read itself is what the test needs
+        return reading_locals
+
+    untraced = _steals(torch)
+    previous = sys.gettrace()
+    sys.settrace(reading_locals)
+    try:
+        traced = _steals(internals)
+    finally:
+        sys.settrace(previous)
+    assert traced == untraced and traced["fresh grad: taken"]
 
 
 RESHAPES = {

@@ -16,7 +16,6 @@ import torch
 from test_hostile_training_stack import COMPOSITE_ULPS, NORM_ULPS, labels, sample, twin, with_grads
 
 import internals
-from internals.aten.native import convolution
 
 # Linear, convolutions (padding modes, 'same', groups, dilation), transposed ones, pools, padding
 LAYERS = {
@@ -1440,10 +1439,10 @@ def test_program_matches_torch(group, name):
     twin(_program(cases[name]), ulps=ulps)
 
 
-def test_backward_with_create_graph_warns_once_per_process(monkeypatch):
+def test_backward_with_create_graph_warns_once_per_process():
     """torch's engine warns once per process that backward() with create_graph=True makes a
     parameter and its gradient a reference cycle; autograd.grad does not warn."""
-    monkeypatch.setattr(internals.autograd, "_warned_create_graph", [])
+    internals.c10.exception.reset_warn_once("backward(create_graph=True)")
     x = internals.ones(2, requires_grad=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -1458,10 +1457,10 @@ def test_backward_with_create_graph_warns_once_per_process(monkeypatch):
     assert x.grad.grad_fn is not None
 
 
-def test_uneven_same_padding_warns_once_for_every_convolution(monkeypatch):
+def test_uneven_same_padding_warns_once_for_every_convolution():
     """An even kernel under padding='same' pads one side more, with a padded copy: torch says so
     once per process, whichever convolution asks first (conv1d here, then conv3d is quiet)."""
-    monkeypatch.setattr(convolution, "_warned_uneven_same", [])
+    internals.c10.exception.reset_warn_once("_warn_uneven_same_padding")
     F = internals.nn.functional
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -23,7 +23,6 @@ from helpers import (
 )
 
 import internals
-from internals.aten.native import convolution
 
 F, NNF = internals.nn.functional, torch.nn.functional
 TOL = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-12, 1e-12)}
@@ -106,9 +105,9 @@ def test_channels_last_3d_layouts_follow_torchs_backend(fn, dtype, layout):
 
 
 @pytest.mark.parametrize("kernel, dilation", [((3, 3, 3), 1), ((2, 3, 4), 1), ((2, 2, 3), (1, 2, 3))])
-def test_padding_same_and_valid_match_torch_and_warn_as_torch_does(kernel, dilation, monkeypatch):
+def test_padding_same_and_valid_match_torch_and_warn_as_torch_does(kernel, dilation):
     # the package warns once per process, as torch's TORCH_WARN_ONCE: start this test afresh
-    monkeypatch.setattr(convolution, "_warned_uneven_same", [])
+    internals.c10.exception.reset_warn_once("_warn_uneven_same_padding")
 
     def run(L):
         with warnings.catch_warnings(record=True) as caught:

@@ -25,7 +25,6 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 import internals
-from internals.aten.native import convolution
 from internals.nn.modules import _repr_fields
 
 F, NNF = internals.nn.functional, torch.nn.functional
@@ -314,7 +313,7 @@ def test_norm_reprs_follow_the_installed_torch(layer, monkeypatch):
         assert ("bias=False" in repr(build(internals.nn, bias=False))) == torch_prints
 
 
-def test_conv2d_padding_same_and_unbatched(monkeypatch):
+def test_conv2d_padding_same_and_unbatched():
     torch.manual_seed(6)
     x, w = torch.randn(2, 5, 6), torch.randn(3, 2, 3, 3)
     for padding in ("same", "valid"):
@@ -323,7 +322,7 @@ def test_conv2d_padding_same_and_unbatched(monkeypatch):
     # An odd total padding: torch pads the end one more, and warns with this text (TORCH_WARN_ONCE:
     # once per process, so torch's own warning may already have gone out in this test worker;
     # the package's goes out once too, from a fresh start here).
-    monkeypatch.setattr(convolution, "_warned_uneven_same", [])
+    internals.c10.exception.reset_warn_once("_warn_uneven_same_padding")
     even = torch.randn(3, 2, 2, 4)
     with pytest.warns(UserWarning) as ours:
         out = F.conv2d(internals.from_torch(x), internals.from_torch(even), padding="same")

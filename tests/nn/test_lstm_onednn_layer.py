@@ -103,11 +103,10 @@ def test_projection_keeps_the_composed_cells():
         assert _output_node(internals, proj_size=2) == _output_node(torch, proj_size=2) == "StackBackward0"
 
 
-def test_projection_warns_once_a_process(monkeypatch):
+def test_projection_warns_once_a_process():
     """torch's TORCH_WARN_ONCE: the first float32 LSTM with a projection warns that it keeps the
     composed cells, later ones do not (the flag is reset here, as in a fresh process)."""
-    from internals.nn.modules import rnn
-    monkeypatch.setattr(rnn, "_projection_warned", False)
+    internals.c10.exception.reset_warn_once("_warn_projection_once")
     model = internals.nn.LSTM(3, 4, proj_size=2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

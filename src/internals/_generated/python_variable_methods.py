@@ -5905,7 +5905,9 @@ def __eq__(self, other):
             return _ops['eq.Tensor'](self, other)
         _r = _eq_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__eq__', _parsing._Tensor.__eq__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
             return _ops['eq.Tensor'](self, _r.tensor(0))
@@ -6122,7 +6124,9 @@ def __and__(self, other):
             return _ops['bitwise_and.Tensor'](self, other)
         _r = _bitwise_and_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__and__', _parsing._Tensor.__and__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
             return _ops['bitwise_and.Tensor'](self, _r.tensor(0))
@@ -6160,7 +6164,9 @@ def __iand__(self, other):
             return _ops['bitwise_and_.Tensor'](self, other)
         _r = _bitwise_and__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__iand__', _parsing._Tensor.__iand__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
             return _ops['bitwise_and_.Tensor'](self, _r.tensor(0))
@@ -6179,7 +6185,9 @@ def __or__(self, other):
             return _ops['bitwise_or.Tensor'](self, other)
         _r = _bitwise_or_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__or__', _parsing._Tensor.__or__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
             return _ops['bitwise_or.Tensor'](self, _r.tensor(0))
@@ -6217,7 +6225,9 @@ def __ior__(self, other):
             return _ops['bitwise_or_.Tensor'](self, other)
         _r = _bitwise_or__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__ior__', _parsing._Tensor.__ior__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
             return _ops['bitwise_or_.Tensor'](self, _r.tensor(0))
@@ -6236,7 +6246,9 @@ def __xor__(self, other):
             return _ops['bitwise_xor.Tensor'](self, other)
         _r = _bitwise_xor_parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__xor__', _parsing._Tensor.__xor__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
             return _ops['bitwise_xor.Tensor'](self, _r.tensor(0))
@@ -6274,7 +6286,9 @@ def __ixor__(self, other):
             return _ops['bitwise_xor_.Tensor'](self, other)
         _r = _bitwise_xor__parser.parse(args, kwargs, self)
         if _r.has_torch_function:
-            return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+            return _parsing.handle_torch_function_no_python_arg_parser(
+                _r.overloaded_args or [], (self, other), None, '__ixor__', _parsing._Tensor.__ixor__,
+                'internals.Tensor')
         if _r.idx == 0:
             # aten::bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
             return _ops['bitwise_xor_.Tensor'](self, _r.tensor(0))

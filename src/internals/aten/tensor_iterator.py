@@ -227,7 +227,7 @@ class BinaryOpConfig(TensorIteratorConfig):
         given, key, plan = self.given_outputs, None, None
         try:
             key = ("plan", self.output_dtypes[0], st._default_dtype, self.original_scalar_inputs,
-                   *map(_layout_facts, given + self.inputs if given else self.inputs))
+                   *(map(_layout_facts, given + self.inputs) if given else _two_layout_facts(*self.inputs)))
             plan = _layouts[key]
         except (KeyError, TypeError, RuntimeError):
             # KeyError: a new layout; TypeError: a traced size, which has no hash; RuntimeError:
@@ -1018,6 +1018,16 @@ def _layout_facts(t):
     device = impl.device
     return (impl.sizes, impl.strides, impl.storage_offset, impl.dtype, device.type, device.index, impl.layout,
             impl.is_wrapped_number)
+
+
+def _two_layout_facts(a, b):
+    """``_layout_facts`` of a binary config's two inputs, written out in one frame: every
+    elementwise call without ``out=`` builds its plan's key from these (two frames cost about as
+    much as the lookup of the plan)."""
+    a, b = a._impl, b._impl
+    da, db = a.device, b.device
+    return ((a.sizes, a.strides, a.storage_offset, a.dtype, da.type, da.index, a.layout, a.is_wrapped_number),
+            (b.sizes, b.strides, b.storage_offset, b.dtype, db.type, db.index, b.layout, b.is_wrapped_number))
 
 
 def flat_geometry(numel, offsets):

@@ -6,8 +6,7 @@ reverse (``engine.py``). The recording is done by the kernels of the ``Autograd`
 (generated ``generated/variable_type.py``, from ``derivatives.yaml``; regenerate with
 ``python -m internals.codegen``).
 """
-import warnings
-
+from ..c10.exception import warn_once
 from . import forward_ad, functional, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401  torch.autograd._is_checkpoint_valid
@@ -51,15 +50,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(tensors, grads)
-    if create_graph and not _warned_create_graph:
-        _warned_create_graph.append(True)
-        warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
+    if create_graph:
+        warn_once("backward(create_graph=True)", _CREATE_GRAPH_CYCLE, UserWarning, stacklevel=2)
     _run_backward(tensors, grads, retain_graph, create_graph, inputs, allow_unused=True)
 
 
 # torch's engine warns once per process (TORCH_WARN_ONCE) when backward() accumulates gradients
 # that carry a graph: parameter -> .grad -> its grad_fn -> the saved parameter is a cycle
-_warned_create_graph = []       # list.append is atomic: at most one warning, whatever the threads
 _CREATE_GRAPH_CYCLE = ("Using backward() with create_graph=True will create a reference cycle between the parameter "
                        "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
                        "creating the graph to avoid this. If you have to use this function, make sure to reset the "

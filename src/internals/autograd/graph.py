@@ -165,17 +165,18 @@ class AccumulateGrad(Node):
 
     def apply(self, grads):
         with _accumulate_lock:      # torch locks here too: two backward passes may meet at one leaf
-            self._accumulate(grads[0])
+            only_engine_holds = _only_engine_holds(grads)      # first: an argument holds the grad
+            self._accumulate(grads[0], only_engine_holds)
             for hook in list(self.variable._post_accumulate_grad_hooks or ()):
                 _check_post_accumulate_result(hook(self.variable), self.variable)
         return ()
 
-    def _accumulate(self, new_grad):
+    def _accumulate(self, new_grad, only_engine_holds):
         var = self.variable
         if new_grad.is_sparse or (var.grad is not None and var.grad.is_sparse):
-            self._accumulate_sparse(var, new_grad, not _grad_state.grad_enabled and _only_engine_holds(new_grad))
+            self._accumulate_sparse(var, new_grad, not _grad_state.grad_enabled and only_engine_holds)
         elif var.grad is None:
-            if not _grad_state.grad_enabled and _only_engine_holds(new_grad) and _obeys_layout(new_grad, var):
+            if not _grad_state.grad_enabled and only_engine_holds and _obeys_layout(new_grad, var):
                 var.grad = new_grad.detach()     # nobody else can see it: take it, as torch does
             else:
                 # The engine may hand the same gradient to several places (AddBackward0 passes
@@ -207,12 +208,14 @@ class AccumulateGrad(Node):
             var.grad = var.grad + new_grad
 
 
-def _only_engine_holds(grad):
-    """``new_grad.use_count() <= num_expected_refs``: the engine's buffer, ``apply``'s local and
-    the argument of ``getrefcount`` are the only references. The engine drops its own as soon
-    as it has passed a gradient on, so any other is a user's (a retained grad, a root's
-    ``gradient=``, a tensor both AddBackward0's outputs share)."""
-    return sys.getrefcount(grad) <= 4
+def _only_engine_holds(grads):
+    """``new_grad.use_count() <= num_expected_refs``: the slot of the engine's input buffer
+    ``grads`` (and ``getrefcount``'s argument) is the gradient's only reference. The engine drops
+    its own as soon as it has passed a gradient on, so any other is a user's (a retained grad, a
+    root's ``gradient=``, a tensor both AddBackward0's outputs share). Counted before any frame
+    binds the gradient to a name: a tracer or debugger that reads frames' locals
+    (``frame.f_locals``) keeps one more reference per name, which is not a user's."""
+    return sys.getrefcount(grads[0]) <= 2
 
 
 def _obeys_layout(grad, var):

@@ -4,10 +4,10 @@ Mirrors ``c10/core/ScalarType.h`` (the dtypes and ``promoteTypes``) and
 ``aten/src/ATen/native/TypeProperties.cpp`` (``result_type`` with its three priority groups).
 """
 import functools
-import warnings
 
 import numpy as np
 
+from .exception import warn_once
 from .sym import SymBool, SymFloat, SymInt
 
 __all__ = ["dtype", "complex32", "warn_if_experimental", "promote_types", "result_type", "can_cast", "opmath_type",
@@ -116,16 +116,16 @@ def default_complex_dtype():
     return to_complex(_default_dtype)
 
 
-_warned_experimental = []       # TORCH_WARN_ONCE: once per process (list.append is atomic)
+# complex32's warning is a TORCH_WARN_ONCE (``c10/exception.py``), the function's name its key
 
 
 def warn_if_experimental(d):
     """``empty_generic``'s warning (EmptyTensor.cpp), once per process, when a complex32 tensor
     is made."""
-    if d is complex32 and not _warned_experimental:
-        _warned_experimental.append(True)
-        warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.",
-                      UserWarning, stacklevel=3)
+    if d is complex32:
+        warn_once("warn_if_experimental", "ComplexHalf support is experimental and many operators don't support "
+                  "it yet.", UserWarning, stacklevel=3)
+
 
 
 def to_complex(d):

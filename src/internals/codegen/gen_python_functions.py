@@ -62,6 +62,11 @@ BINARY_DUNDERS = {
     "__rshift__": "__rshift__", "__irshift__": "__irshift__",
 }
 
+# The dunders torch binds under their own name (``__and__.Tensor`` is an operator of its own in
+# its YAML; ``__eq__`` is bound by that name): an override receives ``Tensor.__and__``, not the
+# method of the operator internals computes them with.
+DUNDERS_SEEN_BY_NAME = {"__eq__", "__and__", "__iand__", "__or__", "__ior__", "__xor__", "__ixor__"}
+
 
 @dataclass
 class Overload:
@@ -320,6 +325,12 @@ def gen_dunder(dunder, name, overloads):
     binding = gen_binding(name, overloads, True)
     assert head in binding, f"{name}: a dunder's operator takes arguments besides self"
     body = binding.split(head)[1].split("\n")
+    if dunder in DUNDERS_SEEN_BY_NAME:
+        asking = "        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')"
+        body[body.index(asking)] = (
+            "        return _parsing.handle_torch_function_no_python_arg_parser(\n"
+            f"                _r.overloaded_args or [], (self, other), None, {dunder!r}, _parsing._Tensor.{dunder},\n"
+            "                'internals.Tensor')")
     return "\n".join([f"def {dunder}(self, other):",
                       "    args, kwargs = (other,), {}",
                       "    try:",

@@ -27,11 +27,11 @@ factors rectangular ones too, with pivoting, as torch's CPU kernel does). The LU
 real and complex elements: Numba compiles one version per dtype.
 """
 import math
-import warnings
 
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.exception import warn_once
 from ...c10.grad_mode import GradMode
 from ...c10.tensor_impl import contiguous_strides
 from ...return_types import return_type
@@ -530,13 +530,9 @@ def impl_linalg_qr(outs, A, mode="reduced"):
 linalg_qr_out = structured(meta_linalg_qr, impl_linalg_qr, outputs=2)
 
 
-_warned = set()     # TORCH_WARN_ONCE: each deprecation once per process (per place that warns)
-
-
 def _warn_once(message, site=None):
-    if (site, message) not in _warned:
-        _warned.add((site, message))
-        warnings.warn(message, UserWarning, stacklevel=4)
+    """A deprecation, once per process for each place that warns (``site``) and message."""
+    warn_once(("deprecated", site, message), message, UserWarning, stacklevel=4)
 
 
 def qr(A, some=True):

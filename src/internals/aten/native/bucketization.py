@@ -6,19 +6,17 @@ in parallel) and the CUDA kernel (``cuda/bucketization.py``, a thread per value)
 ``cus_lower_bound``/``cus_upper_bound`` serve its CPU and CUDA kernels. Everything the search
 reads is checked on the host first: the shapes, and a ``sorter``'s range.
 """
-import warnings
-
 import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
+from ...c10.exception import warn_once
 from .. import dispatcher
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .tensor_factories import empty, wrap_scalar
 
 INT32_MAX = 2 ** 31 - 1
-_warned = set()         # TORCH_WARN_ONCE: each warning once per process
 
 
 @register_jitable
@@ -85,12 +83,11 @@ def _check_sorter(boundaries, sorter):
 def _flat(t, dtype, what):
     """``t`` as a contiguous tensor of ``dtype`` starting at element 0 of its buffer; a
     non-contiguous one is copied, with torch's warning (once)."""
-    if not t.is_contiguous() and what not in _warned:
-        _warned.add(what)
-        warnings.warn(f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the performance due to "
-                      f"extra data copy when converting non-contiguous tensor to contiguous, please use contiguous "
-                      f"{what} tensor if possible. This message will only appear once per program.", UserWarning,
-                      stacklevel=3)
+    if not t.is_contiguous():
+        warn_once(("searchsorted", what), f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower "
+                  f"the performance due to extra data copy when converting non-contiguous tensor to contiguous, "
+                  f"please use contiguous {what} tensor if possible. This message will only appear once per "
+                  f"program.", UserWarning, stacklevel=3)
     t = contiguous(to(t, dtype))
     return dispatcher.call("clone", t) if t.storage_offset() else t
 

@@ -14,10 +14,10 @@ float rounding, and the operators a dispatch mode sees (``convolution``, ``convo
 are the same.
 """
 import math
-import warnings
 from collections import namedtuple
 
 from ...c10 import scalar_type as st
+from ...c10.exception import warn_once
 from ...c10.memory_format import (
     channels_last,
     channels_last_3d,
@@ -582,16 +582,11 @@ def conv1d_padding(input, weight, bias=None, stride=(1,), padding="valid", dilat
     return out if input.dim() == 3 else call("squeeze.dim", out, 0)
 
 
-_warned_uneven_same = []        # TORCH_WARN_ONCE: once per process, for every convolution (list.append is atomic)
-
-
 def _warn_uneven_same_padding(stacklevel):
     """``convolution_same``'s warning, given once per process as torch's is: an even kernel under
     an odd dilation pads one side one more than the other, with a padded copy of the input."""
-    if not _warned_uneven_same:
-        _warned_uneven_same.append(True)
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=stacklevel)
+    warn_once("_warn_uneven_same_padding", "Using padding='same' with even kernel lengths and odd dilation may "
+              "require a zero-padded copy of the input be created", UserWarning, stacklevel=stacklevel)
 
 
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):

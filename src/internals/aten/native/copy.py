@@ -4,13 +4,13 @@ Mirrors ``aten/src/ATen/native/Copy.cpp``. A same-device copy is one strided loo
 float16 and bfloat16 pass through float32, converted on their bit patterns (Numba has no CPU
 float16). A cross-device copy moves contiguous bytes, then lays them out on the far side.
 """
-import warnings
 
 import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
+from ...c10.exception import warn_once
 from ...c10.memory_format import contiguous_format, preserve_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl
@@ -101,18 +101,14 @@ def _complex32_copy(dst, src):
     return same_device_copy(dst, wide)
 
 
-_warned = []     # torch warns once per process (TORCH_WARN_ONCE); list.append is atomic
-
-
 def _complex_to_real_copy(dst, src):
     """Complex into a real dtype: the real part (torch warns once that the imaginary part is
     lost), through a real dtype of the same width; into bool: nonzero-ness, without a warning."""
     if dst.dtype is st.bool_:
         it = _copy_iterator(dst, src)
         return it.for_each(lambda buffers, *geometry: loops(dst.device).unary_loop(ops.NONZERO, *buffers, *geometry))
-    if not _warned:
-        _warned.append(True)
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+    warn_once("_complex_to_real_copy", "Casting complex values to real discards the imaginary part", UserWarning,
+              stacklevel=2)
     real = scratch_like(src, st.to_real(src.dtype))
     it = _copy_iterator(real, src)
     it.for_each(lambda buffers, *geometry: loops(dst.device).unary_loop(ops.REAL_PART, *buffers, *geometry))

@@ -2,11 +2,10 @@
 3-vectors along one dim, the other dims broadcast. ``linalg_cross`` is declared as torch declares
 it, structured: a meta step (the dims checked, the broadcast shape) and an impl step (the
 overlap and dtype checks, then the loop), ``linalg_cross.out`` the primary form."""
-import warnings
-
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
+from ...c10.exception import warn_once
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
 from ..empty_tensor import is_meta_execution
@@ -91,11 +90,9 @@ def cross(x, y, dim=None):
     """CompositeImplicitAutograd: ``linalg_cross`` along ``dim``, by default the first dim of size
     3 (deprecated: torch warns once)."""
     if dim is None:
-        if not _warned:
-            _warned.append(True)
-            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
-                          "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
-                          "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        warn_once("cross without dim", "Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                  "either pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+                  "change to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         dim = next((i for i, n in enumerate(x.shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.exception import warn_once
 from ...c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
 from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import strided
@@ -447,19 +448,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     _check_rms_norm_inputs(input, normalized_shape, weight)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):    # its kernel's dispatch macro
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype.torch_name}'")
-    if weight is not None and weight.dtype is not input.dtype and not _warned_mismatch:
+    if weight is not None and weight.dtype is not input.dtype:
         _warn_mismatch(input, weight)
     return call("_fused_rms_norm", input, normalized_shape, weight, eps)[0]
 
 
-_warned_mismatch = []
-
-
 def _warn_mismatch(input, weight):
-    import warnings  # noqa: PLC0415
-    _warned_mismatch.append(True)      # TORCH_WARN_ONCE: once per process
-    warnings.warn(f"Mismatch dtype between input and weight: input dtype = {_cpp_name(input.dtype)}, weight dtype = "
-                  f"{_cpp_name(weight.dtype)}, Cannot dispatch to fused implementation.", UserWarning, stacklevel=4)
+    warn_once("rms_norm dtype mismatch", f"Mismatch dtype between input and weight: input dtype = "
+              f"{_cpp_name(input.dtype)}, weight dtype = {_cpp_name(weight.dtype)}, Cannot dispatch to fused "
+              f"implementation.", UserWarning, stacklevel=4)
 
 
 def _cpp_name(dtype):

@@ -21,7 +21,6 @@ its own last step.
 """
 import math
 import numbers
-import threading
 import warnings
 
 from ..._functional import cat, empty, stack, zeros
@@ -29,6 +28,7 @@ from ...aten import dispatcher
 from ...aten.native.dispatch_stub import onednn_native
 from ...autograd.grad_mode import is_grad_enabled
 from ...c10 import scalar_type as st
+from ...c10.exception import warn_once
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -170,8 +170,6 @@ def _run_stack(mode, input, hiddens, params, num_layers, dropout, training, bidi
 
 # ---- oneDNN's LSTM (``lstm_mkldnn_stub`` in RNN.cpp, ``mkldnn_impl`` in mkldnn/RNN.cpp)
 _LSTM_MODE = 2      # ideep's rnn_kind::LSTM
-_projection_warned = False
-_projection_lock = threading.Lock()
 
 
 def _use_mkldnn(input, hx, params):
@@ -186,12 +184,8 @@ def _use_mkldnn(input, hx, params):
 
 def _warn_projection_once():
     """torch's oneDNN check warns (once a process) that a projection keeps the composed LSTM."""
-    global _projection_warned
-    with _projection_lock:
-        first, _projection_warned = not _projection_warned, True
-    if first:
-        warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation.",
-                      stacklevel=4)
+    warn_once("_warn_projection_once", "LSTM with projections is not supported with oneDNN. Using default "
+              "implementation.", UserWarning, stacklevel=4)
 
 
 def _mkldnn_lstm(input, hx, params, num_layers, dropout, training, bidirectional, hidden_size):
