@@ -7075,7 +7075,7 @@ class NativeGroupNormBackward0(Node):
         grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            grad_input, grad_weight, grad_bias = infinitely_differentiable_native_group_norm_backward(grads, input, weight, N, C, HxW, group, eps, grad_input_mask) if grad_mode_is_enabled() else native_group_norm_backward(grads[0], input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
+            grad_input, grad_weight, grad_bias = infinitely_differentiable_native_group_norm_backward(grads[0], grads[1], grads[2], input, result1, result2, weight, N, C, HxW, group, eps, grad_input_mask) if grad_mode_is_enabled() or grads[1] is not None or grads[2] is not None else (native_group_norm_backward(grads[0], input, result1, result2, weight, N, C, HxW, group, grad_input_mask) if grads[0] is not None else (None, None, None))
         return grad_input, grad_weight, grad_bias
 
 
