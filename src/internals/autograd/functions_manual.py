@@ -2041,8 +2041,15 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
     if train:
         mean, rstd = save_mean.view(shape), save_invstd.view(shape)
         xhat = (input - mean) * rstd
-        return _normalization_double_backward(input, w, ggI, ggW_v, ggb_v, gO, xhat, rstd, dims, dims,
-                                              grad_input_mask)
+        # with ggI and no ggW torch's grad_input is γ (ones when there is no weight) times the
+        # ggI terms, so its node is MulBackward0; with ggW it ends in an in-place add
+        scaled = grad_input_mask[0] and ggI is not None and ggW_v is None
+        mask = [False, *grad_input_mask[1:]] if scaled else grad_input_mask
+        gI, gW, ggO = _normalization_double_backward(input, w, ggI, ggW_v, ggb_v, gO, xhat, rstd, dims, dims, mask)
+        if scaled:
+            gamma = w if w is not None else dispatcher.call("ones", [], dtype=input.dtype, device=input.device)
+            gI = gamma * _normalized_input_double_backward(xhat, rstd, gO, ggI, None, dims)
+        return gI, gW, ggO
     rstd = (running_var.view(shape) + eps).rsqrt()
     xhat = (input - running_mean.view(shape)) * rstd
     # ggW expanded to the input's shape first, as torch's formula does (expand_as_dim1): the
