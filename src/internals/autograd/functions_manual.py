@@ -2717,6 +2717,14 @@ def channel_shuffle(grad, groups):
     return dispatcher.call("channel_shuffle", grad, groups)
 
 
+__all__ += ["conv_tbc_backward"]
+
+
+def conv_tbc_backward(grad, self, weight, bias, pad):
+    """(dInput, dWeight, dBias) from the composite backward operator, as torch's formula."""
+    return dispatcher.call("conv_tbc_backward", grad, self, weight, bias, pad)
+
+
 # ---------------------------------------------------------------------- forward derivatives
 # The helpers of the forward formulas (``result:`` in derivatives.yaml): each takes values (``_p``)
 # and tangents (``_t``) and gives the output's tangent (FunctionsManual.cpp's ``*_jvp``).

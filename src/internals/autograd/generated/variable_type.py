@@ -94,6 +94,7 @@ from .functions import (
     ConjPhysicalBackward0,
     ConjPhysicalBackward1,
     ConstantPadNdBackward0,
+    ConvTbcBackward0,
     ConvolutionBackward0,
     ConvolutionBackwardBackward0,
     CopysignBackward0,
@@ -1243,6 +1244,7 @@ OPS = {
     'col2im': dispatcher.find('col2im'),
     'pixel_shuffle': dispatcher.find('pixel_shuffle'),
     'pixel_unshuffle': dispatcher.find('pixel_unshuffle'),
+    'conv_tbc': dispatcher.find('conv_tbc'),
     'channel_shuffle': dispatcher.find('channel_shuffle'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
     'reflection_pad1d.out': dispatcher.find('reflection_pad1d.out'),
@@ -14427,6 +14429,28 @@ def pixel_unshuffle(ks, self, downscale_factor):
     return result
 
 
+def conv_tbc(ks, self, weight, bias, pad=0):
+    if _fw_levels:
+        check_no_fw_grad('conv_tbc', self, weight, bias)
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad or bias._requires_grad):
+        grad_fn = ConvTbcBackward0()
+        grad_fn._next_edges = collect_next_edges(self, weight, bias)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.bias_ = SavedVariable(bias, False)
+        grad_fn.pad_ = as_int(pad)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['conv_tbc'].redispatch(after_autograd(ks), self, weight, bias, pad)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        check_complex_autograd('conv_tbc', result)
+    return result
+
+
 def channel_shuffle(ks, self, groups):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -17217,6 +17241,7 @@ KERNELS = {
     'col2im': col2im,
     'pixel_shuffle': pixel_shuffle,
     'pixel_unshuffle': pixel_unshuffle,
+    'conv_tbc': conv_tbc,
     'channel_shuffle': channel_shuffle,
     'constant_pad_nd': constant_pad_nd,
     'reflection_pad1d.out': reflection_pad1d_out,
