@@ -113,6 +113,18 @@ F = {
     "mse_loss": (lambda L, x, y: (L.nn.functional.mse_loss(x, y), L.nn.functional.mse_loss(x, y, reduction="none")),
                  [(3, 4), (3, 4)]),
     "nll_loss": (lambda L, x: L.nn.functional.nll_loss(L.log_softmax(x, 1), L.tensor([0, 3, 1])), [(3, 4)]),
+    # the losses' tangents: both inputs' backward formulas unreduced, then the loss's reduction
+    "smooth_l1_huber": (lambda L, x, y: (L.nn.functional.smooth_l1_loss(x, y, beta=0.5),
+                                         L.nn.functional.smooth_l1_loss(x, y, reduction="none"),
+                                         L.nn.functional.huber_loss(x, y, delta=0.7, reduction="sum")),
+                        [(3, 4), (3, 4)]),
+    "binary_cross_entropy": (lambda L, x, y: (L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+                                              L.nn.functional.binary_cross_entropy(
+                                                  x.sigmoid(), y.sigmoid(), L.linspace(0.5, 1.5, 4, dtype=L.float64),
+                                                  reduction="sum"),
+                                              L.nn.functional.binary_cross_entropy(x.sigmoid(), y.detach().sigmoid(),
+                                                                                   reduction="none")),
+                             [(3, 4), (3, 4)]),
     "logaddexp": (lambda L, x, y: (L.logaddexp(x, y), L.logaddexp2(x, y)), [(3, 4), (4,)]),
     "index_fill": (lambda L, x, v: (x.index_fill(1, L.tensor([0, 2]), 1.5), x.index_fill(0, L.tensor([1]), v.sum())),
                    [(3, 4), (2,)]),

@@ -3805,8 +3805,6 @@ def smooth_l1_loss_out(ks, self, target, reduction=1, beta=1.0, **kwargs):
 
 
 def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
-    if _fw_levels:
-        check_no_fw_grad('smooth_l1_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = SmoothL1LossBackward0()
@@ -3823,6 +3821,11 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('smooth_l1_loss', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.smooth_l1_loss_backward(self_t.conj(), self_p, target_p, 0, beta).conj() + manual.smooth_l1_loss_backward(target_t.conj(), target_p, self_p, 0, beta).conj(), reduction))
     return result
 
 
@@ -3850,8 +3853,6 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
 
 
 def huber_loss(ks, self, target, reduction=1, delta=1.0):
-    if _fw_levels:
-        check_no_fw_grad('huber_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = HuberLossBackward0()
@@ -3868,6 +3869,11 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('huber_loss', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.huber_loss_backward(self_t.conj(), self_p, target_p, 0, delta).conj() + manual.huber_loss_backward(target_t.conj(), target_p, self_p, 0, delta).conj(), reduction))
     return result
 
 
@@ -4073,8 +4079,6 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
 def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy')
-    if _fw_levels:
-        check_no_fw_grad('binary_cross_entropy', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackward0()
@@ -4091,6 +4095,11 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('binary_cross_entropy', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.binary_cross_entropy_backward(self_t, self_p, target_p, weight, 0) + manual.binary_cross_entropy_target_backward(target_t, self_p, target_p, weight, 0), reduction))
     return result
 
 
