@@ -118,6 +118,12 @@ F = {
                                          L.nn.functional.smooth_l1_loss(x, y, reduction="none"),
                                          L.nn.functional.huber_loss(x, y, delta=0.7, reduction="sum")),
                         [(3, 4), (3, 4)]),
+    "soft_margin_loss": (lambda L, x, y: (L.nn.functional.soft_margin_loss(x, y.detach().sign()),
+                                          L.nn.functional.soft_margin_loss(x * y, y.detach().sign(), reduction="none")),
+                         [(3, 4), (3, 4)]),
+    "index_add_scatter_add": (lambda L, x, s: (x.index_add(0, L.tensor([2, 0]), s[:2], alpha=1.5),
+                                               x.scatter_add(1, L.tensor([[0, 1, 1, 3]] * 2), s[:2]),
+                                               x.index_add(1, L.tensor([3]), s[:, :1])), [(3, 4), (3, 4)]),
     "binary_cross_entropy": (lambda L, x, y: (L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
                                               L.nn.functional.binary_cross_entropy(
                                                   x.sigmoid(), y.sigmoid(), L.linspace(0.5, 1.5, 4, dtype=L.float64),

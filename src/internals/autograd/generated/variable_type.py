@@ -3903,8 +3903,6 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
 def soft_margin_loss(ks, self, target, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(target, 'target', 'soft_margin_loss')
-    if _fw_levels:
-        check_no_fw_grad('soft_margin_loss', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftMarginLossBackward0()
@@ -3920,6 +3918,10 @@ def soft_margin_loss(ks, self, target, reduction=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('soft_margin_loss', result)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.soft_margin_loss_backward(self_t.conj(), self_p, target, 0).conj(), reduction))
     return result
 
 
@@ -6266,8 +6268,6 @@ def index_add_out(ks, self, dim, index, source, **kwargs):
 
 
 def index_add(ks, self, dim, index, source, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('index_add', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexAddBackward0()
@@ -6285,12 +6285,14 @@ def index_add(ks, self, dim, index, source, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        alpha = kwargs.get('alpha', 1)
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(result, self_t.index_add(dim, index, manual.maybe_multiply(source_t, alpha)))
     return result
 
 
 def index_add_(ks, self, dim, index, source, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('index_add_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -6309,6 +6311,10 @@ def index_add_(ks, self, dim, index, source, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        alpha = kwargs.get('alpha', 1)
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(self, self_t.index_add(dim, index, manual.maybe_multiply(source_t, alpha)), inplace=True)
     return result
 
 
@@ -6656,8 +6662,6 @@ def scatter_reduce_two_out(ks, self, dim, index, src, reduce, **kwargs):
 
 
 def scatter_add(ks, self, dim, index, src):
-    if _fw_levels:
-        check_no_fw_grad('scatter_add', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterAddBackward0()
@@ -6672,12 +6676,13 @@ def scatter_add(ks, self, dim, index, src):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, self_t.scatter_add(dim, index, src_t))
     return result
 
 
 def scatter_add_(ks, self, dim, index, src):
-    if _fw_levels:
-        check_no_fw_grad('scatter_add_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -6693,6 +6698,9 @@ def scatter_add_(ks, self, dim, index, src):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(self, self_t.scatter_add(dim, index, src_t), inplace=True)
     return result
 
 
