@@ -124,6 +124,9 @@ F = {
     "index_add_scatter_add": (lambda L, x, s: (x.index_add(0, L.tensor([2, 0]), s[:2], alpha=1.5),
                                                x.scatter_add(1, L.tensor([[0, 1, 1, 3]] * 2), s[:2]),
                                                x.index_add(1, L.tensor([3]), s[:, :1])), [(3, 4), (3, 4)]),
+    "nansum_xlogy": (lambda L, x, y: (x.masked_fill(x > 1, float("nan")).nansum(), x.nansum(1, keepdim=True),
+                                      x.masked_fill(x < 0, float("nan")).nansum(0, dtype=L.float32),
+                                      L.xlogy(x.masked_fill(x < 0, 0), y.abs())), [(3, 4), (3, 4)]),
     "binary_cross_entropy": (lambda L, x, y: (L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
                                               L.nn.functional.binary_cross_entropy(
                                                   x.sigmoid(), y.sigmoid(), L.linspace(0.5, 1.5, 4, dtype=L.float64),

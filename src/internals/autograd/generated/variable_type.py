@@ -3162,8 +3162,6 @@ def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
 
 
 def nansum(ks, self, dim=None, keepdim=False, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('nansum', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NansumBackward0()
@@ -3179,6 +3177,11 @@ def nansum(ks, self, dim=None, keepdim=False, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        dtype = kwargs.get('dtype', None)
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.masked_fill(self_p.isnan(), 0).sum(dim, keepdim, dtype=dtype))
     return result
 
 
@@ -9250,8 +9253,6 @@ def fmin_out(ks, self, other, **kwargs):
 
 
 def xlogy_Tensor(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = XlogyBackward0()
@@ -9266,12 +9267,15 @@ def xlogy_Tensor(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('xlogy', result)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, self_t.xlogy(other_p).masked_fill((self_p == 0.) & (other_p <= 0.), 0.) + other_t * self_p / other_p)
     return result
 
 
 def xlogy__Tensor(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -9279,6 +9283,9 @@ def xlogy__Tensor(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = SavedVariable(other, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['xlogy_.Tensor'].redispatch(after_autograd(ks), self, other)
@@ -9286,6 +9293,11 @@ def xlogy__Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(self, self_t.xlogy(other_p).masked_fill((self_p == 0.) & (other_p <= 0.), 0.) + other_t * self_p / other_p, inplace=True)
     return result
 
 
