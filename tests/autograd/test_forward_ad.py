@@ -127,6 +127,7 @@ F = {
     "nansum_xlogy": (lambda L, x, y: (x.masked_fill(x > 1, float("nan")).nansum(), x.nansum(1, keepdim=True),
                                       x.masked_fill(x < 0, float("nan")).nansum(0, dtype=L.float32),
                                       L.xlogy(x.masked_fill(x < 0, 0), y.abs())), [(3, 4), (3, 4)]),
+    "sgn": (lambda L, x, y: (x.sgn(), L.complex(x, y).sgn()), [(3, 4), (3, 4)]),
     "binary_cross_entropy": (lambda L, x, y: (L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
                                               L.nn.functional.binary_cross_entropy(
                                                   x.sigmoid(), y.sigmoid(), L.linspace(0.5, 1.5, 4, dtype=L.float64),

@@ -1513,8 +1513,6 @@ def abs_(ks, self):
 
 
 def sgn(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('sgn', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
@@ -1528,6 +1526,11 @@ def sgn(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.sgn_backward(self_p, self_t, fwp_result))
     return result
 
 
@@ -1540,14 +1543,15 @@ def sgn_out(ks, self, **kwargs):
 
 
 def sgn_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('sgn_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
@@ -1556,6 +1560,11 @@ def sgn_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, manual.sgn_backward(self_p, self_t, fwp_result), inplace=True)
     return result
 
 
