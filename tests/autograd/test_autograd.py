@@ -390,6 +390,8 @@ def test_every_derivative_entry_is_tested():
                       (F.rrelu_(z * 1), z), (F.channel_shuffle(z, 2), z), (F.pdist(w), w)):
         (g,) = internals.autograd.grad(out.sum(), leaf, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
+    # conv_tbc (tests/nn/test_conv_tbc.py compares its values, gradients and node with torch's)
+    reached |= _nodes(internals.conv_tbc(z[0, 0], w[:, :2].reshape(2, 4, 1).expand(2, 4, 3), w[0], 1))
     # the LU factorizations and the triangular solvers (tests/aten/test_linalg_solvers.py compares
     # their nodes and gradients with torch's)
     a = internals.eye(3, dtype=internals.float64) * 2 + internals.ones(3, 3, dtype=internals.float64)
@@ -974,6 +976,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # the random activation and the SELU dropouts, pdist and native_channel_shuffle: torch's composites
     math |= {"rrelu", "rrelu_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
              "pdist", "native_channel_shuffle"}
+    math |= {"conv_tbc_backward"}       # a composite of addmm_ over narrowed views, as torch's
     # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
     math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
     math |= {"margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss",

@@ -140,6 +140,62 @@ def test_complex_randn_draws_both_parts_as_one_real_tensor(n, dtype):
     same(internals.randn_like(internals.zeros(2, n, dtype=di).t()), torch.randn_like(torch.zeros(2, n, dtype=dt).t()))
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "complex32"])
+def test_complex_uniform_draws_both_parts_as_one_real_tensor(dtype):
+    """rand, rand_like and uniform_ of a complex tensor fill its real view: real and imaginary
+    parts in turn from one stream, each in [from, to), and the generator left where torch's is."""
+    both(4)
+    di, dt = getattr(internals, dtype), getattr(torch, dtype)
+
+    def widened(ours, theirs):      # no comparison runs on complex32: each compared as complex64
+        same(ours.to(internals.complex64), theirs.to(torch.complex64))
+        assert ours.dtype == di and theirs.dtype == dt and ours.stride() == theirs.stride()
+    widened(internals.rand(5, dtype=di), torch.rand(5, dtype=dt))
+    widened(internals.empty(9, dtype=di).uniform_(-2.5, 4.0), torch.empty(9, dtype=dt).uniform_(-2.5, 4.0))
+    widened(internals.rand_like(internals.zeros(2, 3, dtype=di).t()), torch.rand_like(torch.zeros(2, 3, dtype=dt).t()))
+    same(internals.rand(3), torch.rand(3))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.empty(3, dtype=lib.complex64).uniform_(2.0, 1.0),
+    lambda lib: lib.empty(3, dtype=lib.complex32).uniform_(0.0, 1e6),
+    lambda lib: lib.empty(3, dtype=lib.complex64).bernoulli_(0.5),
+    lambda lib: lib.empty(3, dtype=lib.complex64).bernoulli_(1.5),
+    lambda lib: lib.bernoulli(lib.full((3,), 0.5, dtype=lib.complex64)),
+    lambda lib: lib.empty(3).bernoulli_(lib.full((3,), 0.5, dtype=lib.complex128)),
+    lambda lib: lib.nn.functional.dropout(lib.ones(4, dtype=lib.complex64), 0.5),
+    lambda lib: lib.nn.functional.dropout2d(lib.ones(2, 2, 2, dtype=lib.complex64), 0.5),
+    lambda lib: lib.empty(3, dtype=lib.complex64).random_(),
+    lambda lib: lib.empty(3, dtype=lib.complex64).random_(5),
+    lambda lib: lib.empty(0, dtype=lib.complex64).random_(1, 5),
+    lambda lib: lib.empty(3, dtype=lib.complex64).random_(5, 1),
+    lambda lib: lib.empty(3, dtype=lib.complex64).random_(1, None),
+    lambda lib: lib.empty(3, dtype=lib.complex64).random_(-(1 << 63), None),
+    lambda lib: lib.randint(0, 5, (3,), dtype=lib.complex64),
+    lambda lib: lib.randint_like(lib.zeros(3, dtype=lib.complex128), 5),
+    lambda lib: lib.randperm(0, dtype=lib.complex64),
+    lambda lib: lib.normal(0.0, lib.ones(3, dtype=lib.complex64)),
+    lambda lib: lib.normal(lib.zeros(3, dtype=lib.complex64), lib.ones(3, dtype=lib.complex64)),
+    lambda lib: lib.empty(3, dtype=lib.complex64).exponential_(),
+])
+def test_complex_fills_torch_refuses_raise_its_error(call):
+    ours, theirs = assert_same_error(lambda: call(internals), lambda: call(torch))
+    assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.empty(0, dtype=lib.complex64).bernoulli_(0.5),
+    lambda lib: lib.empty(0, dtype=lib.complex64).random_(),
+    lambda lib: lib.empty(0, dtype=lib.complex64).exponential_(),
+    lambda lib: lib.nn.functional.dropout(lib.ones(2, dtype=lib.complex64), 1.0),
+    lambda lib: lib.normal(lib.zeros(3, dtype=lib.complex64), lib.ones(3)),
+])
+def test_complex_fills_torch_accepts(call):
+    """An empty tensor reaches no kernel, so no dtype check; a certain dropout draws nothing."""
+    both(5)
+    same(call(internals), call(torch))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_uniform_and_normal_with_parameters(dtype):
     both(1)

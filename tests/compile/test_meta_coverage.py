@@ -414,7 +414,11 @@ def _direct_cases():
         ("aten::rrelu_with_noise_", (x.clone(), internals.empty(3, 4), 0.1, 0.3, True), {}),
         ("aten::rrelu_with_noise.out", (x, internals.empty(3, 4), 0.1, 0.3, True), {"out": internals.empty(0)}),
         # pdist's backward: its OpInfo samples record the forward only
-        ("aten::_pdist_backward", (internals.ones(3), x, 2.0, internals.ones(3)), {})] \
+        ("aten::_pdist_backward", (internals.ones(3), x, 2.0, internals.ones(3)), {}),
+        # conv_tbc: no OpInfo in torch; its backward is reached only from its node
+        ("aten::conv_tbc", (internals.ones(5, 2, 3), internals.ones(2, 3, 4), internals.ones(4), 1), {}),
+        ("aten::conv_tbc_backward", (internals.ones(6, 2, 4), internals.ones(5, 2, 3), internals.ones(2, 3, 4),
+                                     internals.ones(4), 1), {})] \
         + _embedding_bag_cases() + _flash_attention_cases() \
         + _ctc_loss_cases() + _foreach_cases()
 

@@ -15,6 +15,7 @@ from helpers import (
     Adapter,
     assert_same,
     assert_same_error,
+    assert_within_ulps_of_largest,
     check_opinfo_samples,
     logging_modes,
     opinfo_cases,
@@ -250,3 +251,66 @@ def test_group_norm_gradients_under_create_graph_as_torch(affine):
         assert_same(o.detach(), t.detach(), ulps=64)
     for o, t in zip(ours[1], theirs[1]):
         assert_same(o, t, ulps=1024)
+
+
+# which outputs of native_group_norm a loss reads: torch adds the statistics' gradients only when
+# both the mean's and the rstd's are defined, and takes its composite formula whenever either is
+STATISTICS_LOSSES = {
+    "mean": lambda out, mean, rstd: mean.sum(),
+    "rstd": lambda out, mean, rstd: rstd.sum(),
+    "mean and rstd": lambda out, mean, rstd: (mean * mean + rstd).sum(),
+    "output and mean": lambda out, mean, rstd: (out * out * out).sum() + mean.sum(),
+    "all three": lambda out, mean, rstd: (out * out * out).sum() + (mean * rstd).sum(),
+}
+
+
+def _statistics_gradients(lib, loss, affine, create_graph):
+    x = (lib.linspace(-2., 2., 24, dtype=lib.float64).reshape(2, 4, 3) ** 3).requires_grad_()
+    w = lib.linspace(0.5, 1.5, 4, dtype=lib.float64).requires_grad_()
+    b = lib.linspace(-0.3, 0.3, 4, dtype=lib.float64).requires_grad_()
+    out, mean, rstd = lib.native_group_norm(x, w if affine else None, b if affine else None, 2, 4, 3, 2, 1e-5)
+    inputs = [x, w, b] if affine else [x]
+    return lib.autograd.grad(loss(out, mean, rstd), inputs, allow_unused=True, create_graph=create_graph)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("loss", STATISTICS_LOSSES)
+def test_group_norm_mean_and_rstd_outputs_gradients_as_torch(loss, affine, create_graph):
+    """A loss of native_group_norm's mean or rstd: torch's gradients (none for x when only one of
+    the two is read), their strides and nodes, with or without create_graph."""
+    ours = _statistics_gradients(internals, STATISTICS_LOSSES[loss], affine, create_graph)
+    theirs = _statistics_gradients(torch, STATISTICS_LOSSES[loss], affine, create_graph)
+    for o, t in zip(ours, theirs):
+        assert (o is None) == (t is None)
+        if t is not None:
+            assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
+            # dX = a·dY + b·X + c cancels: its small elements' last bits are the large ones' rounding
+            assert_within_ulps_of_largest(o.detach(), t.detach(), 64)
+
+
+def _three_derivatives(lib, shape, groups, affine):
+    n = shape[0] * shape[1] * shape[2] * shape[3]
+    x = (lib.linspace(-2., 2., n, dtype=lib.float64).reshape(shape) ** 3).to(memory_format=lib.channels_last)
+    w = lib.linspace(0.5, 1.5, shape[1], dtype=lib.float64)
+    b = lib.zeros(shape[1], dtype=lib.float64)
+    inputs = [t.requires_grad_() for t in ([x, w, b] if affine else [x])]
+    out = lib.nn.functional.group_norm(x * x, groups, *inputs[1:])
+    cot = (lib.linspace(0.5, 1.5, out.numel(), dtype=lib.float64) ** 2).reshape(out.shape)
+    first = lib.autograd.grad((out * cot).sum(), inputs, create_graph=True)
+    second = lib.autograd.grad(sum((g * g).sum() for g in first), inputs, create_graph=True, allow_unused=True)
+    third = lib.autograd.grad(sum(g.sum() for g in second if g is not None), inputs, allow_unused=True)
+    return [out, *first, *second, *third]
+
+
+@pytest.mark.parametrize("shape, groups, affine", [((2, 4, 1, 3), 2, True), ((2, 4, 1, 3), 4, True),
+                                                   ((2, 4, 3, 4), 2, True), ((2, 4, 3, 1), 1, False)])
+def test_group_norm_higher_derivatives_of_channels_last_input_as_torch(shape, groups, affine):
+    """The gradients of gradients follow torch's composite formula over the saved statistics, so
+    their strides are torch's too (a channels_last input whose height is 1 is the case to see)."""
+    ours, theirs = (_three_derivatives(lib, shape, groups, affine) for lib in (internals, torch))
+    for o, t in zip(ours, theirs):
+        assert (o is None) == (t is None)
+        if t is not None:
+            assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
+            assert_within_ulps_of_largest(o.detach(), t.detach(), 1024)

@@ -8,6 +8,7 @@ names; the operators a dispatch mode sees; the modules built from the same seed 
 libraries (no weights copied); the running statistics; errors; hostile indices; and the cuda
 device (Numba's simulator without a GPU).
 """
+import math
 import warnings
 
 import pytest
@@ -16,6 +17,7 @@ from helpers import (
     Adapter,
     assert_same,
     assert_same_error,
+    assert_within_ulps_of_largest,
     check_opinfo_samples,
     logging_modes,
     opinfo_cases,
@@ -504,3 +506,34 @@ def test_convolution_checks_the_bias_dtype_before_the_weight_dtype_as_torch(spat
         return conv(lib.ones(1, 1, *[2] * spatial, dtype=x), lib.ones(1, 1, *[1] * spatial, dtype=w),
                     lib.ones(1, dtype=b))
     same_error(program)
+
+
+def _batch_norm_second_gradients(lib, shape, affine, weight_grad, loss):
+    x = (lib.linspace(-2., 2., math.prod(shape), dtype=lib.float64).reshape(shape) ** 3).requires_grad_()
+    w = lib.linspace(0.5, 1.5, shape[1], dtype=lib.float64).requires_grad_(weight_grad) if affine else None
+    b = lib.linspace(-.5, .5, shape[1], dtype=lib.float64).requires_grad_() if affine else None
+    out = lib.nn.functional.batch_norm(x, None, None, w, b, training=True)
+    inputs = [t for t in (x, w, b) if t is not None and t.requires_grad]
+    first = lib.autograd.grad(loss(out), inputs, create_graph=True)
+    live = [g for g in first if g.requires_grad]
+    return [out, *first, *lib.autograd.grad(sum((g * g).sum() for g in live), inputs, allow_unused=True,
+                                            create_graph=True)]
+
+
+@pytest.mark.parametrize("loss", ["weighted", "cube"])
+@pytest.mark.parametrize("affine, weight_grad", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 4), (2, 3, 2, 2)])
+def test_batch_norm_second_gradients_nodes_as_torch(shape, affine, weight_grad, loss):
+    """In training, the input's second gradient is γ times the first gradient's terms when the weight
+    takes no gradient (torch's MulBackward0, γ = 1 without a weight), an add when it does."""
+    def f(out):     # a weighted sum: its gradient, a constant, takes none itself (a plain sum's is 0)
+        c = out.new_tensor([(i % 5 + 1.) ** 2 for i in range(out.numel())]).reshape(out.shape)
+        return (out * c).sum() if loss == "weighted" else (out ** 3).sum()
+    ours = _batch_norm_second_gradients(internals, shape, affine, weight_grad, f)
+    theirs = _batch_norm_second_gradients(torch, shape, affine, weight_grad, f)
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert (o is None) == (t is None)
+        if t is not None:
+            assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
+            assert_within_ulps_of_largest(o.detach(), t.detach(), 256)

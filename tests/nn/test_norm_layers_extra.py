@@ -197,3 +197,35 @@ def test_batch_norm_refuses_an_integer_input_before_mixed_dtypes_as_torch(call):
     used to raise the mixed-dtype RuntimeError. Layer norm checks the mixed dtypes first."""
     ours, theirs = assert_same_error(lambda: call(internals), lambda: call(torch))
     assert str(ours) == str(theirs)
+
+
+def _cross_map_lrn(L, size, shape, dtype, transposed):
+    x = L.linspace(-2., 3., int(np.prod(shape)), dtype=getattr(L, dtype)).reshape(shape)
+    x = (x.transpose(2, 3) if transposed else x).requires_grad_()
+    m = L.nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=2.0)
+    y = m(x)
+    y.backward(L.linspace(-1., 1., y.numel(), dtype=y.dtype).reshape(y.shape))
+    return y, x.grad, type(y.grad_fn).__name__, repr(m)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size, shape", [(2, (2, 4, 3, 3)), (3, (2, 4, 3, 3)), (5, (1, 7, 2, 5)),
+                                         (8, (1, 7, 2, 5)), (3, (2, 1, 2, 2))])
+def test_cross_map_lrn2d_as_torch(size, shape, dtype, transposed):
+    """nn.CrossMapLRN2d: the sliding window sums and the backward's running sum in torch's order;
+    the power x^-β is library math, so the values are within ulps. Its node is the autograd
+    function's (CrossMapLRN2dBackward), its output and gradient contiguous as torch's."""
+    ours, theirs = (_cross_map_lrn(L, size, shape, dtype, transposed) for L in (internals, torch))
+    assert ours[2:] == theirs[2:]
+    assert_same(ours[0].detach(), theirs[0].detach(), ulps=4)
+    assert_same(ours[1], theirs[1], ulps=16)
+
+
+@pytest.mark.parametrize("program", [
+    lambda L: L.nn.CrossMapLRN2d(3)(L.ones(2, 3, 4)),
+    # a window of one channel: torch's backward pads by one channel too few and refuses
+    lambda L: L.nn.CrossMapLRN2d(1)(L.ones(1, 2, 2, 2, requires_grad=True)).sum().backward(),
+])
+def test_cross_map_lrn2d_refuses_as_torch(program):
+    assert_same_error(lambda: program(internals), lambda: program(torch))

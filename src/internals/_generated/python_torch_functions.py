@@ -3732,6 +3732,19 @@ def THPVariable_conv3d(*args, **kwargs):
     return _ops['conv3d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_symint(6))
 
 
+_conv_tbc_parser = PythonArgParser([
+    'conv_tbc(Tensor input, Tensor weight, Tensor bias, int64_t pad=0)',
+])
+
+
+def THPVariable_conv_tbc(*args, **kwargs):
+    _r = _conv_tbc_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor
+    return _ops['conv_tbc'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_int64(3))
+
+
 _conv_transpose1d_parser = PythonArgParser([
     'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, SymIntArrayRef[1] padding=0, SymIntArrayRef[1] output_padding=0, SymInt groups=1, SymIntArrayRef[1] dilation=1)',
 ])
@@ -9704,6 +9717,7 @@ FUNCTIONS = named({
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
     'conv3d': THPVariable_conv3d,
+    'conv_tbc': THPVariable_conv_tbc,
     'conv_transpose1d': THPVariable_conv_transpose1d,
     'conv_transpose2d': THPVariable_conv_transpose2d,
     'conv_transpose3d': THPVariable_conv_transpose3d,

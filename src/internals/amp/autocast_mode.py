@@ -27,11 +27,11 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
 LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv3d", "conv3d.padding",
-                              "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input", "mm", "bmm",
-                              "matmul", "baddbmm", "addmm", "addbmm", "linear",
+                              "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input", "conv_tbc", "mm",
+                              "bmm", "matmul", "baddbmm", "addmm", "addbmm", "linear",
                               "prelu", "linalg_vecdot", "mkldnn_rnn_layer"),
                       "cuda": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input",
-                               "conv_transpose3d.input", "convolution", "mm",
+                               "conv_transpose3d.input", "convolution", "conv_tbc", "mm",
                                "bmm", "matmul", "addmv", "addr", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
                                "prelu", "linalg_vecdot", "linalg_multi_dot", "chain_matmul")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting

@@ -2041,8 +2041,15 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
     if train:
         mean, rstd = save_mean.view(shape), save_invstd.view(shape)
         xhat = (input - mean) * rstd
-        return _normalization_double_backward(input, w, ggI, ggW_v, ggb_v, gO, xhat, rstd, dims, dims,
-                                              grad_input_mask)
+        # with ggI and no ggW torch's grad_input is γ (ones when there is no weight) times the
+        # ggI terms, so its node is MulBackward0; with ggW it ends in an in-place add
+        scaled = grad_input_mask[0] and ggI is not None and ggW_v is None
+        mask = [False, *grad_input_mask[1:]] if scaled else grad_input_mask
+        gI, gW, ggO = _normalization_double_backward(input, w, ggI, ggW_v, ggb_v, gO, xhat, rstd, dims, dims, mask)
+        if scaled:
+            gamma = w if w is not None else dispatcher.call("ones", [], dtype=input.dtype, device=input.device)
+            gI = gamma * _normalized_input_double_backward(xhat, rstd, gO, ggI, None, dims)
+        return gI, gW, ggO
     rstd = (running_var.view(shape) + eps).rsqrt()
     xhat = (input - running_mean.view(shape)) * rstd
     # ggW expanded to the input's shape first, as torch's formula does (expand_as_dim1): the
@@ -2354,24 +2361,47 @@ def native_group_norm_backward(*args):
     return dispatcher.call("native_group_norm_backward", *args)
 
 
-def infinitely_differentiable_native_group_norm_backward(grads, input, weight, N, C, HxW, group, eps, mask):
-    """The gradients with differentiable operators, the statistics recomputed from the input so a
-    second backward differentiates through them too (the gradients of the mean and rstd outputs,
-    which only a direct ``native_group_norm`` call exposes, are not taken into account)."""
-    dY = grads[0]
-    if dY is None:
-        return None, None, None
-    per_group = C // group * HxW
-    xg = input.reshape(N, group, per_group)
-    mean = xg.mean(-1, keepdim=True)
-    rstd = (xg.var(-1, correction=0, keepdim=True) + eps).rsqrt()
-    xhat = ((xg - mean) * rstd).reshape(N, C, HxW)
-    dy = dY.reshape(N, C, HxW)
-    g = (dy if weight is None else dy * weight.reshape(1, C, 1)).reshape(N, group, per_group)
-    xh = xhat.reshape(N, group, per_group)
-    grad_input = rstd * (g - g.mean(-1, keepdim=True) - xh * (g * xh).mean(-1, keepdim=True)) if mask[0] else None
-    grad_weight, grad_bias = _group_norm_affine_grads(dY, input, mean, rstd, N, C, HxW, group, mask, weight)
-    return None if grad_input is None else grad_input.reshape(input.shape), grad_weight, grad_bias
+def infinitely_differentiable_native_group_norm_backward(dY, dmean, drstd, input, mean, rstd, weight, N, C,
+                                                         HxW, group, eps, mask):
+    """torch's composite gradient (FunctionsManual.cpp), written with differentiable operators over
+    the saved mean and rstd, so a second backward reaches them and comes back here with their
+    gradients. Those count only together: torch adds var_mean's gradient when both are defined."""
+    D = C // group
+    x = input.reshape(N, group, D, HxW)
+    mean, rstd = mean.reshape(N, group, 1, 1), rstd.reshape(N, group, 1, 1)
+    grad_input = None
+    if mask[0]:
+        both = dmean is not None and drstd is not None
+        stats = _group_norm_statistics_grad(dmean, drstd, x, rstd, N, group) if both else None
+        if dY is not None:
+            grad_input = _group_norm_output_grad(dY.reshape(N, group, D, HxW), x, mean, rstd, weight, group, D, HxW)
+            grad_input = grad_input if stats is None else grad_input + stats
+        else:
+            grad_input = stats
+    grad_weight = grad_bias = None
+    if dY is not None:
+        grad_weight, grad_bias = _group_norm_affine_grads(dY, input, mean, rstd, N, C, HxW, group, mask, weight)
+    return None if grad_input is None else grad_input.reshape_as(input), grad_weight, grad_bias
+
+
+def _group_norm_output_grad(dy, x, mean, rstd, weight, group, D, HxW):
+    """dX from dY: a·dY + b·X + c per group, a = rstd·γ and b, c from the sums of dY·γ and dY·X·γ."""
+    s = 1.0 / (D * HxW)
+    ds, db = (dy * x).sum(3).unsqueeze(-1), dy.sum(3).unsqueeze(-1)
+    gamma = None if weight is None else weight.reshape(1, group, D, 1)
+    a = rstd if gamma is None else rstd * gamma
+    b = (ds.sum(2) if gamma is None else (ds * gamma).sum(2)).unsqueeze(-2)
+    c = (db.sum(2) if gamma is None else (db * gamma).sum(2)).unsqueeze(-2)
+    rstd_cube = rstd * rstd * rstd
+    b = (c * mean - b) * rstd_cube * s
+    c = -b * mean - c * rstd * s
+    return a * dy + b * x + c
+
+
+def _group_norm_statistics_grad(dmean, drstd, x, rstd, N, group):
+    """The mean and rstd outputs' gradients: rstd = (var + eps)^-1/2, so dvar = -rstd³/2 · drstd."""
+    dvar = -0.5 * (rstd * rstd * rstd) * drstd.view(N, group, 1, 1)
+    return var_mean_backward(dvar, dmean.view(N, group, 1, 1), x, [2, 3], 0, True)
 
 
 def _group_norm_affine_grads(dY, input, mean, rstd, N, C, HxW, group, mask, weight):
@@ -2685,6 +2715,14 @@ def _pdist_backward(grad, self, p, pdist):
 def channel_shuffle(grad, groups):
     """The inverse shuffle: ``groups`` groups of C / groups become C / groups groups of ``groups``."""
     return dispatcher.call("channel_shuffle", grad, groups)
+
+
+__all__ += ["conv_tbc_backward"]
+
+
+def conv_tbc_backward(grad, self, weight, bias, pad):
+    """(dInput, dWeight, dBias) from the composite backward operator, as torch's formula."""
+    return dispatcher.call("conv_tbc_backward", grad, self, weight, bias, pad)
 
 
 # ---------------------------------------------------------------------- forward derivatives

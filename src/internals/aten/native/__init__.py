@@ -15,6 +15,7 @@ from . import (
     channel_shuffle,
     complex_helper,
     convolution,
+    convolution_tbc,
     copy,
     cross,
     dilated_max_pool3d,
@@ -73,7 +74,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, loss_ctc, average_pool3d, dilated_max_pool3d,
             max_unpooling, adaptive_max_pooling3d, tensor_properties, attention, fractional_max_pooling,
-            channel_shuffle, foreach_ops_kernels, tensor_compare, rnn)
+            channel_shuffle, foreach_ops_kernels, tensor_compare, rnn, convolution_tbc)
 
 
 def kernel(name):

@@ -115,7 +115,11 @@ def _check_floating(self, kernel_name):
 # ---------------------------------------------------------------------- uniform_
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """``uniform_impl_`` then ``uniform_kernel``: one word per value (two for double); a value
-    that rounds up to ``to`` in the tensor's dtype becomes ``from``."""
+    that rounds up to ``to`` in the tensor's dtype becomes ``from``. A complex tensor is filled as
+    its real view: real and imaginary parts from one stream, each in [from, to)."""
+    if self.dtype.is_complex:
+        uniform_(view_as_real(self), from_, to, generator=generator)
+        return self
     _check_floating(self, "check_uniform_bounds")
     low, high = -_FLOAT_MAX[self.dtype], _FLOAT_MAX[self.dtype]
     for name, value in (("from", from_), ("to", to)):
@@ -216,6 +220,8 @@ def _integral_bounds(dtype):
 
 
 def _check_from_to_in_range(frm, to_inc, dtype):
+    if dtype.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if dtype.is_floating_point:
         low, high = -_FLOAT_MAX[dtype], _FLOAT_MAX[dtype]
     else:
@@ -242,6 +248,8 @@ def random_from(self, from_, to=None, *, generator=None):
     if to is not None:
         if from_ >= to:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+        if dtype.is_complex:
+            _check_from_to_in_range(from_, to - 1, dtype)
         if dtype.is_floating_point:
             from_, to = _update_from(from_, dtype), _update_to(to, dtype)
             if from_ >= to:
@@ -249,6 +257,10 @@ def random_from(self, from_, to=None, *, generator=None):
                                    f"but got from={from_} >= to={to}")
         _check_from_to_in_range(from_, to - 1, dtype)
         return _random_from_to(self, (to - from_) % (1 << 64), from_, generator)
+    if dtype.is_complex:
+        if from_ != -(1 << 63):
+            raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
+        raise NotImplementedError(f'"random_full_64_bits_range_kernel_cpu" not implemented for \'{dtype.torch_name}\'')
     if from_ != -(1 << 63):
         if dtype.is_floating_point:
             to_inc = min(1 << _DIGITS[dtype], (1 << 63) - 1)
@@ -290,6 +302,8 @@ def random_(self, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
+    if dtype.is_complex:
+        raise NotImplementedError(f'"random_kernel_cpu" not implemented for \'{dtype.torch_name}\'')
     gen = _mt19937(generator, self, "random_")
     with gen._lock:
         words = _words64(gen, n) if dtype in (st.int64, st.float64) else _words32(gen, n).astype(np.uint64)
@@ -306,6 +320,8 @@ def random_(self, *, generator=None):
 def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    if self.numel() == 0:       # torch's kernel, which checks the dtype, runs on no empty tensor
+        return self
     if not self.dtype.is_floating_point:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {self.dtype.torch_name}")
@@ -329,10 +345,11 @@ def bernoulli_float(self, p=0.5, *, generator=None):
     ``bernoulli_scalar_cuda_``). (Older torch wheels drew from MKL's MCG31 stream on Intel CPUs;
     2.13's has no such path and draws this way on every CPU.)"""
     if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     n = self.numel()
     if n == 0:
         return self
+    _refuse_complex(self, "bernoulli_scalar_cpu_")
     assert_no_internal_overlap(self._impl)
     gen = _generator(generator, self.device)
     if self.device.type == "cuda":
@@ -350,6 +367,8 @@ def bernoulli_tensor(self, p, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
+    _refuse_complex(self, "bernoulli_tensor_cpu_self_")
+    _refuse_complex(p, "bernoulli_tensor_cpu_p_")
     assert_no_internal_overlap(self._impl)
     p = dispatcher.call("expand", cpu(p), list(self.shape), implicit=False)
     probs = _values_in_order(p, self)
@@ -364,6 +383,12 @@ def bernoulli_tensor(self, p, *, generator=None):
             uniforms = k.uniform_float(_words32(gen, n), _F32(0.0), _F32(1.0), True)
             probs = probs.astype(_F32)
     return _place(self, _zero_one(k.bernoulli_below(uniforms, probs), self.dtype), (p,))
+
+
+def _refuse_complex(t, kernel_name):
+    """torch's bernoulli kernels dispatch over the real and boolean types only."""
+    if t.dtype.is_complex:
+        raise NotImplementedError(f'"{kernel_name}" not implemented for \'{t.dtype.torch_name}\'')
 
 
 def _values_in_order(t, out):
@@ -458,8 +483,8 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_mem
     if dtype.is_floating_point and n > (1 << _DIGITS[dtype]) + 1:
         raise RuntimeError(f"n cannot be greater than 2^{_DIGITS[dtype]}+1 for {dtype.torch_name} type.")
     st.checked_convert(max(n - 1, 0), dtype)    # ``check_supported_max_int_with_precision``: n-1 must fit
-    if dtype is st.bool_:
-        raise NotImplementedError('"randperm" not implemented for \'Bool\'')
+    if dtype is st.bool_ or dtype.is_complex:
+        raise NotImplementedError(f'"randperm" not implemented for \'{dtype.torch_name}\'')
     stub.refuse_unlisted_dtypes("randperm", dtype, complex32=False)
     gen = _mt19937(generator, out, "randperm")
     with gen._lock:
@@ -535,6 +560,8 @@ def randint_like_low(self, low, high, *, generator=None, dtype=None, layout=None
 # contiguous result, then shifted and scaled by the tensor arguments with in-place ops. The draw
 # is ``normal_``'s, so a seed gives torch's values.
 def _check_std_tensor(std):
+    if std.dtype.is_complex:
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if not (std.numel() == 0 or dispatcher.call("ge.Scalar", std, 0.0).all().item()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
 

@@ -94,6 +94,7 @@ from .functions import (
     ConjPhysicalBackward0,
     ConjPhysicalBackward1,
     ConstantPadNdBackward0,
+    ConvTbcBackward0,
     ConvolutionBackward0,
     ConvolutionBackwardBackward0,
     CopysignBackward0,
@@ -1243,6 +1244,7 @@ OPS = {
     'col2im': dispatcher.find('col2im'),
     'pixel_shuffle': dispatcher.find('pixel_shuffle'),
     'pixel_unshuffle': dispatcher.find('pixel_unshuffle'),
+    'conv_tbc': dispatcher.find('conv_tbc'),
     'channel_shuffle': dispatcher.find('channel_shuffle'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
     'reflection_pad1d.out': dispatcher.find('reflection_pad1d.out'),
@@ -1511,8 +1513,6 @@ def abs_(ks, self):
 
 
 def sgn(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('sgn', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
@@ -1526,6 +1526,11 @@ def sgn(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.sgn_backward(self_p, self_t, fwp_result))
     return result
 
 
@@ -1538,14 +1543,15 @@ def sgn_out(ks, self, **kwargs):
 
 
 def sgn_(ks, self):
-    if _fw_levels:
-        check_no_fw_grad('sgn_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
@@ -1554,6 +1560,11 @@ def sgn_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        fwp_result = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(self, manual.sgn_backward(self_p, self_t, fwp_result), inplace=True)
     return result
 
 
@@ -3160,8 +3171,6 @@ def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
 
 
 def nansum(ks, self, dim=None, keepdim=False, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('nansum', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NansumBackward0()
@@ -3177,6 +3186,11 @@ def nansum(ks, self, dim=None, keepdim=False, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        dtype = kwargs.get('dtype', None)
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.masked_fill(self_p.isnan(), 0).sum(dim, keepdim, dtype=dtype))
     return result
 
 
@@ -3803,8 +3817,6 @@ def smooth_l1_loss_out(ks, self, target, reduction=1, beta=1.0, **kwargs):
 
 
 def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
-    if _fw_levels:
-        check_no_fw_grad('smooth_l1_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = SmoothL1LossBackward0()
@@ -3821,6 +3833,11 @@ def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('smooth_l1_loss', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.smooth_l1_loss_backward(self_t.conj(), self_p, target_p, 0, beta).conj() + manual.smooth_l1_loss_backward(target_t.conj(), target_p, self_p, 0, beta).conj(), reduction))
     return result
 
 
@@ -3848,8 +3865,6 @@ def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
 
 
 def huber_loss(ks, self, target, reduction=1, delta=1.0):
-    if _fw_levels:
-        check_no_fw_grad('huber_loss', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = HuberLossBackward0()
@@ -3866,6 +3881,11 @@ def huber_loss(ks, self, target, reduction=1, delta=1.0):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('huber_loss', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.huber_loss_backward(self_t.conj(), self_p, target_p, 0, delta).conj() + manual.huber_loss_backward(target_t.conj(), target_p, self_p, 0, delta).conj(), reduction))
     return result
 
 
@@ -3895,8 +3915,6 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
 def soft_margin_loss(ks, self, target, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(target, 'target', 'soft_margin_loss')
-    if _fw_levels:
-        check_no_fw_grad('soft_margin_loss', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftMarginLossBackward0()
@@ -3912,6 +3930,10 @@ def soft_margin_loss(ks, self, target, reduction=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('soft_margin_loss', result)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.soft_margin_loss_backward(self_t.conj(), self_p, target, 0).conj(), reduction))
     return result
 
 
@@ -4071,8 +4093,6 @@ def _ctc_loss_backward_Tensor(ks, grad, log_probs, targets, input_lengths, targe
 def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy')
-    if _fw_levels:
-        check_no_fw_grad('binary_cross_entropy', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackward0()
@@ -4089,6 +4109,11 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('binary_cross_entropy', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.binary_cross_entropy_backward(self_t, self_p, target_p, weight, 0) + manual.binary_cross_entropy_target_backward(target_t, self_p, target_p, weight, 0), reduction))
     return result
 
 
@@ -6255,8 +6280,6 @@ def index_add_out(ks, self, dim, index, source, **kwargs):
 
 
 def index_add(ks, self, dim, index, source, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('index_add', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexAddBackward0()
@@ -6274,12 +6297,14 @@ def index_add(ks, self, dim, index, source, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        alpha = kwargs.get('alpha', 1)
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(result, self_t.index_add(dim, index, manual.maybe_multiply(source_t, alpha)))
     return result
 
 
 def index_add_(ks, self, dim, index, source, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('index_add_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -6298,6 +6323,10 @@ def index_add_(ks, self, dim, index, source, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        alpha = kwargs.get('alpha', 1)
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(self, self_t.index_add(dim, index, manual.maybe_multiply(source_t, alpha)), inplace=True)
     return result
 
 
@@ -6645,8 +6674,6 @@ def scatter_reduce_two_out(ks, self, dim, index, src, reduce, **kwargs):
 
 
 def scatter_add(ks, self, dim, index, src):
-    if _fw_levels:
-        check_no_fw_grad('scatter_add', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterAddBackward0()
@@ -6661,12 +6688,13 @@ def scatter_add(ks, self, dim, index, src):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(result, self_t.scatter_add(dim, index, src_t))
     return result
 
 
 def scatter_add_(ks, self, dim, index, src):
-    if _fw_levels:
-        check_no_fw_grad('scatter_add_', self, src)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         check_inplace(self)
@@ -6682,6 +6710,9 @@ def scatter_add_(ks, self, dim, index, src):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, src):
+        self_t, src_t = tangents(self, src)
+        set_fw_grad(self, self_t.scatter_add(dim, index, src_t), inplace=True)
     return result
 
 
@@ -9231,8 +9262,6 @@ def fmin_out(ks, self, other, **kwargs):
 
 
 def xlogy_Tensor(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = XlogyBackward0()
@@ -9247,12 +9276,15 @@ def xlogy_Tensor(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('xlogy', result)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = primal(self)
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(result, self_t.xlogy(other_p).masked_fill((self_p == 0.) & (other_p <= 0.), 0.) + other_t * self_p / other_p)
     return result
 
 
 def xlogy__Tensor(ks, self, other):
-    if _fw_levels:
-        check_no_fw_grad('xlogy_', self, other)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
@@ -9260,6 +9292,9 @@ def xlogy__Tensor(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.other_ = SavedVariable(other, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, other):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['xlogy_.Tensor'].redispatch(after_autograd(ks), self, other)
@@ -9267,6 +9302,11 @@ def xlogy__Tensor(ks, self, other):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, other):
+        self_p = fw_original_self
+        other_p = primal(other)
+        self_t, other_t = tangents(self, other)
+        set_fw_grad(self, self_t.xlogy(other_p).masked_fill((self_p == 0.) & (other_p <= 0.), 0.) + other_t * self_p / other_p, inplace=True)
     return result
 
 
@@ -14427,6 +14467,28 @@ def pixel_unshuffle(ks, self, downscale_factor):
     return result
 
 
+def conv_tbc(ks, self, weight, bias, pad=0):
+    if _fw_levels:
+        check_no_fw_grad('conv_tbc', self, weight, bias)
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad or bias._requires_grad):
+        grad_fn = ConvTbcBackward0()
+        grad_fn._next_edges = collect_next_edges(self, weight, bias)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.bias_ = SavedVariable(bias, False)
+        grad_fn.pad_ = as_int(pad)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['conv_tbc'].redispatch(after_autograd(ks), self, weight, bias, pad)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        check_complex_autograd('conv_tbc', result)
+    return result
+
+
 def channel_shuffle(ks, self, groups):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -17217,6 +17279,7 @@ KERNELS = {
     'col2im': col2im,
     'pixel_shuffle': pixel_shuffle,
     'pixel_unshuffle': pixel_unshuffle,
+    'conv_tbc': conv_tbc,
     'channel_shuffle': channel_shuffle,
     'constant_pad_nd': constant_pad_nd,
     'reflection_pad1d.out': reflection_pad1d_out,

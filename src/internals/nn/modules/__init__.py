@@ -100,7 +100,7 @@ from .loss import (
                          TripletMarginWithDistanceLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
                          CircularPad1d,
                          CircularPad2d,
@@ -174,7 +174,7 @@ __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "Cosine
             "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
 __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
-            "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
+            "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "CrossMapLRN2d", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
             "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
             "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d", "LPPool3d",

@@ -5,10 +5,11 @@ from ..._functional import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._functions import CrossMapLRN2d as _cross_map_lrn2d
 from ._repr_fields import bias_field
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm", "CrossMapLRN2d", "RMSNorm"]
 
 
 def _affine_parameters(module, affine, bias, shape, device, dtype):
@@ -82,6 +83,21 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalization of a 4-d input across its channels, as Lua Torch computed it
+    (the autograd function in ``_functions.py``)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return _cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
