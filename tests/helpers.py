@@ -579,25 +579,37 @@ def opinfos(names):
     return {name: OPINFO_BY_NAME[name] for name in names}
 
 
-# The integer dtypes narrower than int64 run the same loops as int64 with another element type, and
-# each (operator, dtype) pair compiles a loop of its own: about a second of a cold run. So the
-# default tier runs each operator on one of them (chosen by the operator's name, so that across the
-# operators every one is run) and ``make test-slow`` on the others.
+# Dtypes that run the same loops with another element type, where each (operator, dtype) pair
+# compiles a loop of its own (about half a second of a cold run each): the integers narrower than
+# int64, and complex64 beside complex128. The default tier runs each operator on one dtype of each
+# group, chosen by the operator's name (so that across the operators every one runs), and
+# ``make test-slow`` on the others.
 NARROW_INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32)
+COMPLEX = (torch.complex64, torch.complex128)
+ROTATED = (NARROW_INTEGERS, COMPLEX)
+
+
+def rotated_cases(name, dtypes, *values, id_prefix=None):
+    """``pytest.param(*values, dtype)`` for each of ``dtypes``, those of a ``ROTATED`` group that
+    ``name`` does not pick marked slow."""
+    kept = set(dtypes) - {d for group in ROTATED for d in group}
+    for group in ROTATED:
+        members = [d for d in dtypes if d in group]
+        if members:
+            kept.add(members[zlib.crc32(name.encode()) % len(members)])
+    prefix = name if id_prefix is None else id_prefix
+    return [pytest.param(*values, d, id=f"{prefix}-{str(d)[6:]}", marks=() if d in kept else pytest.mark.slow)
+            for d in dtypes]
 
 
 def opinfo_cases(names, dtypes, *, exclude=None):
     """``pytest.param(name, dtype)`` for each name and each of ``dtypes`` its OpInfo supports on the
-    CPU; ``exclude`` maps a name to dtypes left out (the test file says why). Of the narrow integer
-    dtypes an operator has here, all but one are marked slow (``NARROW_INTEGERS``)."""
+    CPU; ``exclude`` maps a name to dtypes left out (the test file says why). Of each ``ROTATED``
+    group of dtypes an operator has here, all but one are marked slow."""
     cases = []
     for name, op in opinfos(names).items():
         chosen = [d for d in dtypes if d in op.supported_dtypes("cpu") and d not in (exclude or {}).get(name, ())]
-        narrow = [d for d in chosen if d in NARROW_INTEGERS]
-        kept = narrow[zlib.crc32(name.encode()) % len(narrow)] if narrow else None
-        cases += [pytest.param(name, d, id=f"{name}-{str(d)[6:]}",
-                               marks=pytest.mark.slow if d in narrow and d is not kept else ())
-                  for d in chosen]
+        cases += rotated_cases(name, chosen, name)
     return cases
 
 

@@ -15,6 +15,9 @@ _compile_notice.install()  # before any kernel compiles (importing the package c
 from . import _kernel_cache  # imports Numba: after _cuda_env has settled its environment
 
 _kernel_cache.install()  # before any kernel is compiled or loaded: checkouts of the same sources share them
+from . import _numba_inlining
+
+_numba_inlining.install()  # before any kernel compiles: inlining a helper costs its size, not its size squared
 from . import (
     _python_arg_parser,
     _tensor,

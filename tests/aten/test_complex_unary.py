@@ -15,7 +15,7 @@ import math
 
 import pytest
 import torch
-from helpers import COMPLEX_ULPS, assert_same, assert_same_error, noncontiguous, opinfo_samples
+from helpers import COMPLEX_ULPS, assert_same, assert_same_error, noncontiguous, opinfo_samples, rotated_cases
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
@@ -23,6 +23,8 @@ import internals
 NAMES = ("rsqrt", "log1p", "expm1", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
          "atanh", "log2", "log10", "exp2")
 DTYPES = (torch.complex64, torch.complex128)
+# each op on one of the two in ``make test`` (helpers.ROTATED), on both in ``make test-slow``
+CASES = [case for name in NAMES for case in rotated_cases(name, DTYPES, name)]
 OPINFOS = {op.name: op for op in op_db if op.name in NAMES and not op.variant_test_name}
 
 
@@ -30,8 +32,7 @@ def ours_of(x):
     return internals.from_torch(x)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "dtype"), CASES)
 def test_opinfo_samples(name, dtype):
     """OpInfo's samples of the op at a complex dtype, as given and non-contiguous, as function,
     method and out= (complex tensors are not in test_ops' dtype table, so they run here)."""
@@ -47,8 +48,7 @@ def test_opinfo_samples(name, dtype):
             assert_same(out, theirs, ulps=COMPLEX_ULPS)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "dtype"), CASES)
 def test_values_out_of_place_and_in_place(name, dtype):
     """A thousand random values up to about |9| in each part, zeros of both signs, the units."""
     gen = torch.Generator().manual_seed(3)
@@ -79,8 +79,7 @@ PARTS = (0.0, -0.0, 1.0, -1.0, 0.5, -2.0, math.inf, -math.inf, math.nan, 1e30, -
 NOT_PORTABLE = {("acos", torch.complex128), ("log2", torch.complex64), ("log2", torch.complex128)}
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "dtype"), CASES)
 def test_special_values(name, dtype):
     """Every pair of zeros of both signs, units, infinities, NaN, huge and tiny parts: C99
     Annex G's values as glibc gives them (and c10's formulas' for log1p, expm1, rsqrt, exp2)."""

@@ -9,6 +9,7 @@ everyday calls compared for values, strides, grad_fn names, gradients and error 
 import pytest
 import torch
 from helpers import (
+    COMPLEX,
     TORCH_DTYPES,
     Adapter,
     assert_derived_from_structured_out,
@@ -19,6 +20,7 @@ from helpers import (
     check_opinfo_samples,
     logging_modes,
     opinfo_cases,
+    rotated_cases,
     same_error,
     same_or_same_error,
 )
@@ -443,6 +445,10 @@ def _complex_tol(name, dtype):
     return COMPLEX_TOL.get(name, COMPLEX_DEFAULT_TOL[dtype])
 
 
+# each op on complex64 or complex128 in ``make test`` (helpers.ROTATED), on both in ``make test-slow``
+COMPLEX_UNARY_CASES = [case for name in COMPLEX_UNARY for case in rotated_cases(name, COMPLEX, name)]
+
+
 def _check_complex(ours, theirs, name):
     o = ours.to_torch()
     assert (o.dtype, o.shape, o.stride(), o.storage_offset()) == (
@@ -451,8 +457,7 @@ def _check_complex(ours, theirs, name):
     torch.testing.assert_close(o, theirs, rtol=rtol, atol=atol, equal_nan=True)
 
 
-@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
-@pytest.mark.parametrize("name", COMPLEX_UNARY)
+@pytest.mark.parametrize(("name", "dtype"), COMPLEX_UNARY_CASES)
 def test_complex_unary_opinfo_samples(name, dtype):
     """OpInfo's samples of the op at a complex dtype, as given and transposed (complex tensors
     are not in test_ops' dtype table, so they are converted here)."""
@@ -466,8 +471,7 @@ def test_complex_unary_opinfo_samples(name, dtype):
             _check_complex(getattr(internals.from_torch(x), name)(), getattr(x, name)(), name)
 
 
-@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
-@pytest.mark.parametrize("name", COMPLEX_UNARY)
+@pytest.mark.parametrize(("name", "dtype"), COMPLEX_UNARY_CASES)
 def test_complex_unary_values(name, dtype):
     """Zeros of both signs, purely real and purely imaginary values, and a thousand random ones
     up to |9| in each part, out of place and in place."""
