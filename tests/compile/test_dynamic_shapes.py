@@ -182,6 +182,26 @@ def test_a_strict_mark_the_trace_pins_is_torchs_error():
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
 
 
+def test_a_strict_mark_raises_on_every_call_past_the_recompile_limit():
+    """A compile that raised ``ConstraintViolationError`` made no cache entry, so it counts
+    nothing toward ``recompile_limit``: the call after the limit raises too, as torch's does,
+    never running eagerly with the caller's declaration wrong."""
+    outcomes = {}
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        compiled = T.compile(_add(T), backend="eager") if T is torch else T.compile(_add(T))
+        outcomes[T] = []
+        for _ in range(config.recompile_limit + 2):
+            x = T.ones(3)
+            T._dynamo.mark_dynamic(x, 0)
+            try:
+                compiled(x, T.ones(3))
+                outcomes[T].append("ran")
+            except RuntimeError as e:
+                outcomes[T].append(type(e).__name__)
+    assert outcomes[internals] == outcomes[torch] == ["ConstraintViolationError"] * (config.recompile_limit + 2)
+
+
 def test_a_mark_on_a_size_of_1_leaves_it_static_as_torch():
     """A size of 1 is never a symbol: the mark has nothing to hold, no error; the next size
     recompiles, and makes the dim dynamic."""

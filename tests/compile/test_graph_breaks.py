@@ -10,7 +10,7 @@ from torch._dynamo.testing import CompileCounter
 
 import internals
 from internals._dynamo import explain
-from internals._dynamo.resume_execution import ITEM_BREAK
+from internals._dynamo.resume_execution import ITEM_BREAK, _caller_refs
 from internals._tensor import Tensor
 
 
@@ -1056,6 +1056,25 @@ def test_a_size_printed_in_a_called_function_leaves_the_sizes_dynamic(capsys):
     torch._dynamo.reset()
     want, got = torch._dynamo.explain(_calls_show)(torch.ones(3)), explain(_calls_show)(internals.ones(3))
     assert (got.graph_count, got.graph_break_count) == (want.graph_count, want.graph_break_count) == (3, 2)
+
+
+def test_a_printed_size_stays_dynamic_after_a_strict_mark_raised():
+    """A compile that raised (``mark_dynamic`` on a dim the trace pins:
+    ``ConstraintViolationError``), torch's and ours, changes nothing later compiles decide: the
+    size printed in a called function still leaves the sizes dynamic (3, 6, 6 graphs, as in a
+    process where nothing raised). torch's raising compile leaves its frame evaluator (PEP 523)
+    installed, so the caller's frame holds the printed size one reference more while ``print``
+    runs: the read only to be printed is told by the references a call adds, not by a count."""
+    for T in (torch, internals):
+        x = T.ones(3)
+        T._dynamo.mark_dynamic(x, 0)
+        compiled = T.compile(lambda a, b: a + b, backend="eager") if T is torch else T.compile(lambda a, b: a + b)
+        with pytest.raises(RuntimeError, match="Constraints violated"):
+            compiled(x, T.ones(3))
+    assert _caller_refs() == 1      # the premise: calls now go through torch's evaluator
+    calls = [lambda T, n=n: (T.ones(n),) for n in (3, 4, 5)]
+    theirs, ours, _ = _counts_per_call(_calls_show, calls)
+    assert theirs == [3, 7, 7] and ours == [3, 6, 6]
 
 
 def _size_kept(x):

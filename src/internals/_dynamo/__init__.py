@@ -866,7 +866,11 @@ class CompiledFunction:
                     return _Eager(self.fn, "no operation traced: the function is skipped")
                 return run
             except ConstraintViolationError:
-                raise                       # the caller's declaration is wrong: no graph, no eager run
+                # the caller's declaration is wrong: no graph, no eager run, and no compile
+                # counted, as Dynamo's recompile limit counts the cache entries made: each call
+                # raises again, never runs eagerly once the limit is reached
+                self.recompiles -= 1
+                raise
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
@@ -1129,32 +1133,34 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, ho
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile
         undo = []        # numbers inside an argument or the module, the symbol written in their place
-        for place, value in zip(ints.values(), values, strict=True):
-            if isinstance(place, _Source):
-                base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
-                undo.append(place.write(base, value))
-            elif isinstance(place, types.CellType):
-                numbers.append((place, place.cell_contents, value))
-                place.cell_contents = value
-            else:
-                (a if isinstance(place, int) else k)[place] = value
-        for name, place in dicts:
-            held = a if isinstance(place, int) else k
-            held[place] = _ReadDict(held[place], logs[name])
-        # a global dict the function names is swapped for a reading twin while it runs
-        for name in global_dicts:
-            fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
-        # and so is a dict it closes over (the cell holds the twin while the function runs)
         closed = {name: cell.cell_contents for name, cell in cell_dicts.items()}
-        for name, cell in cell_dicts.items():
-            cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
-        for name, (_, symbolic) in maths.items():
-            fn.__globals__[name] = symbolic
-        # the trace's copies of the argument containers: a write into one would reach no
-        # container of the caller's, so it makes the function run eagerly (below)
-        containers = _containers([*a, *k.values()])
-        returned = False
+        containers, returned = [], False
+        # every name, cell and number is put in place inside the ``try``: a write that raises
+        # part-way (a number's place gone, a trace stopped) is put back as a finished one is
         try:
+            for place, value in zip(ints.values(), values, strict=True):
+                if isinstance(place, _Source):
+                    base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
+                    undo.append(place.write(base, value))
+                elif isinstance(place, types.CellType):
+                    numbers.append((place, place.cell_contents, value))
+                    place.cell_contents = value
+                else:
+                    (a if isinstance(place, int) else k)[place] = value
+            for name, place in dicts:
+                held = a if isinstance(place, int) else k
+                held[place] = _ReadDict(held[place], logs[name])
+            # a global dict the function names is swapped for a reading twin while it runs
+            for name in global_dicts:
+                fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+            # and so is a dict it closes over (the cell holds the twin while the function runs)
+            for name, cell in cell_dicts.items():
+                cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
+            for name, (_, symbolic) in maths.items():
+                fn.__globals__[name] = symbolic
+            # the trace's copies of the argument containers: a write into one would reach no
+            # container of the caller's, so it makes the function run eagerly (below)
+            containers = _containers([*a, *k.values()])
             with watching_requires_grad():
                 out = fn(*a, **k)
             returned = True
@@ -1177,7 +1183,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, ho
                 writes.append("state")      # the function wrote a number traced as a symbol
             for name, (plain, _) in maths.items():
                 if plain is _BUILTIN:
-                    del fn.__globals__[name]
+                    fn.__globals__.pop(name, None)
                 else:
                     fn.__globals__[name] = plain
             if reads is not None:

@@ -131,8 +131,24 @@ _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYN
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
-# sys.getrefcount of a size only a print's arguments hold (``BreakingTracer._printed_size``).
+# sys.getrefcount of a size only a print's arguments hold (``BreakingTracer._printed_size``),
+# where the interpreter runs a call of a Python function inline (``_caller_refs``: none more).
 _PRINTED_REFS = 5
+
+
+def _argument_refs(*args):
+    return sys.getrefcount(args[0])
+
+
+def _caller_refs():
+    """The references a caller's frame keeps to an argument while the Python function it calls
+    runs: none where CPython runs the call inline in its own loop, one where a frame evaluator
+    (PEP 523) is installed -- a debugger's, or torch.compile's, which a compile that raised
+    (``ConstraintViolationError``) leaves installed for the rest of the process, even across
+    ``torch._dynamo.reset()`` -- for then the call goes through vectorcall and the caller's
+    stack holds its arguments until it returns. Asked at each print, as it can change while
+    the process runs."""
+    return _argument_refs(object()) - 2      # inline: the callee's ``args`` tuple and getrefcount's own
 
 
 class RequiresGradBreak(RuntimeError):
@@ -536,7 +552,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         as Dynamo prints a symbolic size without a guard, and the print shows the call's own."""
         found = self._sizes.get(id(value))
         # references: the print's arguments, ``_sizes``, the caller's ``map``, this frame, getrefcount
-        if found is None or found[0] is not value or sys.getrefcount(value) > _PRINTED_REFS:
+        # (and the program's frame, where it calls print through a frame evaluator)
+        if found is None or found[0] is not value or sys.getrefcount(value) > _PRINTED_REFS + _caller_refs():
             return None
         _, node, segment = self._sizes.pop(id(value))
         self.size_reads[segment] -= 1
@@ -546,11 +563,17 @@ class BreakingTracer(ProxyTorchDispatchMode):
 
     def __enter__(self):
         recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
-        return super().__enter__()
+        try:
+            return super().__enter__()
+        except BaseException:
+            recorders.remove(self.record_arithmetic)    # no ``__exit__`` will take it out
+            raise
 
     def __exit__(self, *exc):
-        recorders.remove(self.record_arithmetic)
-        return super().__exit__(*exc)
+        try:
+            return super().__exit__(*exc)
+        finally:
+            recorders.remove(self.record_arithmetic)
 
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
