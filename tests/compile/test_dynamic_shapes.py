@@ -615,6 +615,45 @@ def test_a_later_trace_without_an_operation_compiles_no_graph():
     assert len(ours.graphs) == count == 1 and ours.break_reasons == []
 
 
+def _calls_that_compute_nothing(T):
+    """Programs whose aten trace holds no operation: a call that gives a tensor (``F.dropout``
+    in eval, ``contiguous()`` of a contiguous tensor, ``to`` its own dtype) and reads Dynamo
+    answers while it traces (a size, ``dim()``, an attribute)."""
+    dropout = T.nn.Dropout(0.5).eval()
+    return {
+        "Dropout in eval": dropout,
+        "F.dropout in eval": lambda x: T.nn.functional.dropout(x, 0.5, training=False),
+        "contiguous": lambda x: x.contiguous(),
+        "to its dtype": lambda x: x.to(x.dtype),
+        "size": lambda x: x.size(),
+        "dim": lambda x: x.dim(),
+        "grad": lambda x: x.grad,
+        "is_contiguous": lambda x: x.is_contiguous(),
+    }
+
+
+@pytest.mark.parametrize("name", list(_calls_that_compute_nothing(torch)))
+def test_a_call_that_gives_a_tensor_is_an_operation_though_it_computes_nothing(name):
+    """Dynamo's empty-graph rule counts its graph's calls (``count_calls``): a library call
+    that gives a tensor is a node there even where it computes nothing, so Dynamo compiles a
+    graph for ``Dropout`` in eval (1 graph); a size, ``dim()`` or an attribute read is a
+    value Dynamo knows, no node, and that code is skipped (0 graphs). The values are eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs = torch.compile(_calls_that_compute_nothing(torch)[name], backend=counter)
+    fn = _calls_that_compute_nothing(internals)[name]
+    ours = internals.compile(fn)
+    x = _rand(3)
+    for _ in range(2):
+        want, got = theirs(torch.tensor(x)), ours(internals.tensor(x))
+        if isinstance(want, torch.Tensor):
+            np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+        else:
+            assert got == want and type(got).__name__ == type(want).__name__
+    assert len(ours.graphs) == counter.frame_count == (1 if name in ("Dropout in eval", "F.dropout in eval",
+                                                                     "contiguous", "to its dtype") else 0)
+
+
 def _first_of(T):
     def first_of(xs, d):
         return T.cat(xs) * d["w"].sum()

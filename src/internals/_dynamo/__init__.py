@@ -855,8 +855,9 @@ class CompiledFunction:
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs, dims, ints)
                 run = self._trace(args, kwargs, dims, ints)
-                if not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
-                    # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
+                if not self._tensor_calls and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
+                    # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``);
+                    # a call that gave a tensor is one, even where it computes nothing (``F.dropout`` in eval)
                     self.graphs.pop()
                     if self.entries:    # a later entry: guarded exactly, it runs the code itself
                         self._shape_env, self._int_symbols = None, {}
@@ -930,13 +931,14 @@ class CompiledFunction:
         lifted = _module_tensors(self.fn)
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
-        with UserCalls(_user_codes(self.fn)):
+        with UserCalls(_user_codes(self.fn)) as calls:
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
             replays = []
             flat = _lifted(_flat(self.fn, args, kwargs, ints, reads, self._writes, replays, _holders(lifted, self.fn)),
                            self.fn, list(lifted), len(tensors) + len(values), named=True)
             gm = make_fx(flat, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
                          _dynamic_dims=dims)(*tensors, *values, *lifted.values())
+        self._tensor_calls = calls.tensor_calls
         placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):len(tensors) + len(ints)]
         self._shape_env = gm.shape_env
