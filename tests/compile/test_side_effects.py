@@ -805,8 +805,7 @@ _STATE_PROGRAMS = {
     "nonlocal int and a break": (_nonlocal_and_a_break, _rows(*_SAME_SIZE, [1.0, -5.0, 7.0]), False,
                                  "the graphs around a read hold the closed-over int as a constant: each value "
                                  "compiles again"),
-    "nonlocal int with grad": (_nonlocal_count, _rows(*_SAME_SIZE, requires_grad=True), True,
-                               "an int written from a symbol is made again after a graph without gradients only"),
+    "nonlocal int with grad": (_nonlocal_count, _rows(*_SAME_SIZE, requires_grad=True), True, None),
     "nonlocal float written": (_nonlocal_scale, _rows(*_SAME_SIZE, requires_grad=True), True,
                                "a float written from a symbol is not made again: eager from then on"),
     "closed-over dict entry bumped": (_closure_dict_bumped_after_use, _rows(*_SAME_SIZE), False,

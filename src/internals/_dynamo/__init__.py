@@ -305,16 +305,18 @@ class _Differentiable:
 
     replay = None   # writes to Python state made again after the graph, as ``_Graph.replay``
     lifts = True    # the tensors the module holds are inputs, as ``_Graph.lifts``
+    symbols = {}    # {name: symbol} of the number inputs traced as symbols, as ``_Graph.symbols``
 
     def __call__(self, args, kwargs):
-        out = self.compiled(*_tensors((args, kwargs)),
-                            *_int_values(self.inputs, args, kwargs, self.signature, self.module),
-                            *_module_tensors(self.module).values())
+        numbers = _int_values(self.inputs, args, kwargs, self.signature, self.module)
+        out = self.compiled(*_tensors((args, kwargs)), *numbers, *_module_tensors(self.module).values())
         if self.replay is None:
             return out
         n = self.layout["count"]
         result = out[0] if self.layout["kind"] is Tensor else self.layout["kind"](out[:n])
-        self.replay(self.module, out[n:])
+        values = dict(zip(self.inputs, numbers, strict=True))
+        # an int the trace computed from a number input (``nonlocal k; k += 1``): this call's value
+        self.replay(self.module, out[n:], {s: values[name] for name, s in self.symbols.items() if name in values})
         return result
 
 
@@ -988,13 +990,15 @@ class CompiledFunction:
         self.aot = compiled
         run = _Differentiable(compiled, self.fn, ints, self._signature)
         run.dict_reads, run.replay, run.layout = reads, replays[0] if replays else None, layout
-        if run.replay is not None and run.replay.numbers_written:
-            self._writes.append("state")    # an int computed from a symbol: replayed after ``_Graph``s only
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
             primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
             run.traced = primals[:len(tensors)]
             # a symbol a guard pinned stays an input, its value in the key (as ``_trace``'s)
             run.ints = self._number_symbols(ints, primals[len(tensors):len(tensors) + len(ints)])
+        run.symbols = {name: e for name, e in self._int_symbols.items() if e.is_Symbol}
+        if run.replay is not None and run.replay.numbers_written and \
+                not run.replay.numbers_within(set(run.symbols.values())):
+            self._writes.append("state")    # an int written from a size (``k += x.shape[0]``): eager
         return run
 
 
