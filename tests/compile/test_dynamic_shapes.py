@@ -945,6 +945,41 @@ def test_numbers_nested_in_dict_entries_become_inputs_after_one_change():
     assert len(ours.graphs) == count == 3       # the shift changed: one more graph, both inputs
 
 
+def _reads_closed_over(T):
+    """A function reading numbers from a dict and an object it closes over (``L['box']['k']``,
+    ``L['o'].n``: Dynamo names the frame's free variables among its locals), and what changes
+    them between calls."""
+    box, o = {"k": 1.0}, _Settings(0.5)
+    o.n = 2
+
+    def reads(x):
+        return x * box["k"] * o.n + o.scale
+
+    def change():
+        box["k"] += 1.0
+        o.n += 1
+        o.scale *= 3
+    return reads, change
+
+
+def test_numbers_in_closed_over_containers_become_inputs_after_one_change():
+    """A float in a closed-over dict, an int and a float on a closed-over object, each changed
+    between calls: Dynamo's frame state follows them by source, so the first change recompiles
+    with them inputs, and that graph serves every later value (torch: 1, 2, 2, 2 graphs; the
+    package compiled once per value). Values are eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    (t_fn, t_change), (i_fn, i_change) = _reads_closed_over(torch), _reads_closed_over(internals)
+    theirs, ours = torch.compile(t_fn, backend=counter), internals.compile(i_fn)
+    x, counts = _rand(3), []
+    for _ in range(4):
+        want, got = theirs(torch.tensor(x)), ours(internals.tensor(x))
+        np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+        t_change(), i_change()
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 2, 2] and not ours.break_reasons
+
+
 def _repeated(T):
     def repeated(x, options):
         for _ in range(options["times"]):

@@ -252,11 +252,24 @@ class _Source:
         old = get(parent, k)
         put(parent, k, value)
 
-        def undo():
-            written = get(parent, k) is not value
+        def undo(replayable=False):
+            now = get(parent, k)
+            if now is not value and replayable and type(now) is SymInt:
+                # an int computed from the symbol (``c.n += 1``): left for the trace's state
+                # to see as a write, which it makes again after the graph and puts back now
+                return False
             put(parent, k, old)
-            return written
+            return now is not value
         return undo
+
+    def base(self, fn, args, kwargs):
+        """What the path starts from in a trace given ``args`` and ``kwargs``: the callable, a
+        cell's value, or an argument."""
+        if self.top is None:
+            return fn
+        if isinstance(self.top, types.CellType):
+            return self.top.cell_contents
+        return (args if isinstance(self.top, int) else kwargs)[self.top]
 
     def read_parent(self, base):
         return _Source(self.arg, self.top, self.steps[:-1]).read(base)
@@ -266,7 +279,7 @@ def _source_text(path):
     """A path of ``GuardWalker.numbers`` as Dynamo names its source: ``L['d']['scale']``,
     ``L['self'].cfg.scale``."""
     root, *steps = path
-    text = f"L[{root[1]!r}]" if root[0] == "arg" else "L['self']"
+    text = f"L[{root[1]!r}]" if root[0] in ("arg", "cell") else "L['self']"
     for kind, k in steps:
         text += f".{k}" if kind == "attr" else f"[{k!r}]"
     return text
@@ -802,6 +815,8 @@ class CompiledFunction:
         if self.dynamic is False or not config.automatic_dynamic_shapes:
             return {}
         tops = {name: place for name, place, _ in _tops(self.fn, args, kwargs)}
+        cells = dict(zip(self.fn.__code__.co_freevars, self.fn.__closure__ or (), strict=True)) \
+            if isinstance(self.fn, types.FunctionType) else {}
         found = {}
         for path, value in numbers.items():
             text = _source_text(path)
@@ -809,7 +824,7 @@ class CompiledFunction:
                 continue
             if path[0][0] == "arg" and path[0][1] not in tops:
                 continue
-            top = tops[path[0][1]] if path[0][0] == "arg" else None
+            top = tops[path[0][1]] if path[0][0] == "arg" else cells[path[0][1]] if path[0][0] == "cell" else None
             self._dynamic_sources = self._dynamic_sources | {path}
             found[_identifier(text.removeprefix("L"))] = _Source(path[0][-1], top, path[1:])
         return found
@@ -1146,7 +1161,7 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, ho
         try:
             for place, value in zip(ints.values(), values, strict=True):
                 if isinstance(place, _Source):
-                    base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
+                    base = place.base(fn, a, k)
                     undo.append(place.write(base, value))
                 elif isinstance(place, types.CellType):
                     numbers.append((place, place.cell_contents, value))
@@ -1185,7 +1200,8 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, ho
                 cell.cell_contents = number
             if writes is not None and any(_items(c) != items for c, items in containers):
                 writes.append("state")      # a list or dict of the arguments written (``out.append(y)``)
-            if any([restore() for restore in reversed(undo)]) and writes is not None:
+            replayable = replay is not None and tracer is None
+            if any([restore(replayable) for restore in reversed(undo)]) and writes is not None:
                 writes.append("state")      # the function wrote a number traced as a symbol
             for name, (plain, _) in maths.items():
                 if plain is _BUILTIN:
