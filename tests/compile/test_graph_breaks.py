@@ -1348,6 +1348,36 @@ def _closed_module_after_a_break(T):
     return f
 
 
+def _min_max_calls(T):
+    """Builtin ``max`` and ``min`` on tensors, as Dynamo rewrites them."""
+    return {
+        "max of two rows": lambda x: max(x[0], x[1]) * 2,
+        "min of a tensor and a number": lambda x: min(x, 2.5) + 1,
+        "max of a number and a tensor": lambda x: max(0.0, x) - 1,
+        "max of three rows": lambda x: max(x[0], x[1], x[2]),
+        "max of two vectors": lambda x: max(x, x.flip(0)),
+        "max of numbers": lambda x: x * max(2, 3),
+    }
+
+
+@pytest.mark.parametrize("name", list(_min_max_calls(torch)))
+def test_builtin_max_and_min_of_tensors_are_dynamos_maximum_and_clamp(name):
+    """``max(a, b)`` of tensors is no read of ``a > b``: Dynamo folds the arguments pairwise into
+    ``torch.maximum`` (``minimum``), or ``torch.clamp(t, min=c)`` (``max=c``) with a number, in
+    its graph, one graph and no break; so of two vectors it gives their elementwise maximum,
+    where eager's comparison raises. The package's values and graphs are torch.compile's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs = torch.compile(_min_max_calls(torch)[name], backend=counter)
+    ours = internals.compile(_min_max_calls(internals)[name])
+    for row in _VALUES:
+        want = theirs(torch.tensor(np.asarray(row, dtype=np.float32)))
+        got = ours(internals.tensor(np.asarray(row, dtype=np.float32)))
+        np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+        assert str(got.dtype).removeprefix("internals.") == str(want.dtype).removeprefix("torch.")
+    assert len(ours.graphs) == counter.frame_count == 1 and not ours.break_reasons
+
+
 _BREAK_PROGRAMS = {
     # name: (program, calls, gradients, why our graph count differs from torch's, or None)
     "nested function": (_nested_def, _rows(*_VALUES, requires_grad=True), True, None),
@@ -1380,8 +1410,7 @@ _BREAK_PROGRAMS = {
                                   "here the graph after it is compiled"),
     "sorted by a read key": (_sorted_rows, _rows(*_VALUES), False,
                              "torch runs the call of sorted eagerly as one step; here each order read compiles"),
-    "max of two tensors": (_builtin_max, _rows(*_VALUES), False,
-                           "torch inlines max's comparison; here the bool read is a cut"),
+    "max of two tensors": (_builtin_max, _rows(*_VALUES), False, None),
     "grad attribute read": (_grad_attribute_read, _rows(*_VALUES, requires_grad=True), True, None),
     "generator over the rows": (_generator_over_rows, _rows(*_VALUES, requires_grad=True), True, None),
     "closed-over tensor read after a break": (_closed_tensor_after_a_break, _rows(*_VALUES), False, None),

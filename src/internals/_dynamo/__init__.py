@@ -69,6 +69,7 @@ written, as eagerly.
 """
 import contextlib
 import dataclasses
+import functools
 import inspect
 import math
 import re
@@ -1313,16 +1314,43 @@ class _SymbolicFloat(float, metaclass=_FloatType):
         return value if isinstance(value, SymFloat) else float(value)
 
 
+def _min_max(builtin):
+    """``max`` or ``min`` as the traced function sees it: called on two or more values of which
+    a tensor is one, Dynamo's ``BuiltinVariable`` folds them pairwise into ``torch.maximum``
+    (``minimum``) of two tensors, or ``torch.clamp(t, min=c)`` (``max=c``) of a tensor and a
+    number, in its graph (``_call_min_max_binary`` in ``torch/_dynamo/variables/builtin.py``):
+    no comparison is read, so no graph break. Any other call is Python's builtin."""
+    def call(*args, **kwargs):
+        if kwargs or len(args) < 2 or not any(isinstance(a, Tensor) for a in args):
+            return builtin(*args, **kwargs)
+        return functools.reduce(binary, args)
+
+    def binary(a, b):
+        from .. import clamp, maximum, minimum  # a real cycle: the package's functions load after _dynamo
+        if not isinstance(a, Tensor):
+            a, b = b, a
+        if not isinstance(a, Tensor):
+            return builtin(a, b)
+        if isinstance(b, Tensor):
+            return (maximum if builtin is max else minimum)(a, b)
+        if type(b) not in (int, float):     # a symbol, a bool: Python's comparison, as it was
+            return builtin(a, b)
+        return clamp(a, min=b) if builtin is max else clamp(a, max=b)
+    call.__name__ = builtin.__name__
+    return call
+
+
 def _math_globals(fn, writes=None):
     """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
-    module or ``math.sqrt``, and the builtins ``int`` and ``float`` (``_BUILTIN`` for their
-    value: names the trace adds): while it is traced they are the symbolic ones. ``print``
+    module or ``math.sqrt``, and the builtins ``int``, ``float``, ``max`` and ``min``
+    (``_BUILTIN`` for their value: names the trace adds): while it is traced they are the
+    symbolic ones, and Dynamo's ``max`` and ``min`` of tensors (``_min_max``). ``print``
     prints nothing while traced and notes a write in ``writes``: the function then runs
     eagerly, printing once per call, as torch.compile breaks the graph to print on each call."""
     if not isinstance(fn, types.FunctionType):
         return {}
     found = {}
-    builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
+    builtins = {"int": _SymbolicInt, "float": _SymbolicFloat, "max": _min_max(max), "min": _min_max(min)}
     if writes is not None:
         builtins["print"] = traced_print(writes)
     if writes is not None and "print" not in fn.__globals__:
