@@ -1348,6 +1348,35 @@ def _closed_module_after_a_break(T):
     return f
 
 
+def _data_dependent_sizes(T):
+    """Operators whose output size depends on the data, called and subscripted."""
+    mask, held = T.tensor([True, False, True]), T.tensor([1.0, 2.0, 3.0])
+    return {
+        "x[m] of an argument mask": lambda x, m: x[m] * 2,
+        "x[m] of a closed-over mask": lambda x, m: x[mask] * 2,
+        "x.nonzero()": lambda x, m: x.nonzero() * 2,
+        "masked_select": lambda x, m: T.masked_select(x, m) * 2,
+        "nonzero of a closed-over tensor": lambda x, m: held.nonzero() * x.sum(),
+    }
+
+
+@pytest.mark.parametrize("name", list(_data_dependent_sizes(torch)))
+def test_a_subscript_whose_size_depends_on_the_data_compiles_the_empty_graph_before_it(name):
+    """``x[m]`` with a bool mask: Dynamo gives up inside ``BINARY_SUBSCR``, its operands already
+    graph inputs, and the graph before the break returns them -- a graph with no call, compiled
+    (torch: 2 graphs). At a call (``nonzero()``, ``masked_select``) it breaks before the call,
+    and that graph, with no call and no output, is not compiled (1). Values are eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs = torch.compile(_data_dependent_sizes(torch)[name], backend=counter)
+    ours = internals.compile(_data_dependent_sizes(internals)[name])
+    x, m = np.asarray([1.0, -2.0, 3.0], dtype=np.float32), np.asarray([True, False, True])
+    for _ in range(2):
+        want, got = theirs(torch.tensor(x), torch.tensor(m)), ours(internals.tensor(x), internals.tensor(m))
+        np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+    assert len(ours.graphs) == counter.frame_count == (2 if name.startswith("x[m]") else 1)
+
+
 def _min_max_calls(T):
     """Builtin ``max`` and ``min`` on tensors, as Dynamo rewrites them."""
     return {

@@ -854,9 +854,7 @@ _STATE_PROGRAMS = {
                                                     _WRITTEN_BEFORE_A_BREAK) for what in ("if", "item", "print")},
     "buffer written, then item": (_buffer_written_then_read, _rows(*_SAME_SIZE), False, _WRITTEN_BEFORE_A_BREAK),
     "closed-over index tensor": (_closed_index, _rows(*_SAME_SIZE), False, None),
-    "closed-over mask": (_closed_mask, _rows(*_SAME_SIZE), False,
-                         "torch breaks the graph at x[mask], whose size depends on the mask's values (2 graphs); "
-                         "here one graph serves"),
+    "closed-over mask": (_closed_mask, _rows(*_SAME_SIZE), False, None),
     "closed-over view and its base": (_closed_view_and_base, _rows(*_SAME_SIZE), False,
                                       "a view and its base, both closed over, would be separate inputs of the "
                                       "graph: the function runs eagerly (torch 1 graph)"),

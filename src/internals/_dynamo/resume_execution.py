@@ -1598,6 +1598,10 @@ class Segmented:
             # without a graph is guarded by its automatic dynamic sizes (``2 <= x.size()[0]``)
             shapes_only = any(dims or ()) and make_fx(_named(gm), decomposition_table, tracing_mode="fake",
                                                       _dynamic_dims=dims)(*inputs)
+            if _breaks_in_a_subscript(step.cut):
+                # Dynamo's graph before ``x[mask]`` returns the tensors on the stack: a graph
+                gm.segment = gm
+                self.graphs.append(gm)
             return gm, shapes_only or None
         dims = [(f"L['{name}']", "number") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
@@ -1622,6 +1626,19 @@ class Segmented:
         self.graphs[-1].segment = gm
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
         return compiled, self.graphs[-1]
+
+
+def _breaks_in_a_subscript(cut):
+    """Whether ``cut`` is an operator whose output size depends on the data that the program
+    wrote as a subscript (``x[mask]``). Dynamo breaks at a call (``nonzero()``,
+    ``masked_select``) before it, the graph before it holding no call then compiled not at all;
+    ``BINARY_SUBSCR`` it gives up inside, after its operands were made graph inputs, and the
+    graph before the break returns them (``return (l_m_, l_x_)``): a graph though it has no
+    call (``compile_subgraph``: calls or outputs)."""
+    if cut is None or cut.kind != "operator" or cut.reason != OPERATOR_BREAK or not cut.site:
+        return False
+    code, offset = cut.site[0]
+    return any(i.offset == offset and i.opname == "BINARY_SUBSCR" for i in dis.get_instructions(code))
 
 
 def _named(gm):
