@@ -1147,6 +1147,12 @@ def _generator_of_reads(T):
     return f
 
 
+def _sum_of_generated_reads(T):
+    def f(x):
+        return x * sum(v.item() for v in x) + max(v.item() for v in x)
+    return f
+
+
 def _try_view(T):
     def f(x):
         try:
@@ -1411,8 +1417,8 @@ _BREAK_PROGRAMS = {
     # name: (program, calls, gradients, why our graph count differs from torch's, or None)
     "nested function": (_nested_def, _rows(*_VALUES, requires_grad=True), True, None),
     "generator": (_generator_sum, _rows(*_VALUES, requires_grad=True), True, None),
-    "generator of reads": (_generator_of_reads, _rows(*_VALUES), False,
-                           "torch runs a function whose generator breaks without graphs; here the reads are cuts"),
+    "generator of reads": (_generator_of_reads, _rows(*_VALUES), False, None),
+    "sum of a generator of reads": (_sum_of_generated_reads, _rows(*_VALUES), False, None),
     "try around a read": (_try_item, _rows(*_VALUES), False, None),
     "requires_grad_ inside": (_requires_grad_inside, _rows(*_VALUES), False, None),
     "no_grad block": (_no_grad_block, _rows(*_VALUES, requires_grad=True), True, None),

@@ -633,9 +633,12 @@ class BreakingTracer(ProxyTorchDispatchMode):
         finally:
             sys.setprofile(outer)
 
-    def _is_user_code(self, code):
+    def _is_user_code(self, code, generators=False):
         """A function of the user's that Dynamo would inline: not this package's, the standard
-        library's or an installed package's, no generator."""
+        library's or an installed package's, no generator (but with ``generators``)."""
+        if generators:
+            name = code.co_filename
+            return not (name.startswith((_PACKAGE, *_LIBRARIES)) or name.startswith("<frozen"))
         found = self._user_files.get(code)
         if found is None:
             name = code.co_filename
@@ -711,6 +714,10 @@ class BreakingTracer(ProxyTorchDispatchMode):
             return True
         frame = sys._getframe()
         while frame is not None and frame.f_code not in self.user_codes:
+            if frame.f_code.co_flags & _GENERATOR_FLAGS and self._is_user_code(frame.f_code, generators=True):
+                # Dynamo inlines a generator (``v.item() for v in x``) and cannot resume inside
+                # one: the frame that consumes it runs without graphs, as a loop's body does
+                raise BreakInForLoop()
             frame = frame.f_back
         if frame is not None and _in_loop(frame):
             raise BreakInForLoop()
