@@ -1165,8 +1165,9 @@ def _segments(graph, constants):
             cut, wanted = None, [a for a in tree_leaves(output.args[0]) if isinstance(a, Node)]
             wanted += graph.tail_writes[1] if getattr(graph, "tail_writes", None) else []
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
-        # the first segment takes every argument, as the function's frame: its guards are the entry's
-        arguments = [] if i else [n for n in graph.nodes if n.op == "placeholder"]
+        # the first segment takes every argument, as the function's frame: its guards are the entry's;
+        # a later one that ends at a print of a size takes that tensor, as Dynamo's frame reads it
+        arguments = _printed_tensors(graph, cut, inside) if i else [n for n in graph.nodes if n.op == "placeholder"]
         gm, inputs = _segment_module(group, outputs, constants, cuts[i - 1].meta["graph_break"] if i else None,
                                      arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
@@ -1190,6 +1191,17 @@ def _segments(graph, constants):
                 steps[i - 1].regions[key] = getattr(graph, "read_guards", ([], {}))
             _link(steps[i - 1], key, steps[i])
     return steps
+
+
+def _printed_tensors(graph, cut, inside):
+    """The tensors made before a segment whose sizes the print that ends it prints
+    (``print(y.size())``, ``_SizeOf``): inputs of the segment, guarded by their sizes, so that a
+    size that changed makes the segment's dim a symbol, as Dynamo's frame holds the tensor whose
+    size it prints (``_prints_a_symbolic_size``)."""
+    if cut is None or cut.kind != "print":
+        return []
+    names = {a.name for a in tree_leaves(cut.value) if isinstance(a, _SizeOf)}
+    return [n for n in graph.nodes if n.name in names and n not in inside and n.op != "get_attr"]
 
 
 def _check_replay(steps, graph):
@@ -1605,10 +1617,12 @@ class Segmented:
             # without a graph is guarded by its automatic dynamic sizes (``2 <= x.size()[0]``)
             shapes_only = any(dims or ()) and make_fx(_named(gm), decomposition_table, tracing_mode="fake",
                                                       _dynamic_dims=dims)(*inputs)
-            if _breaks_in_a_subscript(step.cut):
-                # Dynamo's graph before ``x[mask]`` returns the tensors on the stack: a graph
-                gm.segment = gm
-                self.graphs.append(gm)
+            if _breaks_in_a_subscript(step.cut) or shapes_only and _prints_a_symbolic_size(step, dims):
+                # Dynamo's graph before ``x[mask]`` returns the tensors on the stack, and the
+                # one before ``print(y.size())`` the symbolic size (its ``sym_size`` call): graphs
+                shown = shapes_only or gm
+                shown.segment = gm
+                self.graphs.append(shown)
             return gm, shapes_only or None
         dims = [(f"L['{name}']", "number") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
@@ -1633,6 +1647,15 @@ class Segmented:
         self.graphs[-1].segment = gm
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
         return compiled, self.graphs[-1]
+
+
+def _prints_a_symbolic_size(step, dims):
+    """Whether ``step`` ends at a ``print`` of the size of one of its inputs whose dims
+    ``dims`` made symbols (``print(y.size())`` once the sizes are dynamic)."""
+    if step.cut is None or step.cut.kind != "print":
+        return False
+    symbolic = {name for name, d in zip(step.inputs, dims or (), strict=False) if d}
+    return any(isinstance(a, _SizeOf) and a.name in symbolic for a in tree_leaves(step.cut.value))
 
 
 def _breaks_in_a_subscript(cut):
