@@ -197,6 +197,9 @@ class Break:
     # the writes to Python state the program made in the segment before the cut: (their
     # ``side_effects.Replay``, the nodes of the tensors they write), made again after its graph
     writes: tuple | None = dataclasses.field(default=None, repr=False)
+    # the read is an argument of a method call on a tensor (``y.add(v.item())``): Dynamo
+    # compiles the graph before it and runs the rest of the frame uncompiled (``_Step.skip_rest``)
+    skip_rest: bool = False
 
 
 def _dynamic_output_shape(func, args):
@@ -597,7 +600,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         reason = self._reason()
         site = self._site(bool(value) if reason == GENERIC_JUMP else None)
         cut.meta["graph_break"] = Break(value, reason, list(live), self._user_stack(), symbolic,
-                                        held, stack, value_slot, convert, site)
+                                        held, stack, value_slot, convert, site,
+                                        skip_rest=self._in_a_tensor_methods_arguments())
         self._note_writes(cut.meta["graph_break"])
         if not symbolic:
             return value
@@ -842,6 +846,20 @@ class BreakingTracer(ProxyTorchDispatchMode):
             if is_symbolic(v) and id(v.node) in self._symbols:
                 found.setdefault(self._symbols[id(v.node)][1], name)
         return found
+
+    def _in_a_tensor_methods_arguments(self):
+        """Whether the read is made while the program builds the arguments of a method call on a
+        tensor it holds in a variable (``x.repeat(int(x.sum().item()))``: ``x.repeat`` waits on
+        the stack). Dynamo then compiles the graph before the read and runs the rest of the frame
+        uncompiled, with no resume function (torch 2.13; a method of another object, or a
+        function, waiting there does not stop it)."""
+        frame = self._user_frame()
+        found = stack_below(frame.f_code, frame.f_lasti, frame.f_globals, methods=True) \
+            if frame is not None else None
+        if found is None:
+            return False
+        return any(label[0] == "method" and label[1][0] == "local" and
+                   isinstance(frame.f_locals.get(label[1][1]), Tensor) for label in found[0])
 
     def _stack(self, live, held):
         """({node: ``stackN``}, the value read's slot): the slots of Dynamo's resume function
@@ -1175,6 +1193,7 @@ def _segments(graph, constants):
         # a call's cut reads nothing; a comprehension's calls it
         read = cuts[i].args[0].name if cut is not None and cut.kind is None and cut.method != "call" else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
+        steps[-1].skip_rest = cut is not None and cut.skip_rest
         writes = cut.writes if cut is not None else getattr(graph, "tail_writes", None)
         if writes is not None:
             steps[-1].replay = (writes[0], [n.name for n in writes[1]])
