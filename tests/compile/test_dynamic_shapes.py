@@ -182,6 +182,26 @@ def test_a_strict_mark_the_trace_pins_is_torchs_error():
     assert ours.recompiles == count == 2 and _ours(ours.recompile_reasons) == reasons
 
 
+def test_a_strict_mark_raises_on_every_call_past_the_recompile_limit():
+    """A compile that raised ``ConstraintViolationError`` made no cache entry, so it counts
+    nothing toward ``recompile_limit``: the call after the limit raises too, as torch's does,
+    never running eagerly with the caller's declaration wrong."""
+    outcomes = {}
+    for T in (torch, internals):
+        torch._dynamo.reset()
+        compiled = T.compile(_add(T), backend="eager") if T is torch else T.compile(_add(T))
+        outcomes[T] = []
+        for _ in range(config.recompile_limit + 2):
+            x = T.ones(3)
+            T._dynamo.mark_dynamic(x, 0)
+            try:
+                compiled(x, T.ones(3))
+                outcomes[T].append("ran")
+            except RuntimeError as e:
+                outcomes[T].append(type(e).__name__)
+    assert outcomes[internals] == outcomes[torch] == ["ConstraintViolationError"] * (config.recompile_limit + 2)
+
+
 def test_a_mark_on_a_size_of_1_leaves_it_static_as_torch():
     """A size of 1 is never a symbol: the mark has nothing to hold, no error; the next size
     recompiles, and makes the dim dynamic."""
@@ -595,6 +615,45 @@ def test_a_later_trace_without_an_operation_compiles_no_graph():
     assert len(ours.graphs) == count == 1 and ours.break_reasons == []
 
 
+def _calls_that_compute_nothing(T):
+    """Programs whose aten trace holds no operation: a call that gives a tensor (``F.dropout``
+    in eval, ``contiguous()`` of a contiguous tensor, ``to`` its own dtype) and reads Dynamo
+    answers while it traces (a size, ``dim()``, an attribute)."""
+    dropout = T.nn.Dropout(0.5).eval()
+    return {
+        "Dropout in eval": dropout,
+        "F.dropout in eval": lambda x: T.nn.functional.dropout(x, 0.5, training=False),
+        "contiguous": lambda x: x.contiguous(),
+        "to its dtype": lambda x: x.to(x.dtype),
+        "size": lambda x: x.size(),
+        "dim": lambda x: x.dim(),
+        "grad": lambda x: x.grad,
+        "is_contiguous": lambda x: x.is_contiguous(),
+    }
+
+
+@pytest.mark.parametrize("name", list(_calls_that_compute_nothing(torch)))
+def test_a_call_that_gives_a_tensor_is_an_operation_though_it_computes_nothing(name):
+    """Dynamo's empty-graph rule counts its graph's calls (``count_calls``): a library call
+    that gives a tensor is a node there even where it computes nothing, so Dynamo compiles a
+    graph for ``Dropout`` in eval (1 graph); a size, ``dim()`` or an attribute read is a
+    value Dynamo knows, no node, and that code is skipped (0 graphs). The values are eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    theirs = torch.compile(_calls_that_compute_nothing(torch)[name], backend=counter)
+    fn = _calls_that_compute_nothing(internals)[name]
+    ours = internals.compile(fn)
+    x = _rand(3)
+    for _ in range(2):
+        want, got = theirs(torch.tensor(x)), ours(internals.tensor(x))
+        if isinstance(want, torch.Tensor):
+            np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+        else:
+            assert got == want and type(got).__name__ == type(want).__name__
+    assert len(ours.graphs) == counter.frame_count == (1 if name in ("Dropout in eval", "F.dropout in eval",
+                                                                     "contiguous", "to its dtype") else 0)
+
+
 def _first_of(T):
     def first_of(xs, d):
         return T.cat(xs) * d["w"].sum()
@@ -884,6 +943,41 @@ def test_numbers_nested_in_dict_entries_become_inputs_after_one_change():
     assert len(ours.graphs) == count == 2
     count, _, ours = _run_both(_nested_entry, calls + [[x, {"affine": {"scale": 4.0, "shift": 2}}]])
     assert len(ours.graphs) == count == 3       # the shift changed: one more graph, both inputs
+
+
+def _reads_closed_over(T):
+    """A function reading numbers from a dict and an object it closes over (``L['box']['k']``,
+    ``L['o'].n``: Dynamo names the frame's free variables among its locals), and what changes
+    them between calls."""
+    box, o = {"k": 1.0}, _Settings(0.5)
+    o.n = 2
+
+    def reads(x):
+        return x * box["k"] * o.n + o.scale
+
+    def change():
+        box["k"] += 1.0
+        o.n += 1
+        o.scale *= 3
+    return reads, change
+
+
+def test_numbers_in_closed_over_containers_become_inputs_after_one_change():
+    """A float in a closed-over dict, an int and a float on a closed-over object, each changed
+    between calls: Dynamo's frame state follows them by source, so the first change recompiles
+    with them inputs, and that graph serves every later value (torch: 1, 2, 2, 2 graphs; the
+    package compiled once per value). Values are eager's."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    (t_fn, t_change), (i_fn, i_change) = _reads_closed_over(torch), _reads_closed_over(internals)
+    theirs, ours = torch.compile(t_fn, backend=counter), internals.compile(i_fn)
+    x, counts = _rand(3), []
+    for _ in range(4):
+        want, got = theirs(torch.tensor(x)), ours(internals.tensor(x))
+        np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
+        counts.append((counter.frame_count, len(ours.graphs)))
+        t_change(), i_change()
+    assert [o for _, o in counts] == [t for t, _ in counts] == [1, 2, 2, 2] and not ours.break_reasons
 
 
 def _repeated(T):

@@ -805,15 +805,14 @@ _STATE_PROGRAMS = {
     "nonlocal int and a break": (_nonlocal_and_a_break, _rows(*_SAME_SIZE, [1.0, -5.0, 7.0]), False,
                                  "the graphs around a read hold the closed-over int as a constant: each value "
                                  "compiles again"),
-    "nonlocal int with grad": (_nonlocal_count, _rows(*_SAME_SIZE, requires_grad=True), True,
-                               "an int written from a symbol is made again after a graph without gradients only"),
+    "nonlocal int with grad": (_nonlocal_count, _rows(*_SAME_SIZE, requires_grad=True), True, None),
     "nonlocal float written": (_nonlocal_scale, _rows(*_SAME_SIZE, requires_grad=True), True,
                                "a float written from a symbol is not made again: eager from then on"),
     "closed-over dict entry bumped": (_closure_dict_bumped_after_use, _rows(*_SAME_SIZE), False,
-                                      "a number inside a closed-over dict is no automatic-dynamic source here"),
+                                      "a float written from a symbol is not made again: eager from then on "
+                                      "(1, 1, 1 graphs; torch 1, 2, 2)"),
     "closed-over dict gets a tensor": (_closure_dict_tensor, _rows(*_SAME_SIZE, requires_grad=True), True, None),
-    "object attribute counter": (_object_counter, _rows(*_SAME_SIZE), False,
-                                 "a closed-over object's number is no automatic-dynamic source here"),
+    "object attribute counter": (_object_counter, _rows(*_SAME_SIZE), False, None),
     "module attribute counter": (_module_counter, _rows(*_SAME_SIZE), False, None),
     "module buffer written in place": (_running_buffer(True), _rows(*_SAME_SIZE), False, None),
     "module buffer rebound": (_running_buffer(False), _rows(*_SAME_SIZE), False, None),
@@ -855,15 +854,11 @@ _STATE_PROGRAMS = {
                                                     _WRITTEN_BEFORE_A_BREAK) for what in ("if", "item", "print")},
     "buffer written, then item": (_buffer_written_then_read, _rows(*_SAME_SIZE), False, _WRITTEN_BEFORE_A_BREAK),
     "closed-over index tensor": (_closed_index, _rows(*_SAME_SIZE), False, None),
-    "closed-over mask": (_closed_mask, _rows(*_SAME_SIZE), False,
-                         "torch breaks the graph at x[mask], whose size depends on the mask's values (2 graphs); "
-                         "here one graph serves"),
+    "closed-over mask": (_closed_mask, _rows(*_SAME_SIZE), False, None),
     "closed-over view and its base": (_closed_view_and_base, _rows(*_SAME_SIZE), False,
                                       "a view and its base, both closed over, would be separate inputs of the "
                                       "graph: the function runs eagerly (torch 1 graph)"),
-    "Dropout in eval": (_dropout_in_eval, _rows(*_SAME_SIZE), False,
-                        "torch's graph holds dropout's call, which does nothing in eval; the trace here records "
-                        "no operation, and no graph is compiled"),
+    "Dropout in eval": (_dropout_in_eval, _rows(*_SAME_SIZE), False, None),
 }
 
 

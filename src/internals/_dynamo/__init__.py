@@ -69,6 +69,7 @@ written, as eagerly.
 """
 import contextlib
 import dataclasses
+import functools
 import inspect
 import math
 import re
@@ -252,11 +253,24 @@ class _Source:
         old = get(parent, k)
         put(parent, k, value)
 
-        def undo():
-            written = get(parent, k) is not value
+        def undo(replayable=False):
+            now = get(parent, k)
+            if now is not value and replayable and type(now) is SymInt:
+                # an int computed from the symbol (``c.n += 1``): left for the trace's state
+                # to see as a write, which it makes again after the graph and puts back now
+                return False
             put(parent, k, old)
-            return written
+            return now is not value
         return undo
+
+    def base(self, fn, args, kwargs):
+        """What the path starts from in a trace given ``args`` and ``kwargs``: the callable, a
+        cell's value, or an argument."""
+        if self.top is None:
+            return fn
+        if isinstance(self.top, types.CellType):
+            return self.top.cell_contents
+        return (args if isinstance(self.top, int) else kwargs)[self.top]
 
     def read_parent(self, base):
         return _Source(self.arg, self.top, self.steps[:-1]).read(base)
@@ -266,7 +280,7 @@ def _source_text(path):
     """A path of ``GuardWalker.numbers`` as Dynamo names its source: ``L['d']['scale']``,
     ``L['self'].cfg.scale``."""
     root, *steps = path
-    text = f"L[{root[1]!r}]" if root[0] == "arg" else "L['self']"
+    text = f"L[{root[1]!r}]" if root[0] in ("arg", "cell") else "L['self']"
     for kind, k in steps:
         text += f".{k}" if kind == "attr" else f"[{k!r}]"
     return text
@@ -305,16 +319,18 @@ class _Differentiable:
 
     replay = None   # writes to Python state made again after the graph, as ``_Graph.replay``
     lifts = True    # the tensors the module holds are inputs, as ``_Graph.lifts``
+    symbols = {}    # {name: symbol} of the number inputs traced as symbols, as ``_Graph.symbols``
 
     def __call__(self, args, kwargs):
-        out = self.compiled(*_tensors((args, kwargs)),
-                            *_int_values(self.inputs, args, kwargs, self.signature, self.module),
-                            *_module_tensors(self.module).values())
+        numbers = _int_values(self.inputs, args, kwargs, self.signature, self.module)
+        out = self.compiled(*_tensors((args, kwargs)), *numbers, *_module_tensors(self.module).values())
         if self.replay is None:
             return out
         n = self.layout["count"]
         result = out[0] if self.layout["kind"] is Tensor else self.layout["kind"](out[:n])
-        self.replay(self.module, out[n:])
+        values = dict(zip(self.inputs, numbers, strict=True))
+        # an int the trace computed from a number input (``nonlocal k; k += 1``): this call's value
+        self.replay(self.module, out[n:], {s: values[name] for name, s in self.symbols.items() if name in values})
         return result
 
 
@@ -800,6 +816,8 @@ class CompiledFunction:
         if self.dynamic is False or not config.automatic_dynamic_shapes:
             return {}
         tops = {name: place for name, place, _ in _tops(self.fn, args, kwargs)}
+        cells = dict(zip(self.fn.__code__.co_freevars, self.fn.__closure__ or (), strict=True)) \
+            if isinstance(self.fn, types.FunctionType) else {}
         found = {}
         for path, value in numbers.items():
             text = _source_text(path)
@@ -807,7 +825,7 @@ class CompiledFunction:
                 continue
             if path[0][0] == "arg" and path[0][1] not in tops:
                 continue
-            top = tops[path[0][1]] if path[0][0] == "arg" else None
+            top = tops[path[0][1]] if path[0][0] == "arg" else cells[path[0][1]] if path[0][0] == "cell" else None
             self._dynamic_sources = self._dynamic_sources | {path}
             found[_identifier(text.removeprefix("L"))] = _Source(path[0][-1], top, path[1:])
         return found
@@ -855,8 +873,9 @@ class CompiledFunction:
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs, dims, ints)
                 run = self._trace(args, kwargs, dims, ints)
-                if not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
-                    # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``)
+                if not self._tensor_calls and not any(n.op == "call_function" for n in self.graphs[-1].graph.nodes):
+                    # Dynamo compiles no graph without an operation (``return x``, ``x.shape[0] + 1``);
+                    # a call that gave a tensor is one, even where it computes nothing (``F.dropout`` in eval)
                     self.graphs.pop()
                     if self.entries:    # a later entry: guarded exactly, it runs the code itself
                         self._shape_env, self._int_symbols = None, {}
@@ -866,7 +885,11 @@ class CompiledFunction:
                     return _Eager(self.fn, "no operation traced: the function is skipped")
                 return run
             except ConstraintViolationError:
-                raise                       # the caller's declaration is wrong: no graph, no eager run
+                # the caller's declaration is wrong: no graph, no eager run, and no compile
+                # counted, as Dynamo's recompile limit counts the cache entries made: each call
+                # raises again, never runs eagerly once the limit is reached
+                self.recompiles -= 1
+                raise
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
@@ -926,13 +949,14 @@ class CompiledFunction:
         lifted = _module_tensors(self.fn)
         dims = [*(dims or [None] * len(tensors)), *((f"L['{name}']", "int") for name in ints),
                 *[None] * len(lifted)]
-        with UserCalls(_user_codes(self.fn)):
+        with UserCalls(_user_codes(self.fn)) as calls:
             # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
             replays = []
             flat = _lifted(_flat(self.fn, args, kwargs, ints, reads, self._writes, replays, _holders(lifted, self.fn)),
                            self.fn, list(lifted), len(tensors) + len(values), named=True)
             gm = make_fx(flat, decomposition_table, tracing_mode="fake", _fold_constant_reads=False,
                          _dynamic_dims=dims)(*tensors, *values, *lifted.values())
+        self._tensor_calls = calls.tensor_calls
         placeholders = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         fakes, int_vals = placeholders[:len(tensors)], placeholders[len(tensors):len(tensors) + len(ints)]
         self._shape_env = gm.shape_env
@@ -982,13 +1006,15 @@ class CompiledFunction:
         self.aot = compiled
         run = _Differentiable(compiled, self.fn, ints, self._signature)
         run.dict_reads, run.replay, run.layout = reads, replays[0] if replays else None, layout
-        if run.replay is not None and run.replay.numbers_written:
-            self._writes.append("state")    # an int computed from a symbol: replayed after ``_Graph``s only
         if self._shape_env is not None:         # the primals' fakes: their sizes maybe symbols
             primals = [n.meta["val"] for n in compiled.joint.graph.nodes if n.op == "placeholder"]
             run.traced = primals[:len(tensors)]
             # a symbol a guard pinned stays an input, its value in the key (as ``_trace``'s)
             run.ints = self._number_symbols(ints, primals[len(tensors):len(tensors) + len(ints)])
+        run.symbols = {name: e for name, e in self._int_symbols.items() if e.is_Symbol}
+        if run.replay is not None and run.replay.numbers_written and \
+                not run.replay.numbers_within(set(run.symbols.values())):
+            self._writes.append("state")    # an int written from a size (``k += x.shape[0]``): eager
         return run
 
 
@@ -1129,32 +1155,34 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, ho
         a, k = tree_map(lambda v: next(tensors) if isinstance(v, Tensor) else v, (list(args), dict(kwargs)))
         numbers = []     # closed-over numbers traced as symbols: the cell holds the symbol meanwhile
         undo = []        # numbers inside an argument or the module, the symbol written in their place
-        for place, value in zip(ints.values(), values, strict=True):
-            if isinstance(place, _Source):
-                base = fn if place.top is None else (a if isinstance(place.top, int) else k)[place.top]
-                undo.append(place.write(base, value))
-            elif isinstance(place, types.CellType):
-                numbers.append((place, place.cell_contents, value))
-                place.cell_contents = value
-            else:
-                (a if isinstance(place, int) else k)[place] = value
-        for name, place in dicts:
-            held = a if isinstance(place, int) else k
-            held[place] = _ReadDict(held[place], logs[name])
-        # a global dict the function names is swapped for a reading twin while it runs
-        for name in global_dicts:
-            fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
-        # and so is a dict it closes over (the cell holds the twin while the function runs)
         closed = {name: cell.cell_contents for name, cell in cell_dicts.items()}
-        for name, cell in cell_dicts.items():
-            cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
-        for name, (_, symbolic) in maths.items():
-            fn.__globals__[name] = symbolic
-        # the trace's copies of the argument containers: a write into one would reach no
-        # container of the caller's, so it makes the function run eagerly (below)
-        containers = _containers([*a, *k.values()])
-        returned = False
+        containers, returned = [], False
+        # every name, cell and number is put in place inside the ``try``: a write that raises
+        # part-way (a number's place gone, a trace stopped) is put back as a finished one is
         try:
+            for place, value in zip(ints.values(), values, strict=True):
+                if isinstance(place, _Source):
+                    base = place.base(fn, a, k)
+                    undo.append(place.write(base, value))
+                elif isinstance(place, types.CellType):
+                    numbers.append((place, place.cell_contents, value))
+                    place.cell_contents = value
+                else:
+                    (a if isinstance(place, int) else k)[place] = value
+            for name, place in dicts:
+                held = a if isinstance(place, int) else k
+                held[place] = _ReadDict(held[place], logs[name])
+            # a global dict the function names is swapped for a reading twin while it runs
+            for name in global_dicts:
+                fn.__globals__[name] = _ReadDict(global_dicts[name], logs[("global", name)], global_dicts[name])
+            # and so is a dict it closes over (the cell holds the twin while the function runs)
+            for name, cell in cell_dicts.items():
+                cell.cell_contents = _ReadDict(closed[name], logs[("cell", name)], closed[name])
+            for name, (_, symbolic) in maths.items():
+                fn.__globals__[name] = symbolic
+            # the trace's copies of the argument containers: a write into one would reach no
+            # container of the caller's, so it makes the function run eagerly (below)
+            containers = _containers([*a, *k.values()])
             with watching_requires_grad():
                 out = fn(*a, **k)
             returned = True
@@ -1173,11 +1201,12 @@ def _flat(fn, args, kwargs, ints=None, reads=None, writes=None, replays=None, ho
                 cell.cell_contents = number
             if writes is not None and any(_items(c) != items for c, items in containers):
                 writes.append("state")      # a list or dict of the arguments written (``out.append(y)``)
-            if any([restore() for restore in reversed(undo)]) and writes is not None:
+            replayable = replay is not None and tracer is None
+            if any([restore(replayable) for restore in reversed(undo)]) and writes is not None:
                 writes.append("state")      # the function wrote a number traced as a symbol
             for name, (plain, _) in maths.items():
                 if plain is _BUILTIN:
-                    del fn.__globals__[name]
+                    fn.__globals__.pop(name, None)
                 else:
                     fn.__globals__[name] = plain
             if reads is not None:
@@ -1285,16 +1314,43 @@ class _SymbolicFloat(float, metaclass=_FloatType):
         return value if isinstance(value, SymFloat) else float(value)
 
 
+def _min_max(builtin):
+    """``max`` or ``min`` as the traced function sees it: called on two or more values of which
+    a tensor is one, Dynamo's ``BuiltinVariable`` folds them pairwise into ``torch.maximum``
+    (``minimum``) of two tensors, or ``torch.clamp(t, min=c)`` (``max=c``) of a tensor and a
+    number, in its graph (``_call_min_max_binary`` in ``torch/_dynamo/variables/builtin.py``):
+    no comparison is read, so no graph break. Any other call is Python's builtin."""
+    def call(*args, **kwargs):
+        if kwargs or len(args) < 2 or not any(isinstance(a, Tensor) for a in args):
+            return builtin(*args, **kwargs)
+        return functools.reduce(binary, args)
+
+    def binary(a, b):
+        from .. import clamp, maximum, minimum  # a real cycle: the package's functions load after _dynamo
+        if not isinstance(a, Tensor):
+            a, b = b, a
+        if not isinstance(a, Tensor):
+            return builtin(a, b)
+        if isinstance(b, Tensor):
+            return (maximum if builtin is max else minimum)(a, b)
+        if type(b) not in (int, float):     # a symbol, a bool: Python's comparison, as it was
+            return builtin(a, b)
+        return clamp(a, min=b) if builtin is max else clamp(a, max=b)
+    call.__name__ = builtin.__name__
+    return call
+
+
 def _math_globals(fn, writes=None):
     """{name: (its value, what the trace sees)} for the globals ``fn`` names that are the math
-    module or ``math.sqrt``, and the builtins ``int`` and ``float`` (``_BUILTIN`` for their
-    value: names the trace adds): while it is traced they are the symbolic ones. ``print``
+    module or ``math.sqrt``, and the builtins ``int``, ``float``, ``max`` and ``min``
+    (``_BUILTIN`` for their value: names the trace adds): while it is traced they are the
+    symbolic ones, and Dynamo's ``max`` and ``min`` of tensors (``_min_max``). ``print``
     prints nothing while traced and notes a write in ``writes``: the function then runs
     eagerly, printing once per call, as torch.compile breaks the graph to print on each call."""
     if not isinstance(fn, types.FunctionType):
         return {}
     found = {}
-    builtins = {"int": _SymbolicInt, "float": _SymbolicFloat}
+    builtins = {"int": _SymbolicInt, "float": _SymbolicFloat, "max": _min_max(max), "min": _min_max(min)}
     if writes is not None:
         builtins["print"] = traced_print(writes)
     if writes is not None and "print" not in fn.__globals__:

@@ -65,11 +65,13 @@ def resume_offset(code, offset, truth):
     return found.argval if jumps else found.offset + 2
 
 
-def stack_below(code, offset, f_globals):
+def stack_below(code, offset, f_globals, methods=False):
     """The labels of the stack slots below the operands of the instruction at ``offset`` (a
     call, or a jump on a condition; ``offset`` may be a frame's ``f_lasti``), bottom first, and
     whether that instruction leaves a result above them; None where the code holds an
-    instruction this reading does not follow."""
+    instruction this reading does not follow. With ``methods``, a method loaded for a call
+    (``LOAD_METHOD`` of an object, not a module) is labelled ``("method", its object's label)``
+    instead of ``("value",)``."""
     instructions = list(dis.get_instructions(code))
     index = {ins.offset: i for i, ins in enumerate(instructions)}
     # a frame's f_lasti may point into the inline cache after its instruction (a call in flight)
@@ -82,7 +84,7 @@ def stack_below(code, offset, f_globals):
         ins, stack = instructions[i], list(states[i])
         if ins.offset == offset:
             return _operands_below(ins, stack)
-        successors = _step(ins, stack, f_globals)
+        successors = _step(ins, stack, f_globals, methods)
         if successors is None:
             return None
         for target, after in successors:
@@ -102,7 +104,7 @@ def _operands_below(ins, stack):
     return None
 
 
-def _step(ins, stack, f_globals):
+def _step(ins, stack, f_globals, methods=False):
     """[(jump target or None for the next instruction, the stack there)] after ``ins``; None
     for an instruction not followed."""
     name, arg = ins.opname, ins.arg
@@ -120,7 +122,7 @@ def _step(ins, stack, f_globals):
         owner = stack.pop()
         # a module's function comes with a NULL; a method with the object it is bound to
         module = owner[0] == "global" and isinstance(f_globals.get(owner[1]), types.ModuleType)
-        stack.extend([NULL, ("value",)] if module else [("value",), owner])
+        stack.extend([NULL, ("value",)] if module else [("method", owner) if methods else ("value",), owner])
     elif name == "CALL":
         del stack[len(stack) - arg - 2:]
         stack.append(("value",))

@@ -165,12 +165,13 @@ class GuardWalker:
         names, written = _names(code), _written_only(code)
         self._unread |= written - self._kept
         self._read |= names - written
+        top = self._path == [("fn",)]       # the compiled function's own: its cells are sources
         self._path.append(("code",))        # its cells, globals and defaults: no path of an argument's
         try:
             cells = []
             for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
                 try:
-                    cells.append((name, self.value(cell.cell_contents, name, names)))
+                    cells.append((name, self._cell(name, cell.cell_contents, names, top)))
                 except ValueError:                   # a cell not filled yet
                     cells.append((name, "empty"))
             # the globals are the names it loads as globals: ``self.a`` reads no global ``a``
@@ -180,6 +181,18 @@ class GuardWalker:
         finally:
             self._path.pop()
         return ("function", id(code), tuple(cells), glob, defaults)
+
+    def _cell(self, name, value, names, top):
+        """A closure cell's value. Of the compiled function's own cells, a number reached
+        through attributes and dict entries is a source (``L['c'].n``), as Dynamo names the
+        frame's free variables among its locals; a nested function's cells are not."""
+        if not top:
+            return self.value(value, name, names)
+        outer, self._path = self._path, [("cell", name)]
+        try:
+            return self.value(value, name, names)
+        finally:
+            self._path = outer
 
     def value(self, v, name, names=frozenset()):
         """A value read by name: ``names`` are the attribute names the reading code uses."""
@@ -250,8 +263,9 @@ class GuardWalker:
         return self.at(("key",), self.value, key, "key")
 
 
-# Where a path to a number starts: an argument by its parameter's name, or the compiled callable.
-_SOURCE_ROOTS = ("arg", "fn")
+# Where a path to a number starts: an argument by its parameter's name, the compiled callable,
+# or a cell of the compiled function's closure by its name.
+_SOURCE_ROOTS = ("arg", "fn", "cell")
 
 
 def _method_names(cls, names):

@@ -131,8 +131,24 @@ _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYN
 # sys.getrefcount of a TensorImpl the tracer alone holds: its (impl, node) pair, the loop's
 # variable, the call's argument. One more and a tensor of the program still holds it.
 _TRACER_REFS = 3
-# sys.getrefcount of a size only a print's arguments hold (``BreakingTracer._printed_size``).
+# sys.getrefcount of a size only a print's arguments hold (``BreakingTracer._printed_size``),
+# where the interpreter runs a call of a Python function inline (``_caller_refs``: none more).
 _PRINTED_REFS = 5
+
+
+def _argument_refs(*args):
+    return sys.getrefcount(args[0])
+
+
+def _caller_refs():
+    """The references a caller's frame keeps to an argument while the Python function it calls
+    runs: none where CPython runs the call inline in its own loop, one where a frame evaluator
+    (PEP 523) is installed -- a debugger's, or torch.compile's, which a compile that raised
+    (``ConstraintViolationError``) leaves installed for the rest of the process, even across
+    ``torch._dynamo.reset()`` -- for then the call goes through vectorcall and the caller's
+    stack holds its arguments until it returns. Asked at each print, as it can change while
+    the process runs."""
+    return _argument_refs(object()) - 2      # inline: the callee's ``args`` tuple and getrefcount's own
 
 
 class RequiresGradBreak(RuntimeError):
@@ -181,6 +197,9 @@ class Break:
     # the writes to Python state the program made in the segment before the cut: (their
     # ``side_effects.Replay``, the nodes of the tensors they write), made again after its graph
     writes: tuple | None = dataclasses.field(default=None, repr=False)
+    # the read is an argument of a method call on a tensor (``y.add(v.item())``): Dynamo
+    # compiles the graph before it and runs the rest of the frame uncompiled (``_Step.skip_rest``)
+    skip_rest: bool = False
 
 
 def _dynamic_output_shape(func, args):
@@ -536,7 +555,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         as Dynamo prints a symbolic size without a guard, and the print shows the call's own."""
         found = self._sizes.get(id(value))
         # references: the print's arguments, ``_sizes``, the caller's ``map``, this frame, getrefcount
-        if found is None or found[0] is not value or sys.getrefcount(value) > _PRINTED_REFS:
+        # (and the program's frame, where it calls print through a frame evaluator)
+        if found is None or found[0] is not value or sys.getrefcount(value) > _PRINTED_REFS + _caller_refs():
             return None
         _, node, segment = self._sizes.pop(id(value))
         self.size_reads[segment] -= 1
@@ -546,11 +566,17 @@ class BreakingTracer(ProxyTorchDispatchMode):
 
     def __enter__(self):
         recorders.append(self.record_arithmetic)     # arithmetic on a read symbol becomes nodes
-        return super().__enter__()
+        try:
+            return super().__enter__()
+        except BaseException:
+            recorders.remove(self.record_arithmetic)    # no ``__exit__`` will take it out
+            raise
 
     def __exit__(self, *exc):
-        recorders.remove(self.record_arithmetic)
-        return super().__exit__(*exc)
+        try:
+            return super().__exit__(*exc)
+        finally:
+            recorders.remove(self.record_arithmetic)
 
     def _read_value(self, func, args):
         if func.name() != "aten::_local_scalar_dense" or not isinstance(args[0], Tensor):
@@ -574,7 +600,8 @@ class BreakingTracer(ProxyTorchDispatchMode):
         reason = self._reason()
         site = self._site(bool(value) if reason == GENERIC_JUMP else None)
         cut.meta["graph_break"] = Break(value, reason, list(live), self._user_stack(), symbolic,
-                                        held, stack, value_slot, convert, site)
+                                        held, stack, value_slot, convert, site,
+                                        skip_rest=self._in_a_tensor_methods_arguments())
         self._note_writes(cut.meta["graph_break"])
         if not symbolic:
             return value
@@ -610,9 +637,12 @@ class BreakingTracer(ProxyTorchDispatchMode):
         finally:
             sys.setprofile(outer)
 
-    def _is_user_code(self, code):
+    def _is_user_code(self, code, generators=False):
         """A function of the user's that Dynamo would inline: not this package's, the standard
-        library's or an installed package's, no generator."""
+        library's or an installed package's, no generator (but with ``generators``)."""
+        if generators:
+            name = code.co_filename
+            return not (name.startswith((_PACKAGE, *_LIBRARIES)) or name.startswith("<frozen"))
         found = self._user_files.get(code)
         if found is None:
             name = code.co_filename
@@ -688,6 +718,10 @@ class BreakingTracer(ProxyTorchDispatchMode):
             return True
         frame = sys._getframe()
         while frame is not None and frame.f_code not in self.user_codes:
+            if frame.f_code.co_flags & _GENERATOR_FLAGS and self._is_user_code(frame.f_code, generators=True):
+                # Dynamo inlines a generator (``v.item() for v in x``) and cannot resume inside
+                # one: the frame that consumes it runs without graphs, as a loop's body does
+                raise BreakInForLoop()
             frame = frame.f_back
         if frame is not None and _in_loop(frame):
             raise BreakInForLoop()
@@ -812,6 +846,20 @@ class BreakingTracer(ProxyTorchDispatchMode):
             if is_symbolic(v) and id(v.node) in self._symbols:
                 found.setdefault(self._symbols[id(v.node)][1], name)
         return found
+
+    def _in_a_tensor_methods_arguments(self):
+        """Whether the read is made while the program builds the arguments of a method call on a
+        tensor it holds in a variable (``x.repeat(int(x.sum().item()))``: ``x.repeat`` waits on
+        the stack). Dynamo then compiles the graph before the read and runs the rest of the frame
+        uncompiled, with no resume function (torch 2.13; a method of another object, or a
+        function, waiting there does not stop it)."""
+        frame = self._user_frame()
+        found = stack_below(frame.f_code, frame.f_lasti, frame.f_globals, methods=True) \
+            if frame is not None else None
+        if found is None:
+            return False
+        return any(label[0] == "method" and label[1][0] == "local" and
+                   isinstance(frame.f_locals.get(label[1][1]), Tensor) for label in found[0])
 
     def _stack(self, live, held):
         """({node: ``stackN``}, the value read's slot): the slots of Dynamo's resume function
@@ -1135,8 +1183,9 @@ def _segments(graph, constants):
             cut, wanted = None, [a for a in tree_leaves(output.args[0]) if isinstance(a, Node)]
             wanted += graph.tail_writes[1] if getattr(graph, "tail_writes", None) else []
         outputs = list(dict.fromkeys(n for n in wanted if n in inside))
-        # the first segment takes every argument, as the function's frame: its guards are the entry's
-        arguments = [] if i else [n for n in graph.nodes if n.op == "placeholder"]
+        # the first segment takes every argument, as the function's frame: its guards are the entry's;
+        # a later one that ends at a print of a size takes that tensor, as Dynamo's frame reads it
+        arguments = _printed_tensors(graph, cut, inside) if i else [n for n in graph.nodes if n.op == "placeholder"]
         gm, inputs = _segment_module(group, outputs, constants, cuts[i - 1].meta["graph_break"] if i else None,
                                      arguments)
         result = tree_map(lambda a: _Name(a.name) if isinstance(a, Node) else a, output.args[0]) \
@@ -1144,6 +1193,7 @@ def _segments(graph, constants):
         # a call's cut reads nothing; a comprehension's calls it
         read = cuts[i].args[0].name if cut is not None and cut.kind is None and cut.method != "call" else None
         steps.append(_Step(gm, inputs, [n.name for n in outputs], read, cut, result))
+        steps[-1].skip_rest = cut is not None and cut.skip_rest
         writes = cut.writes if cut is not None else getattr(graph, "tail_writes", None)
         if writes is not None:
             steps[-1].replay = (writes[0], [n.name for n in writes[1]])
@@ -1160,6 +1210,17 @@ def _segments(graph, constants):
                 steps[i - 1].regions[key] = getattr(graph, "read_guards", ([], {}))
             _link(steps[i - 1], key, steps[i])
     return steps
+
+
+def _printed_tensors(graph, cut, inside):
+    """The tensors made before a segment whose sizes the print that ends it prints
+    (``print(y.size())``, ``_SizeOf``): inputs of the segment, guarded by their sizes, so that a
+    size that changed makes the segment's dim a symbol, as Dynamo's frame holds the tensor whose
+    size it prints (``_prints_a_symbolic_size``)."""
+    if cut is None or cut.kind != "print":
+        return []
+    names = {a.name for a in tree_leaves(cut.value) if isinstance(a, _SizeOf)}
+    return [n for n in graph.nodes if n.name in names and n not in inside and n.op != "get_attr"]
 
 
 def _check_replay(steps, graph):
@@ -1575,6 +1636,12 @@ class Segmented:
             # without a graph is guarded by its automatic dynamic sizes (``2 <= x.size()[0]``)
             shapes_only = any(dims or ()) and make_fx(_named(gm), decomposition_table, tracing_mode="fake",
                                                       _dynamic_dims=dims)(*inputs)
+            if _breaks_in_a_subscript(step.cut) or shapes_only and _prints_a_symbolic_size(step, dims):
+                # Dynamo's graph before ``x[mask]`` returns the tensors on the stack, and the
+                # one before ``print(y.size())`` the symbolic size (its ``sym_size`` call): graphs
+                shown = shapes_only or gm
+                shown.segment = gm
+                self.graphs.append(shown)
             return gm, shapes_only or None
         dims = [(f"L['{name}']", "number") if type(v) in (int, float) and numbers_symbolic else d
                 for name, v, d in zip(step.inputs, inputs, dims or [None] * len(inputs), strict=True)]
@@ -1599,6 +1666,28 @@ class Segmented:
         self.graphs[-1].segment = gm
         self.graph_module, self.kernels = self.graphs[-1], compiled.kernels
         return compiled, self.graphs[-1]
+
+
+def _prints_a_symbolic_size(step, dims):
+    """Whether ``step`` ends at a ``print`` of the size of one of its inputs whose dims
+    ``dims`` made symbols (``print(y.size())`` once the sizes are dynamic)."""
+    if step.cut is None or step.cut.kind != "print":
+        return False
+    symbolic = {name for name, d in zip(step.inputs, dims or (), strict=False) if d}
+    return any(isinstance(a, _SizeOf) and a.name in symbolic for a in tree_leaves(step.cut.value))
+
+
+def _breaks_in_a_subscript(cut):
+    """Whether ``cut`` is an operator whose output size depends on the data that the program
+    wrote as a subscript (``x[mask]``). Dynamo breaks at a call (``nonzero()``,
+    ``masked_select``) before it, the graph before it holding no call then compiled not at all;
+    ``BINARY_SUBSCR`` it gives up inside, after its operands were made graph inputs, and the
+    graph before the break returns them (``return (l_m_, l_x_)``): a graph though it has no
+    call (``compile_subgraph``: calls or outputs)."""
+    if cut is None or cut.kind != "operator" or cut.reason != OPERATOR_BREAK or not cut.site:
+        return False
+    code, offset = cut.site[0]
+    return any(i.offset == offset and i.opname == "BINARY_SUBSCR" for i in dis.get_instructions(code))
 
 
 def _named(gm):

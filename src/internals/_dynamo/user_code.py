@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 
+from .._tensor import Tensor
 from ..fx.experimental.proxy_tensor import current_user_call
 from ..overrides import TorchFunctionMode
 
@@ -38,22 +39,36 @@ _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNAR
 class UserCalls(TorchFunctionMode):
     """While a function is traced: a call that raises gets ``user_call`` (the operation as
     Dynamo would name it, with its arguments) and ``user_stack`` (the user's frames, innermost
-    last, from the frame running one of ``codes`` -- the compiled function's -- inwards)."""
+    last, from the frame running one of ``codes`` -- the compiled function's -- inwards).
+    ``tensor_calls`` counts the calls that gave a tensor: each is a node of Dynamo's graph
+    (``count_calls`` in ``torch/_dynamo/output_graph.py``), even one the aten trace sees
+    nothing of (``F.dropout`` in eval, ``x.contiguous()`` of a contiguous ``x``)."""
 
     def __init__(self, codes=()):
         super().__init__()
-        self.codes = set(codes)
+        self.codes, self.tensor_calls = set(codes), 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
         except Exception as error:
             if not hasattr(error, "user_call"):
                 frames = _user_frames(sys._getframe(), self.codes)
                 error.user_call = _describe(func, args, kwargs, frames[-1][0] if frames else None)
                 error.user_stack = traceback.StackSummary.from_list([summary for _, summary in frames])
             raise
+        if _makes_a_node(func, result):
+            self.tensor_calls += 1
+        return result
+
+
+def _makes_a_node(func, result):
+    """Whether Dynamo's graph holds a node for a call of ``func`` that gave ``result``: a
+    function or method that gives a tensor does; an attribute read (``x.grad``, ``x.shape``:
+    a property's getter) is a source Dynamo reads, no node, and so is a call that gives no
+    tensor (``x.size()``, ``x.dim()``), whose value Dynamo knows while it traces."""
+    return isinstance(result, Tensor) and getattr(func, "__name__", None) != "__get__"
 
 
 class CallSites(TorchFunctionMode):
