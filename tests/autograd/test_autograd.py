@@ -1197,7 +1197,7 @@ def _later_operators_nodes():
     and of the upsampling and EmbeddingBag backward operators differentiated again (their own test
     files compare nodes and gradients with torch: tests/aten/test_linear_algebra_decompositions.py,
     test_linear_algebra_eigen_and_pinv.py,
-    test_quantile_nanmedian_unique_consecutive.py, test_view_scatters.py, tests/nn/test_interpolate.py,
+    test_sorting.py, test_view_scatters.py, tests/nn/test_interpolate.py,
     test_grid_sample.py, test_embedding_bag.py, test_packed_sequence.py)."""
     F, f64 = internals.nn.functional, internals.float64
 
