@@ -8,7 +8,9 @@ fake tensors against torch's. (OpInfo samples and gradients: ``test_shape_and_in
 
 Then the rest of the scatter family (``scatter``, ``scatter_reduce.two``: OpInfo samples, values
 with NaNs, gradients, out= forms, meta steps and errors) and ``index_put_(accumulate=True)`` in
-16-bit floats, each add rounded as torch's CPU rounds it.
+16-bit floats, each add rounded as torch's CPU rounds it; last ``take_along_dim``
+(CompositeImplicitAutograd in torch: a ``gather`` after broadcasting), with the gradient, graph and
+CUDA tests it shares with ``diagflat``.
 
 Tests ``internals.aten.native.indexing`` (aten/src/ATen/native/TensorAdvancedIndexing.cpp).
 """
@@ -23,11 +25,13 @@ from helpers import (
     assert_same,
     assert_same_error,
     check_opinfo_samples,
+    compare_gradients_and_nodes,
     native_entries,
     opinfo_cases,
     same_error,
     same_or_same_error,
 )
+from helpers import run_everyday_call as _run
 
 import internals
 from internals.aten.native import indexing
@@ -147,15 +151,20 @@ def test_scatter_add_fake_tensors_run_the_meta_step():
 
 
 # =============================================================================================
-# OpInfo samples of scatter_reduce.two, one reduction at a time
+# OpInfo samples of scatter_reduce.two (one reduction at a time) and take_along_dim
 # =============================================================================================
-ADAPTERS = {
+SCATTER_REDUCE_ADAPTERS = {
     **{f"scatter_reduce.{r}": Adapter(internals.scatter_reduce, "scatter_reduce", kwargs=("include_self",))
        for r in ("sum", "prod", "mean", "amax", "amin")},
 }
+TAKE_ALONG_DIM_ADAPTERS = {
+    "take_along_dim": Adapter(internals.take_along_dim, "take_along_dim", kwargs=("dim",)),
+}
+ADAPTERS = {**SCATTER_REDUCE_ADAPTERS, **TAKE_ALONG_DIM_ADAPTERS}
 
 
-OPINFO_CASES = opinfo_cases(ADAPTERS, TORCH_DTYPES)
+OPINFO_CASES = (opinfo_cases(SCATTER_REDUCE_ADAPTERS, TORCH_DTYPES)
+                + opinfo_cases(TAKE_ALONG_DIM_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
@@ -346,3 +355,68 @@ def test_index_put_accumulate_rounds_each_add(dtype, case):
             values, index = internals.from_torch(values), internals.from_torch(index)
         return lib.full((4,), 7.0, dtype=d).index_put_((index,), values, accumulate=True)
     assert_same(run(internals), run(torch), rtol=0, atol=0)
+
+
+# =============================================================================================
+# take_along_dim: CompositeImplicitAutograd in torch (a gather after broadcasting), so its graph
+# holds the nodes of the operators it decomposes into; compared with diagflat's, its partner
+# of the same kind (tests/aten/test_tensor_shape.py), where one test looks at both
+# =============================================================================================
+X = "lib.arange(12.).reshape(3, 4)"
+TAKE_ALONG_DIM_PROGRAMS = [
+    f"lib.take_along_dim({X}, lib.tensor([[0], [2], [1]]), 1)", f"lib.take_along_dim({X}, lib.tensor([3, 0]))",
+    f"lib.take_along_dim({X}, lib.tensor([[1, 0, 2, 0]]), 0)", f"{X}.take_along_dim(lib.tensor([[1, 0]]), dim=-1)",
+    f"lib.take_along_dim({X}.t(), lib.tensor([[2, 0, 1]]), 0)",
+    f"lib.take_along_dim({X}.requires_grad_(), lib.tensor([[0], [2], [1]]), 1)",
+    "lib.take_along_dim(lib.arange(24.).reshape(2, 3, 4), lib.tensor([[[1]], [[2]]]), 2)",
+    "lib.take_along_dim(lib.arange(24.).reshape(2, 3, 4), lib.arange(24.).reshape(2, 3, 4).argmax(1, True), 1)",
+    f"lib.take_along_dim({X}, lib.tensor([1]), 1)", f"lib.take_along_dim({X}, lib.tensor([[1]], dtype=lib.int32), 1)",
+    f"lib.take_along_dim({X}, lib.tensor([[1]]), 3)", f"lib.take_along_dim({X}, lib.tensor([15]))",
+    f"lib.take_along_dim({X}, lib.tensor([[-1], [5], [-9]]), 1)", f"lib.take_along_dim({X}, lib.tensor([-1]))",
+    "lib.take_along_dim(lib.zeros(3, 0), lib.tensor([[1]]), 1)",
+    "lib.take_along_dim(lib.zeros(3, 2), lib.zeros(3, 0, dtype=lib.long), 1)",
+    f"lib.take_along_dim({X}, lib.tensor([[1, 2]]), 1)",
+    f"lib.take_along_dim({X}, lib.tensor([[1]]), 1, out=lib.empty(0))",
+]
+
+
+@pytest.mark.parametrize("program", TAKE_ALONG_DIM_PROGRAMS)
+def test_everyday_calls(program):
+    assert _run(internals, program) == _run(torch, program)
+
+
+@pytest.mark.parametrize("build", [
+    lambda lib, x, t: lib.take_along_dim(x * t, lib.tensor([[2, 2], [0, 1]]), 1),
+    lambda lib, x, t: lib.take_along_dim(x * t, lib.tensor([5, 0, 5])),
+    lambda lib, x, t: lib.take_along_dim(x.t() * t.t(), lib.tensor([[1, 0]]), 0),
+    lambda lib, x, t: lib.diagflat(x * t, -1),
+    lambda lib, x, t: lib.diagflat((x * t).t(), 2),
+])
+def test_gradients_and_nodes(build):
+    compare_gradients_and_nodes(build, allow_unused=True)
+
+
+def test_graph_holds_the_decomposition():
+    names = []
+    for lib in (torch, internals):
+        x = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        y = lib.take_along_dim(x.t(), lib.tensor([[0, 2, 1]]), 0)
+        z = lib.diagflat(x.t(), 1)
+        names.append([(type(n).__name__, [type(m).__name__ for m, _ in n.next_functions])
+                      for n in (y.grad_fn, z.grad_fn, z.grad_fn.next_functions[0][0])])
+    assert names[0] == names[1]
+
+
+def test_cuda_matches_cpu():
+    x = internals.arange(24.0).reshape(2, 3, 4)
+    i = internals.tensor([[[3, 0]], [[1, 1]]])
+    for f in (lambda t, i: internals.take_along_dim(t, i, 2), lambda t, i: internals.diagflat(t[0], 1)):
+        assert f(x.cuda(), i.cuda()).cpu().tolist() == f(x, i).tolist()
+
+
+def test_devices_must_match():
+    """torch's ``checkDevice`` message (TensorAdvancedIndexing.cpp; torch here has no CUDA)."""
+    index = internals.zeros(2, 1, dtype=internals.long, device="cuda")
+    with pytest.raises(RuntimeError, match=r"^Expected tensor to have cpu Device, but got tensor with cuda:0 Device "
+                                           r"\(while checking arguments for torch.take_along_dim\(\):\)$"):
+        internals.take_along_dim(internals.ones(2, 2), index, 1)

@@ -2,6 +2,8 @@
 the views it makes (one ``slice.Tensor`` per piece) compared for values, strides, bases, grad_fn
 names, dispatched operators, gradients and error messages.
 
+Then ``diagflat`` (CompositeImplicitAutograd in torch): OpInfo samples and everyday calls.
+
 Tests ``internals.aten.native.tensor_shape`` (aten/src/ATen/native/TensorShape.cpp).
 """
 import pytest
@@ -15,15 +17,21 @@ from helpers import (
     logging_modes,
     opinfo_cases,
 )
+from helpers import run_everyday_call as _run
 
 import internals
 
-ADAPTERS = {
+TENSOR_SPLIT_ADAPTERS = {
     "tensor_split": Adapter(internals.tensor_split, "tensor_split"),
 }
+DIAGFLAT_ADAPTERS = {
+    "diagflat": Adapter(internals.diagflat, "diagflat", kwargs=("offset",)),
+}
+ADAPTERS = {**TENSOR_SPLIT_ADAPTERS, **DIAGFLAT_ADAPTERS}
 
 
-OPINFO_CASES = opinfo_cases(ADAPTERS, TORCH_DTYPES)
+OPINFO_CASES = (opinfo_cases(TENSOR_SPLIT_ADAPTERS, TORCH_DTYPES)
+                + opinfo_cases(DIAGFLAT_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
@@ -101,3 +109,20 @@ SPLIT_ERRORS = {
 def test_tensor_split_errors(case):
     ours, theirs = assert_same_error(lambda: SPLIT_ERRORS[case](internals), lambda: SPLIT_ERRORS[case](torch))
     assert str(ours) == str(theirs)
+
+
+# =============================================================================================
+# diagflat: CompositeImplicitAutograd in torch (a diag of the flattened input); its gradients
+# and graph are compared with take_along_dim's (tests/aten/test_indexing.py)
+# =============================================================================================
+DIAGFLAT_PROGRAMS = [
+    "lib.diagflat(lib.tensor([[1.0, 2.0], [3.0, 4.0]]), 1)", "lib.diagflat(lib.tensor(3.0))",
+    "lib.diagflat(lib.tensor([[1, 2]]).t(), -1)", "lib.tensor([1, 2, 3]).diagflat(offset=2)",
+    "lib.diagflat(lib.zeros(0))", "lib.diagflat(lib.tensor([[1.0, 2.0], [3.0, 4.0]]).t().requires_grad_())",
+    "lib.diagflat(lib.tensor([True, False]))",
+]
+
+
+@pytest.mark.parametrize("program", DIAGFLAT_PROGRAMS)
+def test_everyday_calls(program):
+    assert _run(internals, program) == _run(torch, program)
