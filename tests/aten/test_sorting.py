@@ -9,7 +9,8 @@ resized with torch's warning, torch's exception for an ``out`` of the wrong dtyp
 rules, and autograd.
 
 Then ``quantile``/``nanquantile``, ``nanmedian`` and ``unique_consecutive``: OpInfo samples,
-everyday calls and errors, gradients and the CUDA kernels (the section at the end of this file).
+everyday calls and errors, gradients and the CUDA kernels; last the everyday calls, gradients and
+CUDA kernels of ``cummax``/``cummin`` (the sections at the end of this file).
 
 Tests ``internals.aten.native.sorting`` (aten/src/ATen/native/Sorting.cpp, Unique.cpp).
 """
@@ -19,6 +20,8 @@ import pytest
 import torch
 from helpers import (
     LIBM_ULPS,
+    NAN,
+    TORCH_DTYPES,
     Adapter,
     assert_fake_matches_real,
     assert_same,
@@ -30,6 +33,7 @@ from helpers import (
     opinfo_cases,
     same_error,
 )
+from helpers import run as _run
 
 import internals
 from internals.aten import dispatcher
@@ -360,14 +364,21 @@ def test_topk_meta_step_lays_out_fakes():
 # =============================================================================================
 
 
-ADAPTERS = {
+QUANTILE_ADAPTERS = {
     "quantile": Adapter(fn("quantile"), "quantile", kwargs=("dim", "keepdim", "interpolation")),
     "nanquantile": Adapter(fn("nanquantile"), "nanquantile", kwargs=("dim", "keepdim", "interpolation")),
     "nanmedian": Adapter(fn("nanmedian"), "nanmedian", kwargs=("dim", "keepdim")),
     "unique_consecutive": Adapter(internals.unique_consecutive, "unique_consecutive",
                                   kwargs=("return_inverse", "return_counts", "dim")),
 }
-CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool, torch.float16))
+# cummax and cummin, whose out= kernels are compared above and their everyday calls below
+CUM_ADAPTERS = {
+    "cummax": Adapter(internals.cummax, "cummax", kwargs=("dim",)),
+    "cummin": Adapter(internals.cummin, "cummin", kwargs=("dim",)),
+}
+ADAPTERS = {**QUANTILE_ADAPTERS, **CUM_ADAPTERS}
+CASES = (opinfo_cases(QUANTILE_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool, torch.float16))
+         + opinfo_cases(CUM_ADAPTERS, TORCH_DTYPES))
 
 
 @pytest.mark.parametrize("name, dtype", CASES)
@@ -375,7 +386,6 @@ def test_opinfo_samples(name, dtype):
     check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
-NAN = float("nan")
 LERP_ULPS = 4     # one rounding of the neighbours, counted in a result that can be smaller
 ROWS = [[1.0, NAN, 3.0, 2.0], [4.0, 4.0, NAN, NAN], [5.0, 1.0, 2.0, 0.5]]
 # inputs with many distinct values, made once by torch (both libraries read the same numbers)
@@ -502,3 +512,45 @@ def test_cuda_kernels(name):
     for o, t in zip(ours, theirs, strict=True):
         assert o.device.type == "cuda"
         assert_same(o.cpu(), t, ulps=LERP_ULPS)
+
+
+def _same(program, **env):
+    assert _run(internals, program, **env) == _run(torch, program, **env)
+
+
+# ---------------------------------------------------------------------------------- cummax / cummin
+CUM_ROWS = "lib.tensor([[1., 3., 2., 3., NAN, 5.], [0., -1., 2., 2., 1., 7.]])"
+CUMMAXMIN = [
+    f"lib.cummax({CUM_ROWS}, 1)", f"lib.cummin({CUM_ROWS}, 1)", f"lib.cummin({CUM_ROWS}, 0)", f"{CUM_ROWS}.cummax(-1)",
+    "lib.tensor([3, 1, 1, 2]).cummin(0)", "lib.cummax(lib.tensor(2.), 0)", "lib.cummax(lib.tensor([True, False]), 0)",
+    "lib.cummax(lib.arange(12.).reshape(3, 4).t() % 5, 1)", "lib.cummax(lib.ones(2, 0), 1)",
+    "lib.cummax(lib.ones(2, 3), 2)", "lib.cummin(lib.tensor([2., -0., 0.]), 0)",
+    "lib.cummax(lib.tensor([1., 2., 0.5], dtype=lib.float16), 0)",
+]
+
+
+@pytest.mark.parametrize("program", CUMMAXMIN)
+def test_cummax_cummin(program):
+    _same(program)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin_backward(name):
+    grads = []
+    for lib in (internals, torch):
+        x = lib.tensor([[1.0, 3.0, 2.0, 3.0], [4.0, -1.0, 5.0, 0.0]], requires_grad=True)
+        values, _ = getattr(lib, name)(x, 1)
+        assert type(values.grad_fn).__name__ == f"{name.capitalize()}Backward0"
+        (values * lib.arange(4.0)).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
+    x = internals.tensor([[0.3, 1.2, -0.5], [2.0, 0.1, 0.7]], dtype=internals.float64, requires_grad=True)
+    assert internals.autograd.gradcheck(lambda t: getattr(internals, name)(t, 1).values, (x,))
+
+
+def test_cummax_on_cuda():
+    x = torch.tensor([[1.0, 3.0, NAN, 3.0], [4.0, -1.0, 5.0, 5.0]])
+    for name in ("cummax", "cummin"):
+        ours, theirs = getattr(internals, name)(internals.from_torch(x).cuda(), 1), getattr(torch, name)(x, 1)
+        assert_same(ours.values.cpu(), theirs.values)
+        assert_same(ours.indices.cpu(), theirs.indices)

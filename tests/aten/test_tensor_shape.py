@@ -2,7 +2,8 @@
 the views it makes (one ``slice.Tensor`` per piece) compared for values, strides, bases, grad_fn
 names, dispatched operators, gradients and error messages.
 
-Then ``diagflat`` (CompositeImplicitAutograd in torch): OpInfo samples and everyday calls.
+Then ``diagflat`` (CompositeImplicitAutograd in torch): OpInfo samples and everyday calls; then
+``meshgrid`` and ``fill_diagonal_``: OpInfo samples, everyday calls and the operators they dispatch.
 
 Tests ``internals.aten.native.tensor_shape`` (aten/src/ATen/native/TensorShape.cpp).
 """
@@ -16,6 +17,7 @@ from helpers import (
     check_opinfo_samples,
     logging_modes,
     opinfo_cases,
+    run,
 )
 from helpers import run_everyday_call as _run
 
@@ -27,10 +29,14 @@ TENSOR_SPLIT_ADAPTERS = {
 DIAGFLAT_ADAPTERS = {
     "diagflat": Adapter(internals.diagflat, "diagflat", kwargs=("offset",)),
 }
-ADAPTERS = {**TENSOR_SPLIT_ADAPTERS, **DIAGFLAT_ADAPTERS}
+MESHGRID_ADAPTERS = {
+    "meshgrid.variadic_tensors": Adapter(lambda *ts, **kw: internals.meshgrid(*ts, **kw), kwargs=("indexing",)),
+    "meshgrid.list_of_tensors": Adapter(lambda ts, **kw: internals.meshgrid(ts, **kw), kwargs=("indexing",)),
+}
+ADAPTERS = {**TENSOR_SPLIT_ADAPTERS, **DIAGFLAT_ADAPTERS, **MESHGRID_ADAPTERS}
 
 
-OPINFO_CASES = (opinfo_cases(TENSOR_SPLIT_ADAPTERS, TORCH_DTYPES)
+OPINFO_CASES = (opinfo_cases({**TENSOR_SPLIT_ADAPTERS, **MESHGRID_ADAPTERS}, TORCH_DTYPES)
                 + opinfo_cases(DIAGFLAT_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 
 
@@ -126,3 +132,69 @@ DIAGFLAT_PROGRAMS = [
 @pytest.mark.parametrize("program", DIAGFLAT_PROGRAMS)
 def test_everyday_calls(program):
     assert _run(internals, program) == _run(torch, program)
+
+
+def _same(program, **env):
+    assert run(internals, program, **env) == run(torch, program, **env)
+
+
+# ---------------------------------------------------------------------------------- meshgrid
+MESHGRID = [
+    "lib.meshgrid(lib.arange(3), lib.arange(2))", "lib.meshgrid(lib.arange(3), lib.arange(2), indexing='xy')",
+    "lib.meshgrid([lib.arange(3), lib.tensor(5), lib.arange(2)], indexing='ij')",
+    "lib.meshgrid((lib.arange(3.), lib.arange(2.)), indexing='xy')", "lib.meshgrid(lib.arange(4), indexing='xy')",
+    "lib.meshgrid(lib.arange(3), lib.arange(2.), indexing='ij')", "lib.meshgrid(lib.arange(3), indexing='ab')",
+    "lib.meshgrid([], indexing='ij')",
+    "lib.meshgrid(lib.arange(3.).requires_grad_(), lib.arange(2.), indexing='ij')",
+]
+
+
+@pytest.mark.parametrize("program", MESHGRID)
+def test_meshgrid(program):
+    _same(program)
+
+
+def test_meshgrid_of_a_matrix_is_refused():
+    """torch prints the offending tensor with its C++ printer; internals has none: the message
+    starts as torch's and ends with the tensor as Python prints it."""
+    prefix = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+    ours, theirs = assert_same_error(lambda: internals.meshgrid(internals.ones(2, 2), indexing="ij"),
+                                     lambda: torch.meshgrid(torch.ones(2, 2), indexing="ij"))
+    assert str(theirs).startswith(prefix) and str(ours) == prefix + str(internals.ones(2, 2))
+
+
+def test_meshgrid_logs_torchs_operators():
+    log_t, log_i = [], []
+    mode_t, mode_i = logging_modes(log_t, log_i)
+    with mode_t:
+        torch.meshgrid(torch.arange(3), torch.arange(2), indexing="xy")
+    with mode_i:
+        internals.meshgrid(internals.arange(3), internals.arange(2), indexing="xy")
+    assert log_i == log_t
+
+
+# ---------------------------------------------------------------------------------- fill_diagonal_
+FILL_DIAGONAL = [
+    "lib.zeros(3, 4).fill_diagonal_(5)", "lib.zeros(7, 3).fill_diagonal_(5, wrap=True)",
+    "lib.zeros(7, 3).fill_diagonal_(5)", "lib.zeros(2, 2, 2).fill_diagonal_(1)",
+    "lib.zeros(2, 3, 2).fill_diagonal_(1)", "lib.zeros(3).fill_diagonal_(1)",
+    "lib.zeros(4, 5).t().fill_diagonal_(2.5)", "lib.zeros(4, 4)[1:].fill_diagonal_(3)",
+    "lib.zeros(3, 3, dtype=lib.long).fill_diagonal_(7)", "lib.zeros(8, 2).fill_diagonal_(1, True)",
+    "lib.zeros(3, 3, requires_grad=True).fill_diagonal_(1)",
+    "(lambda x: x.mul(2).fill_diagonal_(0))(lib.ones(3, 3, requires_grad=True))",
+]
+
+
+@pytest.mark.parametrize("program", FILL_DIAGONAL)
+def test_fill_diagonal_(program):
+    _same(program)
+
+
+def test_fill_diagonal_logs_torchs_operators():
+    log_t, log_i = [], []
+    mode_t, mode_i = logging_modes(log_t, log_i)
+    with mode_t:
+        torch.zeros(7, 3).fill_diagonal_(5, wrap=True)
+    with mode_i:
+        internals.zeros(7, 3).fill_diagonal_(5, wrap=True)
+    assert log_i == log_t

@@ -159,8 +159,8 @@ def test_every_derivative_entry_is_tested():
                  lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
                  lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
         reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
-    # More operators (tests/aten/test_logspace_normal_cummax_meshgrid.py compares their nodes and
-    # gradients with torch's).
+    # More operators (tests/aten/test_sorting.py, test_unary_ops.py and test_distribution_kernels.py
+    # compare their nodes and gradients with torch's).
     y = internals.ones(2, requires_grad=True)
     for out in (internals.cummax(y, 0).values, internals.cummin(y, 0).values, y.nan_to_num(),
                 internals.normal(y, 1.0), internals.normal(0.0, y), internals.normal(y, y)):
