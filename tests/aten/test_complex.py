@@ -321,7 +321,7 @@ def test_ops_without_complex_kernels_raise():
     error_text(lambda: x.minimum(x), lambda: xt.minimum(xt))
     error_text(lambda: x.relu(), lambda: xt.relu())
     error_text(lambda: x.sign(), lambda: xt.sign())
-    # complex sin and pow have kernels (tests/aten/test_einsum_scatter_reduce_tensor_split.py and
+    # complex sin and pow have kernels (tests/aten/test_complex_unary.py and
     # tests/aten/test_complex_pow_and_python_conversions.py compare them with torch)
     assert_same(x.sin(), xt.sin(), **EXACT)
     assert_same(x ** 2, xt ** 2, **CLOSE)

@@ -1,6 +1,7 @@
 """The complex kernels of rsqrt, log1p, expm1, sinh, cosh, asin, acos, atan, asinh, acosh, atanh,
-log2, log10 and exp2 against torch's CPU (their gradients: tests/autograd/test_complex_autograd.py;
-sin, cos, tan, tanh, sigmoid: tests/aten/test_einsum_scatter_reduce_tensor_split.py).
+log2, log10 and exp2 against torch's CPU (their gradients: tests/autograd/test_complex_autograd.py),
+then those of sin, cos, tan, tanh and sigmoid (at the end of this file). Tests the complex loops of
+``internals.aten.native.unary_ops`` (aten/src/ATen/native/UnaryOps.cpp).
 
 torch's loops call glibc's casin and kin (``std::asin`` of a ``std::complex``) or c10's own
 formulas (log1p, expm1); internals computes finite values with Numba's cmath (CPython's
@@ -15,7 +16,15 @@ import math
 
 import pytest
 import torch
-from helpers import COMPLEX_ULPS, assert_same, assert_same_error, noncontiguous, opinfo_samples, rotated_cases
+from helpers import (
+    COMPLEX,
+    COMPLEX_ULPS,
+    assert_same,
+    assert_same_error,
+    noncontiguous,
+    opinfo_samples,
+    rotated_cases,
+)
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
@@ -117,3 +126,66 @@ def test_ops_torch_has_no_complex_kernel_for_name_its_kernel(name):
     ours, theirs = assert_same_error(lambda: getattr(internals, name)(internals.tensor([1j])),
                                      lambda: getattr(torch, name)(torch.tensor([1j])))
     assert str(ours) == str(theirs)
+
+
+# =============================================================================================
+# sin, cos, tan, tanh, sigmoid of complex tensors
+# =============================================================================================
+
+# sin and cos agree with torch's (glibc's csin, ccos) bit for bit; tan and tanh (cmath's against
+# glibc's ctan, ctanh) and sigmoid (whose vectorised reciprocal torch applies to full vectors
+# only) within a few ulps (relative to |value|).
+COMPLEX_TOL = {"sin": (0, 0), "cos": (0, 0)}
+COMPLEX_DEFAULT_TOL = {torch.complex128: (1e-15, 0), torch.complex64: (6e-7, 0)}
+COMPLEX_UNARY = ("sin", "cos", "tan", "tanh", "sigmoid")
+
+
+def _complex_tol(name, dtype):
+    return COMPLEX_TOL.get(name, COMPLEX_DEFAULT_TOL[dtype])
+
+
+# each op on complex64 or complex128 in ``make test`` (helpers.ROTATED), on both in ``make test-slow``
+COMPLEX_UNARY_CASES = [case for name in COMPLEX_UNARY for case in rotated_cases(name, COMPLEX, name)]
+
+
+def _check_complex(ours, theirs, name):
+    o = ours.to_torch()
+    assert (o.dtype, o.shape, o.stride(), o.storage_offset()) == (
+        theirs.dtype, theirs.shape, theirs.stride(), theirs.storage_offset())
+    rtol, atol = _complex_tol(name, theirs.dtype)
+    torch.testing.assert_close(o, theirs, rtol=rtol, atol=atol, equal_nan=True)
+
+
+@pytest.mark.parametrize(("name", "dtype"), COMPLEX_UNARY_CASES)
+def test_complex_unary_opinfo_samples(name, dtype):
+    """OpInfo's samples of the op at a complex dtype, as given and transposed (complex tensors
+    are not in test_ops' dtype table, so they are converted here)."""
+    (op,) = [op for op in op_db if op.name == name and not op.variant_test_name]
+    torch.manual_seed(0)
+    samples = list(op.sample_inputs_func(op, "cpu", dtype, False))
+    assert samples
+    for sample in samples:
+        for x in (sample.input, sample.input.mT if sample.input.dim() >= 2 else sample.input):
+            _check_complex(getattr(internals, name)(internals.from_torch(x)), getattr(torch, name)(x), name)
+            _check_complex(getattr(internals.from_torch(x), name)(), getattr(x, name)(), name)
+
+
+@pytest.mark.parametrize(("name", "dtype"), COMPLEX_UNARY_CASES)
+def test_complex_unary_values(name, dtype):
+    """Zeros of both signs, purely real and purely imaginary values, and a thousand random ones
+    up to |9| in each part, out of place and in place."""
+    gen = torch.Generator().manual_seed(3)
+    z = torch.complex(torch.randn(1000, generator=gen, dtype=torch.float64) * 3,
+                      torch.randn(1000, generator=gen, dtype=torch.float64) * 3).to(dtype)
+    z[:6] = torch.tensor([0j, complex(-0.0, 0.0), complex(0.0, -0.0), 1 + 0j, 2j, -1.5 - 0.5j])
+    _check_complex(getattr(internals, name)(internals.from_torch(z)), getattr(torch, name)(z), name)
+    ours = internals.from_torch(z.clone())
+    assert getattr(ours, name + "_")() is ours
+    _check_complex(ours, getattr(torch, name)(z), name)
+
+
+def test_complex_unary_on_the_cuda_simulator():
+    z = torch.tensor([0.5 + 1j, -2 - 0.25j, 0j], dtype=torch.complex128)
+    for name in COMPLEX_UNARY:
+        ours = getattr(internals, name)(internals.from_torch(z).to("cuda")).to("cpu")
+        _check_complex(ours, getattr(torch, name)(z), name)

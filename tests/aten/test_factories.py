@@ -1,9 +1,18 @@
 """Factories are operators: declared in the YAML, called through the dispatcher (BackendSelect
-picks their backend), seen by TorchDispatchMode and the profiler as torch's are."""
+picks their backend), seen by TorchDispatchMode and the profiler as torch's are; and ``logspace``'s everyday calls
+(at the end).
+
+Tests ``internals.aten.native.tensor_factories`` (aten/src/ATen/native/TensorFactories.cpp,
+RangeFactories.cpp)."""
 import pytest
 import torch
-from helpers import assert_same, assert_same_error, logging_modes
+from helpers import (
+    assert_same,
+    assert_same_error,
+    logging_modes,
+)
 from helpers import dispatch_table as table
+from helpers import run as _run
 
 import internals
 from internals.aten import dispatcher
@@ -300,3 +309,23 @@ def test_linspace_and_logspace_refuse_tensor_ends_with_dimensions(name, ends):
     ours, theirs = assert_same_error(lambda: getattr(internals, name)(*ends(internals), 5),
                                      lambda: getattr(torch, name)(*ends(torch), 5))
     assert str(ours) == str(theirs)
+
+
+def _same(program, **env):
+    assert _run(internals, program, **env) == _run(torch, program, **env)
+
+
+# ---------------------------------------------------------------------------------- logspace
+LOGSPACE = [
+    "lib.logspace(0, 2, 5)", "lib.logspace(-1.3, 2.7, 7, base=2)", "lib.logspace(0, 3, 4, dtype=lib.long)",
+    "lib.logspace(0.1, 3.3, 6, dtype=lib.float64)", "lib.logspace(0.5, 3, 1)", "lib.logspace(0.5, 3, 0)",
+    "lib.logspace(1, 10, 10, base=3, dtype=lib.int32)", "lib.logspace(2, -2, 9, base=0.5)",
+    "lib.logspace(0, 1, 101, dtype=lib.float64)", "lib.logspace(-3, 3, 13)", "lib.logspace(0, 2, -1)",
+    "lib.logspace(0, 2, 3, out=lib.empty(0))", "lib.logspace(0, 2, 3, out=lib.empty(5, dtype=lib.float64))",
+    "lib.logspace(0, 2, 3, requires_grad=True)",
+]
+
+
+@pytest.mark.parametrize("program", LOGSPACE)
+def test_logspace(program):
+    _same(program)

@@ -1,19 +1,25 @@
 """Unary operators (``aten/native/unary_ops.py``), declared structured as torch's
 ``UnaryOps.cpp`` declares them: a meta step (checks and the TensorIterator) and an impl step (the
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
-and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it.
+and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it. Then
+``nan_to_num``: OpInfo samples, everyday calls and its gradient (at the end).
 """
 
 import pytest
 import torch
 from helpers import (
+    TORCH_DTYPES,
     TORCH_NATIVE_FUNCTIONS,
+    Adapter,
     assert_fake_matches_real,
     assert_out_variant_matches_torch,
     assert_same,
+    check_opinfo_samples,
     native_entries,
+    opinfo_cases,
     same_error,
 )
+from helpers import run as _run
 
 import internals
 from internals.aten import dispatcher
@@ -248,3 +254,50 @@ def test_logit_out_variant_matches_torch(case):
 def test_logit_out_refuses_what_torch_refuses():
     same_error(lambda L: L.logit(L.tensor([0, 1]), out=L.empty(0, dtype=L.long)))
     same_error(lambda L: L.logit(L.tensor([0.5], requires_grad=True), out=L.empty(0)))
+
+
+# =============================================================================================
+# nan_to_num: OpInfo samples (no complex nan_to_num here) and everyday calls
+# =============================================================================================
+NAN_TO_NUM_ADAPTERS = {
+    "nan_to_num": Adapter(internals.nan_to_num, "nan_to_num", kwargs=("nan", "posinf", "neginf")),
+}
+
+
+@pytest.mark.parametrize("name, dtype", opinfo_cases(NAN_TO_NUM_ADAPTERS, TORCH_DTYPES,
+                                                     exclude={"nan_to_num": [d for d in TORCH_DTYPES if d.is_complex]}))
+def test_opinfo_samples(name, dtype):
+    check_opinfo_samples(name, dtype, NAN_TO_NUM_ADAPTERS[name])
+
+
+def _same(program, **env):
+    assert _run(internals, program, **env) == _run(torch, program, **env)
+
+
+# ---------------------------------------------------------------------------------- nan_to_num
+SPECIAL = "lib.tensor([[1., NAN, 3.], [INF, -INF, 0.5]])"
+NAN_TO_NUM = [
+    f"lib.nan_to_num({SPECIAL})", f"{SPECIAL}.nan_to_num(1., 2., -3.)",
+    f"lib.nan_to_num({SPECIAL}.double(), posinf=1e300)", f"lib.nan_to_num({SPECIAL}.half())",
+    f"lib.nan_to_num({SPECIAL}.bfloat16())", "lib.nan_to_num(lib.arange(3))",
+    f"{SPECIAL}.nan_to_num_(posinf=1e40)", f"lib.nan_to_num({SPECIAL}.t(), nan=-1.)",
+    "lib.nan_to_num(lib.tensor([True, False]))", f"lib.nan_to_num({SPECIAL}, neginf=-7)",
+]
+
+
+@pytest.mark.parametrize("program", NAN_TO_NUM)
+def test_nan_to_num(program):
+    _same(program)
+
+
+def test_nan_to_num_gradient_is_zero_where_not_finite():
+    grads = []
+    for lib in (internals, torch):
+        x = lib.tensor([1.0, NAN, INF, -INF, 2.0], requires_grad=True)
+        y = lib.nan_to_num(x)
+        assert type(y.grad_fn).__name__ == "NanToNumBackward0"
+        y.sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
+    x = internals.tensor([0.5, 1.5, -2.0], dtype=internals.float64, requires_grad=True)
+    assert internals.autograd.gradcheck(internals.nan_to_num, (x,))

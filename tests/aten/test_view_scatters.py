@@ -1,7 +1,7 @@
 """``select_scatter``, ``slice_scatter``, ``diagonal_scatter`` and ``as_strided_scatter``: a copy
 of ``self`` with one view of it replaced by ``src`` (``TensorShape.cpp``), the functional inverses
 of views that functionalization writes. PyTorch's OpInfo samples, then everyday calls and
-errors, then gradients and node names, compared as ``tests/aten/test_take_along_dim_and_diagflat.py``
+errors, then gradients and node names, compared as take_along_dim's tests in ``tests/aten/test_indexing.py``
 compares them."""
 
 import pytest

@@ -159,8 +159,8 @@ def test_every_derivative_entry_is_tested():
                  lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
                  lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
         reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
-    # More operators (tests/aten/test_logspace_normal_cummax_meshgrid.py compares their nodes and
-    # gradients with torch's).
+    # More operators (tests/aten/test_sorting.py, test_unary_ops.py and test_distribution_kernels.py
+    # compare their nodes and gradients with torch's).
     y = internals.ones(2, requires_grad=True)
     for out in (internals.cummax(y, 0).values, internals.cummin(y, 0).values, y.nan_to_num(),
                 internals.normal(y, 1.0), internals.normal(0.0, y), internals.normal(y, y)):
@@ -277,11 +277,12 @@ def test_every_derivative_entry_is_tested():
                                              internals.ones(2, 1, requires_grad=True), 0))
     reached |= _later_operators_nodes()
     # matrix_exp, householder_product and the multi-label margin loss, differentiated twice where torch
-    # does (tests/aten/test_matrix_exp_householder_product.py and tests/nn/test_multilabel_margin_loss.py
-    # compare nodes and gradients with torch's)
-    from test_matrix_exp_householder_product import GRAD_CASES as MATRIX_FUNCTION_CASES
+    # does (tests/aten/test_matrix_exp.py, tests/aten/test_householder_product.py and
+    # tests/nn/test_multilabel_margin_loss.py compare nodes and gradients with torch's)
+    from test_householder_product import GRAD_CASES as HOUSEHOLDER_CASES
+    from test_matrix_exp import GRAD_CASES as MATRIX_EXP_CASES
     from test_multilabel_margin_loss import GRAD_CASES as MULTILABEL_CASES
-    for tensors, build in MATRIX_FUNCTION_CASES.values():
+    for tensors, build in [*MATRIX_EXP_CASES.values(), *HOUSEHOLDER_CASES.values()]:
         leaves = [internals.from_torch(t).requires_grad_() for t in tensors]
         reached |= _nodes(build(internals, *leaves))
     for build in MULTILABEL_CASES.values():      # its backward operator's node refuses, as torch's
@@ -296,7 +297,7 @@ def test_every_derivative_entry_is_tested():
         out = internals._ctc_loss(lp * 1, internals.tensor([[1]]), *lengths)[0]
         (g,) = internals.autograd.grad(out.sum(), lp, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
-    # geqrf has no derivative in torch: its node refuses (tests/aten/test_matrix_exp_householder_product.py)
+    # geqrf has no derivative in torch: its node refuses (tests/aten/test_householder_product.py)
     reached |= _nodes(internals.geqrf(internals.ones(3, 2, requires_grad=True) * 2).a)
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
     from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
@@ -1197,7 +1198,7 @@ def _later_operators_nodes():
     and of the upsampling and EmbeddingBag backward operators differentiated again (their own test
     files compare nodes and gradients with torch: tests/aten/test_linear_algebra_decompositions.py,
     test_linear_algebra_eigen_and_pinv.py,
-    test_quantile_nanmedian_unique_consecutive.py, test_view_scatters.py, tests/nn/test_interpolate.py,
+    test_sorting.py, test_view_scatters.py, tests/nn/test_interpolate.py,
     test_grid_sample.py, test_embedding_bag.py, test_packed_sequence.py)."""
     F, f64 = internals.nn.functional, internals.float64
 

@@ -5,7 +5,11 @@ and ``huber_loss`` (aten operators with their own backward kernels; ``smooth_l1_
 
 PyTorch's OpInfo samples (as given and non-contiguous); gradients of both inputs and second
 derivatives with node names; float32 results bit for bit where the operators round as torch's
-loops do; errors and warnings; module reprs.
+loops do; errors and warnings; module reprs. Then ``F.l1_loss``/``nn.L1Loss`` (OpInfo samples,
+everyday calls and its gradient, at the end).
+
+Tests ``internals.aten.native.loss`` and ``internals.nn`` (aten/src/ATen/native/Loss.cpp,
+torch/nn/modules/loss.py).
 """
 import warnings
 
@@ -13,6 +17,7 @@ import pytest
 import torch
 from helpers import (
     LIBM_ULPS,
+    TORCH_DTYPES,
     Adapter,
     assert_derived_from_structured_out,
     assert_fake_matches_real,
@@ -22,6 +27,7 @@ from helpers import (
     assert_same_error,
     check_opinfo_samples,
     opinfo_cases,
+    run,
     same_error,
 )
 from helpers import run_everyday_call as _run
@@ -39,11 +45,15 @@ ADAPTERS = {
     "nn.functional.cosine_similarity": Adapter(F.cosine_similarity, kwargs=("dim", "eps"), tol=SUM_TOL),
     "nn.functional.pairwise_distance": Adapter(F.pairwise_distance, kwargs=("p", "eps", "keepdim"), tol=SUM_TOL),
 }
+L1_ADAPTERS = {
+    "nn.functional.l1_loss": Adapter(internals.nn.functional.l1_loss, kwargs=("reduction",)),
+}
 
 
-@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64)))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64))
+                         + opinfo_cases(L1_ADAPTERS, TORCH_DTYPES))
 def test_opinfo_samples(name, dtype):
-    check_opinfo_samples(name, dtype, ADAPTERS[name])
+    check_opinfo_samples(name, dtype, {**ADAPTERS, **L1_ADAPTERS}[name])
 
 
 CASES = {
@@ -334,3 +344,31 @@ def test_pdist_values_nodes_and_gradients_match_torch(p, dtype):
 ])
 def test_pdist_edges_and_errors(program):
     assert _run(internals, program) == _run(torch, program)
+
+
+def _same(program, **env):
+    assert run(internals, program, **env) == run(torch, program, **env)
+
+
+# ---------------------------------------------------------------------------------- L1 loss
+L1 = [
+    "lib.nn.functional.l1_loss(lib.arange(6.).reshape(2, 3), lib.ones(2, 3))",
+    "lib.nn.L1Loss(reduction='none')(lib.arange(6.).reshape(2, 3), lib.ones(3))",
+    "lib.nn.L1Loss(reduction='sum')(lib.arange(6.).reshape(2, 3), lib.ones(2, 3))",
+    "lib.nn.L1Loss()(lib.arange(6.).reshape(2, 3).requires_grad_(), lib.ones(2, 3))",
+    "lib.nn.L1Loss(reduction='bad')(lib.ones(2), lib.ones(2))",
+]
+
+
+@pytest.mark.parametrize("program", L1)
+def test_l1_loss(program):
+    _same(program)
+
+
+def test_l1_loss_gradient():
+    grads = []
+    for lib in (internals, torch):
+        x = lib.tensor([[0.5, 2.0, 1.0], [-1.0, 3.0, 1.5]], requires_grad=True)
+        lib.nn.L1Loss()(x, lib.ones(2, 3)).backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]

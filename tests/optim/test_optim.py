@@ -1,4 +1,5 @@
-"""Differential tests of internals.optim against torch.optim.
+"""Differential tests of internals.optim against torch.optim (internals/optim; torch/optim/).
+RMSprop's own trajectories and hyperparameter checks are at the end.
 
 Both optimizers get the same starting parameters and, at every step, the same gradients (drawn
 from a seeded torch generator and copied in with ``from_torch``); after each step the
@@ -9,12 +10,21 @@ on both sides, every optimizer but LBFGS and SparseAdam takes its multi-tensor s
 import pytest
 import torch
 from helpers import (  # noqa: F401
+    INF,
+    NAN,
     SHAPES,
     STEPS,
     TOL,
+    TORCH_DTYPES,
+    Adapter,
     RoundedSqrt,
     assert_same,
     assert_same_error,
+    check_opinfo_samples,
+    compare_call,
+    logging_modes,
+    opinfo_cases,
+    run_opinfo_samples,
     run_trajectory,
     set_grads,
     twin_params,
@@ -365,3 +375,30 @@ def test_complex_parameters_follow_torchs_trajectory(name, kwargs):
     roots act on each part (Adam refused complex moments; RMSprop squared the complex gradient)."""
     for ours, theirs in zip(_complex_trajectory(internals, name, kwargs), _complex_trajectory(torch, name, kwargs)):
         assert ours.dtype == theirs.dtype and torch.equal(ours, theirs)
+
+
+# ---------------------------------------------------------------------------------- RMSprop
+RMSPROP_CONFIGS = [
+    dict(), dict(lr=0.01, alpha=0.9), dict(lr=0.01, momentum=0.9), dict(lr=0.01, centered=True),
+    dict(lr=0.01, weight_decay=0.1, momentum=0.5, centered=True, maximize=True), dict(lr=0.001, eps=1e-3),
+]
+
+
+@pytest.mark.parametrize("config", RMSPROP_CONFIGS,
+                         ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default")
+def test_rmsprop_trajectory(config):
+    """Twenty steps of the same gradients: parameters and state (in torch's key order) equal torch's."""
+    ours, theirs = run_trajectory(lambda p: internals.optim.RMSprop(p, **config),
+                                  lambda p: torch.optim.RMSprop(p, foreach=False, **config))
+    assert ours.param_groups[0].keys() == theirs.param_groups[0].keys()
+    for o, t in zip(ours.state.values(), theirs.state.values()):
+        assert list(o) == list(t)
+        for key in t:
+            assert_same(o[key], t[key], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [dict(lr=-1), dict(eps=-1), dict(momentum=-1), dict(weight_decay=-1), dict(alpha=-1)])
+def test_rmsprop_refuses_bad_hyperparameters(bad):
+    ours, theirs = assert_same_error(lambda: internals.optim.RMSprop([internals.ones(2, requires_grad=True)], **bad),
+                                     lambda: torch.optim.RMSprop([torch.ones(2, requires_grad=True)], **bad))
+    assert str(ours) == str(theirs)

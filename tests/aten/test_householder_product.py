@@ -1,16 +1,13 @@
-"""``linalg.matrix_exp`` / ``torch.matrix_exp``, ``linalg.householder_product`` /
-``torch.orgqr`` and ``torch.geqrf`` (whose output householder_product reads) against torch:
-PyTorch's OpInfo samples (as given and non-contiguous), every degree of torch's
-matrix-exponential polynomial and its scaling and squaring, torch's errors, grad_fn names, first
-and second gradients, finite differences, and fake tensors.
+"""``linalg.householder_product`` / ``torch.orgqr`` and ``torch.geqrf`` (whose output
+householder_product reads) against torch: PyTorch's OpInfo samples (as given and non-contiguous),
+Q rebuilt from torch's reflectors, torch's errors, grad_fn names, first and second gradients,
+finite differences, fake tensors and out= dtypes.
 
-Tolerances. matrix_exp follows torch's algorithm step for step (``mexp_impl``: the same
-polynomial for the same norm, the same sums in the same order), so the values differ only where
-the matrix products' bits do: BLAS groups its sums by instruction set, a few ulps per product,
-which the polynomial's few products and the squarings carry into the result
-(``MEXP_TOL``, relative to the result's size). householder_product applies the reflectors one at a
-time as LAPACK's unblocked ``org2r`` does, torch's MKL may block them: ``LAPACK_TOL``, a few
-hundred epsilons for values of order one.
+Tolerances. householder_product applies the reflectors one at a time as LAPACK's unblocked
+``org2r`` does, torch's MKL may block them: ``LAPACK_TOL``, a few hundred epsilons for values of
+order one.
+
+Tests ``internals.aten.native.batch_linear_algebra`` (aten/src/ATen/native/BatchLinearAlgebra.cpp).
 """
 import numpy as np
 import pytest
@@ -28,15 +25,11 @@ from helpers import (
 )
 
 import internals
-from internals.aten.native.matrix_exp import THETAS
 
 L = internals.linalg
-MEXP_TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-12, 1e-12), torch.complex64: (1e-5, 1e-5),
-            torch.complex128: (1e-12, 1e-12)}
 LAPACK_TOL = {torch.float32: (2e-5, 2e-5), torch.float64: (1e-12, 1e-12), torch.complex64: (2e-5, 2e-5),
               torch.complex128: (1e-12, 1e-12)}
 ADAPTERS = {
-    "matrix_exp": Adapter(fn("matrix_exp"), "matrix_exp", tol=MEXP_TOL),
     "linalg.householder_product": Adapter(L.householder_product, tol=LAPACK_TOL),
     "geqrf": Adapter(fn("geqrf"), "geqrf", tol=LAPACK_TOL),
 }
@@ -48,71 +41,8 @@ def test_opinfo_samples(name, dtype):
     check_opinfo_samples(name, dtype, ADAPTERS[name], convert=to_ours_with_complex)
 
 
-def _scaled(shape, norm, dtype, seed=0):
-    """A random matrix (or batch) whose 1-norm, per matrix, is ``norm``."""
-    g = torch.Generator().manual_seed(seed)
-    a = torch.randn(*shape, generator=g, dtype=torch.float64)
-    a = a / a.abs().sum(-2).amax(-1)[..., None, None] * norm
-    return a.to(dtype) if not dtype.is_complex else torch.complex(a, a.flip(-1)).to(dtype) / 2
-
-
-def _degree_cases():
-    """One matrix inside each degree's band of norms (and at its edges), per dtype, and batches."""
-    cases = []
-    for dtype, key in ((torch.float32, "float"), (torch.float64, "double"), (torch.complex64, "float"),
-                       (torch.complex128, "double")):
-        thetas = THETAS[key]
-        norms = [thetas[0] / 2, *[(lo + hi) / 2 for lo, hi in zip(thetas, thetas[1:])], thetas[4], thetas[5] * 3,
-                 40.0]
-        cases += [pytest.param((4, 4), norm, dtype, id=f"{str(dtype)[6:]}-{norm:.3g}") for norm in norms]
-        cases.append(pytest.param((3, 5, 5), 0.2, dtype, id=f"{str(dtype)[6:]}-batch-small"))
-        cases.append(pytest.param((2, 2, 3, 3), 7.0, dtype, id=f"{str(dtype)[6:]}-batch-squared"))
-    return cases
-
-
-@pytest.mark.parametrize("shape, norm, dtype", _degree_cases())
-def test_matrix_exp_follows_torchs_degrees(shape, norm, dtype):
-    """Each degree (1, 2, 4, 8, 12, 18, and 18 with squarings) as torch picks it by the 1-norm;
-    a batch of several matrices always at degree 18, scaled and squared per matrix."""
-    a = _scaled(shape, norm, dtype)
-    rtol, atol = MEXP_TOL[dtype]
-    expected = torch.linalg.matrix_exp(a)
-    ours = L.matrix_exp(internals.from_torch(a))
-    assert_same(ours, expected, rtol=rtol, atol=atol * float(expected.abs().max()))
-
-
-LAYOUTS = {
-    "transposed": lambda lib: lib.arange(9.0).reshape(3, 3).mT / 10,
-    "one by one, strided": lambda lib: lib.arange(6.0).reshape(3, 2)[:, :1].unsqueeze(-1),
-    "empty matrices": lambda lib: lib.ones(3, 0, 0),
-    "empty batch": lambda lib: lib.ones(0, 2, 2).mT,
-    "a NaN": lambda lib: lib.tensor([[float("nan"), 0.0], [0.0, 1.0]]),
-    "a NaN in a batch": lambda lib: lib.tensor([[[float("nan"), 0.0], [0.0, 1.0]], [[0.5, 0.25], [0.0, 1.0]]]),
-    "zeros": lambda lib: lib.zeros(3, 3, dtype=lib.float64),
-    "method": lambda lib: lib.eye(2).matrix_exp(),
-    "torch.matrix_exp": lambda lib: lib.matrix_exp(lib.eye(2, dtype=lib.float64) * 2),
-}
-
-
-@pytest.mark.parametrize("case", LAYOUTS)
-def test_matrix_exp_layouts_and_special_values(case):
-    """Layouts (a 1 x 1 matrix goes through ``exp`` and keeps its input's strides, an empty one is
-    cloned, the rest are new contiguous matrices) and NaN: a matrix with a NaN is NaN throughout.
-    (Not an infinite entry: torch casts the infinite number of squarings to an integer, a C cast
-    with no defined result.)"""
-    x = LAYOUTS[case]
-    ours = L.matrix_exp(x(internals)) if case not in ("method", "torch.matrix_exp") else x(internals)
-    theirs = torch.linalg.matrix_exp(x(torch)) if case not in ("method", "torch.matrix_exp") else x(torch)
-    assert_same(ours, theirs, rtol=1e-6, atol=1e-6)
-
 
 ERROR_CASES = {
-    "matrix_exp of a vector": lambda lib: lib.linalg.matrix_exp(lib.ones(3)),
-    "matrix_exp rectangular": lambda lib: lib.linalg.matrix_exp(lib.ones(2, 3)),
-    "matrix_exp of integers": lambda lib: lib.linalg.matrix_exp(lib.ones(2, 2, dtype=lib.int64)),
-    "matrix_exp of bools": lambda lib: lib.matrix_exp(lib.ones(2, 2, dtype=lib.bool)),
-    # torch flattens the batch with view(): a batch that no view can flatten is refused
-    "matrix_exp of an unviewable batch": lambda lib: lib.linalg.matrix_exp(lib.ones(2, 3, 2, 2).transpose(0, 1)),
     "householder_product of a vector": lambda lib: lib.linalg.householder_product(lib.ones(3), lib.ones(1)),
     "householder_product wide": lambda lib: lib.linalg.householder_product(lib.ones(2, 3), lib.ones(2)),
     "householder_product, tau too long": lambda lib: lib.linalg.householder_product(lib.ones(3, 2), lib.ones(3)),
@@ -194,10 +124,6 @@ def _leaf(lib, t):
     return (lib.from_torch(t) if lib is internals else t.clone()).requires_grad_()
 
 
-def _matrix(shape, norm, seed=0):
-    return _scaled(shape, norm, torch.float64, seed)
-
-
 def _weights(lib, like, seed=5):
     g = torch.Generator().manual_seed(seed)
     w = torch.randn(*like.shape, generator=g, dtype=torch.float64)
@@ -206,11 +132,6 @@ def _weights(lib, like, seed=5):
 
 # Each case: the tensors to differentiate (float64, torch's) and a program over them.
 GRAD_CASES = {
-    "matrix_exp, small norm": ([_matrix((3, 3), 0.04)], lambda lib, a: lib.linalg.matrix_exp(a)),
-    "matrix_exp, degree 12": ([_matrix((3, 3), 0.2)], lambda lib, a: lib.linalg.matrix_exp(a)),
-    "matrix_exp, squared": ([_matrix((4, 4), 5.0)], lambda lib, a: lib.matrix_exp(a)),
-    "matrix_exp of a batch": ([_matrix((2, 3, 3), 1.0)], lambda lib, a: lib.linalg.matrix_exp(a)),
-    "matrix_exp 1 x 1": ([_matrix((2, 1, 1), 1.0)], lambda lib, a: lib.linalg.matrix_exp(a)),
     "householder_product": (list(_geqrf((4, 3))), lambda lib, a, t: lib.linalg.householder_product(a, t)),
     "householder_product, fewer reflectors": ([_geqrf((5, 3))[0], _geqrf((5, 3))[1][:2]],
                                               lambda lib, a, t: lib.linalg.householder_product(a, t)),
@@ -241,8 +162,6 @@ def test_gradients_twice(case):
 
 
 GRADCHECKS = {
-    "matrix_exp": lambda x: L.matrix_exp(x[:, :2] * 2),
-    "matrix_exp, scaled and squared": lambda x: L.matrix_exp(x.mT @ x),
     "householder_product": lambda x: L.householder_product(x.mT, x[0, :2] / 4),
 }
 
@@ -269,9 +188,6 @@ def test_householder_product_backward_of_complex_values_matches_torch():
 
 
 FAKE_CASES = {
-    "matrix_exp": (lambda lib, a: lib.linalg.matrix_exp(a[:3]), (4, 3)),
-    "matrix_exp of a batch": (lambda lib, a: lib.linalg.matrix_exp(a.reshape(2, 2, 3)[:, :, :2]), (4, 3)),
-    "matrix_exp, squared": (lambda lib, a: lib.matrix_exp(a[:3] * 100), (4, 3)),
     "householder_product": (lambda lib, a: lib.linalg.householder_product(a, a[0, :2]), (4, 3)),
     "geqrf": (lambda lib, a: tuple(lib.geqrf(a)), (4, 3)),
 }

@@ -1,6 +1,10 @@
-"""``gcd`` and ``lcm`` (integer loops only), ``rsub`` of two tensors, ``floor_divide``'s out=
-form, and the out= forms of the operators that rename another (``true_divide``, ``subtract``,
-``multiply``): values, dtypes, strides, errors, grad_fn names and gradients, against torch."""
+"""Binary operators against torch: ``gcd`` and ``lcm`` (integer loops only), ``rsub`` of two
+tensors, ``floor_divide``'s out= form, and the out= forms of the operators that rename another
+(``true_divide``, ``subtract``, ``multiply``): values, dtypes, strides, errors, grad_fn names and
+gradients.
+
+Tests ``internals.aten.native.binary_ops`` and its scalar kernels in ``scalar_ops``
+(aten/src/ATen/native/BinaryOps.cpp)."""
 
 import pytest
 import torch
