@@ -629,7 +629,10 @@ class Tensor(TensorBase):
         if self._grad_fn is None:
             self._requires_grad = bool(value)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, *args, **kwargs):
+        """``THPVariable_requires_grad_``: the flag goes through torch's argument parser, which takes
+        a bool and nothing else (1, None or a tensor is a TypeError, not a truth value)."""
+        requires_grad = _requires_grad_parser.parse(args, kwargs).to_bool(0)
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
@@ -796,6 +799,8 @@ def _untyped_for_set(storage, tensor):
                            f"but got type {storage.dtype.torch_name} for argument 1 'storage'")
     return untyped
 
+
+_requires_grad_parser = PythonArgParser(["requires_grad_(bool requires_grad=True)"])
 
 _set_parser = PythonArgParser([
     "set_()",
