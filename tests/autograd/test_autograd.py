@@ -157,7 +157,9 @@ def test_every_derivative_entry_is_tested():
     # Random fills have no OpInfo that compares values (test_random.py checks them and their nodes).
     for fill in (lambda y: y.uniform_(), lambda y: y.normal_(), lambda y: y.random_(), lambda y: y.random_(3),
                  lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
-                 lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
+                 lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid()),
+                 lambda y: y.cauchy_(), lambda y: y.log_normal_(), lambda y: y.geometric_(0.5),
+                 lambda y: internals.poisson(y)):
         reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
     # More operators (tests/aten/test_logspace_normal_cummax_meshgrid.py compares their nodes and
     # gradients with torch's).

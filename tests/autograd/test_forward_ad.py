@@ -220,6 +220,36 @@ def test_in_place_ops_update_the_tangent():
         assert_same(ours, theirs, ulps=PRODUCT_ULPS)
 
 
+@pytest.mark.parametrize("fill", [
+    lambda x: x.uniform_(), lambda x: x.normal_(), lambda x: x.exponential_(), lambda x: x.cauchy_(),
+    lambda x: x.log_normal_(), lambda x: x.geometric_(0.5), lambda x: x.random_(3), lambda x: x.bernoulli_(0.5),
+], ids=["uniform_", "normal_", "exponential_", "cauchy_", "log_normal_", "geometric_", "random_", "bernoulli_"])
+def test_a_random_fill_zeroes_the_tangent(fill):
+    """torch's ``result: self_t.zero_()``: the new values do not depend on the old ones."""
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        (x, v), = _inputs(lib, (3, 4))
+        lib.manual_seed(0)
+        with fw.dual_level():
+            d = fw.make_dual(x.clone(), v)
+            fill(d)
+            return fw.unpack_dual(d).tangent, v
+    (ours, our_v), (theirs, their_v) = program(internals), program(torch)
+    assert ours is our_v and theirs is their_v      # written in place, as torch's zero_ writes it
+    assert_same(ours, theirs)
+
+
+def test_poissons_tangent_is_zero():
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        (x, v), = _inputs(lib, (3, 4))
+        lib.manual_seed(0)
+        with fw.dual_level():
+            return tuple(fw.unpack_dual(lib.poisson(fw.make_dual(x.abs(), v))))
+    for ours, theirs in zip(program(internals), program(torch)):
+        assert_same(ours, theirs)
+
+
 def test_a_views_tangent_is_the_same_view_of_its_bases_tangent():
     for lib in (internals, torch):
         fw = lib.autograd.forward_ad

@@ -401,8 +401,8 @@ def gen_node(info):
     lines.append("")
     lines.append("    def apply(node, grads):")
     uses_grads = any(_uses(f, "grads") for f in info.formulas.values())
-    if not uses_grads:
-        lines.append("        grad = grads[0]")
+    if not uses_grads and any(_uses(f, "grad") for f in info.formulas.values()):
+        lines.append("        grad = grads[0]")       # poisson's zeros_like(self) reads no gradient
     if len(info.edges) == 1:
         arg = info.edges[0]
         lines += _local_setup(info, [s.name for s in saved], 8)

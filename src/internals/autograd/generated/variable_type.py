@@ -71,6 +71,7 @@ from .functions import (
     BlockDiagBackward0,
     BmmBackward0,
     CatBackward0,
+    CauchyBackward0,
     CdistBackward0,
     CdistBackwardBackward0,
     CeilBackward0,
@@ -160,6 +161,7 @@ from .functions import (
     GeBackward1,
     GeluBackward0,
     GeluBackwardBackward0,
+    GeometricBackward0,
     GeqrfBackward0,
     GluBackward0,
     GluBackwardBackward0,
@@ -223,6 +225,7 @@ from .functions import (
     Log1PBackward0,
     Log2Backward0,
     LogBackward0,
+    LogNormalBackward0,
     LogSigmoidBackward0,
     LogSigmoidBackwardBackward0,
     LogSoftmaxBackward0,
@@ -303,6 +306,7 @@ from .functions import (
     PermuteBackward0_copy,
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
+    PoissonBackward0,
     PolarBackward0,
     PolygammaBackward0,
     PolygammaBackward1,
@@ -824,6 +828,10 @@ OPS = {
     'random_.to': dispatcher.find('random_.to'),
     'random_': dispatcher.find('random_'),
     'exponential_': dispatcher.find('exponential_'),
+    'cauchy_': dispatcher.find('cauchy_'),
+    'log_normal_': dispatcher.find('log_normal_'),
+    'geometric_': dispatcher.find('geometric_'),
+    'poisson': dispatcher.find('poisson'),
     'bernoulli': dispatcher.find('bernoulli'),
     'bernoulli_.Tensor': dispatcher.find('bernoulli_.Tensor'),
     'bernoulli_.float': dispatcher.find('bernoulli_.float'),
@@ -6951,8 +6959,6 @@ def put(ks, self, index, source, accumulate=False):
 
 
 def uniform_(ks, self, from_=0, to=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('uniform_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6965,12 +6971,13 @@ def uniform_(ks, self, from_=0, to=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def normal_(ks, self, mean=0, std=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('normal_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6983,6 +6990,9 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
@@ -7067,8 +7077,6 @@ def normal_Tensor_Tensor_out(ks, mean, std, **kwargs):
 
 
 def random__from(ks, self, from_, to, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7081,12 +7089,13 @@ def random__from(ks, self, from_, to, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def random__to(ks, self, to, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7099,12 +7108,13 @@ def random__to(ks, self, to, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def random_(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7117,12 +7127,13 @@ def random_(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def exponential_(ks, self, lambd=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('exponential_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7135,6 +7146,86 @@ def exponential_(ks, self, lambd=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def cauchy_(ks, self, median=0, sigma=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CauchyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['cauchy_'].redispatch(after_autograd(ks), self, median, sigma, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def log_normal_(ks, self, mean=1, std=2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LogNormalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['log_normal_'].redispatch(after_autograd(ks), self, mean, std, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def geometric_(ks, self, p, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GeometricBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['geometric_'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def poisson(ks, self, generator=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PoissonBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_info_ = TypeAndSize(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['poisson'].redispatch(after_autograd(ks), self, generator)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        check_complex_autograd('poisson', result)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        set_fw_grad(result, (manual.zeros_like(self_p)).conj())
     return result
 
 
@@ -7158,8 +7249,6 @@ def bernoulli(ks, self, **kwargs):
 
 
 def bernoulli__Tensor(ks, self, p, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli_', self, p)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
         check_inplace(self)
@@ -7173,12 +7262,13 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, p):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def bernoulli__float(ks, self, p=0.5, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7191,12 +7281,13 @@ def bernoulli__float(ks, self, p=0.5, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def bernoulli_p(ks, self, p, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward2()
@@ -7209,6 +7300,9 @@ def bernoulli_p(ks, self, p, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('bernoulli', result)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.zero_())
     return result
 
 
@@ -16941,6 +17035,10 @@ KERNELS = {
     'random_.to': random__to,
     'random_': random_,
     'exponential_': exponential_,
+    'cauchy_': cauchy_,
+    'log_normal_': log_normal_,
+    'geometric_': geometric_,
+    'poisson': poisson,
     'bernoulli': bernoulli,
     'bernoulli_.Tensor': bernoulli__Tensor,
     'bernoulli_.float': bernoulli__float,
