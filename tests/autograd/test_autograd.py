@@ -882,6 +882,21 @@ def test_generated_files_are_up_to_date():
         assert (GENERATED / name).read_text() == text, f"{name} is stale: run python -m internals.codegen"
 
 
+def test_a_forward_formula_may_name_several_outputs():
+    """torch's ``U, S, Vh: linalg_svd_jvp(...)``: one call gives the three tangents in order; the
+    outputs are not read as inputs with a gradient, and the kernel makes the call once."""
+    import inspect
+
+    from internals.autograd.generated import variable_type
+    from internals.codegen.gen_autograd import load_derivatives
+    info, = [i for i in load_derivatives() if str(i.schema.name) == "_linalg_svd"]
+    assert list(info.edges) == ["A"] and list(info.forward) == ["U", "S", "Vh"]
+    assert [f.rsplit("[", 1)[1] for f in info.forward.values()] == ["0]", "1]", "2]"]
+    for kernel, jvp in ((variable_type._linalg_svd, "linalg_svd_jvp("), (variable_type.linalg_qr, "linalg_qr_jvp("),
+                        (variable_type._linalg_slogdet, "slogdet_jvp(")):
+        assert inspect.getsource(kernel).count(jvp) == 1
+
+
 def test_every_differentiable_native_function_has_a_kernel():
     from internals.aten import dispatcher
     from internals.aten.native import tensor_factories

@@ -12361,8 +12361,9 @@ def _linalg_slogdet(ks, A):
         fwp_LU = primal(result[2])
         fwp_pivots = primal(result[3])
         A_t, = tangents(A)
-        set_fw_grad(result[0], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[0])
-        set_fw_grad(result[1], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[1])
+        fw_tangents = manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and (not A_p.dtype.is_complex))
+        set_fw_grad(result[0], fw_tangents[0])
+        set_fw_grad(result[1], fw_tangents[1])
     return result
 
 
@@ -12395,9 +12396,10 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
         fwp_S = primal(result[1])
         fwp_Vh = primal(result[2])
         A_t, = tangents(A)
-        set_fw_grad(result[0], manual.linalg_svd_jvp(A_t, fwp_U, fwp_S, fwp_Vh, full_matrices)[0])
-        set_fw_grad(result[1], manual.linalg_svd_jvp(A_t, fwp_U, fwp_S, fwp_Vh, full_matrices)[1])
-        set_fw_grad(result[2], manual.linalg_svd_jvp(A_t, fwp_U, fwp_S, fwp_Vh, full_matrices)[2])
+        fw_tangents = manual.linalg_svd_jvp(A_t, fwp_U, fwp_S, fwp_Vh, full_matrices)
+        set_fw_grad(result[0], fw_tangents[0])
+        set_fw_grad(result[1], fw_tangents[1])
+        set_fw_grad(result[2], fw_tangents[2])
     return result
 
 
@@ -12492,8 +12494,9 @@ def linalg_qr(ks, A, mode='reduced'):
         fwp_Q = primal(result[0])
         fwp_R = primal(result[1])
         A_t, = tangents(A)
-        set_fw_grad(result[0], manual.linalg_qr_jvp(A_t, fwp_Q, fwp_R, mode)[0])
-        set_fw_grad(result[1], manual.linalg_qr_jvp(A_t, fwp_Q, fwp_R, mode)[1])
+        fw_tangents = manual.linalg_qr_jvp(A_t, fwp_Q, fwp_R, mode)
+        set_fw_grad(result[0], fw_tangents[0])
+        set_fw_grad(result[1], fw_tangents[1])
     return result
 
 
