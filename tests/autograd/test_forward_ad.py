@@ -192,6 +192,15 @@ F = {
     "cholesky": (lambda L, a: (L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=L.float64)),
                                L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=L.float64), upper=True)),
                  [(2, 3, 3)], 64),
+    # complex matrices: the Hermitian adjoints, and a complex QR's R keeps a real diagonal (the
+    # imaginary diagonal of C in Q^H dQ)
+    "matrices_complex": (lambda L, a, b: (*L.linalg.qr(L.complex(a, b)), *L.linalg.qr(L.complex(a, b).mT),
+                                          L.linalg.pinv(L.complex(a, b)), L.linalg.svdvals(L.complex(a, b)),
+                                          L.linalg.cholesky((lambda z: z @ z.mH + L.eye(4))(L.complex(a, b))),
+                                          L.linalg.solve(L.complex(a[:3], b[:3]), L.complex(b[:3], a[:3]).mT)),
+                         [(4, 3), (4, 3)], 64),
+    # a wide matrix's singular vectors (LAPACK's signs agree with torch's for this one)
+    "svd_wide": (lambda L, a: (*L.linalg.svd(a.mT, full_matrices=False),), [(4, 3)], 64),
     "solve": (lambda L, a, b, v: (L.linalg.solve(a, b), L.linalg.solve(a, v), L.linalg.solve(a, b.mT, left=False),
                                   L.linalg.solve(a[0], v)), [(2, 3, 3), (2, 3, 2), (3,)], 64),
 }

@@ -3074,8 +3074,8 @@ def _sym(X):
 def linalg_qr_jvp(dA, Q, R, mode):
     """(dQ, dR). A tall A: with C = Q^H dA R^-1, dR = syminv(sym(C)) R and dQ = dA R^-1 - Q
     syminv(sym(C)) (Q^H dQ is skew-Hermitian, dR R^-1 upper triangular). A wide A = [X | Y]:
-    Q^H dQ is the skew-Hermitian matrix whose strict lower triangle is that of Q^H dX R_X^-1,
-    and dR = Q^H dA - Q^H dQ R."""
+    Q^H dQ is the skew-Hermitian matrix whose strict lower triangle is that of C = Q^H dX R_X^-1
+    and whose diagonal is C's imaginary one, and dR = Q^H dA - Q^H dQ R."""
     m, n = dA.shape[-2], dA.shape[-1]
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
@@ -3089,13 +3089,11 @@ def linalg_qr_jvp(dA, Q, R, mode):
         dQ = dARinv - Q.matmul(dR)
         return dQ, dR.matmul(R)
     QhdA = Q.mH.matmul(dA)
-    QhdQ = _trsm(R.narrow(-1, 0, m), QhdA.narrow(-1, 0, m), upper=True, left=False)
-    if QhdQ.is_complex():
-        QhdQ = QhdQ.tril()
-        dispatcher.call("real", QhdQ.diagonal(0, -2, -1)).zero_()
-    else:
-        QhdQ = QhdQ.tril(-1)
+    C = _trsm(R.narrow(-1, 0, m), QhdA.narrow(-1, 0, m), upper=True, left=False)
+    QhdQ = C.tril(-1)
     QhdQ = QhdQ - QhdQ.mH
+    if C.is_complex():      # R's diagonal stays real: Q^H dQ keeps C's imaginary diagonal
+        QhdQ = QhdQ + dispatcher.call("diag_embed", 1j * dispatcher.call("imag", C.diagonal(0, -2, -1)))
     return Q.matmul(QhdQ), QhdA - QhdQ.matmul(R)
 
 
