@@ -182,11 +182,11 @@ F = {
     "clamp_min_max_tensor": (lambda L, x, b: (L.clamp_min(x, b), L.clamp_max(x, b), L.norm(x), L.norm(x, 3, 1)),
                              [(3, 4), (3, 4)]),
     # the in-place forms take their operator's formula, written into self's tangent
-    "in_place_scatters_renorm_clamps": (lambda L, x, s: (x.clone().masked_scatter_(x > 0, s),
-                                                         x.clone().put_(L.tensor([0, 5, 7]), s[0, :3], accumulate=True),
-                                                         L.zeros(3, 4, dtype=L.float64).put_(L.tensor([0, 5]), s[0, :2]),
-                                                         x.clone().renorm_(2, 0, 2.0), x.clone().clamp_min_(s),
-                                                         x.clone().clamp_max_(s)), [(3, 4), (3, 4)]),
+    "in_place_scatters_renorm_clamps": (
+        lambda L, x, s: (x.clone().masked_scatter_(x > 0, s), x.clone().put_(L.tensor([0, 5, 7]), s[0, :3], True),
+                         L.zeros(3, 4, dtype=L.float64).put_(L.tensor([0, 5]), s[0, :2]),
+                         x.clone().renorm_(2, 0, 2.0), x.clone().clamp_min_(s), x.clone().clamp_max_(s)),
+        [(3, 4), (3, 4)]),
     "masked_scatter_put": (lambda L, x, s: (x.masked_scatter(x > 0, s), x.put(L.tensor([0, 5, 7]), s[0, :3]),
                                             x.put(L.tensor([1, 1, 11]), s[1, :3], accumulate=True)),
                            [(3, 4), (3, 4)]),
