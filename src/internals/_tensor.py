@@ -618,22 +618,33 @@ class Tensor(TensorBase):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if self._grad_fn is not None and not value:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
-                               "computed variable in a subgraph that doesn't require differentiation use "
-                               "var_no_grad = var.detach().")
+        """``THPVariable_set_requires_grad``: a Python bool (not 1, not NumPy's bool), on a leaf
+        only, whichever the value."""
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if self._grad_fn is not None:
+            raise RuntimeError(_requires_grad_leaf_error(value))
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    def requires_grad_(self, *args, **kwargs):
+        """``THPVariable_requires_grad_``: the flag goes through torch's argument parser, which takes
+        a bool and nothing else (1, None or a tensor is a TypeError, not a truth value). On a
+        computed tensor, True is accepted and changes nothing (it requires grad already)."""
+        requires_grad = _requires_grad_parser.parse(args, kwargs).to_bool(0)
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(_requires_grad_leaf_error(False))
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        return self
+
+    def _set_requires_grad(self, value, dtype_error):
+        """The checks both ways of setting the flag share (each its own words for a dtype without
+        gradients), then the flag itself, on a leaf."""
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(dtype_error)
         if value and self.is_inference() and not InferenceMode.is_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self._grad_fn is None:
-            self._requires_grad = bool(value)
-
-    def requires_grad_(self, requires_grad=True):
-        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self.requires_grad = requires_grad
-        return self
+            self._requires_grad = value
 
     @property
     def grad_fn(self):
@@ -796,6 +807,17 @@ def _untyped_for_set(storage, tensor):
                            f"but got type {storage.dtype.torch_name} for argument 1 'storage'")
     return untyped
 
+
+_requires_grad_parser = PythonArgParser(["requires_grad_(bool requires_grad=True)"])
+
+
+def _requires_grad_leaf_error(requires_grad):
+    """``requires_grad_leaf_error``: turning the flag off also says how to stop the gradient."""
+    message = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        message += (" If you want to use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+    return message
 
 _set_parser = PythonArgParser([
     "set_()",

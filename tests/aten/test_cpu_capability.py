@@ -3,7 +3,8 @@
 torch runs one of several builds of its CPU kernels (``ATEN_CPU_CAPABILITY``: default, avx2,
 avx512), and two random kernels round differently in them: ``normal_fill``'s float chunks (Cephes
 polynomials in the AVX2 build, the C library's logf/cosf/sinf in the default one) and every
-``a * b + c`` of a transform (fused in the FMA builds, two roundings in the default one). The
+``a * b + c`` of a transform (fused in the FMA builds, two roundings in the default one: uniform,
+normal, log-normal, cauchy). The
 package follows the build torch picks. ``linspace`` and ``cdist`` (p = 2) fuse multiply-adds
 in the FMA builds only, and are checked here too. Each capability runs in one subprocess (torch reads the
 variable once per process) that draws every case from torch and from internals after the same
@@ -50,6 +51,11 @@ def cases(lib):
         "bernoulli_(p tensor)": lambda: lib.empty(40).bernoulli_(lib.linspace(0, 1, 40)),
         "bernoulli(p float64 tensor)": lambda: lib.bernoulli(lib.linspace(0, 1, 40, dtype=lib.float64)),
         "exponential_(1.7)": lambda: lib.empty(30).exponential_(1.7),
+        "cauchy_(0.5, 2) (median + sigma * tan: fused or not)": lambda: lib.empty(30).cauchy_(0.5, 2.0),
+        "cauchy_ float64": lambda: lib.empty(30, dtype=lib.float64).cauchy_(-1.0, 0.3),
+        "log_normal_(0.5, 0.3) (40)": lambda: lib.empty(40).log_normal_(0.5, 0.3),
+        "geometric_(0.2)": lambda: lib.empty(30).geometric_(0.2),
+        "poisson": lambda: lib.poisson(lib.linspace(0, 40, 30)),
         "multinomial": lambda: lib.multinomial(lib.tensor([0.1, 0.2, 0.7]), 20, replacement=True),
         "kaiming_uniform_(a=sqrt 5)": lambda: init.kaiming_uniform_(lib.empty(8, 9), a=5 ** 0.5),
         "kaiming_normal_ (8, 9)": lambda: init.kaiming_normal_(lib.empty(8, 9)),

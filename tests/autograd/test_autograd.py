@@ -157,7 +157,9 @@ def test_every_derivative_entry_is_tested():
     # Random fills have no OpInfo that compares values (test_random.py checks them and their nodes).
     for fill in (lambda y: y.uniform_(), lambda y: y.normal_(), lambda y: y.random_(), lambda y: y.random_(3),
                  lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
-                 lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
+                 lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid()),
+                 lambda y: y.cauchy_(), lambda y: y.log_normal_(), lambda y: y.geometric_(0.5),
+                 lambda y: internals.poisson(y)):
         reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
     # More operators (tests/aten/test_sorting.py, test_unary_ops.py and test_distribution_kernels.py
     # compare their nodes and gradients with torch's).
@@ -879,6 +881,21 @@ def test_generated_files_are_up_to_date():
     from internals.codegen.gen_autograd import GENERATED, generate
     for name, text in generate().items():
         assert (GENERATED / name).read_text() == text, f"{name} is stale: run python -m internals.codegen"
+
+
+def test_a_forward_formula_may_name_several_outputs():
+    """torch's ``U, S, Vh: linalg_svd_jvp(...)``: one call gives the three tangents in order; the
+    outputs are not read as inputs with a gradient, and the kernel makes the call once."""
+    import inspect
+
+    from internals.autograd.generated import variable_type
+    from internals.codegen.gen_autograd import load_derivatives
+    info, = [i for i in load_derivatives() if str(i.schema.name) == "_linalg_svd"]
+    assert list(info.edges) == ["A"] and list(info.forward) == ["U", "S", "Vh"]
+    assert [f.rsplit("[", 1)[1] for f in info.forward.values()] == ["0]", "1]", "2]"]
+    for kernel, jvp in ((variable_type._linalg_svd, "linalg_svd_jvp("), (variable_type.linalg_qr, "linalg_qr_jvp("),
+                        (variable_type._linalg_slogdet, "slogdet_jvp(")):
+        assert inspect.getsource(kernel).count(jvp) == 1
 
 
 def test_every_differentiable_native_function_has_a_kernel():

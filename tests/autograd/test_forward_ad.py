@@ -152,6 +152,63 @@ F = {
     # so those tangents are 0, not 0/0
     "logcumsumexp_underflowing_prefix": (lambda L, x: (x.logcumsumexp(1), (x - 1e308).logcumsumexp(1),
                                                        x.masked_fill(x < 0, -1e308).logcumsumexp(0)), [(3, 4)]),
+    "binary_cross_entropy_with_logits": (
+        lambda L, x, y: (L.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid()),
+                         L.nn.functional.binary_cross_entropy_with_logits(
+                             x, y.sigmoid(), L.linspace(0.5, 1.5, 4, dtype=L.float64),
+                             pos_weight=L.linspace(2.0, 0.5, 4, dtype=L.float64), reduction="sum"),
+                         L.nn.functional.binary_cross_entropy_with_logits(x, y.detach().sigmoid(), reduction="none")),
+        [(3, 4), (3, 4)]),
+    "kl_div": (lambda L, x, y: (L.nn.functional.kl_div(x.log_softmax(1), y.log_softmax(1), reduction="batchmean",
+                                                       log_target=True),
+                                L.nn.functional.kl_div(x.log_softmax(1), y.softmax(1), reduction="none"),
+                                L.nn.functional.kl_div(x.log_softmax(1), y.detach().softmax(1), reduction="sum")),
+               [(3, 4), (3, 4)]),
+    "glu": (lambda L, x: (L.nn.functional.glu(x), L.nn.functional.glu(x, 0), L.nn.functional.glu(x.t(), 1)),
+            [(4, 6)]),
+    "std_mean_var_mean": (lambda L, x: (*L.std_mean(x, 1), *L.var_mean(x, 0, correction=0), *L.std_mean(x),
+                                        *L.var_mean(x, (0, 1), keepdim=True)), [(3, 4)]),
+    # maxnorm between the slices' norms: some rows are scaled down, the others pass as they are
+    "renorm": (lambda L, x: (x.renorm(2, 0, 2.0), x.renorm(1, 1, 2.5), x.renorm(3, -1, 1.5)), [(3, 4)]),
+    "prelu": (lambda L, x, w: (L.nn.functional.prelu(x, w), L.nn.functional.prelu(x, w[:1])), [(3, 4), (4,)]),
+    # composites: cosine_similarity clamps its norms in place (clamp_min.Tensor), triplet_margin_loss
+    # takes pairwise distances (norm.ScalarOpt_dim)
+    "cosine_similarity_triplet": (lambda L, a, p, n: (L.nn.functional.cosine_similarity(a, p),
+                                                      L.nn.functional.cosine_similarity(a, p[0], dim=1),
+                                                      L.nn.functional.triplet_margin_loss(a, p, n),
+                                                      L.nn.functional.triplet_margin_loss(a, p, n, p=1.0, swap=True,
+                                                                                          reduction="none")),
+                                  [(3, 4), (3, 4), (3, 4)]),
+    "clamp_min_max_tensor": (lambda L, x, b: (L.clamp_min(x, b), L.clamp_max(x, b), L.norm(x), L.norm(x, 3, 1)),
+                             [(3, 4), (3, 4)]),
+    # the in-place forms take their operator's formula, written into self's tangent
+    "in_place_scatters_renorm_clamps": (
+        lambda L, x, s: (x.clone().masked_scatter_(x > 0, s), x.clone().put_(L.tensor([0, 5, 7]), s[0, :3], True),
+                         L.zeros(3, 4, dtype=L.float64).put_(L.tensor([0, 5]), s[0, :2]),
+                         x.clone().renorm_(2, 0, 2.0), x.clone().clamp_min_(s), x.clone().clamp_max_(s)),
+        [(3, 4), (3, 4)]),
+    "masked_scatter_put": (lambda L, x, s: (x.masked_scatter(x > 0, s), x.put(L.tensor([0, 5, 7]), s[0, :3]),
+                                            x.put(L.tensor([1, 1, 11]), s[1, :3], accumulate=True)),
+                           [(3, 4), (3, 4)]),
+    # the matrix functions' tangents: products and solves whose rounding follows LAPACK and BLAS
+    "pinv_svdvals": (lambda L, a, b: (L.linalg.pinv(a), L.linalg.pinv(b), L.linalg.pinv(a[0].mT),
+                                      L.linalg.svdvals(a), L.linalg.svdvals(b)), [(2, 3, 4), (4, 3)], 64),
+    "qr": (lambda L, a, b: (*L.linalg.qr(a), *L.linalg.qr(b), *L.linalg.qr(a[0, :3], mode="complete"),
+                            *L.linalg.qr(b.mT, mode="complete")), [(2, 4, 3), (4, 3)], 64),
+    "cholesky": (lambda L, a: (L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=L.float64)),
+                               L.linalg.cholesky(a @ a.mT + L.eye(3, dtype=L.float64), upper=True)),
+                 [(2, 3, 3)], 64),
+    # complex matrices: the Hermitian adjoints, and a complex QR's R keeps a real diagonal (the
+    # imaginary diagonal of C in Q^H dQ)
+    "matrices_complex": (lambda L, a, b: (*L.linalg.qr(L.complex(a, b)), *L.linalg.qr(L.complex(a, b).mT),
+                                          L.linalg.pinv(L.complex(a, b)), L.linalg.svdvals(L.complex(a, b)),
+                                          L.linalg.cholesky((lambda z: z @ z.mH + L.eye(4))(L.complex(a, b))),
+                                          L.linalg.solve(L.complex(a[:3], b[:3]), L.complex(b[:3], a[:3]).mT)),
+                         [(4, 3), (4, 3)], 64),
+    # a wide matrix's singular vectors (LAPACK's signs agree with torch's for this one)
+    "svd_wide": (lambda L, a: (*L.linalg.svd(a.mT, full_matrices=False),), [(4, 3)], 64),
+    "solve": (lambda L, a, b, v: (L.linalg.solve(a, b), L.linalg.solve(a, v), L.linalg.solve(a, b.mT, left=False),
+                                  L.linalg.solve(a[0], v)), [(2, 3, 3), (2, 3, 2), (3,)], 64),
 }
 
 
@@ -181,6 +238,36 @@ def test_in_place_ops_update_the_tangent():
             return fw.unpack_dual(d).tangent, fw.unpack_dual(z).tangent
     for ours, theirs in zip(program(internals), program(torch)):
         assert_same(ours, theirs, ulps=PRODUCT_ULPS)
+
+
+@pytest.mark.parametrize("fill", [
+    lambda x: x.uniform_(), lambda x: x.normal_(), lambda x: x.exponential_(), lambda x: x.cauchy_(),
+    lambda x: x.log_normal_(), lambda x: x.geometric_(0.5), lambda x: x.random_(3), lambda x: x.bernoulli_(0.5),
+], ids=["uniform_", "normal_", "exponential_", "cauchy_", "log_normal_", "geometric_", "random_", "bernoulli_"])
+def test_a_random_fill_zeroes_the_tangent(fill):
+    """torch's ``result: self_t.zero_()``: the new values do not depend on the old ones."""
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        (x, v), = _inputs(lib, (3, 4))
+        lib.manual_seed(0)
+        with fw.dual_level():
+            d = fw.make_dual(x.clone(), v)
+            fill(d)
+            return fw.unpack_dual(d).tangent, v
+    (ours, our_v), (theirs, their_v) = program(internals), program(torch)
+    assert ours is our_v and theirs is their_v      # written in place, as torch's zero_ writes it
+    assert_same(ours, theirs)
+
+
+def test_poissons_tangent_is_zero():
+    def program(lib):
+        fw = lib.autograd.forward_ad
+        (x, v), = _inputs(lib, (3, 4))
+        lib.manual_seed(0)
+        with fw.dual_level():
+            return tuple(fw.unpack_dual(lib.poisson(fw.make_dual(x.abs(), v))))
+    for ours, theirs in zip(program(internals), program(torch)):
+        assert_same(ours, theirs)
 
 
 def test_a_views_tangent_is_the_same_view_of_its_bases_tangent():
@@ -289,6 +376,18 @@ ERRORS = {
     "remainder_of_a_number": _in_level(lambda lib, fw, x, v: lib.remainder(2.0, fw.make_dual(x, v))),
     "scatter_reduce_value": _in_level(
         lambda lib, fw, x, v: fw.make_dual(x, v).scatter(0, lib.tensor([1]), 2.0, reduce="multiply")),
+    # torch's derivatives.yaml gives these no forward formula either
+    "multi_margin_loss": _in_level(
+        lambda lib, fw, x, v: lib.nn.functional.multi_margin_loss(fw.make_dual(x, v).unsqueeze(0), lib.tensor([1]))),
+    "pdist": _in_level(lambda lib, fw, x, v: lib.nn.functional.pdist(fw.make_dual(x, v).reshape(3, 1))),
+    "cdist": _in_level(lambda lib, fw, x, v: lib.cdist(fw.make_dual(x, v).reshape(1, 3, 1), x.reshape(1, 3, 1))),
+    # binary_cross_entropy_with_logits' formula reads the weight itself, not its primal: a dual
+    # weight would give the tangent a tangent
+    "dual_loss_weight": _in_level(lambda lib, fw, x, v: lib.nn.functional.binary_cross_entropy_with_logits(
+        fw.make_dual(x, v), x.sigmoid(), fw.make_dual(x, v))),
+    "qr_mode_r": _in_level(lambda lib, fw, x, v: lib.linalg.qr(fw.make_dual(x, v).reshape(3, 1), mode="r")),
+    "qr_complete_tall": _in_level(
+        lambda lib, fw, x, v: lib.linalg.qr(fw.make_dual(x, v).reshape(3, 1), mode="complete")),
 }
 
 

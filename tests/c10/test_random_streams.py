@@ -220,6 +220,84 @@ def test_random_(dtype):
         same(internals.empty(9, dtype=di).random_(lo, None), torch.empty(9, dtype=dt).random_(lo, None))
 
 
+# cauchy_ (tan) and log_normal_ (exp) end in a C library function: their last bit follows the
+# machine's libm, so they are compared within LIBM_ULPS; the draws (and so the generator state after
+# them) are exact, and so are geometric_'s and poisson's whole numbers.
+LIBM_ULPS = 2
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cauchy_(dtype):
+    both(11)
+    di, dt = getattr(internals, dtype), getattr(torch, dtype)
+    assert_same(internals.empty(41, dtype=di).cauchy_(), torch.empty(41, dtype=dt).cauchy_(), ulps=LIBM_ULPS)
+    assert_same(internals.empty(5, 8, dtype=di).t().cauchy_(-1.5, 0.25),
+                torch.empty(5, 8, dtype=dt).t().cauchy_(-1.5, 0.25), ulps=LIBM_ULPS)
+    g, t = gens(12)
+    assert_same(internals.empty(9, dtype=di).cauchy_(2.0, 3.0, generator=g),
+                torch.empty(9, dtype=dt).cauchy_(2.0, 3.0, generator=t), ulps=LIBM_ULPS)
+    same(internals.rand(3), torch.rand(3))
+    assert torch.equal(g.get_state().to_torch(), t.get_state())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_log_normal_shares_the_kept_normal_with_normal_(dtype):
+    """log_normal_ draws Box-Muller pairs as the scalar normal_ path does, whatever its size, and
+    the second normal of a pair is kept in the generator for the next normal or log-normal."""
+    both(13)
+    di, dt = getattr(internals, dtype), getattr(torch, dtype)
+    assert_same(internals.empty(40, dtype=di).log_normal_(), torch.empty(40, dtype=dt).log_normal_(),
+                ulps=LIBM_ULPS)
+    assert_same(internals.empty(7, dtype=di).log_normal_(0.5, 0.25), torch.empty(7, dtype=dt).log_normal_(0.5, 0.25),
+                ulps=LIBM_ULPS)
+    same(internals.empty(3, dtype=di).normal_(), torch.empty(3, dtype=dt).normal_())
+    assert_same(internals.empty(4, 3, dtype=di).t().log_normal_(-1.0, 0.5),
+                torch.empty(4, 3, dtype=dt).t().log_normal_(-1.0, 0.5), ulps=LIBM_ULPS)
+    assert torch.equal(internals.get_rng_state().to_torch(), torch.get_rng_state())
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", *DTYPES])
+def test_geometric_(dtype):
+    both(14)
+    di, dt = getattr(internals, dtype), getattr(torch, dtype)
+    for p in (0.5, 0.05, 0.9):
+        same(internals.empty(33, dtype=di).geometric_(p), torch.empty(33, dtype=dt).geometric_(p))
+    same(internals.empty(6, 5, dtype=di).t().geometric_(0.3), torch.empty(6, 5, dtype=dt).t().geometric_(0.3))
+    same(internals.rand(3), torch.rand(3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_poisson(dtype):
+    """Small rates take Knuth's product of uniforms, rates of 10 and more Hoermann's rejection
+    loop: how many words a sample draws depends on the draws, and the stream must stay in step."""
+    both(15)
+    di, dt = getattr(internals, dtype), getattr(torch, dtype)
+    rates = [0.0, 0.3, 2.5, 9.9, 10.0, 37.0, 500.0, 1e5]
+    ri, rt = internals.tensor(rates * 5, dtype=di), torch.tensor(rates * 5, dtype=dt)
+    same(internals.poisson(ri), torch.poisson(rt))
+    same(internals.poisson(ri.reshape(5, 8).t()), torch.poisson(rt.reshape(5, 8).t()))
+    g, t = gens(16)
+    same(internals.poisson(ri, g), torch.poisson(rt, t))
+    same(internals.poisson(ri, generator=g), torch.poisson(rt, generator=t))
+    same(internals.rand(3), torch.rand(3))
+    assert torch.equal(g.get_state().to_torch(), t.get_state())
+
+
+def test_poisson_of_an_infinite_rate_is_x86_64s_integer_indefinite():
+    """An infinite rate accepts its first pair of draws with k = (int64_t) floor(inf), which x86-64
+    makes INT64_MIN; the float result is that integer."""
+    both(17)
+    same(internals.poisson(internals.tensor([float("inf"), 3.0])), torch.poisson(torch.tensor([float("inf"), 3.0])))
+
+
+def test_a_bad_poisson_rate_stops_the_kernel_after_the_draws_before_it():
+    both(18)
+    for lib in (internals, torch):
+        with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+            lib.poisson(lib.tensor([4.0, 20.0, -1.0, 3.0]))
+    assert torch.equal(internals.get_rng_state().to_torch(), torch.get_rng_state())
+
+
 def test_randint_overloads_and_large_ranges():
     both(3)
     same(internals.randint(10, (3, 4)), torch.randint(10, (3, 4)))
@@ -305,11 +383,19 @@ def _call(kind, n, dtype, use_gen, strided, lib, gen):
         return lib.empty(n, dtype=d).exponential_(1.5, **kw)
     if kind == "bernoulli":
         return lib.empty(n, dtype=d).bernoulli_(0.4, **kw)
+    if kind == "log_normal_":       # shares the kept normal with normal_'s scalar path
+        return lib.empty(n, dtype=d).log_normal_(0.5, 0.75, **kw)
+    if kind == "cauchy_":
+        return lib.empty(n, dtype=d).cauchy_(0.5, 2.0, **kw)
+    if kind == "geometric_":
+        return lib.empty(n, dtype=d).geometric_(0.25, **kw)
+    if kind == "poisson":
+        return lib.poisson(lib.linspace(0.0, 30.0, n, dtype=d), **kw)
     return lib.multinomial(lib.ones(n), min(n, 3), **kw)
 
 
 KINDS = ["randn", "rand", "normal_", "uniform_", "randint", "randperm", "exponential_", "multinomial",
-         "bernoulli"]
+         "bernoulli", "log_normal_", "cauchy_", "geometric_", "poisson"]
 CALL = hst.tuples(hst.sampled_from(KINDS), SIZES, hst.sampled_from(DTYPES), hst.booleans(), hst.booleans())
 
 
@@ -319,7 +405,9 @@ def test_any_sequence_matches_torch(seed, calls):
     both(seed)
     g, t = gens(seed + 1)
     for kind, n, dtype, use_gen, strided in calls:
-        same(_call(kind, n, dtype, use_gen, strided, internals, g), _call(kind, n, dtype, use_gen, strided, torch, t))
+        ours, theirs = _call(kind, n, dtype, use_gen, strided, internals, g), _call(kind, n, dtype, use_gen, strided,
+                                                                                   torch, t)
+        assert_same(ours, theirs, ulps=LIBM_ULPS) if kind in ("log_normal_", "cauchy_") else same(ours, theirs)
     assert torch.equal(internals.get_rng_state().to_torch(), torch.get_rng_state())
     assert torch.equal(g.get_state().to_torch(), t.get_state())
 
@@ -331,6 +419,28 @@ def test_any_sequence_matches_torch(seed, calls):
     lambda lib: lib.empty(3, dtype=lib.int64).normal_(),
     lambda lib: lib.empty(3, dtype=lib.int64).uniform_(),
     lambda lib: lib.empty(3).exponential_(0.0),
+    lambda lib: lib.empty(3).exponential_(float("nan")),
+    lambda lib: lib.empty(3, dtype=lib.int32).exponential_(),
+    lambda lib: lib.empty(3).cauchy_(0.0, 0.0),
+    lambda lib: lib.empty(3).cauchy_(0.0, float("nan")),
+    lambda lib: lib.empty(3, dtype=lib.int64).cauchy_(),
+    lambda lib: lib.empty(0, dtype=lib.int32).cauchy_(),         # checked before an empty tensor returns
+    lambda lib: lib.empty(3, dtype=lib.complex64).cauchy_(),
+    lambda lib: lib.empty(3).log_normal_(1.0, 0.0),
+    lambda lib: lib.empty(3).log_normal_(1.0, -2.0),
+    lambda lib: lib.empty(3, dtype=lib.int32).log_normal_(),
+    lambda lib: lib.empty(3, dtype=lib.complex64).log_normal_(),
+    lambda lib: lib.empty(3).geometric_(0.0),
+    lambda lib: lib.empty(3).geometric_(1.0),
+    lambda lib: lib.empty(3).geometric_(float("nan")),
+    lambda lib: lib.empty(3, dtype=lib.bool).geometric_(0.5),
+    lambda lib: lib.empty(3, dtype=lib.uint16).geometric_(0.5),
+    lambda lib: lib.empty(3, dtype=lib.complex64).geometric_(0.5),
+    lambda lib: lib.poisson(lib.tensor([1.0, -1.0])),
+    lambda lib: lib.poisson(lib.tensor([float("nan")])),
+    lambda lib: lib.poisson(lib.tensor([1, 2])),
+    lambda lib: lib.poisson(lib.zeros(0, dtype=lib.int8)),          # the dtype is checked on no element too
+    lambda lib: lib.poisson(lib.tensor([1j])),
     lambda lib: lib.empty(3).bernoulli_(1.5),
     lambda lib: lib.empty(3).random_(5, 2),
     lambda lib: lib.empty(3, dtype=lib.int8).random_(0, 1000),
@@ -355,7 +465,8 @@ def test_errors_match_torch(call):
 
 
 def test_in_place_fills_record_their_backward():
-    fills = [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("random_", ()), ("bernoulli_", (0.5,))]
+    fills = [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("random_", ()), ("bernoulli_", (0.5,)),
+             ("cauchy_", ()), ("log_normal_", ()), ("geometric_", (0.5,))]
     for name, args in fills:
         x = internals.ones(3, requires_grad=True).clone()
         y = getattr(x, name)(*args)
@@ -363,6 +474,11 @@ def test_in_place_fills_record_their_backward():
                                                 .grad_fn).__name__
     p = internals.rand(3, requires_grad=True)
     assert type(internals.bernoulli(p).grad_fn).__name__ == "BernoulliBackward0"
+    assert type(internals.poisson(p).grad_fn).__name__ == "PoissonBackward0"
+    internals.poisson(p).sum().backward()        # a sample's rate gets a zero gradient
+    theirs = torch.rand(3, requires_grad=True)
+    torch.poisson(theirs).sum().backward()
+    same(p.grad, theirs.grad)
     assert internals.multinomial(p, 2).grad_fn is None
 
 

@@ -142,6 +142,7 @@ _EXTRA_CALLS = [
     'z.random_(), z.random_(5), z.random_(1, 5), z.bernoulli_(z.clone().fill_(0.5)), z.bernoulli(0.3)',
     'torch.normal(z, 1.0), torch.normal(1.0, z.abs() + 1), torch.normal(z, z.abs() + 1)',
     'torch.normal(z, 1.0, out=torch.empty(2, 3)), torch.normal(0.0, 1.0, (2, 3), out=torch.empty(0))',
+    'torch.poisson(x.abs()), torch.poisson(x.abs().t(), generator=g)',
     'torch.arange(1, 5), torch.triu_indices(3, 4), torch.tril_indices(4, 3, 1)',
     'torch.linspace(0.5, torch.tensor(2.0), 4), torch.logspace(0.5, torch.tensor(2.0), 4)',
     'torch.ops.aten.norm.Scalar(x, 2), torch.ops.aten.norm.ScalarOpt_dim(x, 3, [1])',

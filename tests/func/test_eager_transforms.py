@@ -83,6 +83,13 @@ PROGRAMS = {
         lib.nn.functional.batch_norm(b, None, None, training=True),
         lib.nn.functional.max_pool1d(b.unsqueeze(0), 2), lib.nn.functional.cross_entropy(b, lib.tensor([0, 2, 1, 1])),
         b.cumsum(0), lib.where(b > 0, b, b * b)), (d["b"],), (d["b"].flip(0),)),
+    # forward formulas of losses, norms and matrix functions (tests/autograd/test_forward_ad.py has more)
+    "jvp_losses_and_matrices": lambda lib, d: lib.func.jvp(lambda b: (
+        lib.nn.functional.binary_cross_entropy_with_logits(b, d["b"].flip(1).sigmoid()), lib.nn.functional.glu(b, 0),
+        lib.nn.functional.cosine_similarity(b, d["b"].flip(1)), b.renorm(2, 0, 1.0), *lib.std_mean(b, 1),
+        lib.linalg.pinv(b), lib.linalg.svdvals(b), *lib.linalg.qr(b), lib.linalg.cholesky(b.mT @ b),
+        # diagonally dominant: a solve's rounding grows with its condition number
+        lib.linalg.solve(b[:3] + 4 * lib.eye(3, dtype=b.dtype), d["x"])), (d["b"],), (d["b"].flip(0),)),
     "vmap_grad_nn_functional": lambda lib, d: lib.func.vmap(lib.func.grad(lambda r: (
         lib.nn.functional.layer_norm(r, (3,)).sin().sum() + r.softmax(-1)[0] + lib.nn.functional.conv1d(
             r.view(1, 1, 3), d["m"][:1, :2].view(1, 1, 2)).sum() + lib.nn.functional.gelu(r).max())))(d["b"]),

@@ -134,6 +134,53 @@ def test_tensor_with_requires_grad_of_an_integral_dtype(call):
     same_error(call)
 
 
+@pytest.mark.parametrize("flag", [1, 0, None, 1.0, np.bool_(True)], ids=["1", "0", "None", "1.0", "numpy_bool"])
+def test_requires_grad_takes_only_a_bool(flag):
+    """torch's argument parser reads ``requires_grad_``'s flag as a bool: a number is a TypeError,
+    positional or keyword, not a truth value."""
+    same_error(lambda L: L.ones(2).requires_grad_(flag))
+    same_error(lambda L: L.ones(2).requires_grad_(requires_grad=flag))
+
+
+@pytest.mark.parametrize("call", [lambda t: t.requires_grad_(), lambda t: t.requires_grad_(True),
+                                  lambda t: t.requires_grad_(False), lambda t: t.requires_grad_(requires_grad=False),
+                                  lambda t: t.requires_grad_(True).requires_grad_(requires_grad=False)])
+def test_requires_grad_with_a_bool_or_the_default(call):
+    ours, theirs = call(internals.ones(2)), call(torch.ones(2))
+    assert ours.requires_grad == theirs.requires_grad and ours.is_leaf and theirs.is_leaf
+
+
+def _set_flag(t, value):
+    t.requires_grad = value
+    return t
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: _set_flag(L.ones(2), 1), lambda L: _set_flag(L.ones(2), None),
+    lambda L: _set_flag(L.ones(2), np.bool_(1)),
+    lambda L: _set_flag(L.ones(2, requires_grad=True) * 2, True),       # the property refuses a non-leaf either way
+    lambda L: _set_flag(L.ones(2, requires_grad=True) * 2, False),
+    lambda L: _set_flag(L.ones(2, dtype=L.int64), True),
+    lambda L: (L.ones(2, requires_grad=True) * 2).requires_grad_(False),
+], ids=["int", "None", "numpy_bool", "non_leaf_true", "non_leaf_false", "integral", "method_non_leaf_false"])
+def test_setting_requires_grad_refuses_as_torch(call):
+    same_error(call)
+
+
+def test_requires_grad_true_on_a_computed_tensor_changes_nothing():
+    """The method, unlike the property, accepts True on a non-leaf: it requires grad already."""
+    for lib in (internals, torch):
+        y = lib.ones(2, requires_grad=True) * 2
+        assert y.requires_grad_(True) is y and y.requires_grad and not y.is_leaf
+
+
+def test_the_legacy_variable_constructor_takes_a_number_as_the_flag():
+    """``Variable(data, requires_grad=1)`` parses the flag as a C char: any number is taken."""
+    ours = internals.autograd.Variable(internals.ones(2), requires_grad=1)
+    theirs = torch.autograd.Variable(torch.ones(2), requires_grad=1)
+    assert ours.requires_grad and theirs.requires_grad
+
+
 def test_a_grad_of_another_dtype_gets_torchs_whole_message():
     def assign(L):
         L.ones(3, requires_grad=True).grad = L.ones(3, dtype=L.float64)

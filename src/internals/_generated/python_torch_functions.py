@@ -7172,6 +7172,19 @@ def THPVariable_pixel_unshuffle(*args, **kwargs):
     return _ops['pixel_unshuffle'](_r.tensor(0), _r.to_int64(1))
 
 
+_poisson_parser = PythonArgParser([
+    'poisson(Tensor input, Generator? generator=None)',
+])
+
+
+def THPVariable_poisson(*args, **kwargs):
+    _r = _poisson_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::poisson(Tensor self, Generator? generator=None) -> Tensor
+    return _ops['poisson'](_r.tensor(0), _r.value(1))
+
+
 _poisson_nll_loss_parser = PythonArgParser([
     'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, double eps, int64_t reduction)',
 ])
@@ -9933,6 +9946,7 @@ FUNCTIONS = named({
     'pinverse': THPVariable_pinverse,
     'pixel_shuffle': THPVariable_pixel_shuffle,
     'pixel_unshuffle': THPVariable_pixel_unshuffle,
+    'poisson': THPVariable_poisson,
     'poisson_nll_loss': THPVariable_poisson_nll_loss,
     'polar': THPVariable_polar,
     'polygamma': THPVariable_polygamma,

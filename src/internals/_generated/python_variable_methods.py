@@ -1200,6 +1200,21 @@ def THPVariable_bmm(self, *args, **kwargs):
     return _ops['bmm'](self, _r.tensor(0))
 
 
+_cauchy__parser = PythonArgParser([
+    'cauchy_(double median=0, double sigma=1, *, Generator? generator=None)',
+])
+
+
+def THPVariable_cauchy_(self, *args, **kwargs):
+    _r = _cauchy__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['cauchy_'](self, _r.to_double(0), _r.to_double(1))
+    return _ops['cauchy_'](self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
+
+
 def THPVariable_ccol_indices(self):
     # aten::ccol_indices(Tensor(a) self) -> Tensor(a)
     if check_has_torch_function(self):
@@ -2370,6 +2385,21 @@ def THPVariable_ge_(self, *args, **kwargs):
     return _ops['ge_.Scalar'](self, _r.scalar(0))
 
 
+_geometric__parser = PythonArgParser([
+    'geometric_(double p, *, Generator? generator=None)',
+])
+
+
+def THPVariable_geometric_(self, *args, **kwargs):
+    _r = _geometric__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['geometric_'](self, _r.to_double(0))
+    return _ops['geometric_'](self, _r.to_double(0), generator=_r.value(1))
+
+
 def THPVariable_geqrf(self):
     # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
     if check_has_torch_function(self):
@@ -2956,6 +2986,21 @@ def THPVariable_log_(self):
     if check_has_torch_function(self):
         return handle_torch_function_method(self, 'log_')
     return _ops['log_'](self)
+
+
+_log_normal__parser = PythonArgParser([
+    'log_normal_(double mean=1, double std=2, *, Generator? generator=None)',
+])
+
+
+def THPVariable_log_normal_(self, *args, **kwargs):
+    _r = _log_normal__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['log_normal_'](self, _r.to_double(0), _r.to_double(1))
+    return _ops['log_normal_'](self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
 
 
 _log_softmax_parser = PythonArgParser([
@@ -6466,6 +6511,7 @@ METHODS = named({
     'bitwise_xor': THPVariable_bitwise_xor,
     'bitwise_xor_': THPVariable_bitwise_xor_,
     'bmm': THPVariable_bmm,
+    'cauchy_': THPVariable_cauchy_,
     'ccol_indices': THPVariable_ccol_indices,
     'ceil': THPVariable_ceil,
     'ceil_': THPVariable_ceil_,
@@ -6562,6 +6608,7 @@ METHODS = named({
     'gcd_': THPVariable_gcd_,
     'ge': THPVariable_ge,
     'ge_': THPVariable_ge_,
+    'geometric_': THPVariable_geometric_,
     'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
@@ -6614,6 +6661,7 @@ METHODS = named({
     'log2': THPVariable_log2,
     'log2_': THPVariable_log2_,
     'log_': THPVariable_log_,
+    'log_normal_': THPVariable_log_normal_,
     'log_softmax': THPVariable_log_softmax,
     'logaddexp': THPVariable_logaddexp,
     'logaddexp2': THPVariable_logaddexp2,

@@ -132,6 +132,11 @@ def set_fw_grad(t, tangent, level=0, inplace=False):
     dtype = t._impl.dtype
     if not (dtype.is_floating_point or dtype.is_complex):
         return              # an integer or bool output is not differentiable: it takes no tangent
+    if fw_grad(tangent, level) is not None:
+        # a formula that read a dual input itself, not its primal (binary_cross_entropy_with_logits'
+        # weight): its tangent would carry a tangent of its own
+        raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level{level} "
+                           "is not supported.")
     if inplace:
         tangent = _written_tangent(t, tangent, level)
         if tangent is None:

@@ -2981,3 +2981,138 @@ def polar_jvp(abs_p, abs_t, angle_p, angle_t):
     """r e^{i theta} moves by dr e^{i theta} + i r dtheta e^{i theta}, written in its two parts."""
     cos, sin = angle_p.cos(), angle_p.sin()
     return complex_jvp(abs_t * cos - angle_t * abs_p * sin, abs_t * sin + angle_t * abs_p * cos)
+
+
+# ---- forward derivatives of glu, renorm, the norms and the matrix functions (FunctionsManual.cpp)
+__all__ += ["glu_jvp", "renorm_jvp", "norm_jvp", "mean_jvp", "pinv_jvp", "linalg_svd_jvp", "linalg_qr_jvp",
+            "cholesky_jvp", "linalg_solve_jvp"]
+
+
+def glu_jvp(glu, x, dx, dim):
+    """glu = a σ(b) moves by σ(b) da + glu (1 - σ(b)) db (``glu_jvp``, which reuses the output)."""
+    n = x.shape[dim] // 2
+    sig_b = x.narrow(dim, n, n).sigmoid()
+    da, db = dx.narrow(dim, 0, n), dx.narrow(dim, n, n)
+    return (glu - glu * sig_b) * db + sig_b * da
+
+
+def norm_jvp(self_p, self_t, p, norm, dim=None, keepdim=False):
+    """``at::norm``'s tangent: the vector norm's, a missing p meaning 2."""
+    return linalg_vector_norm_jvp(self_p, self_t, 2 if p is None else p, norm, dim, keepdim)
+
+
+def mean_jvp(self_t, dim, keepdim):
+    """``mean(self_t, dim.value_or({}), keepdim)``: var_mean's and std_mean's mean is linear."""
+    return self_t.mean(_dim_list(dim, self_t.dim()), keepdim)
+
+
+def renorm_jvp(self_p, self_t, p, dim, maxnorm):
+    """Where a slice's norm exceeds maxnorm the output is x maxnorm / (norm + 1e-7): its tangent
+    is that factor times ``t - x d(norm) / (norm + 1e-7)``; elsewhere the tangent itself."""
+    dim = dim % self_p.dim()
+    reduce_dims = [d for d in range(self_p.dim()) if d != dim]
+    norm = dispatcher.call("linalg_vector_norm", self_p, p, reduce_dims, True)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    scaled = factor * (self_t - self_p * invnorm * norm_jvp(self_p, self_t, p, norm, reduce_dims, True))
+    return where(norm > maxnorm, scaled, self_t)
+
+
+def pinv_jvp(A, pinvA, dA):
+    """The pseudo-inverse's tangent (Golub and Pereyra), grouped so that the products are of the
+    smaller of A's two dimensions."""
+    m, n = A.shape[-2], A.shape[-1]
+    dAh, pinvAh = dA.mH, pinvA.mH
+    if m <= n:
+        K = pinvAh.matmul(dAh)
+        return (pinvA.matmul(K - K.mH - K.matmul(A.matmul(pinvA)))
+                + (dAh - pinvA.matmul(A.matmul(dAh))).matmul(pinvAh.matmul(pinvA)))
+    K = pinvA.matmul(dA)
+    Kh = K.mH
+    return ((Kh - K - pinvA.matmul(A).matmul(Kh)).matmul(pinvA)
+            + pinvA.matmul(pinvAh).matmul(dAh - dAh.matmul(A).matmul(pinvA)))
+
+
+def linalg_svd_jvp(dA, U_, S, Vh_, full_matrices):
+    """(dU, dS, dVh) from dP = U^H dA V: dS its real diagonal, dU = U sym(dP S) / E and
+    dVh = -sym(S dP) / E Vh with E the gaps between squared singular values (plus, complex,
+    i Im diag(dP) / 2S), and the parts outside U's columns (V's rows) of a tall (wide) A; the
+    extra columns of full matrices get zero tangents."""
+    m, n, k = dA.shape[-2], dA.shape[-1], S.shape[-1]
+    U = U_.narrow(-1, 0, k) if full_matrices else U_
+    Vh = Vh_.narrow(-2, 0, k) if full_matrices else Vh_
+    V = Vh.mH
+    dP = U.mH.matmul(dA.matmul(V)) if m >= n else U.mH.matmul(dA).matmul(V)
+    dS = dispatcher.call("real", dP.diagonal(0, -2, -1)) if dA.is_complex() else dP.diagonal(0, -2, -1)
+    dP = dP - dispatcher.call("diag_embed", dS)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)      # any non-zero: the diagonal's numerators are zero
+    diag_dP_2S = dispatcher.call("diag_embed", dP.diagonal(0, -2, -1) / (2 * S)) if dA.is_complex() else None
+    dU_inner = _sym(dP * S.unsqueeze(-2)) / E
+    dVh_inner = _sym(dP * (-S).unsqueeze(-1)) / E
+    if diag_dP_2S is not None:
+        dU_inner, dVh_inner = dU_inner + diag_dP_2S, dVh_inner + diag_dP_2S
+    dU, dVh = U.matmul(dU_inner), dVh_inner.matmul(Vh)
+    if m > n:
+        dAVSinv = dA.matmul(V / S.unsqueeze(-2))
+        dU = dU + dAVSinv - U.matmul(U.mH.matmul(dAVSinv))
+        if full_matrices:
+            dU = dispatcher.call("cat", [dU, dU.new_zeros([*dU.shape[:-1], m - n])], -1)
+    if m < n:
+        UhdASinv = (U.mH / S.unsqueeze(-1)).matmul(dA)
+        dVh = dVh + UhdASinv - UhdASinv.matmul(V).matmul(Vh)
+        if full_matrices:
+            dVh = dispatcher.call("cat", [dVh, dVh.new_zeros([*dVh.shape[:-2], n - m, n])], -2)
+    return dU, dS, dVh
+
+
+def _sym(X):
+    return X + X.mH
+
+
+def linalg_qr_jvp(dA, Q, R, mode):
+    """(dQ, dR). A tall A: with C = Q^H dA R^-1, dR = syminv(sym(C)) R and dQ = dA R^-1 - Q
+    syminv(sym(C)) (Q^H dQ is skew-Hermitian, dR R^-1 upper triangular). A wide A = [X | Y]:
+    Q^H dQ is the skew-Hermitian matrix whose strict lower triangle is that of C = Q^H dX R_X^-1
+    and whose diagonal is C's imaginary one, and dR = Q^H dA - Q^H dQ R."""
+    m, n = dA.shape[-2], dA.shape[-1]
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        dARinv = _trsm(R, dA, upper=True, left=False)
+        dR = _sym(Q.mH.matmul(dARinv)).triu()
+        dR.diagonal(0, -2, -1).mul_(0.5)
+        dQ = dARinv - Q.matmul(dR)
+        return dQ, dR.matmul(R)
+    QhdA = Q.mH.matmul(dA)
+    C = _trsm(R.narrow(-1, 0, m), QhdA.narrow(-1, 0, m), upper=True, left=False)
+    QhdQ = C.tril(-1)
+    QhdQ = QhdQ - QhdQ.mH
+    if C.is_complex():      # R's diagonal stays real: Q^H dQ keeps C's imaginary diagonal
+        QhdQ = QhdQ + dispatcher.call("diag_embed", 1j * dispatcher.call("imag", C.diagonal(0, -2, -1)))
+    return Q.matmul(QhdQ), QhdA - QhdQ.matmul(R)
+
+
+def cholesky_jvp(dA, L, upper):
+    """A = L L^H moves by dA = 2 Re(dL L^H): dL = L Phi(L^-1 dA L^-H), Phi keeping the lower
+    triangle with its diagonal halved. An upper factor is L^H."""
+    L_ = L.mH if upper else L
+    dL = _trsm(L_, dA, upper=False, left=True)
+    dL = _trsm(L_.mH, dL, upper=True, left=False)
+    dL = dL.tril() - dispatcher.call("diag_embed", mul_scalar(dL.diagonal(0, -2, -1), 0.5))
+    dL = L_.matmul(dL)
+    return dL.mH if upper else dL
+
+
+def linalg_solve_jvp(dA, dB, X, LU, pivots, left):
+    """A X = B moves by dX = A^-1 (dB - dA X) (``(dB - X dA) A^-1`` on the right), solved with
+    the forward's LU factors; a vector B is solved as a one-column matrix."""
+    vector = X.dim() == 1 or (X.dim() == LU.dim() - 1 and tuple(X.shape) == tuple(LU.shape[:-1]))
+    X_, dB_ = (X.unsqueeze(-1), dB.unsqueeze(-1)) if vector else (X, dB)
+    R_ = dA.matmul(X_) if left else X_.matmul(dA)
+    dX = linalg_lu_solve(LU, pivots, dB_ - R_, left=left)
+    return dX.squeeze(-1) if vector else dX

@@ -42,4 +42,6 @@ class Variable(metaclass=VariableMeta):
         if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):
             # the constructor's own words (``requires_grad_`` says it in lower case, without complex)
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        return data.detach().requires_grad_(requires_grad)
+        # the legacy constructor reads the flag as a C char (``PyArg_ParseTupleAndKeywords``'s "b"):
+        # any number is taken, where ``requires_grad_`` takes only a bool
+        return data.detach().requires_grad_(bool(requires_grad))

@@ -160,6 +160,11 @@ class Generator:
         mt19937.draw32(self._words, self._cursor, out)
         return out
 
+    def engine_state(self):
+        """The mt19937 state itself, ``(words, cursor)`` with cursor ``[left, next]``, for a kernel
+        that draws as it goes, not knowing beforehand how many words it needs (``sample_poisson``)."""
+        return self._words, self._cursor
+
     def random64(self, n):
         """The next ``n`` 64-bit values, each from two words, the first the high half (``random64``)."""
         words = self.random(2 * n).astype(np.uint64)

@@ -281,9 +281,9 @@ def _split_formulas(entry, outputs=()):
     output's forward formula, not a gradient."""
     formulas, groups = {}, {}
     for key, formula in entry.items():
-        if key in NOT_A_FORMULA or key in outputs:
-            continue
         names = tuple(n.strip() for n in key.split(","))
+        if key in NOT_A_FORMULA or all(n in outputs for n in names):
+            continue
         for name in names:
             formulas[name] = formula
             if len(names) > 1:
@@ -299,9 +299,15 @@ def _forward_formulas(entry, schema, outputs, edges, formulas):
     value."""
     forward = {}
     for key, formula in entry.items():
+        names = [n.strip() for n in key.split(",")]
         if key == "result" or (key in outputs and key not in formulas):
             output = outputs[0] if key == "result" else key
             forward[output] = _expand_forward(str(formula), schema, edges, formulas)
+        elif len(names) > 1 and all(n in outputs for n in names):
+            # ``U, S, Vh: linalg_svd_jvp(...)``: one call gives the tangents of several outputs, in
+            # order; each output reads its item (the kernel makes the call once, _hoisted_groups)
+            expanded = _expand_forward(str(formula), schema, edges, formulas)
+            forward.update({n: f"({expanded})[{i}]" for i, n in enumerate(names)})
     return forward
 
 
@@ -401,8 +407,8 @@ def gen_node(info):
     lines.append("")
     lines.append("    def apply(node, grads):")
     uses_grads = any(_uses(f, "grads") for f in info.formulas.values())
-    if not uses_grads:
-        lines.append("        grad = grads[0]")
+    if not uses_grads and any(_uses(f, "grad") for f in info.formulas.values()):
+        lines.append("        grad = grads[0]")       # poisson's zeros_like(self) reads no gradient
     if len(info.edges) == 1:
         arg = info.edges[0]
         lines += _local_setup(info, [s.name for s in saved], 8)
@@ -689,8 +695,27 @@ def _forward_lines(info, schema, inplace):
         if tangent_args:
             names = ", ".join(a + "_t" for a in tangent_args) + ("," if len(tangent_args) == 1 else "")
             lines.append(f"        {names} = tangents({', '.join(tangent_args)})")
+        hoisted, formulas = _hoisted_groups(formulas)
+        lines += [f"        {name} = {call}" for name, call in hoisted.items()]
         lines += [f"        set_fw_grad({targets[o]}, {f}{suffix})" for o, f in formulas.items()]
     return [f"    if _fw_levels and has_fw_grad({_forward_inputs(info)}):", *lines]
+
+
+def _hoisted_groups(formulas):
+    """Formulas that index one call's result (``(f(...))[0]``, ``(f(...))[1]``): the call made once,
+    into ``fw_tangents`` (``fw_tangents1``, ... for more calls), and each output reading its item."""
+    items = {}
+    for o, f in formulas.items():
+        node = ast.parse(f, mode="eval").body
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, int):
+            items[o] = (ast.unparse(node.value), node.slice.value)
+    counts = Counter(call for call, _ in items.values())
+    calls = [call for call, n in counts.items() if n > 1]
+    hoisted = {f"fw_tangents{i or ''}": call for i, call in enumerate(calls)}
+    names = {call: name for name, call in hoisted.items()}
+    return hoisted, {o: f"{names[items[o][0]]}[{items[o][1]}]" if o in items and items[o][0] in names else f
+                     for o, f in formulas.items()}
 
 
 # torch passes an input without a tangent to a formula as an efficient zero tensor (ZeroTensor), so

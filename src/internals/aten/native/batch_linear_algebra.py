@@ -452,9 +452,22 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
 
 def linalg_svdvals(A, *, driver=None):
     """The singular values. Where a gradient may be asked for, U and Vh are computed too: the
-    backward needs them (``_may_require_fw_or_bw_grad``)."""
-    compute_uv = GradMode.is_enabled() and A.requires_grad
+    backward needs them, and so does the forward derivative of a tensor with a tangent."""
+    compute_uv = _may_require_fw_or_bw_grad(A)
     return dispatcher.call("_linalg_svd", A, False, compute_uv, driver=driver)[1]
+
+
+def _may_require_fw_or_bw_grad(t):
+    """``_may_require_fw_or_bw_grad``: grad mode on and t requiring grad, or t (or the base it
+    views, whose tangent it would share) holding a tangent. Read off the tensor's own fields:
+    the autograd layer above is not imported here."""
+    if GradMode.is_enabled() and t.requires_grad:
+        return True
+    while t is not None:
+        if any(tangent is not None for tangent in (getattr(t, "_fw_grads", None) or {}).values()):
+            return True
+        t = t._base
+    return False
 
 
 def svd(A, some=True, compute_uv=True):

@@ -1,5 +1,6 @@
-"""Random operators: ``uniform_``, ``normal_``, ``random_``, ``exponential_``, ``bernoulli``,
-``multinomial``, ``randperm``, ``dropout`` and the factories built on them.
+"""Random operators: ``uniform_``, ``normal_``, ``random_``, ``exponential_``, ``cauchy_``,
+``log_normal_``, ``geometric_``, ``poisson``, ``bernoulli``, ``multinomial``, ``randperm``,
+``dropout`` and the factories built on them.
 
 Mirrors ``aten/src/ATen/native/Distributions.cpp`` and ``DistributionTemplates.h`` (argument
 checks, which kernel runs), ``cpu/DistributionTemplates.h`` (how many words each value takes),
@@ -31,7 +32,8 @@ from .cuda.philox import default_cuda_generator, philox_normal, philox_uniform
 from .resize import resize_output
 from .tensor_factories import from_host, wrap_scalar
 
-__all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
+__all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "cauchy_", "log_normal_",
+           "geometric_", "_s_poisson_cpu", "bernoulli_float",
            "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
            "randn",
            "rand_like", "randn_like", "normal_tensor_float", "normal_float_tensor", "normal_tensor_tensor",
@@ -185,13 +187,20 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
                 values = k.normal_fill_float(_words32(gen, k.normal_fill_words(n, whole)), n, mean, std, whole,
                                              _avx2_normal_fill())
         else:
-            cached = gen._next_double_normal
-            words = _words64(gen, k.normal_scalar_words(n, cached is not None))
-            values, kept = k.normal_scalar(words, n, 0.0 if cached is None else cached, cached is not None,
-                                           float(mean), float(std), stub.fma_contracted())
-            gen._next_double_normal = None if np.isnan(kept) else float(kept)
-            values = _as_float32(values, self.dtype)
+            values = _as_float32(_normal_scalar(gen, n, mean, std), self.dtype)
     return _place(self, values)
+
+
+def _normal_scalar(gen, n, mean, std):
+    """``n`` values of ``normal_distribution<double>``, starting with the normal the generator
+    kept from its last pair and keeping the second of the last pair drawn (the caller holds the
+    lock)."""
+    cached = gen._next_double_normal
+    words = _words64(gen, k.normal_scalar_words(n, cached is not None))
+    values, kept = k.normal_scalar(words, n, 0.0 if cached is None else cached, cached is not None,
+                                   float(mean), float(std), stub.fma_contracted())
+    gen._next_double_normal = None if np.isnan(kept) else float(kept)
+    return values
 
 
 # ---------------------------------------------------------------------- random_
@@ -332,6 +341,87 @@ def exponential_(self, lambd=1.0, *, generator=None):
     with gen._lock:
         values = k.exponential_double(_words64(gen, n), float(lambd))
     return _place(self, _as_float32(values, self.dtype))
+
+
+# ---------------------------------------------------------------------- cauchy_, log_normal_, geometric_
+# ``cauchy_impl_``, ``log_normal_impl_`` and ``geometric_impl_`` (native/DistributionTemplates.h) check
+# the parameter, then the kernels of cpu/DistributionTemplates.h draw one double distribution value
+# per element, in TensorIterator's order, and cast it to the tensor's dtype.
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """``cauchy_distribution<double>``: one 64-bit word per value. The dtype is checked before an
+    empty tensor returns, in the C++ type's name (``int``, ``c10::complex<float>``)."""
+    if not sigma > 0.0:       # NaN too
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {st.type_meta_name(self.dtype)}")
+    n = self.numel()
+    if n == 0:
+        return self
+    gen = _mt19937(generator, self, "cauchy_")
+    with gen._lock:
+        values = k.cauchy_double(_words64(gen, n), float(median), float(sigma), stub.fma_contracted())
+    return _place(self, _as_float32(values, self.dtype))
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """``lognormal_distribution<double>``: exp of the scalar normal path's values (two 64-bit
+    words per pair, the second normal kept in the generator for the next call), whatever the
+    tensor's size: torch's ``normal_fill`` serves ``normal_`` only."""
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    n = self.numel()
+    if n == 0:
+        return self
+    _check_floating(self, "log_normal_cpu")
+    gen = _mt19937(generator, self, "log_normal_")
+    with gen._lock:
+        values = k.log_normal_double(_normal_scalar(gen, n, mean, std))
+    return _place(self, _as_float32(values, self.dtype))
+
+
+# AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16): the integers, not bool or the wider unsigned ones
+_GEOMETRIC_TYPES = (st.uint8, st.int8, st.int16, st.int32, st.int64, st.float16, st.bfloat16, st.float32,
+                    st.float64)
+
+
+def geometric_(self, p, *, generator=None):
+    """``geometric_distribution<double>``: the number of trials up to the first success, one
+    64-bit word per value; an integer tensor takes it as an integer."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    n = self.numel()
+    if n == 0:
+        return self
+    if self.dtype not in _GEOMETRIC_TYPES:
+        raise NotImplementedError(f'"geometric_cpu" not implemented for \'{self.dtype.torch_name}\'')
+    gen = _mt19937(generator, self, "geometric_")
+    with gen._lock:
+        values = k.geometric_double(_words64(gen, n), float(p))
+    if not self.dtype.is_floating_point:
+        return _place(self, values.astype(np.int64))
+    return _place(self, _as_float32(values, self.dtype))
+
+
+# ---------------------------------------------------------------------- poisson
+def _s_poisson_cpu(self, generator=None):
+    """``_s_poisson_cpu``: a new contiguous tensor of ``sample_poisson(rate)`` for each rate, in
+    TensorIterator's order. A sample takes as many 64-bit draws as its rejection loop (large
+    rates) or product of uniforms (small ones) needs; a negative or NaN rate stops the kernel
+    with torch's error, after the draws of the rates before it."""
+    out = dispatcher.call("zeros_like", self, memory_format=contiguous_format)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{self.dtype.torch_name}\'')
+    n = self.numel()
+    if n == 0:
+        return out
+    rates = _values_in_order(self, out).astype(np.float64)
+    gen = _mt19937(generator, self, "poisson")
+    with gen._lock:
+        samples, invalid = k.sample_poisson(rates, *gen.engine_state())
+    if invalid >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _place(out, _to_dtype_values(samples, self.dtype), (self,))
 
 
 # ---------------------------------------------------------------------- bernoulli

@@ -71,6 +71,7 @@ from .functions import (
     BlockDiagBackward0,
     BmmBackward0,
     CatBackward0,
+    CauchyBackward0,
     CdistBackward0,
     CdistBackwardBackward0,
     CeilBackward0,
@@ -160,6 +161,7 @@ from .functions import (
     GeBackward1,
     GeluBackward0,
     GeluBackwardBackward0,
+    GeometricBackward0,
     GeqrfBackward0,
     GluBackward0,
     GluBackwardBackward0,
@@ -223,6 +225,7 @@ from .functions import (
     Log1PBackward0,
     Log2Backward0,
     LogBackward0,
+    LogNormalBackward0,
     LogSigmoidBackward0,
     LogSigmoidBackwardBackward0,
     LogSoftmaxBackward0,
@@ -303,6 +306,7 @@ from .functions import (
     PermuteBackward0_copy,
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
+    PoissonBackward0,
     PolarBackward0,
     PolygammaBackward0,
     PolygammaBackward1,
@@ -824,6 +828,10 @@ OPS = {
     'random_.to': dispatcher.find('random_.to'),
     'random_': dispatcher.find('random_'),
     'exponential_': dispatcher.find('exponential_'),
+    'cauchy_': dispatcher.find('cauchy_'),
+    'log_normal_': dispatcher.find('log_normal_'),
+    'geometric_': dispatcher.find('geometric_'),
+    'poisson': dispatcher.find('poisson'),
     'bernoulli': dispatcher.find('bernoulli'),
     'bernoulli_.Tensor': dispatcher.find('bernoulli_.Tensor'),
     'bernoulli_.float': dispatcher.find('bernoulli_.float'),
@@ -4146,8 +4154,6 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
     if _grad_mode.grad_enabled:
         check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_with_logits')
         check_no_requires_grad(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
-    if _fw_levels:
-        check_no_fw_grad('binary_cross_entropy_with_logits', self, target)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyWithLogitsBackward0()
@@ -4165,6 +4171,11 @@ def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=N
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('binary_cross_entropy_with_logits', result)
+    if _fw_levels and has_fw_grad(self, target):
+        self_p = primal(self)
+        target_p = primal(target)
+        self_t, target_t = tangents(self, target)
+        set_fw_grad(result, manual.apply_loss_reduction(manual.binary_cross_entropy_with_logits_backward(self_t, self_p, target_p, weight, pos_weight, 0) + manual.binary_cross_entropy_with_logits_target_backward(target_t, self_p, target_p, weight, pos_weight, 0), reduction))
     return result
 
 
@@ -6801,8 +6812,6 @@ def masked_fill__Tensor(ks, self, mask, value):
 
 
 def masked_scatter_(ks, self, mask, source):
-    if _fw_levels:
-        check_no_fw_grad('masked_scatter_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -6817,12 +6826,13 @@ def masked_scatter_(ks, self, mask, source):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(self, self_t.masked_scatter(mask, source_t), inplace=True)
     return result
 
 
 def masked_scatter(ks, self, mask, source):
-    if _fw_levels:
-        check_no_fw_grad('masked_scatter', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = MaskedScatterBackward0()
@@ -6836,6 +6846,9 @@ def masked_scatter(ks, self, mask, source):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(result, self_t.masked_scatter(mask, source_t))
     return result
 
 
@@ -6899,8 +6912,6 @@ def take(ks, self, index):
 
 
 def put_(ks, self, index, source, accumulate=False):
-    if _fw_levels:
-        check_no_fw_grad('put_', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         check_inplace(self)
@@ -6918,12 +6929,13 @@ def put_(ks, self, index, source, accumulate=False):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(self, self_t.put(index, source_t, accumulate), inplace=True)
     return result
 
 
 def put(ks, self, index, source, accumulate=False):
-    if _fw_levels:
-        check_no_fw_grad('put', self, source)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = PutBackward0()
@@ -6940,12 +6952,13 @@ def put(ks, self, index, source, accumulate=False):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self, source):
+        self_t, source_t = tangents(self, source)
+        set_fw_grad(result, self_t.put(index, source_t, accumulate))
     return result
 
 
 def uniform_(ks, self, from_=0, to=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('uniform_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6958,12 +6971,13 @@ def uniform_(ks, self, from_=0, to=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def normal_(ks, self, mean=0, std=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('normal_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -6976,6 +6990,9 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
@@ -7060,8 +7077,6 @@ def normal_Tensor_Tensor_out(ks, mean, std, **kwargs):
 
 
 def random__from(ks, self, from_, to, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7074,12 +7089,13 @@ def random__from(ks, self, from_, to, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def random__to(ks, self, to, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7092,12 +7108,13 @@ def random__to(ks, self, to, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def random_(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('random_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7110,12 +7127,13 @@ def random_(ks, self, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def exponential_(ks, self, lambd=1, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('exponential_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7128,6 +7146,86 @@ def exponential_(ks, self, lambd=1, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def cauchy_(ks, self, median=0, sigma=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CauchyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['cauchy_'].redispatch(after_autograd(ks), self, median, sigma, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def log_normal_(ks, self, mean=1, std=2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LogNormalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['log_normal_'].redispatch(after_autograd(ks), self, mean, std, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def geometric_(ks, self, p, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GeometricBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = enter_below_autograd()
+    try:
+        result = OPS['geometric_'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
+    return result
+
+
+def poisson(ks, self, generator=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PoissonBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_info_ = TypeAndSize(self)
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['poisson'].redispatch(after_autograd(ks), self, generator)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        check_complex_autograd('poisson', result)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        set_fw_grad(result, (manual.zeros_like(self_p)).conj())
     return result
 
 
@@ -7151,8 +7249,6 @@ def bernoulli(ks, self, **kwargs):
 
 
 def bernoulli__Tensor(ks, self, p, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli_', self, p)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
         check_inplace(self)
@@ -7166,12 +7262,13 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, p):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def bernoulli__float(ks, self, p=0.5, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -7184,12 +7281,13 @@ def bernoulli__float(ks, self, p=0.5, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(self, self_t.zero_(), inplace=True)
     return result
 
 
 def bernoulli_p(ks, self, p, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('bernoulli', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward2()
@@ -7202,6 +7300,9 @@ def bernoulli_p(ks, self, p, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('bernoulli', result)
+    if _fw_levels and has_fw_grad(self):
+        self_t, = tangents(self)
+        set_fw_grad(result, self_t.zero_())
     return result
 
 
@@ -10456,8 +10557,6 @@ def mish_(ks, self):
 
 
 def _prelu_kernel(ks, self, weight):
-    if _fw_levels:
-        check_no_fw_grad('_prelu_kernel', self, weight)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad):
         grad_fn = PreluKernelBackward0()
@@ -10472,6 +10571,11 @@ def _prelu_kernel(ks, self, weight):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('_prelu_kernel', result)
+    if _fw_levels and has_fw_grad(self, weight):
+        self_p = primal(self)
+        weight_p = primal(weight)
+        self_t, weight_t = tangents(self, weight)
+        set_fw_grad(result, manual.where(self_p >= 0, self_t, weight_p * self_t + weight_t * self_p))
     return result
 
 
@@ -10505,8 +10609,6 @@ def glu_out(ks, self, dim=-1, **kwargs):
 
 
 def glu(ks, self, dim=-1):
-    if _fw_levels:
-        check_no_fw_grad('glu', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = GluBackward0()
@@ -10521,6 +10623,11 @@ def glu(ks, self, dim=-1):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('glu', result)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.glu_jvp(fwp_result, self_p, self_t, dim))
     return result
 
 
@@ -11311,8 +11418,6 @@ def clamp_min_out(ks, self, min, **kwargs):
 
 
 def clamp_min_Tensor(ks, self, min):
-    if _fw_levels:
-        check_no_fw_grad('clamp_min', self, min)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
         grad_fn = ClampMinBackward1()
@@ -11327,12 +11432,15 @@ def clamp_min_Tensor(ks, self, min):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('clamp_min', result)
+    if _fw_levels and has_fw_grad(self, min):
+        self_p = primal(self)
+        min_p = primal(min)
+        self_t, min_t = tangents(self, min)
+        set_fw_grad(result, manual.where(self_p >= min_p, self_t, min_t))
     return result
 
 
 def clamp_min__Tensor(ks, self, min):
-    if _fw_levels:
-        check_no_fw_grad('clamp_min_', self, min)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
         check_inplace(self)
@@ -11340,6 +11448,9 @@ def clamp_min__Tensor(ks, self, min):
         grad_fn._next_edges = collect_next_edges(self, min)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, min):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_min_.Tensor'].redispatch(after_autograd(ks), self, min)
@@ -11347,6 +11458,11 @@ def clamp_min__Tensor(ks, self, min):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, min):
+        self_p = fw_original_self
+        min_p = primal(min)
+        self_t, min_t = tangents(self, min)
+        set_fw_grad(self, manual.where(self_p >= min_p, self_t, min_t), inplace=True)
     return result
 
 
@@ -11414,8 +11530,6 @@ def clamp_max_out(ks, self, max, **kwargs):
 
 
 def clamp_max_Tensor(ks, self, max):
-    if _fw_levels:
-        check_no_fw_grad('clamp_max', self, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
         grad_fn = ClampMaxBackward1()
@@ -11430,12 +11544,15 @@ def clamp_max_Tensor(ks, self, max):
     if grad_fn is not None:
         set_history(result, grad_fn)
         check_complex_autograd('clamp_max', result)
+    if _fw_levels and has_fw_grad(self, max):
+        self_p = primal(self)
+        max_p = primal(max)
+        self_t, max_t = tangents(self, max)
+        set_fw_grad(result, manual.where(self_p <= max_p, self_t, max_t))
     return result
 
 
 def clamp_max__Tensor(ks, self, max):
-    if _fw_levels:
-        check_no_fw_grad('clamp_max_', self, max)
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
         check_inplace(self)
@@ -11443,6 +11560,9 @@ def clamp_max__Tensor(ks, self, max):
         grad_fn._next_edges = collect_next_edges(self, max)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.max_ = SavedVariable(max, False)
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self, max):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['clamp_max_.Tensor'].redispatch(after_autograd(ks), self, max)
@@ -11450,6 +11570,11 @@ def clamp_max__Tensor(ks, self, max):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self, max):
+        self_p = fw_original_self
+        max_p = primal(max)
+        self_t, max_t = tangents(self, max)
+        set_fw_grad(self, manual.where(self_p <= max_p, self_t, max_t), inplace=True)
     return result
 
 
@@ -11470,8 +11595,6 @@ def renorm_out(ks, self, p, dim, maxnorm, **kwargs):
 
 
 def renorm(ks, self, p, dim, maxnorm):
-    if _fw_levels:
-        check_no_fw_grad('renorm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RenormBackward0()
@@ -11487,12 +11610,14 @@ def renorm(ks, self, p, dim, maxnorm):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.renorm_jvp(self_p, self_t, p, dim, maxnorm))
     return result
 
 
 def renorm_(ks, self, p, dim, maxnorm):
-    if _fw_levels:
-        check_no_fw_grad('renorm_', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
@@ -11502,6 +11627,9 @@ def renorm_(ks, self, p, dim, maxnorm):
         grad_fn.p_ = p
         grad_fn.dim_ = as_int(dim)
         grad_fn.maxnorm_ = maxnorm
+    fw_original_self = None
+    if _fw_levels and has_fw_grad(self):
+        fw_original_self = primal(self).clone()
     excluded = enter_below_autograd()
     try:
         result = OPS['renorm_'].redispatch(after_autograd(ks), self, p, dim, maxnorm)
@@ -11509,6 +11637,10 @@ def renorm_(ks, self, p, dim, maxnorm):
         tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = fw_original_self
+        self_t, = tangents(self)
+        set_fw_grad(self, manual.renorm_jvp(self_p, self_t, p, dim, maxnorm), inplace=True)
     return result
 
 
@@ -11843,8 +11975,6 @@ def std_correction(ks, self, dim=None, **kwargs):
 
 
 def var_mean_correction(ks, self, dim=None, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('var_mean', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = VarMeanBackward0()
@@ -11860,12 +11990,17 @@ def var_mean_correction(ks, self, dim=None, **kwargs):
         tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        correction = kwargs.get('correction', None)
+        keepdim = kwargs.get('keepdim', False)
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.var_jvp(self_p, self_t, dim, correction, keepdim))
+        set_fw_grad(result[1], manual.mean_jvp(self_t, dim, keepdim))
     return result
 
 
 def std_mean_correction(ks, self, dim=None, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('std_mean', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = StdMeanBackward0()
@@ -11882,6 +12017,14 @@ def std_mean_correction(ks, self, dim=None, **kwargs):
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
         grad_fn.result0_ = SavedVariable(result[0], True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        correction = kwargs.get('correction', None)
+        keepdim = kwargs.get('keepdim', False)
+        fwp_result0 = primal(result[0])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], (manual.var_jvp(self_p, self_t, dim, correction, keepdim) / (2 * fwp_result0)).masked_fill_(fwp_result0 == 0, 0))
+        set_fw_grad(result[1], manual.mean_jvp(self_t, dim, keepdim))
     return result
 
 
@@ -11909,8 +12052,6 @@ def logsumexp(ks, self, dim, keepdim=False):
 
 
 def norm_Scalar(ks, self, p=2):
-    if _fw_levels:
-        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward0()
@@ -11926,12 +12067,15 @@ def norm_Scalar(ks, self, p=2):
         set_history(result, grad_fn)
         check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.norm_jvp(self_p, self_t, p, fwp_result))
     return result
 
 
 def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
-    if _fw_levels:
-        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward1()
@@ -11949,6 +12093,11 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
         set_history(result, grad_fn)
         check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.norm_jvp(self_p, self_t, p, fwp_result, dim, keepdim))
     return result
 
 
@@ -11961,8 +12110,6 @@ def norm_out(ks, self, p, dim, keepdim=False, **kwargs):
 
 
 def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward2()
@@ -11978,12 +12125,15 @@ def norm_ScalarOpt_dtype(ks, self, p, **kwargs):
         set_history(result, grad_fn)
         check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.norm_jvp(self_p, self_t, p, fwp_result))
     return result
 
 
 def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('norm', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NormBackward3()
@@ -12001,6 +12151,11 @@ def norm_ScalarOpt_dim_dtype(ks, self, p, dim, keepdim, **kwargs):
         set_history(result, grad_fn)
         check_complex_autograd('norm', result)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.norm_jvp(self_p, self_t, p, fwp_result, dim, keepdim))
     return result
 
 
@@ -12206,8 +12361,9 @@ def _linalg_slogdet(ks, A):
         fwp_LU = primal(result[2])
         fwp_pivots = primal(result[3])
         A_t, = tangents(A)
-        set_fw_grad(result[0], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[0])
-        set_fw_grad(result[1], manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and not A_p.dtype.is_complex)[1])
+        fw_tangents = manual.slogdet_jvp(fwp_LU, fwp_pivots, A_t, fwp_sign, A_p.is_contiguous() and (not A_p.dtype.is_complex))
+        set_fw_grad(result[0], fw_tangents[0])
+        set_fw_grad(result[1], fw_tangents[1])
     return result
 
 
@@ -12220,8 +12376,6 @@ def _linalg_slogdet_sign(ks, A, **kwargs):
 
 
 def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('_linalg_svd', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgSvdBackward0()
@@ -12237,6 +12391,15 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
         grad_fn.U_ = SavedVariable(result[0], True)
         grad_fn.S_ = SavedVariable(result[1], True)
         grad_fn.Vh_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(A):
+        fwp_U = primal(result[0])
+        fwp_S = primal(result[1])
+        fwp_Vh = primal(result[2])
+        A_t, = tangents(A)
+        fw_tangents = manual.linalg_svd_jvp(A_t, fwp_U, fwp_S, fwp_Vh, full_matrices)
+        set_fw_grad(result[0], fw_tangents[0])
+        set_fw_grad(result[1], fw_tangents[1])
+        set_fw_grad(result[2], fw_tangents[2])
     return result
 
 
@@ -12313,8 +12476,6 @@ def linalg_matrix_exp(ks, self):
 
 
 def linalg_qr(ks, A, mode='reduced'):
-    if _fw_levels:
-        check_no_fw_grad('linalg_qr', A)
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
         grad_fn = LinalgQrBackward0()
@@ -12329,6 +12490,13 @@ def linalg_qr(ks, A, mode='reduced'):
         set_history((result[0], result[1],), grad_fn)
         grad_fn.Q_ = SavedVariable(result[0], True)
         grad_fn.R_ = SavedVariable(result[1], True)
+    if _fw_levels and has_fw_grad(A):
+        fwp_Q = primal(result[0])
+        fwp_R = primal(result[1])
+        A_t, = tangents(A)
+        fw_tangents = manual.linalg_qr_jvp(A_t, fwp_Q, fwp_R, mode)
+        set_fw_grad(result[0], fw_tangents[0])
+        set_fw_grad(result[1], fw_tangents[1])
     return result
 
 
@@ -12341,8 +12509,6 @@ def linalg_qr_out(ks, A, mode='reduced', **kwargs):
 
 
 def linalg_cholesky_ex(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('linalg_cholesky_ex', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgCholeskyExBackward0()
@@ -12356,6 +12522,11 @@ def linalg_cholesky_ex(ks, self, **kwargs):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.L_ = SavedVariable(result[0], True)
+    if _fw_levels and has_fw_grad(self):
+        upper = kwargs.get('upper', False)
+        fwp_L = primal(result[0])
+        self_t, = tangents(self)
+        set_fw_grad(result[0], manual.cholesky_jvp(self_t, fwp_L, upper))
     return result
 
 
@@ -12444,8 +12615,6 @@ def cholesky_inverse_out(ks, self, upper=False, **kwargs):
 
 
 def _linalg_solve_ex(ks, A, B, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('_linalg_solve_ex', A, B)
     grad_fn = None
     if _grad_mode.grad_enabled and (A._requires_grad or B._requires_grad):
         grad_fn = LinalgSolveExBackward0()
@@ -12462,6 +12631,13 @@ def _linalg_solve_ex(ks, A, B, **kwargs):
         grad_fn.result_ = SavedVariable(result[0], True)
         grad_fn.LU_ = SavedVariable(result[1], True)
         grad_fn.pivots_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(A, B):
+        left = kwargs.get('left', True)
+        fwp_result = primal(result[0])
+        fwp_LU = primal(result[1])
+        fwp_pivots = primal(result[2])
+        A_t, B_t = tangents(A, B)
+        set_fw_grad(result[0], manual.linalg_solve_jvp(A_t, B_t, fwp_result, fwp_LU, fwp_pivots, left))
     return result
 
 
@@ -12610,8 +12786,6 @@ def _linalg_eigh_eigenvalues(ks, A, UPLO="L", compute_v=True, **kwargs):
 
 
 def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
-    if _fw_levels:
-        check_no_fw_grad('linalg_pinv', self)
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LinalgPinvBackward0()
@@ -12625,6 +12799,11 @@ def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    if _fw_levels and has_fw_grad(self):
+        self_p = primal(self)
+        fwp_result = primal(result)
+        self_t, = tangents(self)
+        set_fw_grad(result, manual.pinv_jvp(self_p, fwp_result, self_t))
     return result
 
 
@@ -16859,6 +17038,10 @@ KERNELS = {
     'random_.to': random__to,
     'random_': random_,
     'exponential_': exponential_,
+    'cauchy_': cauchy_,
+    'log_normal_': log_normal_,
+    'geometric_': geometric_,
+    'poisson': poisson,
     'bernoulli': bernoulli,
     'bernoulli_.Tensor': bernoulli__Tensor,
     'bernoulli_.float': bernoulli__float,

@@ -33,10 +33,12 @@ import math
 import numpy as np
 from numba import njit
 
+from ....c10 import mt19937
 from ..scalar_ops import fma
 
 __all__ = ["uniform_float", "uniform_double", "normal_scalar", "normal_fill_float", "normal_fill_double",
-           "exponential_double", "bernoulli_below", "multinomial_with_replacement"]
+           "exponential_double", "cauchy_double", "log_normal_double", "geometric_double", "sample_poisson",
+           "bernoulli_below", "multinomial_with_replacement"]
 
 f32 = np.float32
 _MASK24 = np.uint32((1 << 24) - 1)       # float's 24-bit mantissa: uniform_real<float> keeps 24 bits
@@ -248,6 +250,112 @@ def exponential_double(words64, lambd):
     for i in range(words64.shape[0]):
         out[i] = scale * math.log1p(-(np.float64(words64[i] & _MASK53) * _INV53))
     return out
+
+
+@njit(cache=True)
+def cauchy_double(words64, median, sigma, fused):
+    """``cauchy_distribution<double>``: median + sigma * tan(pi * (u - 1/2)), the multiply-add
+    fused as the kernel's build fuses it."""
+    out = np.empty(words64.shape[0], np.float64)
+    for i in range(words64.shape[0]):
+        u = np.float64(words64[i] & _MASK53) * _INV53
+        out[i] = _multiply_add(sigma, math.tan(math.pi * (u - 0.5)), median, fused)
+    return out
+
+
+@njit(cache=True)
+def log_normal_double(normals):
+    """``lognormal_distribution<double>``: exp of a ``normal_distribution<double>`` value."""
+    out = np.empty(normals.shape[0], np.float64)
+    for i in range(normals.shape[0]):
+        out[i] = math.exp(normals[i])
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def geometric_double(words64, p):
+    """``geometric_distribution<double>``: ceil(log(u) / log1p(-p)), the number of trials up to
+    the first success."""
+    out = np.empty(words64.shape[0], np.float64)
+    log_q = math.log1p(-p)
+    for i in range(words64.shape[0]):
+        u = np.float64(words64[i] & _MASK53) * _INV53
+        out[i] = np.ceil(math.log(u) / log_q)      # u = 0 gives inf, as C's ceil
+    return out
+
+
+# ---------------------------------------------------------------------- poisson (Distributions.cpp)
+_INT64_MIN = np.int64(-(1 << 63))
+
+
+@njit(inline="always")
+def _standard_uniform(words, cursor, pair):
+    """One ``uniform_real_distribution<double>(0, 1)`` draw: a 64-bit value (two words, the first
+    the high half), its low 53 bits scaled into [0, 1)."""
+    mt19937.draw32(words, cursor, pair)
+    bits = (np.uint64(pair[0]) << np.uint64(32)) | np.uint64(pair[1])
+    return np.float64(bits & _MASK53) * _INV53
+
+
+@njit(inline="always")
+def _to_int64(x):
+    """C's ``(int64_t)x`` as x86-64's cvttsd2si computes it: truncation, and the integer
+    indefinite value (INT64_MIN) for NaN or a value out of range (lambda = inf)."""
+    if not -9.223372036854775808e18 <= x < 9.223372036854775808e18:
+        return _INT64_MIN
+    return np.int64(x)
+
+
+@njit(inline="always", error_model="numpy")
+def _poisson_one(lam, words, cursor, pair):
+    """``sample_poisson``: Hoermann's transformed rejection (1993) for lambda >= 10, Knuth's
+    product of uniforms below; each draw in the engine's order."""
+    if lam >= 10:
+        slam = math.sqrt(lam)
+        loglam = math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            U = _standard_uniform(words, cursor, pair) - 0.5
+            V = _standard_uniform(words, cursor, pair)
+            us = 0.5 - abs(U)
+            k = _to_int64(np.floor((2 * a / us + b) * U + lam + 0.43))
+            if us >= 0.07 and V <= vr:
+                return k
+            if k < 0 or (us < 0.013 and V > us):
+                continue
+            if (math.log(V) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -lam + k * loglam - math.lgamma(np.float64(k) + 1)):
+                return k
+    if lam == 0:
+        return np.int64(0)
+    enlam = math.exp(-lam)
+    x = np.int64(0)
+    prod = 1.0
+    while True:
+        prod *= _standard_uniform(words, cursor, pair)
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+# error_model="numpy": a draw of exactly 1/2 divides by zero (us = 0) and gives inf, as in C
+@njit(cache=True, error_model="numpy")
+def sample_poisson(lambdas, words, cursor):
+    """A Poisson sample per rate, drawing from the engine state (``words``, ``cursor``) as it goes:
+    how many words a sample takes depends on the draws. Stops at the first rate that is not
+    >= 0 (NaN included), whose index it returns (-1 when all were valid), as torch's check
+    inside the kernel stops it after the draws of the rates before."""
+    out = np.zeros(lambdas.shape[0], np.int64)
+    pair = np.empty(2, np.uint32)
+    for i in range(lambdas.shape[0]):
+        if not lambdas[i] >= 0:
+            return out, i
+        out[i] = _poisson_one(lambdas[i], words, cursor, pair)
+    return out, -1
 
 
 def bernoulli_below(uniforms, p):
