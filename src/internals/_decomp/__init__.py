@@ -376,7 +376,7 @@ def _multi_margin_loss_python(input, target, p=1, margin=1, weight=None, reducti
     per sample, the clamped margins ``margin - x[target] + x`` (squared for p=2, weighted by the
     target's class) over the classes other than the target; its checks as torch's ``_check``s,
     on sizes that may be symbols."""
-    import internals as torch      # the package's functions, as torch's code calls torch's
+    import internals as torch  # the package's functions, as torch's code calls torch's
     input, target = torch.atleast_2d(input), torch.atleast_1d(target)
     nframe, dim = input.shape[0], input.shape[1]
     if not (p == 1 or p == 2):
