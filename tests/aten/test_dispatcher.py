@@ -738,6 +738,57 @@ def test_python_dispatcher_runs_an_operators_python_kernel_as_torchs():
     assert results["internals"] == results["torch"] == (True, (False, False), True)
 
 
+AUTOGRAD_PYTHON_KERNELS = {
+    "batch_norm without running statistics": lambda L, x, t: L.nn.functional.batch_norm(x, None, None, training=True),
+    "batch_norm in eval": lambda L, x, t: L.nn.functional.batch_norm(x, x[0].detach(), x[1].detach().abs(),
+                                                                     training=False),
+    "multi_margin_loss p=2 weighted sum": lambda L, x, t: L.ops.aten.multi_margin_loss(
+        x, t, 2, 0.5, x[0].detach().abs(), 2),
+    "multi_margin_loss none": lambda L, x, t: L.ops.aten.multi_margin_loss(x, t, 1, 1, None, 0),
+}
+
+
+@pytest.mark.parametrize("name", AUTOGRAD_PYTHON_KERNELS)
+def test_python_kernels_at_the_autograd_key_give_torchs_graph_and_values(name):
+    """``native_batch_norm`` and ``multi_margin_loss`` have Python kernels at the Autograd key in
+    torch: under the Python dispatcher the autograd graph is the one their calls make
+    (``NativeBatchNormLegitBackward1``, the decomposition's ``MeanBackward0``...), the values and
+    the gradients those of the operator."""
+    from torch._dispatch.python import enable_python_dispatcher as torch_enable
+
+    from internals.aten.dispatcher import enable_python_dispatcher
+
+    def run(lib, enable):
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [-2.0, 1.0, 0.0], [0.3, 0.6, -0.9]],
+                       dtype=lib.float64, requires_grad=True)
+        t = lib.tensor([2, 0, 1, 1])
+        with enable():
+            out = AUTOGRAD_PYTHON_KERNELS[name](lib, x, t)
+        grad, = lib.autograd.grad((out * out).sum(), [x])
+        return type(out.grad_fn).__name__, out, grad
+    (our_node, *ours), (their_node, *theirs) = run(internals, enable_python_dispatcher), run(torch, torch_enable)
+    assert our_node == their_node
+    for o, t in zip(ours, theirs, strict=True):
+        internals.testing.check(o, t, rtol=1e-12, atol=1e-12)
+
+
+def test_multi_margin_loss_python_kernel_raises_torchs_errors():
+    from torch._dispatch.python import enable_python_dispatcher as torch_enable
+
+    from internals.aten.dispatcher import enable_python_dispatcher
+
+    def call(lib, enable):
+        def go():
+            with enable():
+                return lib.ops.aten.multi_margin_loss(lib.ones(4, 3), lib.zeros(4, dtype=lib.int64), 3)
+        return go
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch, torch_enable)()
+    with pytest.raises(RuntimeError) as ours:
+        call(internals, enable_python_dispatcher)()
+    assert str(ours.value) == str(theirs.value)
+
+
 def test_a_modes_plain_tuple_reaches_the_caller_as_a_named_tuple():
     """A mode returns ``func``'s plain tuple; the binding still gives ``torch.return_types.max``."""
     def run(mode_class, lib):

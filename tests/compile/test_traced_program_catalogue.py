@@ -202,10 +202,9 @@ def _trace(T, name, mode):
 
 
 # The programs whose trace is not torch's, and why.
-_LEGIT = ("torch's Python dispatcher turns native_batch_norm without running stats into "
-          "_native_batch_norm_legit.no_stats, an operator the package does not have")
+_LEGIT = ("torch's aot_function traces under its Python dispatcher, which turns native_batch_norm without running "
+          "stats into _native_batch_norm_legit.no_stats; the package's traces the joint graph without it")
 FAKE_DIFFERENCES = {
-    "rms_norm": "torch's composite rms_norm adds eps to the mean of squares in place (add_), the package out of place",
     "embedding_bag mean": "torch's C++ embedding_bag passes per_sample_weights to _embedding_bag_forward_only as an "
                           "undefined tensor, not a missing one: its dispatcher shows it (None) and the sparse=False "
                           "before it, where the package leaves out the trailing arguments at their defaults",
@@ -214,14 +213,8 @@ SYMBOLIC_DIFFERENCES = {
     **FAKE_DIFFERENCES,
     "take_along_dim": "torch's take_along_dim reads the sizes as numbers (aten.size, remainder by 4), "
                       "pinning the input's sizes; the package keeps them symbols",
-    "batch_norm eval": "torch's Python dispatcher turns native_batch_norm in eval into "
-                       "_native_batch_norm_legit_no_training",
-    "batch_norm training": _LEGIT,
-    "instance_norm": _LEGIT,
     "cross_entropy 3-d none": "torch reads the sizes for nll_loss_nd's views after log_softmax (N, then the "
                               "spatial size, then C), the package N and C before it",
-    "multi_margin_loss": "this package computes multi_margin_loss's metadata by running its kernel, which needs "
-                         "sizes that are numbers; torch has a meta function",
     "reshape(-1)": "torch records one more product of the sizes (dropped as dead code) than the package, so the "
                    "program's multiplication is mul_2 in torch, mul_1 here",
     "narrow by size arithmetic": "the package records narrow's start + length (dropped as dead code) once more than "
@@ -311,9 +304,6 @@ AOT_GRAPH_DIFFERENCES = {
                                         "products",
     "instance_norm": _LEGIT,
     "batch_norm training": _LEGIT,
-    "rms_norm": "rsqrt's derivative -0.5 * grad * result.pow(3): torch's C++ computes the power first and multiplies "
-                "by -0.5 as a wrapped-number tensor (mul.Tensor), the package's formula multiplies first, by a "
-                "Scalar (mul.Scalar)",
     "multi_margin_loss": "torch runs multi_margin_loss's Python decomposition (unsqueeze, gather...) under "
                          "AOTAutograd; the package records the operator and its backward",
 }

@@ -349,6 +349,65 @@ _dropout_composite = dispatcher.aten_ops["dropout"].kernels["CompositeImplicitAu
 dispatcher.py_impl("dropout", "CompositeImplicitAutograd", _dropout_python)
 
 
+def _native_batch_norm_python(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """torch's ``native_batch_norm_decomposition`` (its ``py_impl(Autograd)``): the operator with
+    the schema that says what it mutates, ``_native_batch_norm_legit`` (``.no_stats`` without
+    running statistics, ``_no_training`` in eval), each differentiated on its own."""
+    if running_mean is None and running_var is None:
+        return aten._native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps)
+    if running_mean is None:
+        raise RuntimeError("running_mean is None, but running_var is provided. They should both be None or both be "
+                           "provided.")
+    if running_var is None:
+        raise RuntimeError("running_var is None, but running_mean is provided. They should both be None or both be "
+                           "provided.")
+    if training:
+        return aten._native_batch_norm_legit.default(input, weight, bias, running_mean, running_var, training,
+                                                     momentum, eps)
+    return aten._native_batch_norm_legit_no_training.default(input, weight, bias, running_mean, running_var,
+                                                             momentum, eps)
+
+
+dispatcher.py_impl("native_batch_norm", "Autograd", _native_batch_norm_python)
+
+
+def _multi_margin_loss_python(input, target, p=1, margin=1, weight=None, reduction=1):
+    """torch's Python ``multi_margin_loss`` (``decompositions.py``, its ``py_impl(Autograd)``):
+    per sample, the clamped margins ``margin - x[target] + x`` (squared for p=2, weighted by the
+    target's class) over the classes other than the target; its checks as torch's ``_check``s,
+    on sizes that may be symbols."""
+    import internals as torch  # the package's functions, as torch's code calls torch's
+    input, target = torch.atleast_2d(input), torch.atleast_1d(target)
+    nframe, dim = input.shape[0], input.shape[1]
+    if not (p == 1 or p == 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    if not (input.ndim == 2 and dim != 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{input.shape}")
+    if not (target.ndim == 1 and target.numel() == nframe):
+        raise RuntimeError(f"inconsistent target size, expected {nframe} but got {target.shape}")
+    if weight is not None:
+        weight = torch.atleast_1d(weight)
+        if not (weight.ndim == 1 and weight.numel() == dim):
+            raise RuntimeError(f"inconsistent weight size, expected {dim} but got {weight.shape}")
+    target = target.unsqueeze(1)
+    u = torch.gather(input, dim=1, index=target)
+    z = (margin - u + input).clamp_min(0)
+    z = z if p == 1 else z * z
+    if weight is not None:
+        z = z * weight[target]
+    idx = torch.arange(dim, device=input.device)
+    z = torch.where(idx != target, z, 0)
+    if reduction == 1:          # Reduction::Mean
+        return z.mean()
+    if reduction == 2:          # Reduction::Sum
+        return z.sum() / z.shape[1]
+    return z.mean(dim=1)
+
+
+dispatcher.py_impl("multi_margin_loss", "Autograd", _multi_margin_loss_python)
+
+
 def _matmul_python(tensor1, tensor2):
     """torch's Python ``matmul`` (``decompositions.py``, its ``py_impl(CompositeImplicitAutograd)``),
     the kernel symbolic tracing runs: the products are the C++ composite's, but a batched product

@@ -1772,6 +1772,36 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     return _ops['_log_softmax_backward_data.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3), out=_r.tensor(4))
 
 
+__native_batch_norm_legit_parser = PythonArgParser([
+    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, double momentum, double eps)',
+    '_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, bool training, double momentum, double eps)',
+])
+
+
+def THPVariable__native_batch_norm_legit(*args, **kwargs):
+    _r = __native_batch_norm_legit_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+        return _ops['_native_batch_norm_legit'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7))
+    # aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+    return _ops['_native_batch_norm_legit.no_stats'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_double(4), _r.to_double(5))
+
+
+__native_batch_norm_legit_no_training_parser = PythonArgParser([
+    '_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, double momentum, double eps)',
+])
+
+
+def THPVariable__native_batch_norm_legit_no_training(*args, **kwargs):
+    _r = __native_batch_norm_legit_no_training_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+    return _ops['_native_batch_norm_legit_no_training'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_double(5), _r.to_double(6))
+
+
 __neg_view_parser = PythonArgParser([
     '_neg_view(Tensor input)',
 ])
@@ -9607,6 +9637,8 @@ FUNCTIONS = named({
     '_linalg_svd': THPVariable__linalg_svd,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
+    '_native_batch_norm_legit': THPVariable__native_batch_norm_legit,
+    '_native_batch_norm_legit_no_training': THPVariable__native_batch_norm_legit_no_training,
     '_neg_view': THPVariable__neg_view,
     '_neg_view_copy': THPVariable__neg_view_copy,
     '_pack_padded_sequence': THPVariable__pack_padded_sequence,

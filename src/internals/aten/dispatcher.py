@@ -396,18 +396,24 @@ def python_dispatcher_enabled():
 
 def py_impl(name, key, fn):
     """``fn`` as the Python kernel of operator ``name`` at registration key ``key``: what runs
-    there under ``enable_python_dispatcher``; the registered kernel runs otherwise, as before."""
+    there under ``enable_python_dispatcher``; the registered kernel runs otherwise, as before.
+    A kernel that takes the call's key set (an Autograd kernel) keeps it; ``fn`` does not get it:
+    what it calls dispatches afresh, as the Python dispatcher's kernels do."""
     op = operators.get(name) or aten_ops[name]
     kernel = op.kernels[key]
-    if kernel.with_keyset or kernel.boxed:
-        raise NotImplementedError(f"a Python kernel for {op.name} at {key} would replace a kernel that takes "
-                                  "the call's key set")
+    if kernel.boxed:
+        raise NotImplementedError(f"a Python kernel for {op.name} at {key} would replace a fallback")
     own = kernel.fn
 
-    @functools.wraps(own)
-    def either(*args, **kwargs):
-        return (fn if python_dispatcher_enabled() else own)(*args, **kwargs)
-    op.kernels[key] = KernelFunction(either, kernel.debug)
+    if kernel.with_keyset:
+        @functools.wraps(own)
+        def either(keyset, *args, **kwargs):
+            return fn(*args, **kwargs) if python_dispatcher_enabled() else own(keyset, *args, **kwargs)
+    else:
+        @functools.wraps(own)
+        def either(*args, **kwargs):
+            return (fn if python_dispatcher_enabled() else own)(*args, **kwargs)
+    op.kernels[key] = KernelFunction(either, kernel.debug, with_keyset=kernel.with_keyset)
     op.update_table()
     return fn
 

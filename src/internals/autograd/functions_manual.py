@@ -1094,6 +1094,17 @@ def polar_backward(grad, result):
 __all__ += ["polar_backward"]
 
 
+def rsqrt_backward(grad, result):
+    """``-0.5 * grad * result.pow(3).conj()`` (derivatives.yaml's rsqrt) in the order torch's C++
+    runs it: the power first (GCC evaluates the right operand of ``*`` first), then the double
+    times the gradient, ``mul.Scalar``, then their product."""
+    cube = result.pow(3).conj()
+    return mul_scalar(grad, -0.5) * cube
+
+
+__all__ += ["rsqrt_backward"]
+
+
 def log1p_backward(grad, self):
     """grad / (self + 1) (``log1p_backward``)."""
     return grad / (self + 1).conj()

@@ -39,9 +39,7 @@ def _floating_only(input, kernel):
 
 
 def _batch_norm_dims(input):
-    if input.dim() < 2:
-        raise RuntimeError(f"batch_norm(): expected input with at least 2 dims, but got {input.dim()}")
-    C = input.shape[1]
+    C = input.shape[wrap_dim(1, input.dim())]     # torch's kernels read ``input.size(1)``: an IndexError below 2 dims
     return [0] + list(range(2, input.dim())), [1, C] + [1] * (input.dim() - 2), C
 
 
@@ -86,6 +84,23 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         save_mean = save_invstd = empty((0,), dtype=compute, device=input.device)
     out = _affine(_normalize(x, mean, invstd, shape), weight, bias, shape)
     return _in_suggested_layout(to(out, input.dtype), input), save_mean, save_invstd
+
+
+def _batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``_batch_norm_legit_cpu`` (Normalization.cpp): ``native_batch_norm``'s kernel, the running
+    statistics required (the schema marks them mutated: they are updated while training)."""
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps):
+    """``_batch_norm_legit_no_stats_cpu``: ``native_batch_norm``'s kernel without running statistics."""
+    return native_batch_norm(input, weight, bias, None, None, training, momentum, eps)
+
+
+def _batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps):
+    """``_batch_norm_legit_no_training`` (Normalization.cpp, CompositeExplicitAutograd): eval mode,
+    through ``_native_batch_norm_legit`` (the statistics are read, never written)."""
+    return call("_native_batch_norm_legit", input, weight, bias, running_mean, running_var, False, momentum, eps)
 
 
 # ---- 16-bit inputs on the CPU (``cpu/batch_norm_kernel.cpp``'s reduced-float kernels and
@@ -477,9 +492,8 @@ def rms_norm_composite(input, normalized_shape, weight=None, eps=None):
     if single:
         eps = float(np.float32(eps))      # torch keeps it in a C float for float math
     mean_square = call("mean.dim", call("pow.Tensor_Scalar", x, 2), dims, True)
-    # torch adds eps in place (``add_.Scalar``, which the package does not declare); the
-    # out-of-place ``add.Scalar`` records the same AddBackward1 node
-    rstd = call("rsqrt", call("add.Scalar", mean_square, eps))
+    # torch adds eps in place (``add_.Scalar``): a trace records add_, the graph's AddBackward1
+    rstd = call("rsqrt", call("add_.Scalar", mean_square, eps))
     out = call("mul.Tensor", x, rstd)
     if weight is not None:
         out = call("mul.Tensor", out, weight)

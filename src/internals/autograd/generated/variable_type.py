@@ -278,6 +278,9 @@ from .functions import (
     NarrowCopyBackward0,
     NativeBatchNormBackward0,
     NativeBatchNormBackwardBackward0,
+    NativeBatchNormLegitBackward0,
+    NativeBatchNormLegitBackward1,
+    NativeBatchNormLegitNoTrainingBackward0,
     NativeGroupNormBackward0,
     NativeGroupNormBackwardBackward0,
     NativeLayerNormBackward0,
@@ -1276,6 +1279,9 @@ OPS = {
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
+    '_native_batch_norm_legit': dispatcher.find('_native_batch_norm_legit'),
+    '_native_batch_norm_legit_no_training': dispatcher.find('_native_batch_norm_legit_no_training'),
+    '_native_batch_norm_legit.no_stats': dispatcher.find('_native_batch_norm_legit.no_stats'),
     '_to_sparse.sparse_dim': dispatcher.find('_to_sparse.sparse_dim'),
     '_to_sparse': dispatcher.find('_to_sparse'),
     '_to_sparse_csr': dispatcher.find('_to_sparse_csr'),
@@ -8259,7 +8265,7 @@ def rsqrt(ks, self):
     if _fw_levels and has_fw_grad(self):
         fwp_result = primal(result)
         self_t, = tangents(self)
-        set_fw_grad(result, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj())
+        set_fw_grad(result, (manual.rsqrt_backward(self_t.conj(), fwp_result)).conj())
     return result
 
 
@@ -8288,7 +8294,7 @@ def rsqrt_(ks, self):
     if _fw_levels and has_fw_grad(self):
         fwp_result = primal(self)
         self_t, = tangents(self)
-        set_fw_grad(self, (-0.5 * self_t.conj() * fwp_result.pow(3).conj()).conj(), inplace=True)
+        set_fw_grad(self, (manual.rsqrt_backward(self_t.conj(), fwp_result)).conj(), inplace=True)
     return result
 
 
@@ -15039,6 +15045,105 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     return result
 
 
+def _native_batch_norm_legit(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(running_mean, 'running_mean', '_native_batch_norm_legit')
+        check_no_requires_grad(running_var, 'running_var', '_native_batch_norm_legit')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeBatchNormLegitBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.running_mean_ = SavedVariable(running_mean, False)
+        grad_fn.running_var_ = SavedVariable(running_var, False)
+        grad_fn.training_ = training
+        grad_fn.eps_ = eps
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['_native_batch_norm_legit'].redispatch(after_autograd(ks), input, weight, bias, running_mean, running_var, training, momentum, eps)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        check_complex_autograd('_native_batch_norm_legit', (result[0],))
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result[0], manual.batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, fwp_result1, fwp_result2, training, eps))
+    return result
+
+
+def _native_batch_norm_legit_no_training(ks, input, weight, bias, running_mean, running_var, momentum, eps):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(running_mean, 'running_mean', '_native_batch_norm_legit_no_training')
+        check_no_requires_grad(running_var, 'running_var', '_native_batch_norm_legit_no_training')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeBatchNormLegitNoTrainingBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.running_mean_ = SavedVariable(running_mean, False)
+        grad_fn.running_var_ = SavedVariable(running_var, False)
+        grad_fn.eps_ = eps
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['_native_batch_norm_legit_no_training'].redispatch(after_autograd(ks), input, weight, bias, running_mean, running_var, momentum, eps)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        check_complex_autograd('_native_batch_norm_legit_no_training', (result[0],))
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result[0], manual.batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var, fwp_result1, fwp_result2, False, eps))
+    return result
+
+
+def _native_batch_norm_legit_no_stats(ks, input, weight, bias, training, momentum, eps):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeBatchNormLegitBackward1()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.training_ = training
+        grad_fn.eps_ = eps
+    excluded = enter_below_ad_inplace_or_view()
+    try:
+        result = OPS['_native_batch_norm_legit.no_stats'].redispatch(after_autograd(ks), input, weight, bias, training, momentum, eps)
+    finally:
+        tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        check_complex_autograd('_native_batch_norm_legit', (result[0],))
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    if _fw_levels and has_fw_grad(input, weight, bias):
+        input_p = primal(input)
+        weight_p = primal(weight)
+        bias_p = primal(bias)
+        fwp_result1 = primal(result[1])
+        fwp_result2 = primal(result[2])
+        input_t, weight_t, bias_t = tangents(input, weight, bias)
+        set_fw_grad(result[0], manual.batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, None, None, fwp_result1, fwp_result2, training, eps))
+    return result
+
+
 def _to_sparse_sparse_dim(ks, self, sparse_dim):
     if _fw_levels:
         check_no_fw_grad('_to_sparse', self)
@@ -17486,6 +17591,9 @@ KERNELS = {
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
+    '_native_batch_norm_legit': _native_batch_norm_legit,
+    '_native_batch_norm_legit_no_training': _native_batch_norm_legit_no_training,
+    '_native_batch_norm_legit.no_stats': _native_batch_norm_legit_no_stats,
     '_to_sparse.sparse_dim': _to_sparse_sparse_dim,
     '_to_sparse': _to_sparse,
     '_to_sparse_csr': _to_sparse_csr,
