@@ -89,6 +89,18 @@ def test_sdpa_fully_masked_row_gives_zeros():
     assert ours.to_torch()[0, 1].eq(0).all()
 
 
+@pytest.mark.parametrize("mask", ["bool", "float_minus_inf"])
+def test_sdpa_fully_masked_row_has_zero_gradients(mask):
+    """The math backend's safe softmax is differentiated as torch's ``_safe_softmax`` is: a row
+    that attends to nothing passes back zeros, and q, k and v get no NaN from it."""
+    q, k, v = randn(2, 3, 4, seed=1), randn(2, 5, 4, seed=2), randn(2, 5, 4, seed=3)
+    keep = torch.ones(3, 5, dtype=torch.bool)
+    keep[1] = False
+    attn_mask = keep if mask == "bool" else torch.zeros(3, 5, dtype=torch.float64).masked_fill(~keep, -torch.inf)
+    ours, _ = sdpa_both(q, k, v, attn_mask=attn_mask)
+    assert not ours.isnan().any()
+
+
 @pytest.mark.parametrize("case", ["4d", "3d_float_mask", "float64", "float16"])
 def test_sdpa_under_autocast_computes_in_the_regions_dtype(case):
     """torch registers an autocast kernel (lower_precision_fp) for scaled_dot_product_attention:

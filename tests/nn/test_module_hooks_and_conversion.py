@@ -213,9 +213,23 @@ def set_submodule(L, log):
                         .replace("<class 'int'>", "int")))
 
 
+def hook_handles_as_context_managers(L, log):
+    """A hook's handle is a context manager: the hook runs inside the ``with`` block only, for
+    module hooks and tensor hooks alike."""
+    m = L.nn.Linear(2, 2)
+    x = L.ones(1, 2, requires_grad=True)
+    with m.register_forward_hook(lambda mod, args, out: log.append("forward")) as handle:
+        log.append(type(handle).__name__)
+        m(x)
+    with x.register_hook(lambda grad: log.append("tensor")):
+        m(x).sum().backward()
+    m(x).sum().backward()
+    log.append("after")
+
+
 @pytest.mark.parametrize("scenario", [forward_hooks, bad_pre_hook_result, pre_hook_replaces_args, state_dict_hooks,
                                       load_state_dict_hooks, module_to, global_hooks, registration_hooks,
-                                      set_submodule],
+                                      set_submodule, hook_handles_as_context_managers],
                          ids=lambda f: f.__name__)
 def test_scenario_logs_match_torch(scenario):
     ours, theirs = [], []

@@ -258,6 +258,23 @@ def test_cell_errors_match_torch():
         assert str(err_o) == str(err_t)
 
 
+@pytest.mark.parametrize("state", [
+    lambda lib: (lib.randn(2, 4),),
+    lambda lib: (lib.randn(2, 2, 4), lib.randn(2, 4)),
+    lambda lib: (lib.randn(2, 4), lib.randn(2, 2, 4)),
+    lambda lib: lib.randn(2, 2, 4),
+], ids=["one_state", "h_3d", "c_3d", "tensor_3d"])
+def test_cell_state_errors_name_the_state_at_fault(state):
+    """An LSTMCell's (h, c) is checked one by one (``hx[1]`` named when c has 3 dims) and a batched
+    state of one tensor is at::lstm_cell's RuntimeError; a GRUCell's 3-d state its own message."""
+    cell = "GRUCell" if state(torch).__class__ is torch.Tensor else "LSTMCell"
+
+    def call(lib):
+        return getattr(lib.nn, cell)(3, 4)(lib.randn(2, 3), state(lib))
+    err_o, err_t = assert_same_error(lambda: call(internals), lambda: call(torch))
+    assert str(err_o) == str(err_t)
+
+
 # ---- cuda (Numba's simulator without a GPU)
 @pytest.mark.slow
 def test_lstm_on_cuda_matches_cpu():

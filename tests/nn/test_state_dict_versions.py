@@ -36,3 +36,56 @@ def test_loading_leaves_the_callers_dict_unchanged():
     del sd["num_batches_tracked"]
     internals.nn.BatchNorm1d(2).load_state_dict(sd)
     assert "num_batches_tracked" not in sd
+
+
+def _with_extra_state(lib):
+    """A module with state that is no tensor, kept by torch's get_extra_state/set_extra_state."""
+    class Counter(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def get_extra_state(self):
+            return {"count": self.count}
+
+        def set_extra_state(self, state):
+            self.count = state["count"]
+    return Counter
+
+
+@pytest.mark.parametrize("lib", [torch, internals], ids=["torch", "internals"])
+def test_extra_state_is_saved_and_restored(lib):
+    """``get_extra_state`` lands in the state_dict under ``_extra_state`` (after the module's
+    tensors) and ``load_state_dict`` hands it to ``set_extra_state``."""
+    counter = _with_extra_state(lib)
+    model = lib.nn.Sequential(counter(), lib.nn.Linear(1, 1))
+    model[0].count = 7
+    state = model.state_dict()
+    assert list(state) == ["0._extra_state", "1.weight", "1.bias"]
+    fresh = lib.nn.Sequential(counter(), lib.nn.Linear(1, 1))
+    fresh.load_state_dict(state)
+    assert fresh[0].count == 7
+
+
+def _incompatible(lib, with_extra, state):
+    """The missing and unexpected keys of a non-strict load, as plain lists."""
+    first = _with_extra_state(lib)() if with_extra else lib.nn.Linear(1, 1)
+    model = lib.nn.Sequential(first, lib.nn.Linear(1, 1))
+    result = model.load_state_dict({k: v(lib) if callable(v) else v for k, v in state.items()}, strict=False)
+    return list(result.missing_keys), list(result.unexpected_keys)
+
+
+@pytest.mark.parametrize("with_extra, state", [
+    (True, {"1.weight": lambda lib: lib.ones(1, 1), "1.bias": lambda lib: lib.ones(1)}),
+    (False, {"0._extra_state": 3, "1._extra_state": 4, "0": lambda lib: lib.ones(1)}),
+], ids=["extra_state_missing", "extra_state_and_child_name_unexpected"])
+def test_extra_state_keys_missing_and_unexpected_as_torchs(with_extra, state):
+    """A module that keeps extra state misses its key; one that does not finds it unexpected, as
+    it does a key that names a child with no dotted rest."""
+    assert _incompatible(internals, with_extra, state) == _incompatible(torch, with_extra, state)
+
+
+def test_missing_extra_state_fails_a_strict_load_as_torchs():
+    for lib in (torch, internals):
+        with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "_extra_state"'):
+            _with_extra_state(lib)().load_state_dict({})

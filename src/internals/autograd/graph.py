@@ -56,6 +56,13 @@ class RemovableHandle:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
 
+    # ``with module.register_forward_hook(f):`` keeps the hook for the block only (torch/utils/hooks.py)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.remove()
+
 
 class Node:
     """``torch::autograd::Node``. Subclasses implement ``apply(grads) -> grads`` (one per edge)."""

@@ -990,9 +990,13 @@ def _convert_boolean_attn_mask(mask, dtype):
 
 
 def _safe_softmax(attn, dim):
-    """softmax, except that a row whose every entry is -inf gives zeros (``at::_safe_softmax``)."""
-    out = attn.softmax(dim)
+    """softmax, except that a row whose every entry is -inf gives zeros (``at::_safe_softmax``).
+
+    Its gradient is zero on such a row, as torch's (``_softmax_backward_data`` of the zeroed
+    result): the row's scores are replaced by zeros before the softmax, so that its backward never
+    multiplies by the NaNs a plain softmax of -infs would give."""
     fully_masked = attn.eq(-math.inf).all(dim, keepdim=True)
+    out = where(fully_masked, zeros_like(attn), attn).softmax(dim)
     return where(fully_masked, zeros_like(out), out)
 
 

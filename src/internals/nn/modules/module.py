@@ -27,6 +27,9 @@ __all__ = ["Module", "register_module_buffer_registration_hook", "register_modul
 # Hooks every module runs (torch's ``_global_forward_hooks`` and kin): a global hook runs before
 # the module's own hooks of its kind, on every call of every module. They are lists, as a
 # module's own hooks are, so the handle a registration returns removes the hook the same way.
+# The state_dict key of a module's ``get_extra_state``, after its prefix (torch's name).
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
 _global_forward_pre_hooks = []
 _global_forward_hooks = []
 _global_backward_pre_hooks = []
@@ -603,13 +606,30 @@ class Module:
         return self.__class__.__name__
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        """This module's own parameters and persistent buffers (not its children's)."""
+        """This module's own parameters and persistent buffers (not its children's), then its
+        extra state under ``_extra_state`` where the class defines ``get_extra_state``."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._defines("get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def _defines(self, method):
+        """Whether this module's class overrides Module's ``method`` (torch saves and loads extra
+        state only for a class that does)."""
+        return getattr(type(self), method, None) is not getattr(Module, method)
+
+    def get_extra_state(self):
+        """Any picklable state a subclass keeps besides tensors, saved in its state_dict under
+        ``_extra_state``; Module's own is never called (``_save_to_state_dict`` checks first)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        """Restore what ``get_extra_state`` returned, on ``load_state_dict``."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
 
     def _record_version(self, destination, prefix):
         """Each module's ``_version`` under its dotted name in ``destination._metadata``, as torch
@@ -674,11 +694,6 @@ class Module:
         local = {k: v for k, v in self._parameters.items() if v is not None}
         local.update((k, v) for k, v in self._buffers.items()
                      if v is not None and k not in self._non_persistent_buffers_set)
-        for key in state_dict:
-            if key.startswith(prefix):
-                name = key[len(prefix):]
-                if name.split(".", 1)[0] not in self._modules and name not in local:
-                    unexpected.append(key)
         for name, own in local.items():
             key = prefix + name
             if key not in state_dict:
@@ -706,6 +721,25 @@ class Module:
                     errors.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{torch_size_text(own.shape)} and whose dimensions in the checkpoint are "
                                   f"{torch_size_text(value.shape)}, an exception occurred : {error.args}.")
+        # torch's order: missing parameters, then the extra state, then the unexpected keys
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        self._load_extra_state(state_dict, extra_key, missing, unexpected)
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                head, *rest = key[len(prefix):].split(".", 1)
+                if head not in (self._modules if rest else local):   # a dotted name belongs to a child
+                    unexpected.append(key)
+
+    def _load_extra_state(self, state_dict, key, missing, unexpected):
+        """A class with ``set_extra_state`` expects ``key``; any other finds it unexpected
+        (torch's ``Module._load_from_state_dict``)."""
+        if self._defines("set_extra_state"):
+            if key in state_dict:
+                self.set_extra_state(state_dict[key])
+            else:
+                missing.append(key)
+        elif key in state_dict:
+            unexpected.append(key)
 
     def _assign_loaded(self, name, own, value):
         """``assign=True``: the loaded tensor takes the place of ``own``; in place of a parameter it

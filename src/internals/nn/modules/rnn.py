@@ -570,9 +570,12 @@ class RNNCellBase(Module):
     def _batched(self, input, hx, name):
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and any(h.dim() not in (1, 2) for h in (hx if isinstance(hx, tuple) else (hx,))):
-            dims = [h.dim() for h in (hx if isinstance(hx, tuple) else (hx,))]
-            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {dims[0]}D instead")
+        if isinstance(hx, tuple):       # LSTMCell's (h, c): torch names the one at fault
+            for idx, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError(f"{name}: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead")
+        elif hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         return input.dim() == 2
 
     def _check(self, input, hx, label=""):
@@ -618,6 +621,8 @@ class LSTMCell(RNNCellBase):
             hx = (self._zeros(input), self._zeros(input))
         elif not is_batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        elif len(hx) != 2:           # at::lstm_cell's own check of the batched state
+            raise RuntimeError("lstm_cell expects two hidden states")
         self._check(input, hx[0], "0")
         self._check(input, hx[1], "1")
         hy, cy = _lstm_cell(F.linear(input, self.weight_ih, self.bias_ih), tuple(hx), self._params())
