@@ -1,8 +1,9 @@
 """``torch.finfo`` and ``torch.iinfo`` (``torch/csrc/TypeInfo.cpp``): the limits of a dtype.
 
 The float limits are NumPy's for float16/32/64; bfloat16, which NumPy lacks, has float32's
-exponent with 8 bits of precision; the float8 types' are c10's ``numeric_limits``. ``resolution`` is 10 to the minus the number of decimal digits
-the type holds, and the reprs print each number with 6 significant digits, as torch's do.
+exponent with 8 bits of precision; the float8 types' are c10's ``numeric_limits``. ``resolution``
+is 10 to the minus the number of decimal digits the type holds, and the reprs print each number
+with 6 significant digits, as torch's do.
 """
 import math
 
