@@ -10,7 +10,7 @@ from .c10 import scalar_type as st
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import TensorImpl
 
-_TORCH_NAMES = {d.name: d for d in st.ALL_DTYPES + st.LIMITED_UNSIGNED}
+_TORCH_NAMES = {d.name: d for d in st.ALL_DTYPES + st.LIMITED_UNSIGNED + st.FLOAT8}
 
 
 def _torch_dtype(torch, d):

@@ -230,7 +230,7 @@ class Tensor(TensorBase):
         return array
 
     def _numpy(self):
-        if self.dtype is st.bfloat16 or self.dtype is st.complex32:    # NumPy has neither type
+        if self.dtype is st.bfloat16 or self.dtype is st.complex32 or self.dtype.is_float8:   # NumPy has none
             raise TypeError(f"Got unsupported ScalarType {self.dtype.torch_name}")
         np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
         buf = self._impl.storage._data.view(np.uint8)
@@ -264,7 +264,7 @@ class Tensor(TensorBase):
         t = self.resolve_conj().cpu()      # the values shown, not the stored ones (torch's _tensor_str)
         if t.is_neg():      # asked only then: a trace of a kernel that reads values stays short
             t = t.resolve_neg()
-        if t.dtype is st.bfloat16:
+        if t.dtype is st.bfloat16 or t.dtype.is_float8:     # float32 holds each of their values
             t = t.to(st.float32)
         elif t.dtype is st.complex32:   # complex64 holds each float16 part exactly
             t = t.to(st.complex64)

@@ -128,7 +128,8 @@ class _Formatter:
         if not self.floating:
             self.width = max(len(str(v)) for v in values.reshape(-1).tolist())
             return
-        flat = values.reshape(-1).astype(np.float64)
+        with np.errstate(invalid="ignore"):     # a float8 fnuz NaN is a signalling one in float32
+            flat = values.reshape(-1).astype(np.float64)
         shown = flat[np.isfinite(flat) & (flat != 0)]
         if not shown.size:
             return

@@ -1,8 +1,9 @@
 """``torch.finfo`` and ``torch.iinfo`` (``torch/csrc/TypeInfo.cpp``): the limits of a dtype.
 
 The float limits are NumPy's for float16/32/64; bfloat16, which NumPy lacks, has float32's
-exponent with 8 bits of precision. ``resolution`` is 10 to the minus the number of decimal digits
-the type holds, and the reprs print each number with 6 significant digits, as torch's do.
+exponent with 8 bits of precision; the float8 types' are c10's ``numeric_limits``. ``resolution``
+is 10 to the minus the number of decimal digits the type holds, and the reprs print each number
+with 6 significant digits, as torch's do.
 """
 import math
 
@@ -13,6 +14,16 @@ from .c10 import scalar_type as st
 __all__ = ["finfo", "iinfo"]
 
 _BFLOAT16 = {"bits": 16, "eps": 2.0 ** -7, "max": (2 - 2.0 ** -7) * 2.0 ** 127, "tiny": 2.0 ** -126}
+# The float8 types' ``std::numeric_limits`` (``c10/util/Float8_*.h``): eps, the largest finite
+# value, the smallest normal. e8m0fnu has no sign: its ``lowest`` (finfo's min) is its smallest
+# value, 2**-127, and its eps is 1 (no mantissa bits: 1's neighbour is 2).
+_FLOAT8 = {
+    "float8_e4m3fn": {"bits": 8, "eps": 2.0 ** -3, "max": 448.0, "tiny": 2.0 ** -6},
+    "float8_e5m2": {"bits": 8, "eps": 2.0 ** -2, "max": 57344.0, "tiny": 2.0 ** -14},
+    "float8_e4m3fnuz": {"bits": 8, "eps": 2.0 ** -3, "max": 240.0, "tiny": 2.0 ** -7},
+    "float8_e5m2fnuz": {"bits": 8, "eps": 2.0 ** -3, "max": 57344.0, "tiny": 2.0 ** -15},
+    "float8_e8m0fnu": {"bits": 8, "eps": 1.0, "max": 2.0 ** 127, "tiny": 2.0 ** -127, "min": 2.0 ** -127},
+}
 
 
 class finfo:  # noqa: N801 -- torch's name
@@ -25,11 +36,13 @@ class finfo:  # noqa: N801 -- torch's name
                             "'torch.finfo'")
         if type is st.bfloat16:
             limits = _BFLOAT16
+        elif type.is_float8:
+            limits = _FLOAT8[type.name]
         else:
             info = np.finfo(getattr(np, type.name))      # (a float16 storage is viewed as uint16)
             limits = {"bits": info.bits, "eps": float(info.eps), "max": float(info.max), "tiny": float(info.tiny)}
         self.bits, self.eps, self.max, self.tiny = limits["bits"], limits["eps"], limits["max"], limits["tiny"]
-        self.min, self.smallest_normal = -self.max, self.tiny
+        self.min, self.smallest_normal = limits.get("min", -self.max), self.tiny
         self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
         self.dtype = type.name
 

@@ -165,8 +165,8 @@ class _Pickler(pickle._Pickler):
         impl = obj._impl
         # torch's get_tensor_metadata: the math bits travel beside the stored values
         bits = {name: True for name, on in (("neg", impl.is_neg()), ("conj", impl.is_conj())) if on}
-        if obj.dtype is st.complex32 or obj.dtype in st.LIMITED_UNSIGNED:
-            # no legacy storage class (complex32, uint16/32/64): the untyped bytes and the dtype (v3)
+        if obj.dtype is st.complex32 or obj.dtype in st.LIMITED_UNSIGNED or obj.dtype.is_float8:
+            # no legacy storage class (complex32, uint16/32/64, float8): the untyped bytes and the dtype (v3)
             args = (impl.storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                     obj.requires_grad, _ORDERED_DICT(), obj.dtype)
             return self.save_reduce(_REBUILD_TENSOR_V3, (*args, bits) if bits else args, obj=obj)
@@ -329,7 +329,7 @@ def _materialize_view_bits(t, metadata):
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
     """torch's rebuild of a tensor whose dtype has no legacy storage class (complex32, the wide
-    unsigned types): the storage comes as bytes, the dtype beside it."""
+    unsigned types, float8): the storage comes as bytes, the dtype beside it."""
     return _rebuild_tensor_v2(TypedStorage(wrap_storage=storage._untyped_storage, dtype=dtype, _internal=True),
                               storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 

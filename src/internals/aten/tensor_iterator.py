@@ -44,7 +44,7 @@ from .empty_tensor import _meta, _meta_blocks, empty_planned, empty_strided_gene
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry",
-           "can_use_32bit_indexing", "get_dim_to_split", "with_32bit_indexing"]
+           "can_use_32bit_indexing", "get_dim_to_split", "with_32bit_indexing", "running_kernel_name"]
 
 INT32_MAX = 2**31 - 1       # the largest index or byte offset a 32-bit-indexed CUDA kernel reaches
 
@@ -64,7 +64,7 @@ _KERNEL_NAMES = {
 }
 
 
-def _running_kernel_name(device):
+def running_kernel_name(device):
     """The name torch's kernel for the operator now running would refuse a dtype with: the
     innermost operator the dispatcher is running, found up the stack (this is the refusal's
     road only, so the calls pay nothing for it)."""
@@ -496,7 +496,8 @@ class TensorIterator:
             common = st.get_default_dtype()
         self.common_dtype = common
         # what the loop computes in: ``opmath_type``, called only for the types it changes (a frame less)
-        self.compute_dtype = st.opmath_type(common) if common.is_reduced_float or common is st.complex32 else common
+        self.compute_dtype = (st.opmath_type(common) if common.is_reduced_float or common is st.complex32
+                              or common.is_float8 else common)
         if given:
             self._check_given_outputs(common)
         if uniform is not common and config.promote_inputs_to_common_dtype_ and device is not None \
@@ -654,7 +655,7 @@ class TensorIterator:
             buffers.append(impl.storage.typed(impl.dtype) if view is None else view)
         return buffers
 
-    def for_each(self, loop, limited_unsigned=False):
+    def for_each(self, loop, limited_unsigned=False, float8=False):
         """Run ``loop(buffers, sizes, strides, offsets)`` over the whole iteration space (nothing
         for an empty one), then copy temporaries back into the outputs. Returns the result.
 
@@ -668,8 +669,10 @@ class TensorIterator:
             raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
                                       "tensors are copied, cast, filled and viewed; torch computes with few more)")
         if self.common_dtype in st.LIMITED_UNSIGNED and not (limited_unsigned or self.config.only_moves_):
-            raise NotImplementedError(f'"{_running_kernel_name(self.device)}" not implemented for '
+            raise NotImplementedError(f'"{running_kernel_name(self.device)}" not implemented for '
                                       f"'{self.common_dtype.torch_name}'")
+        if self.common_dtype.is_float8 and not self.config.only_moves_:
+            self._refuse_float8(float8)
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             # ``buffers()``, written out: every elementwise call comes here
             buffers = []
@@ -683,6 +686,24 @@ class TensorIterator:
             if self.outputs[0] is not self.result:
                 self.cast_outputs()
         return self.result
+
+    def _refuse_float8(self, listed):
+        """The float8 types' few kernels (``listed``: True for ``==``, ``!=``, ``abs``, "tensors" for
+        ``*``): any other loop is refused by the name of torch's kernel. ``*`` by a one-value operand
+        (``x * 2``) takes ``mul_kernel``'s scalar road, whose dispatch (``mul_cpu_reduced_float``)
+        lists no float8."""
+        if listed is True or (listed == "tensors" and not self._second_input_is_scalar()):
+            return
+        name = "mul_cpu_reduced_float" if listed == "tensors" else running_kernel_name(self.device)
+        raise NotImplementedError(f'"{name}" not implemented for \'{self.common_dtype.torch_name}\'')
+
+    def _second_input_is_scalar(self):
+        """``iter.is_scalar(2)``: the second input reads one value everywhere (size 1 or stride 0
+        in every dim), as a wrapped number does."""
+        if len(self.inputs) < 2:
+            return False
+        impl = self.inputs[1]._impl
+        return all(n == 1 or s == 0 for n, s in zip(impl.sizes, impl.strides))
 
     def itemsizes(self):
         """Bytes per element of each operand, outputs first: torch's strides are in bytes."""

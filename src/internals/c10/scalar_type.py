@@ -38,6 +38,7 @@ class dtype:
         self.is_floating_point = category == FLOATING
         self.is_complex = category == COMPLEX
         self.is_reduced_float = category == FLOATING and itemsize == 2   # float16, bfloat16: computed in float32
+        self.is_float8 = category == FLOATING and itemsize == 1          # the float8 types: stored bits only
 
     def to_real(self):
         """``dtype.to_real()``: a complex dtype's component type; any other dtype is itself."""
@@ -85,8 +86,21 @@ uint32 = dtype("uint32", "UInt32", 4, INTEGRAL, np.uint32, signed=False)
 uint64 = dtype("uint64", "UInt64", 8, INTEGRAL, np.uint64, signed=False)
 LIMITED_UNSIGNED = (uint16, uint32, uint64)
 
+# The float8 types (``c10/util/Float8_e4m3fn.h`` and its siblings): one byte, exponent and
+# mantissa bits named in the type (e4m3: 4 and 3). "fn" is finite (no infinity), "uz" unsigned
+# zero (one NaN, 0x80, and no -0), e8m0fnu an exponent alone (a power of two, no sign). torch's CPU
+# kernels for them cover casts, data movement, ``==``/``!=``, ``abs`` and ``*``; their storage is
+# viewed as uint8 bit patterns and converted through float32 (``copy.py``), and, as complex32,
+# they stay out of ALL_DTYPES and promote with nothing.
+float8_e4m3fn = dtype("float8_e4m3fn", "Float8_e4m3fn", 1, FLOATING, np.uint8)
+float8_e5m2 = dtype("float8_e5m2", "Float8_e5m2", 1, FLOATING, np.uint8)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", "Float8_e4m3fnuz", 1, FLOATING, np.uint8)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", "Float8_e5m2fnuz", 1, FLOATING, np.uint8)
+float8_e8m0fnu = dtype("float8_e8m0fnu", "Float8_e8m0fnu", 1, FLOATING, np.uint8, signed=False)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
-_BY_NAME = {d.name: d for d in ALL_DTYPES + (complex32, *LIMITED_UNSIGNED)}
+_BY_NAME = {d.name: d for d in ALL_DTYPES + (complex32, *LIMITED_UNSIGNED, *FLOAT8)}
 # the Python types a ``dtype`` argument may be (``THPDtype`` from ``PyFloat_Type`` and the others)
 PYTHON_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
 
@@ -133,7 +147,7 @@ def to_complex(d):
     complex64 (c10 has no complex bfloat16)."""
     if d.is_complex:
         return d
-    if d.category != FLOATING:
+    if d.category != FLOATING or d.is_float8:
         raise RuntimeError(f"Unknown Complex ScalarType for {d.torch_name}")
     return {float64: complex128, float16: complex32}.get(d, complex64)
 
@@ -166,6 +180,13 @@ def _check_limited_unsigned(a, b):
                            f"{a.torch_name} and {b.torch_name}")
 
 
+def _check_float8(a, b):
+    """``promoteTypes`` refuses a float8 type with any other type (``c10/core/ScalarType.cpp``)."""
+    if a.is_float8 or b.is_float8:
+        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{a.torch_name} and {b.torch_name}")
+
+
 def promote_types(a, b):
     """The smallest dtype both ``a`` and ``b`` convert to without losing their category.
 
@@ -176,6 +197,7 @@ def promote_types(a, b):
     """
     if a is b:
         return a
+    _check_float8(a, b)
     _check_limited_unsigned(a, b)
     if a is bool_ or b is bool_:
         return b if a is bool_ else a
@@ -203,7 +225,9 @@ def opmath_type(dtype):
     no float16 arithmetic on the CPU either), complex32 in complex64; every other dtype computes
     in itself.
     """
-    return float32 if dtype.is_reduced_float else (complex64 if dtype is complex32 else dtype)
+    if dtype.is_reduced_float or dtype.is_float8:     # float8: converted to float32 and back, as c10 does
+        return float32
+    return complex64 if dtype is complex32 else dtype
 
 
 def can_cast(from_, to):
@@ -234,14 +258,15 @@ _CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "in
               "int64": "int64_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
               "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
               "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
+              "complex128": "c10::complex<double>", **{d.name: f"c10::{d.torch_name}" for d in FLOAT8}}
 # Each dtype's ``caffe2::TypeMeta`` name (the C++ type demangled by the compiler), as torch's
 # messages about a tensor's dtype print it.
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
                     "int32": "int", "int64": "long int", "uint16": "unsigned short", "uint32": "unsigned int",
                     "uint64": "unsigned long", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                     "float32": "float", "float64": "double", "complex32": "c10::complex<c10::Half>",
-                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+                    **{d.name: f"c10::{d.torch_name}" for d in FLOAT8}}
 
 
 def type_meta_name(d):
@@ -249,7 +274,11 @@ def type_meta_name(d):
     return _TYPE_META_NAMES[d.name]
 
 
-_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
+              "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0, "float8_e4m3fnuz": 240.0, "float8_e5m2fnuz": 57344.0,
+              "float8_e8m0fnu": 2.0 ** 127}
+# the float types without an infinity: ``c10::overflows`` lets inf through only where the type has one
+_NO_INFINITY = frozenset(("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"))
 
 
 def checked_convert(value, d):
@@ -292,7 +321,8 @@ def _fits(value, d):
         value = complex(value)
         return _fits(value.real, to_real(d)) and _fits(value.imag, to_real(d))
     if d.category == FLOATING:
-        return value != value or abs(value) == float("inf") or abs(value) <= _FLOAT_MAX.get(d.name, float("inf"))
+        infinite_ok = abs(value) == float("inf") and d.name not in _NO_INFINITY
+        return value != value or infinite_ok or abs(value) <= _FLOAT_MAX.get(d.name, float("inf"))
     info = np.iinfo(d.numpy_type)
     if isinstance(value, (float, np.floating)):
         # compared as doubles, as ``c10::overflows``: int64's max is the double 2**63, so 2.0**63

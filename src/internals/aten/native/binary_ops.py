@@ -22,7 +22,7 @@ from ..dispatcher import call
 from ..tensor_iterator import BinaryOpConfig, TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .copy import cast_like, to
-from .dispatch_stub import loops, refuse_unlisted_dtypes
+from .dispatch_stub import loops, refuse_float8, refuse_unlisted_dtypes
 from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
 from .elementwise import common_device, complex32_in_opmath, complex32_product, complex32_sum, rounded_to_complex32
 from .structured import structured, structured_variant
@@ -945,6 +945,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(a, b):
     """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
+    refuse_float8(f"equal_notnan_{a.device.type}", a, b)
     common_device(a, b)
     if tuple(a.shape) == tuple(b.shape) and st.result_type(a, b) is st.complex32:
         same = (a._impl.storage is b._impl.storage and a.storage_offset() == b.storage_offset()

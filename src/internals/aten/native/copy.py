@@ -34,25 +34,32 @@ def _copy_iterator(dst, src):
             .check_mem_overlap(False).compute_in_opmath(False).only_moves().build())
 
 
-_TO_FLOAT = {st.float16: ops.HALF_BITS_TO_FLOAT, st.bfloat16: ops.BF16_BITS_TO_FLOAT}
-_FROM_FLOAT = {st.float16: ops.FLOAT_BITS_TO_HALF, st.bfloat16: ops.FLOAT_BITS_TO_BF16}
+_TO_FLOAT = {st.float16: ops.HALF_BITS_TO_FLOAT, st.bfloat16: ops.BF16_BITS_TO_FLOAT,
+             st.float8_e4m3fn: ops.E4M3FN_BITS_TO_FLOAT, st.float8_e5m2: ops.E5M2_BITS_TO_FLOAT,
+             st.float8_e4m3fnuz: ops.E4M3FNUZ_BITS_TO_FLOAT, st.float8_e5m2fnuz: ops.E5M2FNUZ_BITS_TO_FLOAT,
+             st.float8_e8m0fnu: ops.E8M0FNU_BITS_TO_FLOAT}
+_FROM_FLOAT = {st.float16: ops.FLOAT_BITS_TO_HALF, st.bfloat16: ops.FLOAT_BITS_TO_BF16,
+               st.float8_e4m3fn: ops.FLOAT_BITS_TO_E4M3FN, st.float8_e5m2: ops.FLOAT_BITS_TO_E5M2,
+               st.float8_e4m3fnuz: ops.FLOAT_BITS_TO_E4M3FNUZ, st.float8_e5m2fnuz: ops.FLOAT_BITS_TO_E5M2FNUZ,
+               st.float8_e8m0fnu: ops.FLOAT_BITS_TO_E8M0FNU}
 
 
 def same_device_copy(dst, src):
     """dst[...] = src[...] (same shape, same device) with a cast.
 
     float16 and bfloat16 convert through float32 on their bit patterns (Numba has no CPU float16):
-    as 32-bit words for the float32 side, the loop then runs a bit conversion.
+    as 32-bit words for the float32 side, the loop then runs a bit conversion. So do the float8
+    types, as c10's do (a double becomes a float first: ``Float8_e4m3fn(float)``).
     """
     if (src.dtype is st.complex32) is not (dst.dtype is st.complex32):
         return _complex32_copy(dst, src)
     if src.dtype.is_complex and not dst.dtype.is_complex:
         return _complex_to_real_copy(dst, src)
-    if src.dtype.is_reduced_float and src.dtype is not dst.dtype:
+    if src.dtype in _TO_FLOAT and src.dtype is not dst.dtype:
         wide = scratch_like(src, st.float32)
         _bits_copy(wide, src, _TO_FLOAT[src.dtype])
         return same_device_copy(dst, wide)
-    if dst.dtype.is_reduced_float and src.dtype is not dst.dtype:
+    if dst.dtype in _FROM_FLOAT and src.dtype is not dst.dtype:
         return _bits_copy(dst, cast_like(src, st.float32), _FROM_FLOAT[dst.dtype])
     if dst.dtype is st.uint8 and src.dtype.is_floating_point:
         # c10's ``static_cast_with_inter_type<uint8_t>``: a float reaches uint8 through int64, so
@@ -116,7 +123,7 @@ def _complex_to_real_copy(dst, src):
 
 
 def _bits_copy(dst, src, op):
-    """One bit-level conversion between a float32 tensor and a 16-bit one (same shape)."""
+    """One bit-level conversion between a float32 tensor and a 16- or 8-bit one (same shape)."""
     def as_bits(b):
         return b.view(np.uint32) if b.dtype == np.float32 else b
     it = _copy_iterator(dst, src)
@@ -132,7 +139,7 @@ def cast_like(src, dtype):
         src = wrap_scalar(float(st.wrapped_uint64_value(impl)))                         # its unsigned value
         impl = src._impl
     have = impl.dtype
-    if (not impl.sizes and impl.device.type == "cpu" and not (have.is_reduced_float or dtype.is_reduced_float)
+    if (not impl.sizes and impl.device.type == "cpu" and not (have in _TO_FLOAT or dtype in _TO_FLOAT)
             and dtype.is_complex >= have.is_complex        # complex -> real takes the loop (and warns)
             and have is not st.complex32 and dtype is not st.complex32     # (NumPy has no complex32 to cast with)
             and not _meta.active):       # (a fake's number, ``n`` of a traced size, has no value)
@@ -231,7 +238,7 @@ def fill_(t, value):
         fill_(part(t, 0), value.real)
         fill_(part(t, 1), value.imag)
         return t
-    if t.dtype.is_reduced_float and t.device.type == "cpu" and t._impl.numel() == 1:
+    if t.dtype in _TO_FLOAT and t.device.type == "cpu" and t._impl.numel() == 1:
         # ``scalar_fill`` (Fill.cpp): one CPU element reads the value as a double and casts it
         # unchecked (1e6 makes a one-element float16 inf; two elements refuse it)
         with np.errstate(over="ignore"):

@@ -144,14 +144,21 @@ def onednn_native(dtype_name):
 
 
 # ---------------------------------------------------------------------- dtypes a kernel lacks
-def refuse_unlisted_dtypes(kernel, *tensors_or_dtypes, complex32=True, limited_unsigned=True):
+def refuse_float8(kernel, *tensors_or_dtypes):
+    """A kernel whose dispatch lists every dtype but the float8 types (and so takes complex32 and
+    uint16-64 where internals has a loop for them): a float8 tensor is refused by its name."""
+    refuse_unlisted_dtypes(kernel, *tensors_or_dtypes, complex32=False, limited_unsigned=False)
+
+
+def refuse_unlisted_dtypes(kernel, *tensors_or_dtypes, complex32=True, limited_unsigned=True, float8=True):
     """A kernel's ``AT_DISPATCH_...`` list without ComplexHalf, and without uint16, uint32 and
     uint64 (torch compiles few kernels for those: flip, gather and scatter, take, the scans,
     arange, the products, nonzero, topk, tril...): such a tensor (or dtype) is refused by the
     kernel's name, where a loop of ours that only moves words, or one Numba compiles for any
-    NumPy type, would otherwise run. ``complex32=False`` or ``limited_unsigned=False`` where
-    torch's list has those."""
+    NumPy type, would otherwise run. The float8 types are in fewer lists still. ``complex32=False``,
+    ``limited_unsigned=False`` or ``float8=False`` where torch's list has those."""
     for t in tensors_or_dtypes:
         d = getattr(t, "dtype", t)
-        if (complex32 and d is st.complex32) or (limited_unsigned and d in st.LIMITED_UNSIGNED):
+        if ((complex32 and d is st.complex32) or (limited_unsigned and d in st.LIMITED_UNSIGNED)
+                or (float8 and d.is_float8)):
             raise NotImplementedError(f'"{kernel}" not implemented for \'{d.torch_name}\'')

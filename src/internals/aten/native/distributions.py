@@ -123,6 +123,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         uniform_(view_as_real(self), from_, to, generator=generator)
         return self
     _check_floating(self, "check_uniform_bounds")
+    stub.refuse_float8("check_uniform_bounds", self)
     low, high = -_FLOAT_MAX[self.dtype], _FLOAT_MAX[self.dtype]
     for name, value in (("from", from_), ("to", to)):
         if not low <= value <= high:
@@ -172,6 +173,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         normal_(view_as_real(self), mean, std / math.sqrt(2), generator=generator)
         return self
     _check_floating(self, "normal_kernel_cpu")
+    stub.refuse_float8("normal_kernel_cpu", self)
     n = self.numel()
     if n == 0:
         return self
@@ -311,7 +313,7 @@ def random_(self, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
-    if dtype.is_complex:
+    if dtype.is_complex or dtype.is_float8:
         raise NotImplementedError(f'"random_kernel_cpu" not implemented for \'{dtype.torch_name}\'')
     gen = _mt19937(generator, self, "random_")
     with gen._lock:

@@ -30,13 +30,17 @@ def binary_loop(it, op, scalar):
     # no argument list assembled from the buffers and the geometry.
     return it.for_each(lambda buffers, shape, strides, offsets: loops(it.device).binary_loop(
         op, buffers[0], buffers[1], buffers[2], scalar, shape, strides, offsets),
-        limited_unsigned=op in _LIMITED_UNSIGNED_OPS)
+        limited_unsigned=op in _LIMITED_UNSIGNED_OPS, float8=_FLOAT8_OPS.get(op, False))
 
 
 # The binary kernels torch compiles for uint16, uint32 and uint64 (``AT_DISPATCH_V2`` with
 # ``AT_BAREBONES_UNSIGNED_TYPES``): equality, product and the bitwise and/or/xor. Their results
 # wrap around exactly as the fixed-width integers do.
 _LIMITED_UNSIGNED_OPS = frozenset((ops.EQ, ops.NE, ops.MUL, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR))
+# The binary kernels torch compiles for the float8 types: equality and the product (computed in
+# float32, rounded once into the float8 type), the product of two tensors only ("tensors": a
+# one-value operand takes ``mul_kernel``'s scalar road, ``mul_cpu_reduced_float``, without them).
+_FLOAT8_OPS = {ops.EQ: True, ops.NE: True, ops.MUL: "tensors"}
 
 
 # ---- complex32: the few loops torch has for it (``BinaryOpsKernel.cpp``'s kComplexHalf branches)

@@ -37,7 +37,7 @@ from ..tensor_iterator import (
     output_layout,
 )
 from .copy import buffer, fill_, same_device_copy, to_device
-from .dispatch_stub import loops, refuse_unlisted_dtypes
+from .dispatch_stub import loops, refuse_float8, refuse_unlisted_dtypes
 from .elementwise import common_device
 from .structured import set_output, structured
 from .tensor_factories import empty_strided, from_host, wrap_scalar
@@ -247,7 +247,7 @@ index_out = structured(meta_index, impl_index)
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put_``: ``self[indices] = values`` (or ``+=``), ``values`` broadcast to the indexed shape."""
-    refuse_unlisted_dtypes("index_put", self, complex32=False)
+    refuse_unlisted_dtypes("index_put", self, complex32=False, float8=False)
     mask = None if accumulate else _masked_fill_mask(self, indices, values)
     if mask is not None:
         return masked_fill_scalar_(self, mask, values.item())
@@ -369,6 +369,7 @@ def impl_index_add(out, self, dim, index, source, *, alpha=1):
     """``index_add_cpu_out``: ``self`` copied into the output (unless it is the output), then
     ``alpha`` times the slices of ``source`` along ``dim`` added in at ``index``, a repeated index
     receiving each: an accumulating ``index_put_`` with ``index`` in ``dim``'s place."""
+    refuse_float8("index_add_", self)
     if out is not self:
         dispatcher.call("copy_", out, self)
     if self.dtype in st.LIMITED_UNSIGNED and _refuse_limited_unsigned_index_add(out, index):
@@ -428,6 +429,7 @@ def _as_vector(t):
 def index_fill_(self, dim, index, value):
     """``index_fill_`` (both overloads): ``value`` written into the slices of ``self`` along
     ``dim`` at ``index`` (negative indices count from the end), checked before anything is written."""
+    refuse_float8(f"index_fill_{self.device.type}", self)
     if isinstance(value, TensorBase):
         if value.dim() != 0:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -495,6 +497,7 @@ def impl_index_copy(out, self, dim, index, source):
     """``TORCH_IMPL_FUNC(index_copy_out)``: ``self`` copied into the output (unless it is the
     output), then the slices of ``source`` along ``dim`` copied into its slices at ``index``, each
     index checked against the dim's size as the kernel checks it."""
+    refuse_float8(f"index_copy_{self.device.type}", self)
     if out is not self:
         dispatcher.call("copy_", out, self)
     d = wrap_dim(dim, self.dim())
@@ -526,7 +529,7 @@ def check_index_select(self, dim, index):
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     if index.dtype not in (st.int64, st.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    refuse_unlisted_dtypes("index_select", self, complex32=False)
+    refuse_unlisted_dtypes("index_select", self, complex32=False, float8=False)
     if self.dim() > 1 and index.numel() and self.shape[d] == 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     return d

@@ -23,10 +23,10 @@ from ...c10.tensor_impl import contiguous_strides
 from ...c10.wrap_dim import wrap_dim
 from ...return_types import return_type
 from .. import dispatcher
-from ..tensor_iterator import TensorIterator, check_no_overlap
+from ..tensor_iterator import TensorIterator, check_no_overlap, running_kernel_name
 from . import scalar_ops as ops
 from .copy import cast_like, to
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_float8
 from .resize import resize_output
 from .structured import set_output, structured, structured_variant
 from .tensor_factories import empty, wrap_scalar
@@ -70,6 +70,9 @@ def _reduce(op, x, dims, keepdim, out_dtype, name, out=None):
     x_dtype = impl.dtype
     if x_dtype is st.complex32:     # torch's reduce kernels dispatch without ComplexHalf
         raise NotImplementedError(f'"{name}_{impl.device.type}" not implemented for \'ComplexHalf\'')
+    if x_dtype.is_float8:           # nor with the float8 types: named as the operator's kernel
+        running = running_kernel_name(impl.device)
+        refuse_float8(_FLOAT8_REDUCE_NAMES.get(running, running), x)
     given, dims = dims, normalize_dims(dims, len(impl.sizes))
     if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and impl.numel() == 0:
         zero_dim = _first_empty_dim(x, given, dims, name)
@@ -90,6 +93,10 @@ def _reduce(op, x, dims, keepdim, out_dtype, name, out=None):
         init = xc._impl.dtype.numpy_type.type(1 if op == ops.PROD else 0)
         it.for_each(lambda buffers, *geometry: reduce.reduce_loop(op, *buffers, init, *geometry))
     return result if out is None or direct else dispatcher.call("copy_", out, result)
+
+
+# the kernels torch's reductions refuse a float8 tensor in, where not ``{operator}_{device}``
+_FLOAT8_REDUCE_NAMES = {"prod_cpu": "prod_out_cpu", "mean_cpu": "sum_cpu"}
 
 
 def _first_empty_dim(x, given, dims, name):
@@ -409,6 +416,7 @@ def meta_aminmax(min, max, self, *, dim=None, keepdim=False):
 def impl_aminmax(outs, self, *, dim=None, keepdim=False):
     """``amin`` and ``amax`` over ``dim`` (else every element) into the two outputs
     (``aminmax_stub`` / ``aminmax_allreduce_stub``: no complex case)."""
+    refuse_float8(f"aminmax_{self.device.type}", self)
     _not_complex(self, "aminmax_cpu")
     dims = list(range(self.dim())) if dim is None else [wrap_dim(dim, self.dim())] if self.dim() else []
     for op, name, out in ((ops.AMIN, "amin", outs[0]), (ops.AMAX, "amax", outs[1])):

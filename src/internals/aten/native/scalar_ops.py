@@ -186,6 +186,172 @@ def bf16_bits_to_float(h):
 BF16_BITS_TO_FLOAT = UNARY.register(bf16_bits_to_float)
 
 
+# The float8 types (``c10/util/Float8_e4m3fn.h``, ``Float8_e5m2.h``, ``Float8_e4m3fnuz.h``,
+# ``Float8_e5m2fnuz.h``, ``Float8_e8m0fnu.h``), as uint8 bit patterns converted to and from float32
+# bits. c10 rounds to nearest even (subnormals included); what becomes of a value past the largest
+# finite one differs: e4m3fn saturates to +-448 (inf too), e5m2 becomes inf, the fnuz types
+# become their one NaN, 0x80, which is also where their -0 would be (it becomes +0).
+@register_jitable
+def _round_shift(x, shift):
+    """``x >> shift``, rounded to nearest even on the bits shifted out."""
+    if shift > 40:
+        return 0
+    q = x >> shift
+    rest = x & ((1 << shift) - 1)
+    half = 1 << (shift - 1)
+    if rest > half or (rest == half and (q & 1)):
+        q += 1
+    return q
+
+
+@register_jitable
+def _float8_magnitude(bits, mant_bits, bias):
+    """|float32 ``bits``| (finite) as a float8 code of ``mant_bits`` mantissa bits and exponent
+    ``bias``, rounded to nearest even: the code of a value one past the largest code is what
+    the rounding carried into (the caller decides what it means)."""
+    exponent = (bits >> 23) & 0xFF
+    mant = bits & 0x7FFFFF
+    emin = 1 - bias                     # the smallest normal exponent of the float8 type
+    if exponent == 0:                   # a float32 subnormal: far below any float8 value
+        return _round_shift(mant, 23 - mant_bits + emin + 126)
+    e = exponent - 127
+    if e >= emin:                       # a float8 normal: the biased exponent above the mantissa
+        return _round_shift(((e - emin + 1) << 23) | mant, 23 - mant_bits)
+    return _round_shift(mant | 0x800000, 23 - mant_bits + emin - e)
+
+
+@register_jitable
+def _float_bits_to_float8(bits, mant_bits, bias, max_code, overflow_code, nan_code, unsigned_zero):
+    bits = int(bits)                    # widen: see _widening below
+    sign = (bits >> 24) & 0x80
+    if (bits & 0x7FFFFFFF) > 0x7F800000:
+        return nan_code if unsigned_zero else sign | nan_code
+    if (bits & 0x7FFFFFFF) == 0x7F800000:
+        code = max_code + 1
+    else:
+        code = _float8_magnitude(bits & 0x7FFFFFFF, mant_bits, bias)
+    if code > max_code:
+        return overflow_code if unsigned_zero else sign | overflow_code
+    if code == 0 and unsigned_zero:
+        return 0
+    return sign | code
+
+
+@register_jitable
+def float_bits_to_e4m3fn(bits):
+    return _float_bits_to_float8(bits, 3, 7, 0x7E, 0x7E, 0x7F, False)
+FLOAT_BITS_TO_E4M3FN = UNARY.register(float_bits_to_e4m3fn)
+
+
+@register_jitable
+def float_bits_to_e5m2(bits):
+    return _float_bits_to_float8(bits, 2, 15, 0x7B, 0x7C, 0x7F, False)
+FLOAT_BITS_TO_E5M2 = UNARY.register(float_bits_to_e5m2)
+
+
+@register_jitable
+def float_bits_to_e4m3fnuz(bits):
+    return _float_bits_to_float8(bits, 3, 8, 0x7F, 0x80, 0x80, True)
+FLOAT_BITS_TO_E4M3FNUZ = UNARY.register(float_bits_to_e4m3fnuz)
+
+
+@register_jitable
+def float_bits_to_e5m2fnuz(bits):
+    return _float_bits_to_float8(bits, 2, 16, 0x7F, 0x80, 0x80, True)
+FLOAT_BITS_TO_E5M2FNUZ = UNARY.register(float_bits_to_e5m2fnuz)
+
+
+@register_jitable
+def float_bits_to_e8m0fnu(bits):
+    """``fp8e8m0fnu_from_fp32_value``: the float32 exponent, rounded up when the mantissa is
+    past one half (or exactly one half of a normal: the implied bit is the even test); no sign,
+    and inf and NaN become the NaN, 0xFF."""
+    bits = int(bits)                    # widen: see _widening below
+    exponent = (bits >> 23) & 0xFF
+    if exponent == 0xFF:
+        return 0xFF
+    mant = bits & 0x7FFFFF
+    if mant > 0x400000 or (mant == 0x400000 and exponent > 0):
+        exponent += 1
+    return exponent
+FLOAT_BITS_TO_E8M0FNU = UNARY.register(float_bits_to_e8m0fnu)
+
+
+@register_jitable
+def _float8_to_float_bits(code, mant_bits, bias):
+    """A float8 magnitude code of ``mant_bits`` mantissa bits and exponent ``bias`` as float32
+    bits (exact: float32 holds every float8 value)."""
+    exponent = code >> mant_bits
+    mant = code & ((1 << mant_bits) - 1)
+    if exponent == 0:
+        if mant == 0:
+            return 0
+        e = 1 - bias + 127
+        while (mant >> mant_bits) == 0:     # normalise a subnormal
+            mant <<= 1
+            e -= 1
+        return (e << 23) | ((mant & ((1 << mant_bits) - 1)) << (23 - mant_bits))
+    return ((exponent - bias + 127) << 23) | (mant << (23 - mant_bits))
+
+
+@register_jitable
+def e4m3fn_bits_to_float(h):
+    """``fp8e4m3fn_to_fp32_value``: 0x7F and 0xFF are NaN (its bits: the exponent's ones over the
+    mantissa, 0x7FF00000)."""
+    h = int(h)                          # widen: see _widening below
+    sign = (h & 0x80) << 24
+    if (h & 0x7F) == 0x7F:
+        return sign | 0x7FF00000
+    return sign | _float8_to_float_bits(h & 0x7F, 3, 7)
+E4M3FN_BITS_TO_FLOAT = UNARY.register(e4m3fn_bits_to_float)
+
+
+@register_jitable
+def e5m2_bits_to_float(h):
+    """``fp8e5m2_to_fp32_value``: the float16 of the same top byte, the NaNs made quiet."""
+    h = int(h)                          # widen: see _widening below
+    sign = (h & 0x80) << 24
+    if (h & 0x7C) == 0x7C:
+        return sign | 0x7F800000 | ((h & 3) << 21) | (0x400000 if h & 3 else 0)
+    return sign | _float8_to_float_bits(h & 0x7F, 2, 15)
+E5M2_BITS_TO_FLOAT = UNARY.register(e5m2_bits_to_float)
+
+
+@register_jitable
+def _fnuz_bits_to_float(h, mant_bits, bias):
+    """``fp8_fnuz_to_fp32_value``: 0x80, the one NaN, is 0x7F800001 (a signalling NaN's bits)."""
+    h = int(h)                          # widen: see _widening below
+    if h == 0x80:
+        return 0x7F800001
+    return ((h & 0x80) << 24) | _float8_to_float_bits(h & 0x7F, mant_bits, bias)
+
+
+@register_jitable
+def e4m3fnuz_bits_to_float(h):
+    return _fnuz_bits_to_float(h, 3, 8)
+E4M3FNUZ_BITS_TO_FLOAT = UNARY.register(e4m3fnuz_bits_to_float)
+
+
+@register_jitable
+def e5m2fnuz_bits_to_float(h):
+    return _fnuz_bits_to_float(h, 2, 16)
+E5M2FNUZ_BITS_TO_FLOAT = UNARY.register(e5m2fnuz_bits_to_float)
+
+
+@register_jitable
+def e8m0fnu_bits_to_float(h):
+    """``fp8e8m0fnu_to_fp32_value``: 2**(h - 127); 0 is 2**-127 (a float32 subnormal), 0xFF NaN."""
+    h = int(h)                          # widen: see _widening below
+    if h == 0xFF:
+        return 0x7F800001
+    return 0x400000 if h == 0 else h << 23
+E8M0FNU_BITS_TO_FLOAT = UNARY.register(e8m0fnu_bits_to_float)
+# by dtype name, for a value read on the host (``item()``): plain Python calls
+_TO_FLOAT_BITS = {"float8_e4m3fn": e4m3fn_bits_to_float, "float8_e5m2": e5m2_bits_to_float,
+                  "float8_e4m3fnuz": e4m3fnuz_bits_to_float, "float8_e5m2fnuz": e5m2fnuz_bits_to_float,
+                  "float8_e8m0fnu": e8m0fnu_bits_to_float}
+
+
 # _widening: the bit patterns arrive as uint16/uint32. Numba computes with them in 64 bits, but
 # under the CUDA simulator they are NumPy scalars, which keep their width: ``uint16 << 16`` would
 # be 0 and ``uint32 - 112`` would wrap around. ``int()`` makes both compute as Numba does.

@@ -24,7 +24,7 @@ from .. import dispatcher
 from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import assert_no_overlap, broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
-from .dispatch_stub import loops, refuse_unlisted_dtypes
+from .dispatch_stub import loops, refuse_float8, refuse_unlisted_dtypes
 from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .resize import resize_output
 from .structured import set_output, structured
@@ -167,6 +167,7 @@ def meta_sort_stable(values, indices, self, *, stable=None, dim=-1, descending=F
 def impl_sort_stable(outs, self, *, stable=None, dim=-1, descending=False):
     """``TORCH_IMPL_FUNC(sort_stable_out)``: each row along ``dim`` sorted by one stable merge
     sort (NaN last), written into the outputs; a one-element 0-dim self copied, its index 0."""
+    refuse_float8("sorting_kernel_method_name", self)
     values, indices = outs
     _sortable(self, "Sort")
     if self.dim() == 0:
@@ -739,6 +740,7 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
     where each element's value lies among them (``inverse``, shaped as ``self``) and how often
     each occurs (``counts``); the two left unasked are empty. Found on the host with NumPy: the
     values decide the result's size. The CPU kernel sorts, so it has no complex case."""
+    refuse_float8("unique", self)
     _not_complex(self, "unique")
     values = np.asarray(self._host_values()).reshape(-1)
     uniq, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)

@@ -27,7 +27,7 @@ from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap
 from .copy import contiguous, fill_, same_device_copy
-from .dispatch_stub import refuse_unlisted_dtypes
+from .dispatch_stub import refuse_float8, refuse_unlisted_dtypes
 from .elementwise import common_device
 from .structured import set_output, structured
 from .tensor_factories import empty
@@ -1046,6 +1046,7 @@ def moveaxis(x, source, destination):
 
 def trace(x):
     """``trace`` (``ReduceOps.cpp``): the sum of a matrix's main diagonal; integers sum in int64."""
+    refuse_float8("trace", x)       # the dispatch comes first in torch's CPU kernel
     if x.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.dim()}")
     if x.dtype is st.bool_:

@@ -34,7 +34,8 @@ def _not_implemented(kernel, x):
 def unary_loop(it, op):
     """An impl's last step (``sin_stub(device_type(), *this)``): the loop of scalar function
     ``op`` over the built iterator; returns the result (``out`` itself for out=)."""
-    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
+    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry),
+                       float8=op == ops.ABS)   # torch's one float8 unary kernel (``abs_kernel``)
 
 
 def unary_op_impl(op, self, out=None):
@@ -66,7 +67,7 @@ def _float_op(name, op, complex_op):
         return TensorIterator.unary_float_op(out, self)
 
     def impl(it, self):
-        if it.common_dtype is st.complex32:     # no complex32 loop in torch's dispatch either
+        if it.common_dtype is st.complex32 or it.common_dtype.is_float8:     # not in torch's dispatch either
             raise _not_implemented(kernel, self)
         if not it.compute_dtype.is_complex:
             return unary_loop(it, op)

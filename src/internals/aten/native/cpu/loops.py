@@ -216,8 +216,9 @@ def _undefined_in_c(out, a):
 
 
 # (input, output) type characters of a cast that can overflow to infinity (float64 1e300 to
-# float32, as C gives it): NumPy then warns, which torch does not
-_MAY_OVERFLOW = {(a, o) for a in "dD" for o in "fF"}
+# float32, as C gives it), or meet a signalling NaN (float32 to float64: the fnuz float8 NaN
+# is one, and the cast quiets it, as C's does): NumPy then warns, which torch does not
+_MAY_OVERFLOW = {(a, o) for a in "dD" for o in "fF"} | {("f", "d"), ("F", "D")}
 
 
 def _view(buffer, sizes, strides, offset):
@@ -234,7 +235,7 @@ def _numpy_copy(out, a, shape, strides, offsets):
     else:
         o, x = _view(out, sizes, strides[0], p), _view(a, sizes, strides[1], q)
     if (a.dtype.char, out.dtype.char) in _MAY_OVERFLOW:
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             np.copyto(o, x, casting="unsafe")
     else:
         np.copyto(o, x, casting="unsafe")
