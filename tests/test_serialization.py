@@ -1,5 +1,6 @@
 """internals.save / internals.load against torch.save / torch.load: files cross both ways, views
 keep sharing one storage with their offsets, state_dicts round-trip."""
+import io
 import pickle
 import zipfile
 
@@ -197,3 +198,55 @@ def test_load_checks_its_pickle_arguments_as_torch(tmp_path, weights_only, extra
     (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(run)
     assert ours == theirs
     assert our_warnings == their_warnings
+
+
+def _with_attributes(lib, kind):
+    """A tensor or a parameter with Python attributes set on it."""
+    t = lib.nn.Parameter(lib.ones(2)) if kind == "parameter" else lib.arange(3.0)
+    t.note, t.extra = "kept", {"k": [1, 2]}
+    return t
+
+
+@pytest.mark.parametrize("kind", ["tensor", "parameter"])
+@pytest.mark.parametrize("writer", ["torch", "internals"])
+@pytest.mark.parametrize("reader", ["torch", "internals"])
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_python_attributes_on_tensors_survive_save(tmp_path, kind, writer, reader, weights_only):
+    """Attributes set on a tensor travel in its pickle (``_rebuild_from_type_v2``, a parameter's
+    in ``_rebuild_parameter_with_state``) and are set again on load, as torch does."""
+    write, read = (torch if writer == "torch" else internals), (torch if reader == "torch" else internals)
+    write.save(_with_attributes(write, kind), tmp_path / "t.pt")
+    got = read.load(tmp_path / "t.pt", weights_only=weights_only)
+    assert (type(got).__name__, got.tolist(), got.note, got.extra) == (
+        "Parameter" if kind == "parameter" else "Tensor", _with_attributes(torch, kind).tolist(), "kept", {"k": [1, 2]})
+    pickled = zipfile.ZipFile(tmp_path / "t.pt").read(next(
+        n for n in zipfile.ZipFile(tmp_path / "t.pt").namelist() if n.endswith("data.pkl")))
+    assert (b"_rebuild_parameter_with_state" if kind == "parameter" else b"_rebuild_from_type_v2") in pickled
+
+
+def _pickle_with_persistent_id(lib, pid):
+    """A file whose pickle hands ``pid`` to persistent_load."""
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj):
+            return pid if obj == "marker" else None
+    buffer = io.BytesIO()
+    lib.save(lib.ones(1), buffer)
+    data = io.BytesIO()
+    Pickler(data, protocol=2).dump(["marker"])
+    source, out = zipfile.ZipFile(io.BytesIO(buffer.getvalue())), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as target:
+        for name in source.namelist():
+            target.writestr(name, data.getvalue() if name.endswith("data.pkl") else source.read(name))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("pid", [("storege", None, "0", "cpu", 1), "storage", (b"tensor",)])
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_persistent_id_that_names_no_storage(pid, weights_only):
+    """A persistent id that is no storage: the weights-only unpickler's UnpicklingError (type and
+    first field checked before anything is read), the trusted path's own error otherwise."""
+    data = _pickle_with_persistent_id(torch, pid)
+    ours, theirs = assert_same_error(lambda: internals.load(io.BytesIO(data), weights_only=weights_only),
+                                     lambda: torch.load(io.BytesIO(data), weights_only=weights_only))
+    if weights_only:
+        assert str(theirs).split("WeightsUnpickler error: ")[1] in str(ours)

@@ -84,6 +84,9 @@ class _Global:
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_PARAMETER_WITH_STATE = _Global("torch._utils", "_rebuild_parameter_with_state")
+_REBUILD_FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
+_TENSOR_TYPE = _Global("torch", "Tensor")
 _REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
 _REBUILD_META = _Global("torch._utils", "_rebuild_meta_tensor_no_storage")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
@@ -149,19 +152,32 @@ class _Pickler(pickle._Pickler):
     dispatch[types.FunctionType] = save_global
 
     def save_tensor(self, obj):
+        """A tensor as torch's ``Tensor.__reduce_ex__`` writes it: the plain rebuild call, or, when
+        Python attributes were set on it, that call wrapped in ``_rebuild_from_type_v2`` with the
+        attributes as its state (a parameter's in ``_rebuild_parameter_with_state``)."""
+        state = dict(obj.__dict__)
+        if isinstance(obj, Parameter):
+            args = (obj.detach(), obj.requires_grad, _ORDERED_DICT())
+            if state:
+                return self.save_reduce(_REBUILD_PARAMETER_WITH_STATE, (*args, state), obj=obj)
+            return self.save_reduce(_REBUILD_PARAMETER, args, obj=obj)
+        func, args = self._reduce_tensor(obj)
+        if state:
+            return self.save_reduce(_REBUILD_FROM_TYPE, (func, _TENSOR_TYPE, args, state), obj=obj)
+        return self.save_reduce(func, args, obj=obj)
+
+    def _reduce_tensor(self, obj):
+        """The rebuild function and its arguments (torch's ``Tensor._reduce_ex_internal``)."""
         if obj.is_sparse:       # torch's Tensor._reduce_ex_internal: the two tensors, the size, the flag
             data = (obj._indices(), obj._values(), obj.size(), obj.is_coalesced())
-            return self.save_reduce(_REBUILD_SPARSE, (obj.layout, data), obj=obj)
+            return _REBUILD_SPARSE, (obj.layout, data)
         if obj.layout in COMPRESSED_LAYOUTS:
             impl = obj._impl
             data = (impl.compressed_indices, impl.plain_indices, impl.values, obj.size())
-            return self.save_reduce(_REBUILD_SPARSE, (obj.layout, data), obj=obj)
-        if isinstance(obj, Parameter):
-            data = obj.detach()
-            return self.save_reduce(_REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT()), obj=obj)
+            return _REBUILD_SPARSE, (obj.layout, data)
         if obj.is_meta:         # no storage at all: dtype, size, stride (torch drops the offset too)
             args = (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
-            return self.save_reduce(_REBUILD_META, args, obj=obj)
+            return _REBUILD_META, args
         impl = obj._impl
         # torch's get_tensor_metadata: the math bits travel beside the stored values
         bits = {name: True for name, on in (("neg", impl.is_neg()), ("conj", impl.is_conj())) if on}
@@ -169,13 +185,11 @@ class _Pickler(pickle._Pickler):
             # no legacy storage class (complex32, uint16/32/64, float8): the untyped bytes and the dtype (v3)
             args = (impl.storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                     obj.requires_grad, _ORDERED_DICT(), obj.dtype)
-            return self.save_reduce(_REBUILD_TENSOR_V3, (*args, bits) if bits else args, obj=obj)
+            return _REBUILD_TENSOR_V3, ((*args, bits) if bits else args)
         storage = TypedStorage(wrap_storage=impl.storage, dtype=obj.dtype, _internal=True)
         args = (storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                 obj.requires_grad, _ORDERED_DICT())
-        if bits:
-            args = (*args, bits)
-        self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
+        return _REBUILD_TENSOR, ((*args, bits) if bits else args)
 
     def save(self, obj, save_persistent_id=True):
         if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
@@ -338,6 +352,37 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
     return Parameter(data, requires_grad)
 
 
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    """A parameter with Python attributes set on it (``torch._utils._rebuild_parameter_with_state``)."""
+    return _set_obj_state(Parameter(data, requires_grad), state)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """A tensor with Python attributes set on it, or of a subclass (``torch._tensor``): rebuilt by
+    ``func``, made ``new_type``, its attributes set again."""
+    ret = func(*args)
+    if type(ret) is not new_type:
+        ret = ret.as_subclass(new_type)
+    if getattr(new_type, "__setstate__", None) is not None:
+        ret.__setstate__(state)
+        return ret
+    return _set_obj_state(ret, state)
+
+
+def _set_obj_state(obj, state):
+    """``torch._utils._set_obj_state``: a dict of attributes, or a pair (dict, slots)."""
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"Invalid serialized state: {state}")
+        dict_state, slots_state = state
+    else:
+        dict_state, slots_state = state, None
+    for attrs in (dict_state, slots_state):
+        for name, value in (attrs or {}).items():
+            setattr(obj, name, value)
+    return obj
+
+
 def _get_layout(name):
     """A layout from its printed name, as ``torch.serialization._get_layout`` (a KeyError for others)."""
     return {f"torch.{t.name}": t for t in (strided, sparse_coo, *COMPRESSED_LAYOUTS)}[name]
@@ -376,6 +421,14 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_tensor_v3
         if module == "torch._utils" and name == "_rebuild_parameter":
             return _rebuild_parameter
+        if module == "torch._utils" and name == "_rebuild_parameter_with_state":
+            return _rebuild_parameter_with_state
+        if module == "torch._tensor" and name == "_rebuild_from_type_v2":
+            return _rebuild_from_type_v2
+        if (module, name) in (("torch", "Tensor"), ("torch._tensor", "Tensor")):
+            return _tensor.Tensor
+        if (module, name) in (("torch.nn.parameter", "Parameter"), ("torch.nn", "Parameter")):
+            return Parameter
         if module == "torch._utils" and name == "_rebuild_sparse_tensor":
             return _rebuild_sparse_tensor
         if module == "torch._utils" and name == "_rebuild_meta_tensor_no_storage":
@@ -406,9 +459,14 @@ class _Unpickler(pickle.Unpickler):
         raise _Refused(module, name)
 
     def persistent_load(self, pid):
-        kind, dtype, key, location, numel = pid
+        if not self.trusted:
+            _check_weights_only_pid(pid)
+        if not isinstance(pid, tuple):      # torch's _load checks this before the fields
+            raise AssertionError(f"saved_id must be a tuple, got {type(pid).__name__}")
+        kind = pid[0].decode("ascii") if isinstance(pid[0], bytes) else pid[0]
         if kind != "storage":
             raise AssertionError(f"Unknown typename for persistent_load, expected 'storage' but got '{kind}'")
+        dtype, key, location, numel = pid[1:]
         if key not in self._loaded:
             self._loaded[key] = self._storage(key, dtype, numel, location)
         if isinstance(self._loaded[key], NoStorage):
@@ -461,6 +519,16 @@ class _Unpickler(pickle.Unpickler):
         if where.type == "meta":        # torch's _meta_deserialize: the bytes read are dropped
             return NoStorage(where, storage.nbytes())
         return _to_device(storage, where) if where.type == "cuda" else storage
+
+
+def _check_weights_only_pid(pid):
+    """torch's weights-only unpickler admits a persistent id only as a tuple naming a storage (or
+    an int); anything else is its UnpicklingError, not the AssertionError of the trusted path."""
+    if type(pid) is not tuple and type(pid) is not int:
+        raise pickle.UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+    kind = pid[0].decode("ascii") if pid and isinstance(pid[0], bytes) else pid[0] if pid else None
+    if pid and kind != "storage":
+        raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
 
 
 def _names_meta(target):
