@@ -14,10 +14,13 @@ until a call reads another value, which makes it an input of a graph that serves
 ``print``, ``tolist()``, ``numpy()``, an operator whose output size depends on the data
 (``nonzero``, ``x[mask]``) and ``requires_grad_()`` break the graph the same way, each run
 between the graphs; a break inside a function the compiled one calls cuts the caller at the
-call, as Dynamo runs that function as a frame of its own; a break inside a ``for`` loop's body
-or a ``try`` block runs the function without graphs, as Dynamo does, but for a list
-comprehension's loop: the comprehension runs eagerly as one call between two graphs, as Dynamo
-runs its frame.
+call, as Dynamo runs that function as a frame of its own; a break inside a ``for`` loop's body,
+a ``try`` block or a generator expression runs the function without graphs, as Dynamo does, but
+for a list comprehension's loop: the comprehension runs eagerly as one call between two graphs,
+as Dynamo runs its frame. A graph with no operation is compiled where Dynamo's graph would hold
+a call (a library call that gives a tensor, ``F.dropout`` in eval) or return a value (the
+operands of ``x[mask]``, a symbolic size printed), as Dynamo compiles a graph with calls or
+outputs.
 
 Shapes follow torch.compile's default, automatic dynamic shapes (``pgo.py``): the first graph
 is static; a recompile caused by a size that changed traces that dim as a symbol (``s77``), and
