@@ -1,14 +1,23 @@
 """Binary operators against torch: ``gcd`` and ``lcm`` (integer loops only), ``rsub`` of two
 tensors, ``floor_divide``'s out= form, and the out= forms of the operators that rename another
 (``true_divide``, ``subtract``, ``multiply``): values, dtypes, strides, errors, grad_fn names and
-gradients.
+gradients; and ``pow``'s short cuts for real tensors (x ** 2, x ** -1, ...) bit for bit.
 
 Tests ``internals.aten.native.binary_ops`` and its scalar kernels in ``scalar_ops``
 (aten/src/ATen/native/BinaryOps.cpp)."""
 
+import math
+
 import pytest
 import torch
-from helpers import Adapter, check_opinfo_samples, compare_gradients_and_nodes, opinfo_cases
+from helpers import (
+    Adapter,
+    assert_same,
+    check_opinfo_samples,
+    compare_gradients_and_nodes,
+    opinfo_cases,
+    same,
+)
 from helpers import run_everyday_call as _run
 
 import internals
@@ -90,3 +99,36 @@ def test_meta_outputs(program):
 ], ids=["rsub", "rsub_alpha", "rsub_broadcast"])
 def test_rsub_gradients_and_nodes(build):
     compare_gradients_and_nodes(build, allow_unused=True)
+
+
+INF, NAN = math.inf, math.nan
+DEVICES = ["cpu", "cuda"]
+
+
+# ---------------------------------------------------------------------------------- real pow short cuts
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("exponent", [2, 3, -2, -1, -0.5, 2.0, -1.0])
+def test_float_powers_take_torchs_short_cuts(exponent, dtype, device):
+    """x ** 3 is x * x * x in the tensor's type (two roundings), x ** -2 is 1 / (x * x), x ** -1
+    the reciprocal, x ** -0.5 one over sqrt, as ``pow_tensor_scalar_optimized_kernel``: bit for
+    bit, where pow's one rounding differs in the last place for a third of these values. (x ** 0.5
+    is sqrt, whose own last place differs from torch's vectorised one: see test_sqrt_is_pow_half.)"""
+    xt = torch.cat([torch.linspace(-math.pi, math.pi, 200, dtype=dtype),
+                    torch.tensor([0.0, -0.0, INF, -INF, NAN, 1e-30, 3e15], dtype=dtype)])
+    x = internals.from_torch(xt).to(device)
+    same(x ** exponent, xt ** exponent)
+    same(x[::3].pow(exponent), xt[::3].pow(exponent))
+    y, yt = x.clone(), xt.clone()
+    y **= exponent
+    yt **= exponent
+    same(y, yt)
+
+
+def test_sqrt_is_pow_half():
+    """x ** 0.5 takes sqrt's kernel, in internals as in torch: both libraries agree with themselves."""
+    xt = torch.linspace(0, 10, 300)
+    x = internals.from_torch(xt)
+    assert internals.equal(x ** 0.5, x.sqrt())
+    assert torch.equal(xt ** 0.5, xt.sqrt())
+    assert_same(x ** 0.5, xt ** 0.5)

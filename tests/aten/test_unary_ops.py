@@ -2,8 +2,11 @@
 ``UnaryOps.cpp`` declares them: a meta step (checks and the TensorIterator) and an impl step (the
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
 and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it. Then
-``nan_to_num``: OpInfo samples, everyday calls and its gradient (at the end).
+``nan_to_num``: OpInfo samples, everyday calls and its gradient; and the rounding functions
+``floor``, ``ceil``, ``trunc``, ``frac``, ``fix`` (at the end).
 """
+
+import math
 
 import pytest
 import torch
@@ -15,6 +18,7 @@ from helpers import (
     assert_out_variant_matches_torch,
     assert_same,
     check_opinfo_samples,
+    error_text,
     native_entries,
     opinfo_cases,
     same_error,
@@ -301,3 +305,79 @@ def test_nan_to_num_gradient_is_zero_where_not_finite():
     assert grads[0] == grads[1]
     x = internals.tensor([0.5, 1.5, -2.0], dtype=internals.float64, requires_grad=True)
     assert internals.autograd.gradcheck(internals.nan_to_num, (x,))
+
+
+# =============================================================================================
+# floor, ceil, trunc, frac and fix: every float dtype, integers and their errors, gradients, and
+# the layout of their integer results
+# =============================================================================================
+ROUNDING_DEVICES = ["cpu", "cuda"]
+
+
+ROUNDING = ["floor", "ceil", "trunc", "frac", "fix"]
+ROUNDED_VALUES = [-2.5, -0.5, -0.0, 0.0, 0.3, 1.5, 2.7, -1e20, 3e15 + 0.5, INF, -INF, NAN]
+
+
+@pytest.mark.parametrize("device", ROUNDING_DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", ROUNDING)
+def test_rounding_functions(name, dtype, device):
+    """Values (signed zeros: ceil(-0.5) is -0.0), dtype, strides of a transposed input, and the
+    in-place variant returning its input."""
+    xt = torch.tensor(ROUNDED_VALUES, dtype=dtype).reshape(3, 4)
+    x = internals.from_torch(xt).to(device)
+    for ours, theirs in ((x, xt), (x.t(), xt.t()), (x[:, ::2], xt[:, ::2])):
+        assert_same(getattr(internals, name)(ours), getattr(torch, name)(theirs), rtol=0, atol=0)
+        assert_same(getattr(ours, name)(), getattr(theirs, name)(), rtol=0, atol=0)
+        signs = getattr(ours, name)().cpu().to(internals.float64).reshape(-1).tolist()
+        expected = getattr(theirs, name)().double().reshape(-1).tolist()
+        assert [math.copysign(1, v) for v in signs if v == v] == [math.copysign(1, v) for v in expected if v == v]
+    y, yt = x.clone(), xt.clone()
+    assert getattr(y, name + "_")() is y
+    getattr(torch, name + "_")(yt)
+    assert_same(y, yt, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ROUNDING)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.int32, torch.bool, torch.complex64])
+def test_rounding_functions_of_integers_and_their_errors(name, dtype):
+    """An integer tensor is its own floor (a copy; itself in place); frac refuses integers; bool
+    and complex are refused with torch's messages."""
+    xt = torch.tensor([[1, 0, 3]]).to(dtype).t()
+    x = internals.from_torch(xt)
+    try:
+        theirs = getattr(torch, name)(xt)
+    except (NotImplementedError, RuntimeError):
+        error_text(lambda: getattr(internals, name)(x), lambda: getattr(torch, name)(xt))
+        return error_text(lambda: getattr(x, name + "_")(), lambda: getattr(xt, name + "_")())
+    ours = getattr(internals, name)(x)
+    assert_same(ours, theirs, rtol=0, atol=0)
+    assert ours.data_ptr() != x.data_ptr()
+    assert getattr(x, name + "_")() is x
+
+
+@pytest.mark.parametrize("name", ROUNDING)
+def test_rounding_functions_gradients(name):
+    """floor, ceil and trunc pass no gradient (zeros); frac passes it through; torch's node names."""
+    xt = torch.tensor([1.5, -2.25, 0.75], dtype=torch.float64, requires_grad=True)
+    x = internals.from_torch(xt.detach()).requires_grad_()
+    out, out_t = getattr(x, name)(), getattr(xt, name)()
+    assert type(out.grad_fn).__name__ == type(out_t.grad_fn).__name__
+    (out * internals.tensor([1.0, 2.0, 3.0], dtype=internals.float64)).sum().backward()
+    (out_t * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    assert_same(x.grad, xt.grad, rtol=0, atol=0)
+    assert internals.autograd.gradcheck(lambda t: getattr(t, name)() * t, (x.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("name", ["round", "floor", "ceil", "trunc"])
+def test_integer_results_are_laid_out_by_tensor_iterator(name):
+    """An integer input is copied into the output TensorIterator lays out (dense strides of the
+    input's order), not cloned with the input's own strides: a (3, 1) view of strides (1, 3)
+    gives strides (1, 1), as torch's."""
+    xt = torch.tensor([[1, 0, 3]]).t()
+    assert_same(getattr(internals, name)(internals.from_torch(xt)), getattr(torch, name)(xt), rtol=0, atol=0)
+    xt = torch.arange(12).reshape(3, 4)[:, ::2].t()
+    assert_same(getattr(internals, name)(internals.from_torch(xt)), getattr(torch, name)(xt), rtol=0, atol=0)
+    if name == "round":        # sign of a bool tensor is the same kind of copy
+        xt = torch.tensor([[True, False, True]]).t()
+        assert_same(internals.sign(internals.from_torch(xt)), torch.sign(xt), rtol=0, atol=0)

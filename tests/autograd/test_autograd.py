@@ -223,9 +223,9 @@ def test_every_derivative_entry_is_tested():
     y = internals.randn(3, dtype=internals.float64, requires_grad=True)
     (g,) = internals.autograd.grad(y.relu(), y, internals.ones(3, dtype=internals.float64), create_graph=True)
     reached |= _nodes(g)
-    # The rounding functions of tests/aten/test_complex_pow_and_python_conversions.py (its gradient
-    # test compares nodes and gradients).
-    from test_complex_pow_and_python_conversions import ROUNDING
+    # The rounding functions of tests/aten/test_unary_ops.py (its gradient test compares nodes and
+    # gradients).
+    from test_unary_ops import ROUNDING
     for name in ROUNDING:
         reached |= _nodes(getattr(internals.tensor([1.5], requires_grad=True), name)())
     # The in-place view operators (tests/aten/test_op_log_parity.py compares their nodes and gradients).
