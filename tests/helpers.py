@@ -1259,3 +1259,28 @@ def same(ours, theirs, real_ulps=None):
 def error_text(ours, theirs):
     ours_error, theirs_error = assert_same_error(ours, theirs)
     assert str(ours_error) == str(theirs_error)
+
+
+# ---------------------------------------------------------------------------------------------
+# Everyday programs described with their layout: values, shape, strides, offset, dtype, node, view or not
+# ---------------------------------------------------------------------------------------------
+def describe_result(lib, result):
+    if isinstance(result, (tuple, list)):
+        return [describe_result(lib, r) for r in result]
+    if isinstance(result, lib.Tensor):
+        return (result.tolist(), tuple(result.shape), result.stride(), result.storage_offset(),
+                str(result.dtype).split(".")[-1], type(result.grad_fn).__name__ if result.grad_fn else None,
+                result._base is not None)
+    return repr(result)
+
+
+def run_described(lib, program):
+    """The result described (values, shape, strides, offset, dtype, node, view or not), or the
+    error; and the warnings, without the C++ location torch appends."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = describe_result(lib, eval(program, {"lib": lib}))
+        except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+            result = (type(exc).__name__, str(exc).replace("internals", "torch"))
+    return result, [str(w.message).split(" (Triggered internally")[0] for w in caught]

@@ -3,7 +3,8 @@
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
 and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it. Then
 ``nan_to_num``: OpInfo samples, everyday calls and its gradient; and the rounding functions
-``floor``, ``ceil``, ``trunc``, ``frac``, ``fix`` (at the end).
+``floor``, ``ceil``, ``trunc``, ``frac``, ``fix``; and NumPy's names ``negative`` and ``absolute``
+(at the end).
 """
 
 import math
@@ -21,6 +22,7 @@ from helpers import (
     error_text,
     native_entries,
     opinfo_cases,
+    run_described,
     same_error,
 )
 from helpers import run as _run
@@ -381,3 +383,22 @@ def test_integer_results_are_laid_out_by_tensor_iterator(name):
     if name == "round":        # sign of a bool tensor is the same kind of copy
         xt = torch.tensor([[True, False, True]]).t()
         assert_same(internals.sign(internals.from_torch(xt)), torch.sign(xt), rtol=0, atol=0)
+
+
+# =============================================================================================
+# negative and absolute: NumPy's names and small compositions torch writes in C++ over other operators, each
+# program's result described (values, shape, strides, offset, dtype, node, view or not), its
+# warnings and errors
+# =============================================================================================
+X = "lib.arange(12.).reshape(3, 4)"
+G = "lib.ones(2, 2, requires_grad=True)"
+NUMPY_NAME_PROGRAMS = [
+    f"lib.negative({X})", f"{X}.negative_()", f"lib.negative({X}, out=lib.empty(0))", f"lib.absolute(-{X})",
+    f"(-{X}).absolute_()", f"lib.absolute({X}, out=lib.empty(1))", "lib.negative(lib.tensor([True]))",
+    "lib.absolute(lib.tensor([True]))", f"lib.negative({G})", f"lib.absolute({G})",
+]
+
+
+@pytest.mark.parametrize("program", NUMPY_NAME_PROGRAMS)
+def test_everyday_calls(program):
+    assert run_described(internals, program) == run_described(torch, program)
