@@ -1,15 +1,15 @@
 """Operators the tutorial snippets reach for -- ``F.leaky_relu``/``nn.LeakyReLU``,
 ``F.binary_cross_entropy``/``nn.BCELoss``, ``binary_cross_entropy_with_logits`` as one operator
 (``BinaryCrossEntropyWithLogitsBackward0``), ``nn.NLLLoss``, ``index_add``, ``unique``, ``trace``,
-``numel``/``as_tensor``/``broadcast_tensors``, the legacy tensor types, ``finfo``/``iinfo`` -- and
-``torch.Size`` slices and concatenations, and the public names of Tensor, Size, dtype and device.
+``numel``/``as_tensor``/``broadcast_tensors``, the legacy tensor types, ``finfo``/``iinfo``.
+(``index_add``'s structured kernels are tested in ``test_indexing.py``, ``torch.Size`` and the
+public names in ``tests/c10/test_tensor_impl.py``.)
 
 As ``tests/aten/test_tensor_shape.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
 everyday calls compared for values (exactly), strides, dtypes, grad_fn names, gradients,
 warnings and error messages.
 """
 import math
-import pickle
 import warnings
 
 import pytest
@@ -140,37 +140,6 @@ def test_leaky_relu_in_place_with_a_negative_slope_has_torchs_backward_error():
     assert errors[1] == errors[0]
 
 
-# ------------------------------------------------------------------------------ torch.Size and public names
-SIZE_PROGRAMS = ["s[1:]", "s[::-1]", "s[0]", "s[-1]", "s + (5,)", "(5,) + s", "s + s", "s * 2", "2 * s", "s[:0]",
-                 "s[1:] + ()", "s + [1]", "s == (2, 3, 4)", "s[1:] == (3, 4)", "s.numel()", "len(s[:2])"]
-
-
-@pytest.mark.parametrize("program", SIZE_PROGRAMS)
-def test_size_operations(program):
-    """Slicing, concatenating and repeating a Size give a Size (an index an int); a list is
-    refused in torch's words (the type's name its library's)."""
-    results = []
-    for lib in (torch, internals):
-        try:
-            value = eval(program, {"s": lib.Size([2, 3, 4])})
-            results.append((type(value).__name__, repr(value).replace(lib.__name__ + ".", "")))
-        except TypeError as exc:
-            results.append(("TypeError", str(exc).replace(lib.__name__ + ".", "")))
-    assert results[1] == results[0]
-
-
-def test_public_names_print_as_torchs():
-    """``type(x)``, ``type(x.shape)``, ``type(x.dtype)``, ``type(x.device)`` name the package, as
-    torch's do (``<class 'torch.Tensor'>``), and still pickle."""
-    for lib in (torch, internals):
-        x = lib.ones(2, 3)
-        names = [str(type(v)) for v in (x, x.shape, x.dtype, x.device)]
-        assert names == [f"<class '{lib.__name__}.{n}'>" for n in ("Tensor", "Size", "dtype", "device")]
-        for value in (x.shape, x.shape[1:], x.dtype, x.device):
-            copy = pickle.loads(pickle.dumps(value))
-            assert copy == value and type(copy) is type(value)
-
-
 def test_bce_of_an_input_outside_zero_one():
     for lib in (torch, internals):
         with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
@@ -183,15 +152,6 @@ def test_bce_weight_broadcast_as_torch_broadcast_shapes(weight_shape):
     mismatch, or the broadcast (and larger) loss."""
     same_outcome(lambda lib: lib.nn.functional.binary_cross_entropy(
         lib.full((2, 3), 0.25), lib.ones(2, 3), weight=lib.ones(weight_shape), reduction="none"))
-
-
-@pytest.mark.parametrize("shapes", ["(2, 3), (4,)", "(3,), (2, 1, 4)", "(2, 3), (2, 3, 3)", "(5, 1), (3,)",
-                                    "3, None, (2, 1)", "", "(0,), (2,)", "[2, 3], [3]", "(2, -1)", "(1,), (-1,)",
-                                    "5, (3,)", "(2,), 2.5", "torch.Size([2, 3]), lib.Size([4])"])
-def test_broadcast_shapes_as_torch(shapes):
-    """torch.broadcast_shapes: None passed over, an int a one-dim shape; a mismatch names the
-    argument as given (a Size printed torch's way) and the common shape grown so far."""
-    same_outcome(lambda lib: list(eval(f"lib.broadcast_shapes({shapes})", {"lib": lib, "torch": torch})))
 
 
 # ------------------------------------------------------------------------------ everyday namespace functions
