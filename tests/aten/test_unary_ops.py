@@ -3,8 +3,8 @@
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
 and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it. Then
 ``nan_to_num``: OpInfo samples, everyday calls and its gradient; and the rounding functions
-``floor``, ``ceil``, ``trunc``, ``frac``, ``fix``; and NumPy's names ``negative`` and ``absolute``
-(at the end).
+``floor``, ``ceil``, ``trunc``, ``frac``, ``fix``; NumPy's names ``negative`` and ``absolute``;
+``rsqrt`` and ``log1p`` (at the end).
 """
 
 import math
@@ -12,6 +12,7 @@ import math
 import pytest
 import torch
 from helpers import (
+    OPINFO_BY_NAME,
     TORCH_DTYPES,
     TORCH_NATIVE_FUNCTIONS,
     Adapter,
@@ -19,10 +20,13 @@ from helpers import (
     assert_out_variant_matches_torch,
     assert_same,
     check_opinfo_samples,
+    compare_call,
+    compare_gradients_and_nodes,
     error_text,
     native_entries,
     opinfo_cases,
     run_described,
+    run_everyday_call,
     same_error,
 )
 from helpers import run as _run
@@ -270,10 +274,6 @@ NAN_TO_NUM_ADAPTERS = {
 }
 
 
-@pytest.mark.parametrize("name, dtype", opinfo_cases(NAN_TO_NUM_ADAPTERS, TORCH_DTYPES,
-                                                     exclude={"nan_to_num": [d for d in TORCH_DTYPES if d.is_complex]}))
-def test_opinfo_samples(name, dtype):
-    check_opinfo_samples(name, dtype, NAN_TO_NUM_ADAPTERS[name])
 
 
 def _same(program, **env):
@@ -399,6 +399,91 @@ NUMPY_NAME_PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("program", NUMPY_NAME_PROGRAMS)
+# =============================================================================================
+# rsqrt and log1p:
+# PyTorch's OpInfo samples (as given and non-contiguous), then everyday calls compared for values,
+# strides, dtypes, grad_fn names, gradients (twice where torch differentiates twice), warnings and
+# error messages
+# =============================================================================================
+# log1p: torch's CPU loop calls SLEEF's log1p (1-ulp), internals the C library's: a last-bit
+# difference on some inputs.
+LAST_BIT = {torch.float32: (2.5e-7, 1e-7), torch.float64: (5e-16, 1e-15)}
+RSQRT_LOG1P_ADAPTERS = {
+    "rsqrt": Adapter(internals.rsqrt, "rsqrt"),
+    "log1p": Adapter(internals.log1p, "log1p", tol=LAST_BIT),
+}
+
+RSQRT_LOG1P_PROGRAMS = [
+    "lib.rsqrt(lib.tensor([0.25, 1.0, 4.0, 0.0, -1.0]))",
+    "lib.tensor([1, 4, 9]).rsqrt()",
+    "lib.tensor([4.0, 16.0]).rsqrt_()",
+    "lib.rsqrt(lib.tensor([1.0, 4.0]), out=lib.empty(2))",
+    "lib.rsqrt(lib.tensor([1.0, 4.0]), out=lib.empty(2, dtype=lib.int64))",
+    "lib.rsqrt(lib.tensor([True, False]))",
+    "lib.tensor([1, 2]).rsqrt_()",
+    "lib.log1p(lib.tensor([0.0, -1.0, -2.0, 1e-10, 3.0]))",
+    "lib.tensor([0, 1, 2]).log1p()",
+    "lib.tensor([1.0, 2.0]).log1p_()",
+    "lib.log1p(lib.arange(4.0), out=lib.empty(0))",
+]
+
+
+GRAD_CASES = {
+    "rsqrt": lambda lib, x, t: (x.abs() + 0.5).rsqrt() * t,
+    "log1p": lambda lib, x, t: (x.abs() * t).log1p(),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_and_nodes(name):
+    """compare_gradients_and_nodes's comparison; t[0, 0] is 0.3 here, and a second derivative may not reach x."""
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+
+
+GRADCHECKS = {
+    "rsqrt": lambda x: (x.abs() + 0.5).rsqrt(),
+    "log1p": lambda x: x.abs().log1p(),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADCHECKS))
+def test_gradcheck(name):
+    x = internals.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=internals.float64, requires_grad=True)
+    assert internals.autograd.gradcheck(GRADCHECKS[name], (x,))
+
+
+CUDA_PROGRAMS = {
+    "rsqrt": lambda lib, d: lib.arange(1.0, 7.0, device=d).reshape(2, 3).t().rsqrt(),
+    "log1p": lambda lib, d: lib.arange(6.0, device=d).log1p(),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_kernels_match_the_cpu_ones(name):
+    """The CUDA kernels (simulated here) give the CPU kernels' values, which torch's CPU gives."""
+    build = CUDA_PROGRAMS[name]
+    ours = build(internals, "cuda")
+    assert ours.device.type == "cuda"
+    assert_same(ours.cpu(), build(torch, "cpu"), rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks nan_to_num, rsqrt and log1p share (OpInfo samples), and those of the everyday programs
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, dtype", opinfo_cases(NAN_TO_NUM_ADAPTERS, TORCH_DTYPES,
+                                                     exclude={"nan_to_num": [d for d in TORCH_DTYPES if d.is_complex]})
+                         + opinfo_cases(list(RSQRT_LOG1P_ADAPTERS),
+                                        (torch.float32, torch.float64, torch.int64, torch.bool)))
+def test_opinfo_samples(name, dtype):
+    if name in RSQRT_LOG1P_ADAPTERS:        # compared as torch's call, whatever it returns
+        check_opinfo_samples(name, dtype, RSQRT_LOG1P_ADAPTERS[OPINFO_BY_NAME[name].name], compare=compare_call)
+        return
+    check_opinfo_samples(name, dtype, NAN_TO_NUM_ADAPTERS[name])
+
+
+@pytest.mark.parametrize("program", NUMPY_NAME_PROGRAMS + RSQRT_LOG1P_PROGRAMS)
 def test_everyday_calls(program):
-    assert run_described(internals, program) == run_described(torch, program)
+    """NumPy's names described with their offset and whether they are views, rsqrt's and log1p's
+    programs exactly."""
+    run = run_described if program in NUMPY_NAME_PROGRAMS else run_everyday_call
+    assert run(internals, program) == run(torch, program)
