@@ -1223,3 +1223,64 @@ def _assert_close_lists(got, want):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     else:
         assert got == want
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise results compared part by part: infinities, NaNs and signed zeros as torch's
+# ---------------------------------------------------------------------------------------------
+def ours_and_torchs(values, dtype, device="cpu", shape=None):
+    """``values`` as a torch tensor of ``dtype`` (reshaped to ``shape``) and its copy in internals on ``device``."""
+    theirs = torch.tensor(values, dtype=dtype)
+    if shape is not None:
+        theirs = theirs.reshape(shape)
+    return internals.from_torch(theirs).to(device), theirs
+
+
+def _part_matches(ours, theirs):
+    """One real part: a non-finite or zero part of torch's exactly (signs of zeros included)."""
+    if not math.isfinite(theirs) or not math.isfinite(ours):
+        return repr(ours) == repr(theirs)
+    return ours != 0 or theirs != 0 or math.copysign(1, ours) == math.copysign(1, theirs)
+
+
+def same(ours, theirs, real_ulps=None):
+    """Layout and dtype; every infinity and NaN as torch's, and a zero part where torch's is
+    zero too with torch's sign; complex values within ``COMPLEX_ULPS`` (torch's kernels fuse
+    multiply-adds where the CPU has them). Real values are exact unless ``real_ulps`` is given
+    (a library math function's last bits follow the CPU)."""
+    if not theirs.dtype.is_complex:
+        exact = dict(rtol=0, atol=0) if real_ulps is None else dict(ulps=real_ulps)
+        return assert_same(ours, theirs, **exact)
+    assert_same(ours, theirs, ulps=COMPLEX_ULPS)
+    for index, (a, b) in enumerate(zip(ours.cpu().reshape(-1).tolist(), theirs.reshape(-1).tolist())):
+        assert _part_matches(a.real, b.real) and _part_matches(a.imag, b.imag), (index, a, b)
+
+
+def error_text(ours, theirs):
+    ours_error, theirs_error = assert_same_error(ours, theirs)
+    assert str(ours_error) == str(theirs_error)
+
+
+# ---------------------------------------------------------------------------------------------
+# Everyday programs described with their layout: values, shape, strides, offset, dtype, node, view or not
+# ---------------------------------------------------------------------------------------------
+def describe_result(lib, result):
+    if isinstance(result, (tuple, list)):
+        return [describe_result(lib, r) for r in result]
+    if isinstance(result, lib.Tensor):
+        return (result.tolist(), tuple(result.shape), result.stride(), result.storage_offset(),
+                str(result.dtype).split(".")[-1], type(result.grad_fn).__name__ if result.grad_fn else None,
+                result._base is not None)
+    return repr(result)
+
+
+def run_described(lib, program):
+    """The result described (values, shape, strides, offset, dtype, node, view or not), or the
+    error; and the warnings, without the C++ location torch appends."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = describe_result(lib, eval(program, {"lib": lib}))
+        except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+            result = (type(exc).__name__, str(exc).replace("internals", "torch"))
+    return result, [str(w.message).split(" (Triggered internally")[0] for w in caught]

@@ -3,7 +3,8 @@
 The dtypes and their promotion, ``tensor()``'s inference, printing, the elementwise math that
 has complex kernels here (add, sub, mul, div, neg, abs, angle, exp, log, sqrt, conj_physical),
 the reductions sum/mean/prod, comparisons, the views ``real``/``imag``/``view_as_real``/
-``view_as_complex``, ``torch.complex``, conversions to Python and NumPy, and torch's errors.
+``view_as_complex``, ``torch.complex``, conversions to Python and NumPy, and torch's errors;
+complex ``pow`` in every overload and complex math at infinite and NaN inputs (at the end).
 
 Where internals differs on purpose, a test says so: its complex32 tensors have no arithmetic
 (tests/c10/test_complex32.py). Complex autograd is tested in
@@ -20,7 +21,14 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import DTYPE_PAIRS, assert_same, assert_same_error
+from helpers import (
+    DTYPE_PAIRS,
+    LIBM_ULPS,
+    assert_same,
+    error_text,
+    ours_and_torchs,
+    same,
+)
 from hypothesis import given
 from hypothesis import strategies as hst
 
@@ -39,12 +47,6 @@ def both(data, dtype=None):
     """``tensor(data)`` in torch and internals."""
     theirs = torch.tensor(data, dtype=dtype)
     return internals.tensor(data, dtype=None if dtype is None else TO_INTERNALS[dtype]), theirs
-
-
-def error_text(ours, theirs):
-    """Same exception class and message."""
-    ours_error, theirs_error = assert_same_error(ours, theirs)
-    assert str(ours_error) == str(theirs_error)
 
 
 @contextlib.contextmanager
@@ -321,8 +323,8 @@ def test_ops_without_complex_kernels_raise():
     error_text(lambda: x.minimum(x), lambda: xt.minimum(xt))
     error_text(lambda: x.relu(), lambda: xt.relu())
     error_text(lambda: x.sign(), lambda: xt.sign())
-    # complex sin and pow have kernels (tests/aten/test_complex_unary.py and
-    # tests/aten/test_complex_pow_and_python_conversions.py compare them with torch)
+    # complex sin and pow have kernels (tests/aten/test_complex_unary.py and the complex pow
+    # tests below compare them with torch)
     assert_same(x.sin(), xt.sin(), **EXACT)
     assert_same(x ** 2, xt ** 2, **CLOSE)
     assert_same(x ** 1, xt ** 1, **EXACT)      # pow's short cuts come first, as in torch
@@ -503,3 +505,148 @@ def test_cuda_kernels_take_complex_numbers():
     assert_same(on.imag, xt.imag, **EXACT)
     assert_same(on.sum(1), xt.sum(1), **CLOSE)
     assert repr(on[0, :2]) == repr(xt[0, :2])[:-1] + ", device='cuda:0')"
+
+
+# =============================================================================================
+# Complex pow in every overload and complex math at infinite and NaN inputs. Complex results are
+# compared with a tolerance where torch computes with fused multiply-adds (the last place may
+# differ), and exactly where torch is exact: every infinity, NaN and signed zero it returns
+# (C99's Annex G values, as glibc's complex functions give them) is checked part by part. CUDA
+# runs on Numba's simulator here, through the same per-element functions.
+# =============================================================================================
+INF, NAN = math.inf, math.nan
+PARTS = (0.0, -0.0, 1.5, -2.0, INF, -INF, NAN)
+SPECIAL = [complex(a, b) for a, b in itertools.product(PARTS, PARTS)]          # 49 values, 7 x 7
+FINITE = [1 + 2j, -0.5 + 0.25j, 3 - 4j, -2.5 - 1.5j, 0.75j, 1 + 90j, 2 + 760j, 400 + 1j, 30 - 1j, -800 + 3j]
+COMPLEX = [torch.complex64, torch.complex128]
+DEVICES = ["cpu", "cuda"]
+# The CUDA simulator computes with NumPy scalars, which warn of inf - inf in threads of its own
+# (the launch's np.errstate does not reach them); C computes NaN silently, as the CPU loops do.
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+INTERNALS = {torch.complex64: internals.complex64, torch.complex128: internals.complex128,
+             torch.float32: internals.float32, torch.float64: internals.float64, torch.int64: internals.int64,
+             torch.int32: internals.int32, torch.bool: internals.bool, torch.uint8: internals.uint8}
+
+
+# ---------------------------------------------------------------------------------- complex pow
+EXPONENTS = [2, 3, -2, 0.5, -0.5, -1, 2.5, 1j, 2 + 1j, -1 + 0j, 2 + 0j, 0.5 + 0j, 0j, 1 + 0j, True, 0, 1, -3]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("exponent", EXPONENTS, ids=str)
+def test_complex_tensor_to_a_scalar_power(exponent, dtype, device):
+    """``pow.Tensor_Scalar``: torch's short cuts (fill for 0, copy for 1, sqrt, 1 / sqrt, the
+    reciprocal and products for 0.5, -0.5, -1, 2, 3, -2, also as complex numbers), else cpow."""
+    x, xt = ours_and_torchs(SPECIAL + FINITE, dtype, device)
+    same(x ** exponent, xt ** exponent)
+    same(internals.pow(x, exponent), torch.pow(xt, exponent))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_tensor_to_a_tensor_power(dtype, device):
+    """``pow.Tensor_Tensor``: cpow for every pair, no short cut (0 ** 2 is -0j, 0 ** 0 NaN);
+    broadcast, transposed and with a real exponent tensor."""
+    x, xt = ours_and_torchs(SPECIAL, dtype, device, shape=(7, 7))
+    same(x ** x.t(), xt ** xt.t())
+    same(x ** x[:, :1], xt ** xt[:, :1])
+    e, et = ours_and_torchs([[2.0], [0.5], [-1.0], [0.0], [3.0], [NAN], [-0.0]], torch.float32, device)
+    same(x ** e, xt ** et)
+    same(e.t() ** x, et.t() ** xt)
+    ones, ones_t = ours_and_torchs([[1, 2, 0, -1, 5, 3, 2]], torch.int64, device)
+    same(x.t() ** ones, xt.t() ** ones_t)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("base", [2, 1j, 0, 1, 1.5 - 2j, -1, 2.5, True], ids=str)
+def test_scalar_to_a_complex_tensor_power(base, dtype, device):
+    """``pow.Scalar``: a Python number raised to a tensor; 1 ** x is a fill with ones (even for
+    NaN exponents), True is not 1 there. (Exponents of large imaginary parts are left out: the
+    phase b * log(a) of several hundred radians keeps only float32's digits in torch's cpowf.)"""
+    x, xt = ours_and_torchs(SPECIAL + FINITE[:5], dtype, device)
+    same(base ** x, base ** xt)
+    same(internals.pow(base, x), torch.pow(base, xt))
+
+
+@pytest.mark.parametrize("exponent", [1j, 2 + 0.5j, 2, 0.5])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.bool, torch.float32, torch.float64])
+def test_real_tensors_to_complex_powers_promote(dtype, exponent):
+    """An integer or bool tensor with a complex exponent becomes complex64, a float64 one
+    complex128; a real tensor raised to a complex tensor takes the complex dtype."""
+    x, xt = ours_and_torchs([0, 1, 2, 3], dtype)
+    same(x ** exponent, xt ** exponent, real_ulps=LIBM_ULPS)       # a float64 ** 0.5 calls pow, not sqrt
+    c, ct = ours_and_torchs([1j, 0.5 + 0j, -1 + 1j, 2], torch.complex128)
+    same(x ** c, xt ** ct)
+    same(c ** x, ct ** xt)
+    same(exponent ** x if dtype is not torch.bool else x ** 2, exponent ** xt if dtype is not torch.bool else xt ** 2,
+         real_ulps=LIBM_ULPS)
+
+
+def test_complex_scalar_powers_under_a_float64_default():
+    torch.set_default_dtype(torch.float64)
+    internals.set_default_dtype(internals.float64)
+    try:
+        x, xt = ours_and_torchs([1, 2, 3], torch.int64)
+        same(x ** 1j, xt ** 1j)
+        same(1j ** x, 1j ** xt)
+    finally:
+        torch.set_default_dtype(torch.float32)
+        internals.set_default_dtype(internals.float32)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_in_place_complex_pow(device):
+    """``__ipow__`` and ``pow_``: in place, the same tensor back; a real tensor cannot hold a
+    complex result (torch's cast check)."""
+    for exponent in (2, 1j, -1, 0.5, 2.5 - 1j):
+        x, xt = ours_and_torchs(SPECIAL, torch.complex64, device)
+        before = x
+        x **= exponent
+        xt **= exponent
+        assert x is before
+        same(x, xt)
+    x, xt = ours_and_torchs(FINITE, torch.complex128, device)
+    same(x.pow_(x.flip(0)), xt.pow_(xt.flip(0)))
+    for dtype in (torch.float32, torch.int64):
+        r, rt = ours_and_torchs([1, 2], dtype, device)
+        error_text(lambda r=r: r.pow_(1j), lambda rt=rt: rt.pow_(1j))
+        error_text(lambda r=r: r.pow_(internals.tensor([1j], device=device)), lambda rt=rt: rt.pow_(torch.tensor([1j])))
+
+
+def test_complex_pow_keeps_torchs_errors():
+    x, xt = ours_and_torchs([1j, 2], torch.complex64)
+    error_text(lambda: x ** internals.ones(3), lambda: xt ** torch.ones(3))
+    i, it = ours_and_torchs([1, 2], torch.int64)
+    error_text(lambda: i ** -1, lambda: it ** -1)
+    same(i ** (-1 + 0j), it ** (-1 + 0j))       # a complex exponent is no integer: no error
+
+
+# ---------------------------------------------------------------------------------- special values
+UNARY = ["sin", "cos", "tan", "tanh", "sigmoid", "exp", "log", "sqrt"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", UNARY)
+def test_complex_functions_at_infinities_and_nans(name, dtype, device):
+    """Every pair of parts from {0, -0, 1.5, -2, inf, -inf, nan}: Annex G's values as glibc gives
+    them (csin(inf + i inf) is nan + i inf, ctanh(inf + iy) is 1 with the sign of sin 2y, ...),
+    torch's own ``1 / (1 + exp(-z))`` for sigmoid; and values near the overflow thresholds of
+    float32 (88) and float64 (709), where sinh and cosh are scaled."""
+    x, xt = ours_and_torchs(SPECIAL + FINITE, dtype, device)
+    same(getattr(x, name)(), getattr(xt, name)())
+    same(getattr(internals, name)(x[::2]), getattr(torch, name)(xt[::2]))
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_complex_functions_of_random_values(name):
+    """Finite values, in a short tensor (torch's scalar loop; a long one is vectorised, to the
+    same values within the tolerance)."""
+    torch.manual_seed(0)
+    for dtype in COMPLEX:
+        xt = torch.randn(6, 7, dtype=dtype) * 3
+        x = internals.from_torch(xt)
+        same(getattr(x, name)(), getattr(xt, name)())
+        same(getattr(x.t(), name)(), getattr(xt.t(), name)())

@@ -1,15 +1,17 @@
 """Factories are operators: declared in the YAML, called through the dispatcher (BackendSelect
 picks their backend), seen by TorchDispatchMode and the profiler as torch's are; and ``logspace``'s everyday calls
-(at the end).
+and ``Tensor.new_tensor`` (at the end).
 
 Tests ``internals.aten.native.tensor_factories`` (aten/src/ATen/native/TensorFactories.cpp,
 RangeFactories.cpp)."""
+
 import pytest
 import torch
 from helpers import (
     assert_same,
     assert_same_error,
     logging_modes,
+    ours_and_torchs,
 )
 from helpers import dispatch_table as table
 from helpers import run as _run
@@ -329,3 +331,21 @@ LOGSPACE = [
 @pytest.mark.parametrize("program", LOGSPACE)
 def test_logspace(program):
     _same(program)
+
+
+def test_new_tensor():
+    """The source tensor's dtype and device unless given; from a tensor, a copy and torch's warning."""
+    for make in (lambda lib, x: x.new_tensor([1, 2]), lambda lib, x: x.new_tensor([1, 2], dtype=lib.int32),
+                 lambda lib, x: x.new_tensor(3), lambda lib, x: x.new_tensor([[1.5]], requires_grad=True)):
+        ours = make(internals, internals.tensor([1.0], dtype=internals.float64))
+        theirs = make(torch, torch.tensor([1.0], dtype=torch.float64))
+        assert_same(ours, theirs, rtol=0, atol=0)
+        assert ours.requires_grad == theirs.requires_grad
+    source, source_t = ours_and_torchs([1, 2], torch.int64)
+    with pytest.warns(UserWarning) as ours:
+        copy = internals.ones(1).new_tensor(source)
+    with pytest.warns(UserWarning) as theirs:
+        expected = torch.ones(1).new_tensor(source_t)
+    assert str(ours[0].message) == str(theirs[0].message)
+    assert_same(copy, expected, rtol=0, atol=0)
+    assert internals.ones(1).cuda().new_tensor([2]).device.type == "cuda"

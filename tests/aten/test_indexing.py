@@ -10,10 +10,12 @@ Then the rest of the scatter family (``scatter``, ``scatter_reduce.two``: OpInfo
 with NaNs, gradients, out= forms, meta steps and errors) and ``index_put_(accumulate=True)`` in
 16-bit floats, each add rounded as torch's CPU rounds it; last ``take_along_dim``
 (CompositeImplicitAutograd in torch: a ``gather`` after broadcasting), with the gradient, graph and
-CUDA tests it shares with ``diagflat``.
+CUDA tests it shares with ``diagflat``; and ``index_add`` declared structured (its out= form,
+errors, meta step, 0-d tensors and second derivative).
 
 Tests ``internals.aten.native.indexing`` (aten/src/ATen/native/TensorAdvancedIndexing.cpp).
 """
+
 import pytest
 import torch
 from helpers import (
@@ -24,12 +26,14 @@ from helpers import (
     assert_out_variant_matches_torch,
     assert_same,
     assert_same_error,
+    assert_second_derivatives_match_torch,
     check_opinfo_samples,
     compare_gradients_and_nodes,
     native_entries,
     opinfo_cases,
     same_error,
     same_or_same_error,
+    same_outcome,
 )
 from helpers import run_everyday_call as _run
 
@@ -420,3 +424,72 @@ def test_devices_must_match():
     with pytest.raises(RuntimeError, match=r"^Expected tensor to have cpu Device, but got tensor with cuda:0 Device "
                                            r"\(while checking arguments for torch.take_along_dim\(\):\)$"):
         internals.take_along_dim(internals.ones(2, 2), index, 1)
+
+
+# =============================================================================================
+# index_add, declared structured: index_add.out primary, index_add and index_add_ derived
+# =============================================================================================
+
+
+# ---------------------------------------------------------------- index_add, declared structured
+@pytest.mark.parametrize("name", ["index_add", "index_add_"])
+def test_index_add_is_derived_from_its_structured_out(name):
+    assert_derived_from_structured_out(name, "out", indexing)
+
+
+def _index_add_operands(L):
+    return L.arange(12.).reshape(3, 4), L.tensor([2, 0, 2]), L.arange(9.).reshape(3, 3) - 4
+
+
+INDEX_ADD_OUT_CASES = {
+    "into an empty out": lambda L, x, i, s: L.index_add(x, 1, i, s, alpha=2, out=L.empty(0)),
+    "resized, warns": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(2)),
+    "keeps out's strides": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
+    "into self": lambda L, x, i, s: L.index_add(x, 1, i, s, alpha=-1, out=x),
+    "along dim 0": lambda L, x, i, s: L.index_add(x.t(), 0, i, s.t(), out=L.empty(0)),
+    "a 0-d self": lambda L, x, i, s: L.index_add(L.tensor(1.5), 0, i[1:2], L.tensor(2.), out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_ADD_OUT_CASES)
+def test_index_add_out_matches_torch(case):
+    assert_out_variant_matches_torch(lambda L: INDEX_ADD_OUT_CASES[case](L, *_index_add_operands(L)))
+
+
+INDEX_ADD_OUT_ERRORS = {
+    "out of another dtype": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(0, dtype=L.float64)),
+    "out is the source": lambda L, x, i, s: L.index_add(s, 1, i, s, out=s),
+    "out overlaps itself": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(1).expand(3, 4)),
+    # a source that partly overlaps (a non-dense one would be too hard for torch's check to tell)
+    "in place over its source": lambda L, x, i, s: (lambda v: v.index_add_(0, i, v[4:7]))(x.reshape(-1)),
+    "an index out of range into out": lambda L, x, i, s: L.index_add(x, 1, i + 2, s, out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_ADD_OUT_ERRORS)
+def test_index_add_out_errors(case):
+    same_error(lambda L: INDEX_ADD_OUT_ERRORS[case](L, *_index_add_operands(L)))
+
+
+def test_index_add_meta_step_lays_out_fakes():
+    assert_fake_matches_real(lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
+                             lambda: _index_add_operands(internals))
+
+
+@pytest.mark.parametrize("index", [[0], 0], ids=["vector_index", "0d_index"])
+@pytest.mark.parametrize("source", [[5.0], 5.0], ids=["vector_source", "0d_source"])
+def test_index_add_into_a_0d_tensor_matches_torch(index, source):
+    """A 0-d self takes a 0-d source (whatever the index's rank); a one-element vector source
+    does not match it: torch's shape check compares the two whole when either is 0-d."""
+    same_outcome(lambda lib: lib.zeros((), dtype=lib.float64).index_add_(0, lib.tensor(index),
+                                                                        lib.tensor(source, dtype=lib.float64)))
+
+
+def test_index_add_of_0d_tensors_second_derivative_matches_torch():
+    """The first gradient in the source selects from a 0-d gradient; its derivative adds back into
+    a 0-d tensor (index_select_backward's index_add_), which used to refuse the shapes."""
+    def program(lib):
+        source = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        base = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        return lib.index_add(base, 0, lib.tensor([0]), source * source, alpha=-1) ** 2, source
+    assert_second_derivatives_match_torch(program)

@@ -1,8 +1,8 @@
 """The solvers and the LU factorization torch's linalg has beside ``solve``
 (``linalg.solve_triangular`` and the older ``triangular_solve``, ``linalg.lu`` and
 ``lu_unpack``, ``linalg.lu_solve`` and the older ``lu_solve``, the least squares of ``linalg.lstsq``,
-``cholesky_solve`` and ``cholesky_inverse`` with a Cholesky factor)
-against torch's: values, dtypes,
+``cholesky_solve`` and ``cholesky_inverse`` with a Cholesky factor; at the end ``linalg.inv``/
+``inverse``, ``linalg.det``/``det`` and ``linalg.lu_factor``) against torch's: values, dtypes,
 output strides (LAPACK's column-major results, an ``out=`` of the right size kept as it lies),
 broadcasting of the batches, both sides and both triangles, torch's errors, and gradients
 (first and second) through torch's formulas.
@@ -18,17 +18,21 @@ import pytest
 import torch
 from helpers import (
     COMPLEX_ULPS,
+    OPINFO_BY_NAME,
     PRODUCT_ULPS,
     Adapter,
     assert_fake_matches_real,
     assert_same,
     assert_within_ulps_of_largest,
     check_opinfo_samples,
+    compare_call,
+    compare_gradients_and_nodes,
     fn,
     opinfo_cases,
     same_outcome,
     to_ours_with_complex,
 )
+from helpers import run_everyday_call as _run
 
 import internals
 
@@ -742,3 +746,129 @@ def test_cholesky_solvers_run_on_fake_tensors():
                              lambda: (internals.ones(2, 3, 1), internals.eye(3) + internals.ones(3, 3).triu()))
     assert_fake_matches_real(lambda lib, L: lib.cholesky_inverse(L),
                              lambda: (internals.eye(3).expand(2, 3, 3) + internals.ones(3, 3).tril(),))
+
+
+# =============================================================================================
+# linalg.inv/inverse, linalg.det/det and linalg.lu_factor:
+# PyTorch's OpInfo samples (as given and non-contiguous), then everyday calls compared for values,
+# strides, dtypes, grad_fn names, gradients (twice where torch differentiates twice), warnings and
+# error messages
+# =============================================================================================
+# The LU products: MKL's blocked factorization rounds in another order.
+LU_TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-12, 1e-12)}
+A = "lib.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.0, 2.0, 4.0]])"
+ADAPTERS = {
+    "linalg.inv": Adapter(internals.linalg.inv, tol=LU_TOL),
+    "linalg.inv_ex": Adapter(internals.linalg.inv_ex, tol=LU_TOL),
+    "linalg.det": Adapter(internals.linalg.det, tol=LU_TOL),
+    "linalg.lu_factor_ex": Adapter(internals.linalg.lu_factor_ex, kwargs=("pivot",), tol=LU_TOL),
+}
+OPINFO_CASES = opinfo_cases(list(ADAPTERS), (torch.float32, torch.float64, torch.int64, torch.bool))
+
+
+@pytest.mark.parametrize("name, dtype", OPINFO_CASES)
+def test_opinfo_samples(name, dtype):
+    adapter = ADAPTERS[OPINFO_BY_NAME[name].name]
+    check_opinfo_samples(name, dtype, adapter, compare=compare_call)
+
+
+PROGRAMS = [
+    f"lib.linalg.inv({A})",
+    f"lib.inverse({A}.t())",
+    f"{A}.inverse()",
+    f"lib.linalg.inv({A}.double())",
+    f"lib.linalg.inv(lib.stack([{A}, {A} * 2]))",
+    f"lib.linalg.inv_ex({A})",
+    "lib.linalg.inv_ex(lib.zeros(2, 2))[1]",
+    "lib.linalg.inv(lib.zeros(2, 2))",
+    "lib.linalg.inv(lib.zeros(3, 2, 2))",
+    "lib.linalg.inv(lib.zeros(2, 3))",
+    "lib.linalg.inv(lib.zeros(3))",
+    "lib.inverse(lib.ones(2, 2, dtype=lib.int64))",
+    "lib.linalg.inv(lib.ones(2, 2, dtype=lib.float16))",
+    "lib.linalg.inv(lib.zeros(0, 0))",
+    f"lib.linalg.det({A})",
+    f"lib.det({A}.t())",
+    f"{A}.det()",
+    "lib.det(lib.tensor([[0.0, 1.0], [1.0, 0.0]]))",
+    "lib.det(lib.zeros(2, 2))",
+    "lib.det(lib.zeros(0, 0))",
+    "lib.det(lib.zeros(2, 3))",
+    "lib.det(lib.ones(2, 2, dtype=lib.int64))",
+    "lib.det(lib.ones(2, 2, dtype=lib.float16))",
+    "lib.linalg.lu_factor(lib.tensor([[1.0, 2.0], [3.0, 4.0]]))",
+    "lib.linalg.lu_factor(lib.zeros(2, 2))",
+    "lib.linalg.lu_factor_ex(lib.tensor([[1.0, 2.0], [3.0, 4.0]]).double())",
+    "lib.unique(lib.tensor([[1, 2], [3, 4], [1, 2]]), dim=1, return_inverse=True, return_counts=True)",
+]
+
+
+def _values_close(ours, theirs):
+    """Everything exact but the values, which must agree to float rounding (LAPACK's order)."""
+    if theirs[0] == "error" or isinstance(theirs[0], str):
+        assert ours == theirs
+        return
+    (ours, messages_i), (theirs, messages_t) = ours, theirs
+    assert messages_i == messages_t
+    pairs = list(zip(ours[1], theirs[1])) if isinstance(ours[1], list) else [(ours, theirs)]
+    for o, t in pairs:
+        assert (o[:3], o[4]) == (t[:3], t[4])
+        torch.testing.assert_close([float(v) for v in o[3]], [float(v) for v in t[3]], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_everyday_calls(program):
+    ours, theirs = _run(internals, program), _run(torch, program)
+    _values_close(ours, theirs)
+
+
+GRAD_CASES = {
+    "linalg.inv": lambda lib, x, t: lib.linalg.inv(x[:, :2] + t[:, :2] * 0),
+    "inverse of a batch": lambda lib, x, t: lib.inverse(lib.stack([x[:, :2], t[:, 1:]])),
+    "det": lambda lib, x, t: lib.det(x[:, 1:]) * t,
+    "linalg.det of a batch": lambda lib, x, t: lib.linalg.det(lib.stack([x[:, :2], x[:, 1:] * t[:, :2]])),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_and_nodes(name):
+    """compare_gradients_and_nodes's comparison; t[0, 0] is 0.3 here, and a second derivative may not reach x."""
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+
+
+GRADCHECKS = {
+    "inv": lambda x: internals.linalg.inv(x[:, :2] + 3 * internals.eye(
+        2, dtype=internals.float64)),
+    "det": lambda x: internals.det(x[:, :2]),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADCHECKS))
+def test_gradcheck(name):
+    x = internals.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=internals.float64, requires_grad=True)
+    assert internals.autograd.gradcheck(GRADCHECKS[name], (x,))
+
+
+CUDA_PROGRAMS = {
+    "inv": lambda lib, d: lib.linalg.inv(lib.tensor([[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]]],
+                                                    device=d)),
+    "det": lambda lib, d: lib.det(lib.tensor([[[2.0, 1.0], [1.0, 3.0]], [[0.0, 1.0], [1.0, 0.0]]], device=d)),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_kernels_match_the_cpu_ones(name):
+    """The CUDA kernels (simulated here) give the CPU kernels' values, which torch's CPU gives."""
+    build = CUDA_PROGRAMS[name]
+    ours = build(internals, "cuda")
+    assert ours.device.type == "cuda"
+    assert_same(ours.cpu(), build(torch, "cpu"), rtol=0, atol=0)
+
+
+def test_linalg_errors_are_linalg_errors():
+    for lib in (torch, internals):
+        with pytest.raises(lib.linalg.LinAlgError, match=r"\(Batch element 1\): The diagonal element 2 is zero"):
+            lib.linalg.inv(lib.stack([lib.eye(2), lib.tensor([[1.0, 0.0], [0.0, 0.0]])]))
+    assert type(internals.linalg.LinAlgError).__name__ == "type" and issubclass(internals.linalg.LinAlgError,
+                                                                                  RuntimeError)
+    assert internals.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__ == "_LinAlgError"

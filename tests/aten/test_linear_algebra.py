@@ -1,23 +1,27 @@
 """``addmm``, ``addr``, ``mv``, ``F.linear`` (one ``addmm`` as torch's), ``matmul``'s folding,
 ``threshold_backward`` (relu's gradient) and ``detach`` as operators, against torch: OpInfo
 samples (torch has none for detach), errors, gradients and grad_fn names. The operators a
-dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
+dispatch mode logs for them are compared in ``test_op_log_parity.py``. Then
+``linalg.matrix_power``/``matrix_power`` (repeated squaring): OpInfo samples and everyday programs."""
 import warnings
 
 import pytest
 import torch
 from helpers import (
     MATMUL_TOL,
+    PRODUCT_ULPS,
     TORCH_DTYPES,
     Adapter,
     assert_same,
     check_opinfo_samples,
     fn,
     opinfo_cases,
+    run_described,
     same_outcome,
 )
 
 import internals
+from internals.testing import assert_within_ulps
 
 ADAPTERS = {
     "addmm": Adapter(fn("addmm"), "addmm", kwargs=("beta", "alpha"), tol=MATMUL_TOL),
@@ -29,12 +33,18 @@ ADAPTERS = {
 # addmm and linear add the bias to the float32 product and round once in both libraries; torch's
 # 16-bit mv follows another path.
 EXCLUDED = {"mv": (torch.float16, torch.bfloat16)}
-CASES = opinfo_cases(ADAPTERS, TORCH_DTYPES, exclude=EXCLUDED)
+# linalg.matrix_power: repeated squaring, in torch's order
+MATRIX_POWER_ADAPTERS = {
+    "linalg.matrix_power": Adapter(internals.linalg.matrix_power, tol={torch.float32: (1e-5, 1e-5),
+                                                                      torch.float64: (1e-12, 1e-12)}),
+}
+CASES = (opinfo_cases(ADAPTERS, TORCH_DTYPES, exclude=EXCLUDED)
+         + opinfo_cases(MATRIX_POWER_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 
 
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
-    check_opinfo_samples(name, dtype, ADAPTERS[name])
+    check_opinfo_samples(name, dtype, {**ADAPTERS, **MATRIX_POWER_ADAPTERS}[name])
 
 
 ERROR_CASES = {
@@ -181,3 +191,38 @@ def test_addr_second_gradients_match_torch():
     assert names_o == names_t
     for o, t in zip(ours, theirs, strict=True):
         assert_same(o, t, rtol=1e-12, atol=1e-12, exact_layout=False)
+
+
+# =============================================================================================
+# matrix_power: NumPy's names and small compositions torch writes in C++ over other operators, each
+# program's result described (values, shape, strides, offset, dtype, node, view or not), its
+# warnings and errors
+# =============================================================================================
+G = "lib.ones(2, 2, requires_grad=True)"
+NUMPY_NAME_PROGRAMS = [
+    f"lib.matrix_power({G}, 0)", f"lib.matrix_power({G}, 1)", f"lib.matrix_power({G}, 2)", f"lib.matrix_power({G}, 3)",
+    f"lib.matrix_power({G} * 0.5, 5)", f"lib.matrix_power({G} * 0.5, 12)",
+    "lib.matrix_power(lib.tensor([[2., 1.], [1., 3.]], dtype=lib.float64), -2)",
+    "lib.linalg.matrix_power(lib.tensor([[2., 1.], [1., 3.]]), 4)", "lib.matrix_power(lib.ones(2, 3), 2)",
+    "lib.matrix_power(lib.ones(3), 2)", "lib.matrix_power(lib.ones(2, 2, dtype=lib.long), -1)",
+    "lib.matrix_power(lib.ones(2, 2, dtype=lib.long), 0)", "lib.matrix_power(lib.ones(2, 2, dtype=lib.long), 7)",
+    "lib.matrix_power(lib.ones(3, 2, 2), 3)", "lib.ones(2, 2).matrix_power(2)",
+    "lib.matrix_power(lib.ones(2, 2), 2, out=lib.empty(0))",
+    "lib.linalg.matrix_power(lib.ones(2, 2), 3, out=lib.empty(2, 2))", "lib.matrix_power(lib.ones(0, 2, 2), 3)",
+]
+
+
+# A negative power inverts the matrix with LAPACK's LU solve, whose roundings follow MKL's
+# kernel for the CPU: those values are compared within ulps, the rest of the description exactly.
+WITHIN_ULPS = {"lib.matrix_power(lib.tensor([[2., 1.], [1., 3.]], dtype=lib.float64), -2)": PRODUCT_ULPS}
+
+
+@pytest.mark.parametrize("program", NUMPY_NAME_PROGRAMS)
+def test_everyday_calls(program):
+    ours, theirs = run_described(internals, program), run_described(torch, program)
+    if program in WITHIN_ULPS:
+        (ours_values, *ours_rest), ours_warnings = ours
+        (their_values, *their_rest), their_warnings = theirs
+        assert_within_ulps(ours_values, their_values, WITHIN_ULPS[program])
+        ours, theirs = (ours_rest, ours_warnings), (their_rest, their_warnings)
+    assert ours == theirs

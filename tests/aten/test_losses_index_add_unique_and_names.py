@@ -1,35 +1,29 @@
 """Operators the tutorial snippets reach for -- ``F.leaky_relu``/``nn.LeakyReLU``,
 ``F.binary_cross_entropy``/``nn.BCELoss``, ``binary_cross_entropy_with_logits`` as one operator
 (``BinaryCrossEntropyWithLogitsBackward0``), ``nn.NLLLoss``, ``index_add``, ``unique``, ``trace``,
-``numel``/``as_tensor``/``broadcast_tensors``, the legacy tensor types, ``finfo``/``iinfo`` -- and
-``torch.Size`` slices and concatenations, and the public names of Tensor, Size, dtype and device.
+``numel``/``as_tensor``/``broadcast_tensors``, the legacy tensor types, ``finfo``/``iinfo``.
+(``index_add``'s structured kernels are tested in ``test_indexing.py``, ``torch.Size`` and the
+public names in ``tests/c10/test_tensor_impl.py``.)
 
-As ``tests/aten/test_logspace_normal_cummax_meshgrid.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
+As ``tests/aten/test_tensor_shape.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
 everyday calls compared for values (exactly), strides, dtypes, grad_fn names, gradients,
 warnings and error messages.
 """
 import math
-import pickle
 import warnings
 
 import pytest
 import torch
 from helpers import (
     Adapter,
-    assert_derived_from_structured_out,
-    assert_fake_matches_real,
-    assert_out_variant_matches_torch,
-    assert_second_derivatives_match_torch,
     check_opinfo_samples,
     compare_gradients_and_nodes,  # noqa: F401
     opinfo_cases,
-    same_error,
     same_outcome,
 )
 from helpers import run as _run
 
 import internals
-from internals.aten.native import indexing
 
 F = internals.nn.functional
 ADAPTERS = {
@@ -146,37 +140,6 @@ def test_leaky_relu_in_place_with_a_negative_slope_has_torchs_backward_error():
     assert errors[1] == errors[0]
 
 
-# ------------------------------------------------------------------------------ torch.Size and public names
-SIZE_PROGRAMS = ["s[1:]", "s[::-1]", "s[0]", "s[-1]", "s + (5,)", "(5,) + s", "s + s", "s * 2", "2 * s", "s[:0]",
-                 "s[1:] + ()", "s + [1]", "s == (2, 3, 4)", "s[1:] == (3, 4)", "s.numel()", "len(s[:2])"]
-
-
-@pytest.mark.parametrize("program", SIZE_PROGRAMS)
-def test_size_operations(program):
-    """Slicing, concatenating and repeating a Size give a Size (an index an int); a list is
-    refused in torch's words (the type's name its library's)."""
-    results = []
-    for lib in (torch, internals):
-        try:
-            value = eval(program, {"s": lib.Size([2, 3, 4])})
-            results.append((type(value).__name__, repr(value).replace(lib.__name__ + ".", "")))
-        except TypeError as exc:
-            results.append(("TypeError", str(exc).replace(lib.__name__ + ".", "")))
-    assert results[1] == results[0]
-
-
-def test_public_names_print_as_torchs():
-    """``type(x)``, ``type(x.shape)``, ``type(x.dtype)``, ``type(x.device)`` name the package, as
-    torch's do (``<class 'torch.Tensor'>``), and still pickle."""
-    for lib in (torch, internals):
-        x = lib.ones(2, 3)
-        names = [str(type(v)) for v in (x, x.shape, x.dtype, x.device)]
-        assert names == [f"<class '{lib.__name__}.{n}'>" for n in ("Tensor", "Size", "dtype", "device")]
-        for value in (x.shape, x.shape[1:], x.dtype, x.device):
-            copy = pickle.loads(pickle.dumps(value))
-            assert copy == value and type(copy) is type(value)
-
-
 def test_bce_of_an_input_outside_zero_one():
     for lib in (torch, internals):
         with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
@@ -189,15 +152,6 @@ def test_bce_weight_broadcast_as_torch_broadcast_shapes(weight_shape):
     mismatch, or the broadcast (and larger) loss."""
     same_outcome(lambda lib: lib.nn.functional.binary_cross_entropy(
         lib.full((2, 3), 0.25), lib.ones(2, 3), weight=lib.ones(weight_shape), reduction="none"))
-
-
-@pytest.mark.parametrize("shapes", ["(2, 3), (4,)", "(3,), (2, 1, 4)", "(2, 3), (2, 3, 3)", "(5, 1), (3,)",
-                                    "3, None, (2, 1)", "", "(0,), (2,)", "[2, 3], [3]", "(2, -1)", "(1,), (-1,)",
-                                    "5, (3,)", "(2,), 2.5", "torch.Size([2, 3]), lib.Size([4])"])
-def test_broadcast_shapes_as_torch(shapes):
-    """torch.broadcast_shapes: None passed over, an int a one-dim shape; a mismatch names the
-    argument as given (a Size printed torch's way) and the common shape grown so far."""
-    same_outcome(lambda lib: list(eval(f"lib.broadcast_shapes({shapes})", {"lib": lib, "torch": torch})))
 
 
 # ------------------------------------------------------------------------------ everyday namespace functions
@@ -275,67 +229,3 @@ def test_as_tensor_shares_a_numpy_arrays_memory():
         a[0] = 9
         assert t.tolist() == [9, 2, 3]
         assert lib.as_tensor(a, dtype=lib.float32).tolist() == [9.0, 2.0, 3.0]
-
-
-# ---------------------------------------------------------------- index_add, declared structured
-@pytest.mark.parametrize("name", ["index_add", "index_add_"])
-def test_index_add_is_derived_from_its_structured_out(name):
-    assert_derived_from_structured_out(name, "out", indexing)
-
-
-def _index_add_operands(L):
-    return L.arange(12.).reshape(3, 4), L.tensor([2, 0, 2]), L.arange(9.).reshape(3, 3) - 4
-
-
-INDEX_ADD_OUT_CASES = {
-    "into an empty out": lambda L, x, i, s: L.index_add(x, 1, i, s, alpha=2, out=L.empty(0)),
-    "resized, warns": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(2)),
-    "keeps out's strides": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
-    "into self": lambda L, x, i, s: L.index_add(x, 1, i, s, alpha=-1, out=x),
-    "along dim 0": lambda L, x, i, s: L.index_add(x.t(), 0, i, s.t(), out=L.empty(0)),
-    "a 0-d self": lambda L, x, i, s: L.index_add(L.tensor(1.5), 0, i[1:2], L.tensor(2.), out=L.empty(0)),
-}
-
-
-@pytest.mark.parametrize("case", INDEX_ADD_OUT_CASES)
-def test_index_add_out_matches_torch(case):
-    assert_out_variant_matches_torch(lambda L: INDEX_ADD_OUT_CASES[case](L, *_index_add_operands(L)))
-
-
-INDEX_ADD_OUT_ERRORS = {
-    "out of another dtype": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(0, dtype=L.float64)),
-    "out is the source": lambda L, x, i, s: L.index_add(s, 1, i, s, out=s),
-    "out overlaps itself": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(1).expand(3, 4)),
-    # a source that partly overlaps (a non-dense one would be too hard for torch's check to tell)
-    "in place over its source": lambda L, x, i, s: (lambda v: v.index_add_(0, i, v[4:7]))(x.reshape(-1)),
-    "an index out of range into out": lambda L, x, i, s: L.index_add(x, 1, i + 2, s, out=L.empty(0)),
-}
-
-
-@pytest.mark.parametrize("case", INDEX_ADD_OUT_ERRORS)
-def test_index_add_out_errors(case):
-    same_error(lambda L: INDEX_ADD_OUT_ERRORS[case](L, *_index_add_operands(L)))
-
-
-def test_index_add_meta_step_lays_out_fakes():
-    assert_fake_matches_real(lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
-                             lambda: _index_add_operands(internals))
-
-
-@pytest.mark.parametrize("index", [[0], 0], ids=["vector_index", "0d_index"])
-@pytest.mark.parametrize("source", [[5.0], 5.0], ids=["vector_source", "0d_source"])
-def test_index_add_into_a_0d_tensor_matches_torch(index, source):
-    """A 0-d self takes a 0-d source (whatever the index's rank); a one-element vector source
-    does not match it: torch's shape check compares the two whole when either is 0-d."""
-    same_outcome(lambda lib: lib.zeros((), dtype=lib.float64).index_add_(0, lib.tensor(index),
-                                                                        lib.tensor(source, dtype=lib.float64)))
-
-
-def test_index_add_of_0d_tensors_second_derivative_matches_torch():
-    """The first gradient in the source selects from a 0-d gradient; its derivative adds back into
-    a 0-d tensor (index_select_backward's index_add_), which used to refuse the shapes."""
-    def program(lib):
-        source = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
-        base = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
-        return lib.index_add(base, 0, lib.tensor([0]), source * source, alpha=-1) ** 2, source
-    assert_second_derivatives_match_torch(program)

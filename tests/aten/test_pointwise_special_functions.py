@@ -4,7 +4,7 @@
 ``lgamma``, ``digamma``, ``erfinv``, ``deg2rad``/``rad2deg`` and ``heaviside`` -- and
 binary_cross_entropy_with_logits rewritten over ``log_sigmoid``, as torch's ``Loss.cpp``.
 
-As ``tests/aten/test_inverse_pooling_pad_one_hot.py``: PyTorch's OpInfo samples (as given and non-contiguous), everyday
+As ``tests/aten/test_pooling.py``'s avg_pool2d tests: PyTorch's OpInfo samples (as given and non-contiguous), everyday
 calls compared for values, strides, dtypes, grad_fn names, warnings and error messages, then
 gradients and nodes (twice differentiated) against torch's.
 """

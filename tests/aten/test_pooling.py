@@ -2,19 +2,28 @@
 ``max_pool2d_with_indices_backward``, ``avg_pool2d_backward`` and ``adaptive_max_pool2d_backward``.
 A meta step checks the geometry and grad_output's sizes and lays the gradient out as the input
 (its sizes, dtype and suggested memory format); an impl step runs the loop. The ``.grad_input``
-overload is primary, the functional form derived from it.
+overload is primary, the functional form derived from it. Then ``F.avg_pool2d``/``nn.AvgPool2d``
+and ``F.adaptive_avg_pool2d``/``nn.AdaptiveAvgPool2d``: OpInfo samples, everyday calls, gradients
+(twice), finite differences and the CUDA kernels (at the end).
 """
 
 import pytest
 import torch
 from helpers import (
+    OPINFO_BY_NAME,
+    Adapter,
     assert_derived_from_structured_out,
     assert_fake_matches_real,
     assert_ops_out_resized_with_torchs_warning,
     assert_out_variant_matches_torch,
     assert_same,
+    check_opinfo_samples,
+    compare_call,
+    compare_gradients_and_nodes,
+    opinfo_cases,
     same_error,
 )
+from helpers import run_everyday_call as _run
 
 import internals
 from internals.aten.native import pooling
@@ -304,3 +313,123 @@ def test_a_max_pool_window_wholly_in_the_padding_gives_torchs_lowest_value(dtype
         return out.cpu(), indices.cpu()
     for o, t in zip(run(internals), run(torch), strict=True):
         assert_same(o, t, rtol=0, atol=0)
+
+
+# =============================================================================================
+# F.avg_pool2d/nn.AvgPool2d and F.adaptive_avg_pool2d/nn.AdaptiveAvgPool2d:
+# PyTorch's OpInfo samples (as given and non-contiguous), then everyday calls compared for values,
+# strides, dtypes, grad_fn names, gradients (twice where torch differentiates twice), warnings and
+# error messages
+# =============================================================================================
+F = internals.nn.functional
+IMG = "lib.arange(50.).reshape(1, 2, 5, 5)"
+ADAPTERS = {
+    "nn.functional.avg_pool2d": Adapter(F.avg_pool2d, kwargs=("kernel_size", "stride", "padding", "ceil_mode",
+                                                              "count_include_pad", "divisor_override")),
+    "nn.functional.adaptive_avg_pool2d": Adapter(F.adaptive_avg_pool2d),
+}
+OPINFO_CASES = opinfo_cases(list(ADAPTERS), (torch.float32, torch.float64, torch.int64, torch.bool))
+
+
+@pytest.mark.parametrize("name, dtype", OPINFO_CASES)
+def test_opinfo_samples(name, dtype):
+    adapter = ADAPTERS[OPINFO_BY_NAME[name].name]
+    check_opinfo_samples(name, dtype, adapter, compare=compare_call)
+
+
+PROGRAMS = [
+    f"lib.nn.functional.avg_pool2d({IMG}, 2)",
+    f"lib.nn.AvgPool2d(3, stride=2, padding=1)({IMG})",
+    f"lib.nn.AvgPool2d(3, 2, 1, count_include_pad=False)({IMG})",
+    f"lib.nn.functional.avg_pool2d({IMG}[0], 2)",
+    f"lib.nn.functional.avg_pool2d({IMG}, 2, ceil_mode=True)",
+    f"lib.nn.functional.avg_pool2d({IMG}, (2, 3), divisor_override=3)",
+    f"lib.nn.functional.avg_pool2d({IMG}.to(memory_format=lib.channels_last), 2)",
+    f"lib.nn.functional.avg_pool2d({IMG}.requires_grad_(), 2)",
+    "lib.nn.functional.avg_pool2d(lib.ones(4, 4), 2)",
+    f"lib.nn.functional.avg_pool2d({IMG}, (1, 2, 3))",
+    f"lib.nn.functional.avg_pool2d({IMG}, 2, divisor_override=0)",
+    f"lib.nn.functional.avg_pool2d({IMG}, 2, padding=2)",
+    f"lib.nn.functional.avg_pool2d({IMG}, 7)",
+    f"lib.nn.functional.avg_pool2d({IMG}, 2, stride=0)",
+    "lib.nn.functional.avg_pool2d(lib.ones(1, 0, 4, 4), 2)",
+    f"lib.nn.functional.adaptive_avg_pool2d({IMG}, (2, 3))",
+    f"lib.nn.AdaptiveAvgPool2d(1)({IMG})",
+    f"lib.nn.AdaptiveAvgPool2d((None, 2))({IMG})",
+    f"lib.nn.AdaptiveAvgPool2d(3)({IMG}[0])",
+    f"lib.nn.AdaptiveAvgPool2d(1)({IMG}.to(memory_format=lib.channels_last))",
+    f"lib.nn.AdaptiveAvgPool2d((2, 4))({IMG}.to(memory_format=lib.channels_last))",
+    f"lib.nn.AdaptiveAvgPool2d((3, 3))({IMG}.requires_grad_())",
+    "lib.nn.functional.adaptive_avg_pool2d(lib.ones(4, 4), 2)",
+    "lib.nn.functional.adaptive_avg_pool2d(lib.ones(1, 0, 4), 2)",
+    f"lib.nn.functional.adaptive_avg_pool2d({IMG}, (1, 2, 3))",
+    f"lib.nn.functional.adaptive_avg_pool2d({IMG}, -1)",
+    "lib.nn.functional.adaptive_avg_pool2d(lib.ones(1, 2, 3, 3, dtype=lib.int64), 2)",
+    "repr(lib.nn.AvgPool2d(2)) + repr(lib.nn.AdaptiveAvgPool2d((2, 3)))",
+]
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_everyday_calls(program):
+    assert _run(internals, program) == _run(torch, program)
+
+
+GRAD_CASES = {
+    "avg_pool2d": lambda lib, x, t: lib.nn.functional.avg_pool2d((x * x * t).reshape(1, 1, 2, 3), 2, 1, 1,
+                                                                 count_include_pad=False),
+    "avg_pool2d, divisor": lambda lib, x, t: lib.nn.functional.avg_pool2d(
+        (x * x + t).reshape(1, 2, 3), 2, 1, divisor_override=3),
+    "adaptive_avg_pool2d": lambda lib, x, t: lib.nn.functional.adaptive_avg_pool2d(
+        (x * x * t).reshape(1, 1, 2, 3), (2, 2)),
+    "adaptive_avg_pool2d of a 3-d input": lambda lib, x, t: lib.nn.functional.adaptive_avg_pool2d(
+        (x * x + t).reshape(1, 2, 3), (2, 2)),
+    "adaptive_avg_pool2d to 1x1 (mean)": lambda lib, x, t: lib.nn.AdaptiveAvgPool2d(1)((x * t).reshape(1, 1, 2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_and_nodes(name):
+    """compare_gradients_and_nodes's comparison; t[0, 0] is 0.3 here, and a second derivative may not reach x."""
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+
+
+GRADCHECKS = {
+    "avg_pool2d": lambda x: F.avg_pool2d(x.reshape(1, 1, 2, 3), 2, 1, 1, False, False),
+    "adaptive_avg_pool2d": lambda x: F.adaptive_avg_pool2d(x.reshape(1, 2, 3), (2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADCHECKS))
+def test_gradcheck(name):
+    x = internals.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=internals.float64, requires_grad=True)
+    assert internals.autograd.gradcheck(GRADCHECKS[name], (x,))
+
+
+CUDA_PROGRAMS = {
+    "avg_pool2d": lambda lib, d: lib.nn.functional.avg_pool2d(lib.arange(32.0, device=d).reshape(2, 4, 4), 3, 2, 1),
+    "adaptive_avg_pool2d": lambda lib, d: lib.nn.functional.adaptive_avg_pool2d(
+        lib.arange(30.0, device=d).reshape(1, 5, 6), (2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_kernels_match_the_cpu_ones(name):
+    """The CUDA kernels (simulated here) give the CPU kernels' values, which torch's CPU gives."""
+    build = CUDA_PROGRAMS[name]
+    ours = build(internals, "cuda")
+    assert ours.device.type == "cuda"
+    assert_same(ours.cpu(), build(torch, "cpu"), rtol=0, atol=0)
+
+
+def test_pool_backward_on_cuda():
+    x = internals.arange(32.0).reshape(2, 4, 4)
+    grads = []
+    for device in ("cpu", "cuda"):
+        y = x.to(device).detach().requires_grad_()
+        (F.avg_pool2d(y, 3, 2, 1).sum() + F.adaptive_avg_pool2d(y, (3, 2)).sum()).backward()
+        grads.append(y.grad.cpu())
+    xt = torch.arange(32.0).reshape(2, 4, 4).requires_grad_()
+    (torch.nn.functional.avg_pool2d(xt, 3, 2, 1).sum() + torch.nn.functional.adaptive_avg_pool2d(xt, (3, 2)).sum()
+     ).backward()
+    assert_same(grads[0], xt.grad, rtol=0, atol=0)
+    assert_same(grads[1], xt.grad, rtol=0, atol=0)

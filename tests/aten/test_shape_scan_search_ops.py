@@ -5,7 +5,7 @@
 ``kron``, ``block_diag``, ``cartesian_prod``, ``cdist`` -- and the out= overloads of ``cumprod``,
 ``kthvalue``, ``median``, ``mode``, ``any``, ``all``, ``rand``, ``randn``, ``eye``, ``randint``.
 
-As ``tests/aten/test_inverse_pooling_pad_one_hot.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
+As ``tests/aten/test_pooling.py``'s avg_pool2d tests: PyTorch's OpInfo samples (as given and non-contiguous), then
 everyday calls compared for values, strides, dtypes, grad_fn names, warnings and error messages,
 gradients and nodes (``compare_gradients_and_nodes``), and the CUDA kernels against the CPU ones.
 """

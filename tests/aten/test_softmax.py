@@ -2,7 +2,9 @@
 (``aten/native/softmax.py``), declared structured as torch's ``SoftMax.cpp`` declares them: a meta
 step (the dim checked, the output laid out contiguous in its dtype, or ``out`` checked and
 resized) and an impl step; the ``.out`` overload primary, the functional one derived from it.
+Last, the ``nn.Softmax``/``nn.LogSoftmax`` modules (reprs and values).
 """
+
 
 import pytest
 import torch
@@ -109,3 +111,16 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program])
+
+
+def test_softmax_modules():
+    torch.manual_seed(0)
+    xt = torch.randn(3, 5)
+    x = internals.from_torch(xt)
+    for name in ("Softmax", "LogSoftmax"):
+        for dim in (0, 1, -1):
+            ours, theirs = getattr(internals.nn, name)(dim=dim), getattr(torch.nn, name)(dim=dim)
+            assert repr(ours) == repr(theirs)
+            assert_same(ours(x), theirs(xt), rtol=1e-6, atol=1e-7)
+    seq = internals.nn.Sequential(internals.nn.Linear(5, 2), internals.nn.Softmax(dim=1))
+    assert repr(seq).endswith("(1): Softmax(dim=1)\n)")

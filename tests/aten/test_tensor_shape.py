@@ -2,7 +2,9 @@
 the views it makes (one ``slice.Tensor`` per piece) compared for values, strides, bases, grad_fn
 names, dispatched operators, gradients and error messages.
 
-Then ``diagflat`` (CompositeImplicitAutograd in torch): OpInfo samples and everyday calls; then
+Then ``diagflat`` and NumPy's names and compositions (``swapdims``, ``atleast_*d``,
+``hsplit``/``vsplit``/``dsplit``, ``Tensor.H``/``mH``/``adjoint``), CompositeImplicitAutograd in
+torch: OpInfo samples and everyday calls; then
 ``meshgrid`` and ``fill_diagonal_``: OpInfo samples, everyday calls and the operators they dispatch.
 
 Tests ``internals.aten.native.tensor_shape`` (aten/src/ATen/native/TensorShape.cpp).
@@ -18,6 +20,7 @@ from helpers import (
     logging_modes,
     opinfo_cases,
     run,
+    run_described,
 )
 from helpers import run_everyday_call as _run
 
@@ -26,18 +29,23 @@ import internals
 TENSOR_SPLIT_ADAPTERS = {
     "tensor_split": Adapter(internals.tensor_split, "tensor_split"),
 }
-DIAGFLAT_ADAPTERS = {
+COMPOSITION_ADAPTERS = {
     "diagflat": Adapter(internals.diagflat, "diagflat", kwargs=("offset",)),
+    # NumPy's names and compositions, at the same dtypes
+    "atleast_3d": Adapter(internals.atleast_3d),
+    "hsplit": Adapter(internals.hsplit, "hsplit"), "vsplit": Adapter(internals.vsplit, "vsplit"),
+    "dsplit": Adapter(internals.dsplit, "dsplit"),
+    "H": Adapter(lambda x: x.H), "mH": Adapter(lambda x: x.mH),
 }
 MESHGRID_ADAPTERS = {
     "meshgrid.variadic_tensors": Adapter(lambda *ts, **kw: internals.meshgrid(*ts, **kw), kwargs=("indexing",)),
     "meshgrid.list_of_tensors": Adapter(lambda ts, **kw: internals.meshgrid(ts, **kw), kwargs=("indexing",)),
 }
-ADAPTERS = {**TENSOR_SPLIT_ADAPTERS, **DIAGFLAT_ADAPTERS, **MESHGRID_ADAPTERS}
+ADAPTERS = {**TENSOR_SPLIT_ADAPTERS, **COMPOSITION_ADAPTERS, **MESHGRID_ADAPTERS}
 
 
 OPINFO_CASES = (opinfo_cases({**TENSOR_SPLIT_ADAPTERS, **MESHGRID_ADAPTERS}, TORCH_DTYPES)
-                + opinfo_cases(DIAGFLAT_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
+                + opinfo_cases(COMPOSITION_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
@@ -129,9 +137,32 @@ DIAGFLAT_PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("program", DIAGFLAT_PROGRAMS)
+# NumPy's names and compositions: swapdims, atleast_*d (varargs too), hsplit/vsplit/dsplit and
+# Tensor.H/mH/adjoint (a complex tensor's H is a lazy conjugate view, as torch's)
+X = "lib.arange(12.).reshape(3, 4)"
+G = "lib.ones(2, 2, requires_grad=True)"
+NUMPY_NAME_PROGRAMS = [
+    f"lib.swapdims({X}, 0, 1)", f"{X}.swapdims(1, 0)", f"{X}.swapdims_(0, 1)", f"lib.atleast_3d({X})",
+    "lib.atleast_3d(lib.tensor(1.))", "lib.atleast_3d(lib.ones(3))", "lib.atleast_3d(lib.ones(1, 2, 3, 4))",
+    "lib.atleast_3d([lib.ones(2), lib.tensor(3.)])", "lib.atleast_3d(lib.ones(2), lib.ones(3, 3))", "lib.atleast_2d()",
+    "lib.atleast_1d([lib.ones(2)])", "lib.atleast_2d(lib.tensor(1.), lib.ones(2))", f"lib.hsplit({X}, 2)",
+    f"lib.hsplit({X}, [1, 3])", f"{X}.hsplit(3)", "lib.hsplit(lib.tensor(1.), 2)", f"lib.hsplit({X}, 0)",
+    "lib.hsplit(lib.arange(6), 3)", f"lib.vsplit({X}, 3)", f"lib.vsplit({X}, [1])", "lib.vsplit(lib.ones(3), 1)",
+    f"lib.vsplit({X}, 2)", "lib.dsplit(lib.ones(2, 2, 4), [1, 3])", "lib.dsplit(lib.ones(2, 2, 4), 2)",
+    f"lib.dsplit({X}, 2)", f"{X}.H", f"{X}.mH", f"{X}.adjoint()", f"lib.adjoint({X})", "lib.ones(2, 3, 4).mH",
+    "lib.ones(2, 3, 4).H", "lib.ones(3).H", "lib.ones(3).mH", "lib.ones(3).adjoint()", "lib.tensor(1.).H",
+    "lib.tensor(1.).mH", f"{G}.H", f"{G}.mH", f"lib.swapdims({G}, 0, 1)", f"lib.atleast_3d({G})",
+    f"lib.hsplit({G}, 2)",
+]
+
+
+@pytest.mark.parametrize("program", DIAGFLAT_PROGRAMS + NUMPY_NAME_PROGRAMS)
 def test_everyday_calls(program):
-    assert _run(internals, program) == _run(torch, program)
+    """The NumPy names' results described with their offset and whether they are views, the
+    others' exactly (torch warns once a process of what a NumPy name does, so each program
+    runs once)."""
+    run = run_described if program in NUMPY_NAME_PROGRAMS else _run
+    assert run(internals, program) == run(torch, program)
 
 
 def _same(program, **env):

@@ -2,12 +2,17 @@
 ``UnaryOps.cpp`` declares them: a meta step (checks and the TensorIterator) and an impl step (the
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
 and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it. Then
-``nan_to_num``: OpInfo samples, everyday calls and its gradient (at the end).
+``nan_to_num``: OpInfo samples, everyday calls and its gradient; and the rounding functions
+``floor``, ``ceil``, ``trunc``, ``frac``, ``fix``; NumPy's names ``negative`` and ``absolute``;
+``rsqrt`` and ``log1p`` (at the end).
 """
+
+import math
 
 import pytest
 import torch
 from helpers import (
+    OPINFO_BY_NAME,
     TORCH_DTYPES,
     TORCH_NATIVE_FUNCTIONS,
     Adapter,
@@ -15,8 +20,13 @@ from helpers import (
     assert_out_variant_matches_torch,
     assert_same,
     check_opinfo_samples,
+    compare_call,
+    compare_gradients_and_nodes,
+    error_text,
     native_entries,
     opinfo_cases,
+    run_described,
+    run_everyday_call,
     same_error,
 )
 from helpers import run as _run
@@ -264,10 +274,6 @@ NAN_TO_NUM_ADAPTERS = {
 }
 
 
-@pytest.mark.parametrize("name, dtype", opinfo_cases(NAN_TO_NUM_ADAPTERS, TORCH_DTYPES,
-                                                     exclude={"nan_to_num": [d for d in TORCH_DTYPES if d.is_complex]}))
-def test_opinfo_samples(name, dtype):
-    check_opinfo_samples(name, dtype, NAN_TO_NUM_ADAPTERS[name])
 
 
 def _same(program, **env):
@@ -301,3 +307,183 @@ def test_nan_to_num_gradient_is_zero_where_not_finite():
     assert grads[0] == grads[1]
     x = internals.tensor([0.5, 1.5, -2.0], dtype=internals.float64, requires_grad=True)
     assert internals.autograd.gradcheck(internals.nan_to_num, (x,))
+
+
+# =============================================================================================
+# floor, ceil, trunc, frac and fix: every float dtype, integers and their errors, gradients, and
+# the layout of their integer results
+# =============================================================================================
+ROUNDING_DEVICES = ["cpu", "cuda"]
+
+
+ROUNDING = ["floor", "ceil", "trunc", "frac", "fix"]
+ROUNDED_VALUES = [-2.5, -0.5, -0.0, 0.0, 0.3, 1.5, 2.7, -1e20, 3e15 + 0.5, INF, -INF, NAN]
+
+
+@pytest.mark.parametrize("device", ROUNDING_DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", ROUNDING)
+def test_rounding_functions(name, dtype, device):
+    """Values (signed zeros: ceil(-0.5) is -0.0), dtype, strides of a transposed input, and the
+    in-place variant returning its input."""
+    xt = torch.tensor(ROUNDED_VALUES, dtype=dtype).reshape(3, 4)
+    x = internals.from_torch(xt).to(device)
+    for ours, theirs in ((x, xt), (x.t(), xt.t()), (x[:, ::2], xt[:, ::2])):
+        assert_same(getattr(internals, name)(ours), getattr(torch, name)(theirs), rtol=0, atol=0)
+        assert_same(getattr(ours, name)(), getattr(theirs, name)(), rtol=0, atol=0)
+        signs = getattr(ours, name)().cpu().to(internals.float64).reshape(-1).tolist()
+        expected = getattr(theirs, name)().double().reshape(-1).tolist()
+        assert [math.copysign(1, v) for v in signs if v == v] == [math.copysign(1, v) for v in expected if v == v]
+    y, yt = x.clone(), xt.clone()
+    assert getattr(y, name + "_")() is y
+    getattr(torch, name + "_")(yt)
+    assert_same(y, yt, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ROUNDING)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.int32, torch.bool, torch.complex64])
+def test_rounding_functions_of_integers_and_their_errors(name, dtype):
+    """An integer tensor is its own floor (a copy; itself in place); frac refuses integers; bool
+    and complex are refused with torch's messages."""
+    xt = torch.tensor([[1, 0, 3]]).to(dtype).t()
+    x = internals.from_torch(xt)
+    try:
+        theirs = getattr(torch, name)(xt)
+    except (NotImplementedError, RuntimeError):
+        error_text(lambda: getattr(internals, name)(x), lambda: getattr(torch, name)(xt))
+        return error_text(lambda: getattr(x, name + "_")(), lambda: getattr(xt, name + "_")())
+    ours = getattr(internals, name)(x)
+    assert_same(ours, theirs, rtol=0, atol=0)
+    assert ours.data_ptr() != x.data_ptr()
+    assert getattr(x, name + "_")() is x
+
+
+@pytest.mark.parametrize("name", ROUNDING)
+def test_rounding_functions_gradients(name):
+    """floor, ceil and trunc pass no gradient (zeros); frac passes it through; torch's node names."""
+    xt = torch.tensor([1.5, -2.25, 0.75], dtype=torch.float64, requires_grad=True)
+    x = internals.from_torch(xt.detach()).requires_grad_()
+    out, out_t = getattr(x, name)(), getattr(xt, name)()
+    assert type(out.grad_fn).__name__ == type(out_t.grad_fn).__name__
+    (out * internals.tensor([1.0, 2.0, 3.0], dtype=internals.float64)).sum().backward()
+    (out_t * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    assert_same(x.grad, xt.grad, rtol=0, atol=0)
+    assert internals.autograd.gradcheck(lambda t: getattr(t, name)() * t, (x.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("name", ["round", "floor", "ceil", "trunc"])
+def test_integer_results_are_laid_out_by_tensor_iterator(name):
+    """An integer input is copied into the output TensorIterator lays out (dense strides of the
+    input's order), not cloned with the input's own strides: a (3, 1) view of strides (1, 3)
+    gives strides (1, 1), as torch's."""
+    xt = torch.tensor([[1, 0, 3]]).t()
+    assert_same(getattr(internals, name)(internals.from_torch(xt)), getattr(torch, name)(xt), rtol=0, atol=0)
+    xt = torch.arange(12).reshape(3, 4)[:, ::2].t()
+    assert_same(getattr(internals, name)(internals.from_torch(xt)), getattr(torch, name)(xt), rtol=0, atol=0)
+    if name == "round":        # sign of a bool tensor is the same kind of copy
+        xt = torch.tensor([[True, False, True]]).t()
+        assert_same(internals.sign(internals.from_torch(xt)), torch.sign(xt), rtol=0, atol=0)
+
+
+# =============================================================================================
+# negative and absolute: NumPy's names and small compositions torch writes in C++ over other operators, each
+# program's result described (values, shape, strides, offset, dtype, node, view or not), its
+# warnings and errors
+# =============================================================================================
+X = "lib.arange(12.).reshape(3, 4)"
+G = "lib.ones(2, 2, requires_grad=True)"
+NUMPY_NAME_PROGRAMS = [
+    f"lib.negative({X})", f"{X}.negative_()", f"lib.negative({X}, out=lib.empty(0))", f"lib.absolute(-{X})",
+    f"(-{X}).absolute_()", f"lib.absolute({X}, out=lib.empty(1))", "lib.negative(lib.tensor([True]))",
+    "lib.absolute(lib.tensor([True]))", f"lib.negative({G})", f"lib.absolute({G})",
+]
+
+
+# =============================================================================================
+# rsqrt and log1p:
+# PyTorch's OpInfo samples (as given and non-contiguous), then everyday calls compared for values,
+# strides, dtypes, grad_fn names, gradients (twice where torch differentiates twice), warnings and
+# error messages
+# =============================================================================================
+# log1p: torch's CPU loop calls SLEEF's log1p (1-ulp), internals the C library's: a last-bit
+# difference on some inputs.
+LAST_BIT = {torch.float32: (2.5e-7, 1e-7), torch.float64: (5e-16, 1e-15)}
+RSQRT_LOG1P_ADAPTERS = {
+    "rsqrt": Adapter(internals.rsqrt, "rsqrt"),
+    "log1p": Adapter(internals.log1p, "log1p", tol=LAST_BIT),
+}
+
+RSQRT_LOG1P_PROGRAMS = [
+    "lib.rsqrt(lib.tensor([0.25, 1.0, 4.0, 0.0, -1.0]))",
+    "lib.tensor([1, 4, 9]).rsqrt()",
+    "lib.tensor([4.0, 16.0]).rsqrt_()",
+    "lib.rsqrt(lib.tensor([1.0, 4.0]), out=lib.empty(2))",
+    "lib.rsqrt(lib.tensor([1.0, 4.0]), out=lib.empty(2, dtype=lib.int64))",
+    "lib.rsqrt(lib.tensor([True, False]))",
+    "lib.tensor([1, 2]).rsqrt_()",
+    "lib.log1p(lib.tensor([0.0, -1.0, -2.0, 1e-10, 3.0]))",
+    "lib.tensor([0, 1, 2]).log1p()",
+    "lib.tensor([1.0, 2.0]).log1p_()",
+    "lib.log1p(lib.arange(4.0), out=lib.empty(0))",
+]
+
+
+GRAD_CASES = {
+    "rsqrt": lambda lib, x, t: (x.abs() + 0.5).rsqrt() * t,
+    "log1p": lambda lib, x, t: (x.abs() * t).log1p(),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_and_nodes(name):
+    """compare_gradients_and_nodes's comparison; t[0, 0] is 0.3 here, and a second derivative may not reach x."""
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+
+
+GRADCHECKS = {
+    "rsqrt": lambda x: (x.abs() + 0.5).rsqrt(),
+    "log1p": lambda x: x.abs().log1p(),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADCHECKS))
+def test_gradcheck(name):
+    x = internals.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=internals.float64, requires_grad=True)
+    assert internals.autograd.gradcheck(GRADCHECKS[name], (x,))
+
+
+CUDA_PROGRAMS = {
+    "rsqrt": lambda lib, d: lib.arange(1.0, 7.0, device=d).reshape(2, 3).t().rsqrt(),
+    "log1p": lambda lib, d: lib.arange(6.0, device=d).log1p(),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_kernels_match_the_cpu_ones(name):
+    """The CUDA kernels (simulated here) give the CPU kernels' values, which torch's CPU gives."""
+    build = CUDA_PROGRAMS[name]
+    ours = build(internals, "cuda")
+    assert ours.device.type == "cuda"
+    assert_same(ours.cpu(), build(torch, "cpu"), rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks nan_to_num, rsqrt and log1p share (OpInfo samples), and those of the everyday programs
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, dtype", opinfo_cases(NAN_TO_NUM_ADAPTERS, TORCH_DTYPES,
+                                                     exclude={"nan_to_num": [d for d in TORCH_DTYPES if d.is_complex]})
+                         + opinfo_cases(list(RSQRT_LOG1P_ADAPTERS),
+                                        (torch.float32, torch.float64, torch.int64, torch.bool)))
+def test_opinfo_samples(name, dtype):
+    if name in RSQRT_LOG1P_ADAPTERS:        # compared as torch's call, whatever it returns
+        check_opinfo_samples(name, dtype, RSQRT_LOG1P_ADAPTERS[OPINFO_BY_NAME[name].name], compare=compare_call)
+        return
+    check_opinfo_samples(name, dtype, NAN_TO_NUM_ADAPTERS[name])
+
+
+@pytest.mark.parametrize("program", NUMPY_NAME_PROGRAMS + RSQRT_LOG1P_PROGRAMS)
+def test_everyday_calls(program):
+    """NumPy's names described with their offset and whether they are views, rsqrt's and log1p's
+    programs exactly."""
+    run = run_described if program in NUMPY_NAME_PROGRAMS else run_everyday_call
+    assert run(internals, program) == run(torch, program)

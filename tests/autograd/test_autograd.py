@@ -225,9 +225,9 @@ def test_every_derivative_entry_is_tested():
     y = internals.randn(3, dtype=internals.float64, requires_grad=True)
     (g,) = internals.autograd.grad(y.relu(), y, internals.ones(3, dtype=internals.float64), create_graph=True)
     reached |= _nodes(g)
-    # The rounding functions of tests/aten/test_complex_pow_and_python_conversions.py (its gradient
-    # test compares nodes and gradients).
-    from test_complex_pow_and_python_conversions import ROUNDING
+    # The rounding functions of tests/aten/test_unary_ops.py (its gradient test compares nodes and
+    # gradients).
+    from test_unary_ops import ROUNDING
     for name in ROUNDING:
         reached |= _nodes(getattr(internals.tensor([1.5], requires_grad=True), name)())
     # The in-place view operators (tests/aten/test_op_log_parity.py compares their nodes and gradients).
@@ -307,23 +307,31 @@ def test_every_derivative_entry_is_tested():
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(3)]))
     # Later operators, differentiated twice (tests/aten/test_losses_index_add_unique_and_names.py,
-    # tests/aten/test_inverse_pooling_pad_one_hot.py, tests/aten/test_trigonometric_ops.py,
+    # tests/aten/test_unary_ops.py, test_reduce_ops.py, test_linalg_solvers.py, test_pooling.py,
+    # test_padding.py, tests/nn/test_normalize.py, tests/aten/test_trigonometric_ops.py,
     # tests/aten/test_pointwise_special_functions.py and
     # tests/aten/test_products_in_place_and_out.py compare nodes and gradients).
     from test_activations import GRAD_CASES as ACTIVATION_CASES
     from test_activations import MORE_GRAD_CASES as MORE_ACTIVATION_CASES
-    from test_inverse_pooling_pad_one_hot import GRAD_CASES as INVERSE_AND_POOL_CASES
+    from test_linalg_solvers import GRAD_CASES as INVERSE_CASES
     from test_losses_and_distances import CASES as REGRESSION_LOSS_CASES
     from test_losses_index_add_unique_and_names import GRAD_CASES as LOSS_CASES
+    from test_normalize import GRAD_CASES as NORMALIZE_CASES
+    from test_padding import GRAD_CASES as PAD_CASES
     from test_pointwise_special_functions import GRAD_CASES as SPECIAL_FUNCTION_CASES
+    from test_pooling import GRAD_CASES as POOL_CASES
     from test_products_in_place_and_out import GRAD_CASES as PRODUCT_CASES
+    from test_reduce_ops import GRAD_CASES as NAN_REDUCTION_CASES
     from test_shape_scan_search_ops import CDIST_CASES
     from test_shape_scan_search_ops import GRAD_CASES as SHAPE_SCAN_CASES
     from test_trigonometric_ops import GRADIENTS as TRIG_CASES
+    from test_unary_ops import GRAD_CASES as RSQRT_LOG1P_CASES
     for build in CDIST_CASES.values():       # first order only, as torch's (tests/aten/test_shape_scan_search_ops.py)
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(2)]))
-    for build in [*LOSS_CASES.values(), *INVERSE_AND_POOL_CASES.values(), *SPECIAL_FUNCTION_CASES.values(),
+    for build in [*LOSS_CASES.values(), *INVERSE_CASES.values(), *POOL_CASES.values(), *PAD_CASES.values(),
+                  *NAN_REDUCTION_CASES.values(), *NORMALIZE_CASES.values(), *RSQRT_LOG1P_CASES.values(),
+                  *SPECIAL_FUNCTION_CASES.values(),
                   *TRIG_CASES.values(),
                   *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values(), *ACTIVATION_CASES.values(),
                   *MORE_ACTIVATION_CASES.values(), *REGRESSION_LOSS_CASES.values()]:

@@ -1,7 +1,13 @@
-"""internals.autograd.Function, gradcheck and checkpoint, against torch."""
+"""internals.autograd.Function (its nodes' reprs too), gradcheck and checkpoint, against torch
+(internals/autograd/function.py; torch/autograd/function.py)."""
+
 import pytest
 import torch
-from helpers import LIBM_ULPS, assert_same, assert_same_tree
+from helpers import (
+    LIBM_ULPS,
+    assert_same,
+    assert_same_tree,
+)
 from torch.utils.checkpoint import checkpoint as torch_checkpoint
 
 import internals
@@ -397,3 +403,21 @@ def test_a_full_backward_hook_refuses_an_in_place_layer_after_it_as_torchs():
             relu(lin(lib.ones(1, 2, requires_grad=True)))
         return str(caught.value)
     assert program(internals) == program(torch)
+
+
+def test_custom_function_node_repr_names_its_module():
+    """The node class of an autograd.Function is a Python class in torch: its repr is object's,
+    with the module (``<torch.autograd.function.MyFnBackward object at 0x...>``)."""
+    def make(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+        return Double.apply(lib.ones(1, requires_grad=True)).grad_fn
+    ours, theirs = make(internals), make(torch)
+    assert repr(ours).split(" at ")[0] == repr(theirs).split(" at ")[0].replace("torch.", "internals.")
+    assert repr(internals.ones(1, requires_grad=True).exp().grad_fn).startswith("<ExpBackward0 object at ")

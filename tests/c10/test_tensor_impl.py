@@ -1,9 +1,22 @@
 """The tensor core against torch: dtypes, storage, TensorImpl metadata, the version counter,
-factories, NumPy interop, ``tolist``/``item`` and the torch round trip."""
+factories, NumPy interop, ``tolist``/``item`` and the torch round trip; then ``torch.Size``
+(slices, concatenations, ``broadcast_shapes``) and the public names of Tensor, Size, dtype and
+device (at the end).
+
+Tests ``internals._tensor_base`` and ``internals.c10`` (c10/core/TensorImpl.h, torch/_C's Size)."""
+import pickle
+
 import numpy as np
 import pytest
 import torch
-from helpers import DTYPE_PAIRS, TO_TORCH, assert_same, assert_same_error
+from helpers import (
+    DTYPE_PAIRS,
+    TO_TORCH,
+    assert_same,
+    assert_same_error,
+    compare_gradients_and_nodes,  # noqa: F401
+    same_outcome,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import dtype_pairs, shapes, torch_tensors, view_chains
@@ -609,3 +622,43 @@ def test_to_changes_dtype_like_torch(pair):
         ours = internals.from_torch(t)
         assert_same(ours.to(ours_dtype), t.to(theirs_dtype))
         assert (ours.to(ours.dtype) is ours) and (t.to(t.dtype) is t)
+
+
+# ------------------------------------------------------------------------------ torch.Size and public names
+SIZE_PROGRAMS = ["s[1:]", "s[::-1]", "s[0]", "s[-1]", "s + (5,)", "(5,) + s", "s + s", "s * 2", "2 * s", "s[:0]",
+                 "s[1:] + ()", "s + [1]", "s == (2, 3, 4)", "s[1:] == (3, 4)", "s.numel()", "len(s[:2])"]
+
+
+@pytest.mark.parametrize("program", SIZE_PROGRAMS)
+def test_size_operations(program):
+    """Slicing, concatenating and repeating a Size give a Size (an index an int); a list is
+    refused in torch's words (the type's name its library's)."""
+    results = []
+    for lib in (torch, internals):
+        try:
+            value = eval(program, {"s": lib.Size([2, 3, 4])})
+            results.append((type(value).__name__, repr(value).replace(lib.__name__ + ".", "")))
+        except TypeError as exc:
+            results.append(("TypeError", str(exc).replace(lib.__name__ + ".", "")))
+    assert results[1] == results[0]
+
+
+def test_public_names_print_as_torchs():
+    """``type(x)``, ``type(x.shape)``, ``type(x.dtype)``, ``type(x.device)`` name the package, as
+    torch's do (``<class 'torch.Tensor'>``), and still pickle."""
+    for lib in (torch, internals):
+        x = lib.ones(2, 3)
+        names = [str(type(v)) for v in (x, x.shape, x.dtype, x.device)]
+        assert names == [f"<class '{lib.__name__}.{n}'>" for n in ("Tensor", "Size", "dtype", "device")]
+        for value in (x.shape, x.shape[1:], x.dtype, x.device):
+            copy = pickle.loads(pickle.dumps(value))
+            assert copy == value and type(copy) is type(value)
+
+
+@pytest.mark.parametrize("shapes", ["(2, 3), (4,)", "(3,), (2, 1, 4)", "(2, 3), (2, 3, 3)", "(5, 1), (3,)",
+                                    "3, None, (2, 1)", "", "(0,), (2,)", "[2, 3], [3]", "(2, -1)", "(1,), (-1,)",
+                                    "5, (3,)", "(2,), 2.5", "torch.Size([2, 3]), lib.Size([4])"])
+def test_broadcast_shapes_as_torch(shapes):
+    """torch.broadcast_shapes: None passed over, an int a one-dim shape; a mismatch names the
+    argument as given (a Size printed torch's way) and the common shape grown so far."""
+    same_outcome(lambda lib: list(eval(f"lib.broadcast_shapes({shapes})", {"lib": lib, "torch": torch})))
