@@ -39,7 +39,7 @@ from .aten import dispatcher
 from .aten import python_torch_function_tls as _tf
 from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor, sparse_compressed_to
 from .aten.native.sparse.sparse_tensor import layout_name, sparse_coo_tensor, sparse_to
-from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
+from .aten.native.tensor_factories import check_flag_argument, from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
 from .autograd import backward
 from .autograd.grad_mode import is_grad_enabled, no_grad
@@ -341,6 +341,7 @@ class Tensor(TensorBase):
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """``tensor(data)`` with this tensor's dtype and device unless given (``new_tensor`` in
         ``tensor_new.cpp``); a tensor as data is copied, with torch's advice to say so."""
+        check_flag_argument("new_tensor", "requires_grad", requires_grad)
         if isinstance(data, Tensor):
             warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                           "or sourceTensor.detach().clone().requires_grad_(True), rather than "

@@ -174,6 +174,15 @@ def test_requires_grad_true_on_a_computed_tensor_changes_nothing():
         assert y.requires_grad_(True) is y and y.requires_grad and not y.is_leaf
 
 
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([1.0], requires_grad=1), lambda L: L.tensor([1.0], requires_grad=None),
+    lambda L: L.ones(2).new_tensor([1.0], requires_grad=1), lambda L: L.nn.Parameter(L.ones(1), requires_grad=1),
+    lambda L: L.nn.Linear(1, 1).requires_grad_(1),
+], ids=["tensor", "tensor_None", "new_tensor", "Parameter", "Module.requires_grad_"])
+def test_the_factories_take_only_a_bool_flag(call):
+    same_error(call)
+
+
 def test_the_legacy_variable_constructor_takes_a_number_as_the_flag():
     """``Variable(data, requires_grad=1)`` parses the flag as a C char: any number is taken."""
     ours = internals.autograd.Variable(internals.ones(2), requires_grad=1)

@@ -16,6 +16,9 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 def _make_subclass(cls, data, requires_grad):
     """``torch.Tensor._make_subclass``: ``data``'s storage seen as an instance of ``cls``, a leaf
     of its own with no grad_fn (a new TensorImpl over the same storage: it aliases ``data``)."""
+    if not isinstance(requires_grad, bool):     # torch's argument parser: a Python bool, not a truth value
+        raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                        f"{type(requires_grad).__name__}")
     impl = data._impl
     alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)
     alias.key_set = impl.key_set

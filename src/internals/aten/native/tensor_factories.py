@@ -350,6 +350,13 @@ def check_dtype_argument(name, dtype):
     raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}")
 
 
+def check_flag_argument(fn_name, name, value):
+    """torch's argument parser takes a Python bool for a ``bool`` keyword argument, not a number
+    or None: ``tensor([1.], requires_grad=1)`` is a TypeError."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn_name}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """``torch.tensor`` (``internal_new_from_data`` in ``torch/csrc/utils/tensor_new.cpp``): a new tensor
     (always a copy) from nested lists, a scalar, a NumPy array or a tensor.
@@ -359,6 +366,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     An array or a tensor is copied the way torch does it (wrap it, then ``.to(copy=True)``): the copy
     keeps a dense source's strides, a transposed array stays transposed.
     """
+    check_flag_argument("tensor", "requires_grad", requires_grad)
     dtype = check_dtype_argument("tensor", dtype)
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
