@@ -114,9 +114,9 @@ def test_every_bit_pattern_casts_to_every_other_dtype_as_torchs(name):
     ours, theirs = _all_patterns(internals, name), _all_patterns(torch, name)
     targets = ["bool", "uint8", "int8", "int16", "int32", "int64", "bfloat16", *NAMES]
     for target in targets:
-        got = outcome(lambda lib: _bits(_all_patterns(lib, name).to(getattr(lib, target))), internals)
-        expected = outcome(lambda lib: _bits(_all_patterns(lib, name).to(getattr(lib, target))), torch)
-        assert got == expected, target
+        def program(lib, target=target):
+            return _bits(_all_patterns(lib, name).to(getattr(lib, target)))
+        assert outcome(program, internals) == outcome(program, torch), target
     # complex: the real part the float value, the imaginary part 0 (floats compared as bits)
     assert (ours.to(internals.complex64).real.view(internals.int32).tolist()
             == theirs.to(torch.complex64).real.view(torch.int32).tolist())
@@ -135,10 +135,9 @@ def _lib_of(t):
 def test_a_complex_value_becomes_its_real_part():
     values = [1 + 2j, -3.5 - 1j, 500 + 0j]
     for name in NAMES:
-        ours_dtype, theirs_dtype = _pair(name)
-        got = outcome(lambda lib: internals.tensor(values).to(ours_dtype).view(internals.uint8).tolist(), internals)
-        expected = outcome(lambda lib: torch.tensor(values).to(theirs_dtype).view(torch.uint8).tolist(), torch)
-        assert got == expected
+        def program(lib, name=name):
+            return lib.tensor(values).to(getattr(lib, name)).view(lib.uint8).tolist()
+        assert outcome(program, internals) == outcome(program, torch), name
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -244,9 +243,9 @@ def test_every_bit_pattern_through_abs_and_equality(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_out_of_range_fills_are_refused_and_nan_and_inf_kept_where_the_type_has_them(name):
     for value in (1000.0, 1e6, float("inf"), float("-inf"), float("nan"), -1.0, 1e-30):
-        _same(lambda lib, f: lib.zeros(3, dtype=f).fill_(value), name)
-        _same(lambda lib, f: lib.full((2,), value, dtype=f), name)
-        _same(lambda lib, f: lib.zeros(1, dtype=f).fill_(value), name)
+        _same(lambda lib, f, value=value: lib.zeros(3, dtype=f).fill_(value), name)
+        _same(lambda lib, f, value=value: lib.full((2,), value, dtype=f), name)
+        _same(lambda lib, f, value=value: lib.zeros(1, dtype=f).fill_(value), name)
 
 
 REFUSED = {
@@ -308,8 +307,9 @@ REFUSED = {
 @pytest.mark.parametrize("case", REFUSED)
 def test_what_torch_refuses_raises_torchs_class_and_message(case):
     for name in NAMES:
-        ours = outcome(lambda lib: REFUSED[case](lib, getattr(lib, name)), internals)
-        theirs = outcome(lambda lib: REFUSED[case](lib, getattr(lib, name)), torch)
+        def program(lib, name=name):
+            return REFUSED[case](lib, getattr(lib, name))
+        ours, theirs = outcome(program, internals), outcome(program, torch)
         assert ours[0] == "error" and ours == theirs, name
 
 
