@@ -328,3 +328,14 @@ def test_save_and_load_either_way(name):
     buffer.seek(0)
     back = internals.load(buffer)
     assert back.dtype is ours_dtype and back.view(internals.uint8).tolist() == list(range(3, 256))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_casts_on_the_cuda_device_give_the_cpus_bits(name):
+    """The CUDA loops run the same bit conversions (on the simulator where no GPU is found)."""
+    dtype = getattr(internals, name)
+    x = internals.tensor([1.0, 2.5, -3.0, 1000.0, float("nan"), -0.0, 1e-3, float("inf")])
+    on_cpu = x.to(dtype)
+    assert x.to("cuda").to(dtype).cpu().view(internals.uint8).tolist() == on_cpu.view(internals.uint8).tolist()
+    assert (on_cpu.to("cuda").float().cpu().view(internals.int32).tolist()
+            == on_cpu.float().view(internals.int32).tolist())
