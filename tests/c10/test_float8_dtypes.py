@@ -220,6 +220,11 @@ SUPPORTED = {
                                        _x(lib, f).mul(_y(lib, f).expand(2, 4))),
     "equal": lambda lib, f: (lib.equal(_x(lib, f), _x(lib, f)), lib.equal(_x(lib, f), _y(lib, f)),
                              lib.equal(lib.tensor([0.0]).to(f), lib.tensor([-0.0]).to(f))),
+    "reductions_into_float32": lambda lib, f: (_x(lib, f).sum(dtype=lib.float32),
+                                               _x(lib, f).reshape(2, 2).sum(0, dtype=lib.float32),
+                                               _x(lib, f).mean(dtype=lib.float32), _x(lib, f).prod(dtype=lib.float32)),
+    "matrix_product": lambda lib, f: (_x(lib, f).reshape(2, 2).mm(_y(lib, f).reshape(2, 2)),
+                                      _x(lib, f).reshape(2, 2) @ _y(lib, f).reshape(2, 2)),
     "result_type_with_numbers": lambda lib, f: (lib.result_type(_x(lib, f), 2), lib.result_type(_x(lib, f), 2.5),
                                                 lib.result_type(_x(lib, f), lib.tensor(2.5)),
                                                 lib.promote_types(f, f)),
@@ -292,6 +297,18 @@ REFUSED = {
     "rand": lambda lib, f: lib.rand(3, dtype=f),
     "randn": lambda lib, f: lib.randn(3, dtype=f),
     "random_": lambda lib, f: lib.zeros(3, dtype=f).random_(),
+    "std": lambda lib, f: _x(lib, f).std(),
+    "var_over_a_dim": lambda lib, f: _x(lib, f).reshape(2, 2).var(1),
+    "std_mean": lambda lib, f: lib.std_mean(_x(lib, f)),
+    "var_mean_over_a_dim": lambda lib, f: lib.var_mean(_x(lib, f).reshape(2, 2), 0),
+    "norm": lambda lib, f: _x(lib, f).norm(p=1),
+    "vector_norm": lambda lib, f: lib.linalg.vector_norm(_x(lib, f).reshape(2, 2), dim=0),
+    "softmax_last_dim": lambda lib, f: _x(lib, f).reshape(2, 2).softmax(1),
+    "softmax_first_dim": lambda lib, f: _x(lib, f).reshape(2, 2).softmax(0),
+    "log_softmax": lambda lib, f: _x(lib, f).log_softmax(0),
+    "bmm": lambda lib, f: lib.bmm(_x(lib, f).reshape(1, 2, 2), _y(lib, f).reshape(1, 2, 2)),
+    "dot": lambda lib, f: lib.dot(_x(lib, f), _y(lib, f)),
+    "argmax_dim": lambda lib, f: _x(lib, f).reshape(2, 2).argmax(0),
     "promote_with_float32": lambda lib, f: _x(lib, f) + lib.ones(4),
     "equality_with_float32": lambda lib, f: _x(lib, f) == lib.ones(4),
     "result_type": lambda lib, f: lib.result_type(_x(lib, f), lib.ones(1)),
@@ -339,3 +356,11 @@ def test_casts_on_the_cuda_device_give_the_cpus_bits(name):
     assert x.to("cuda").to(dtype).cpu().view(internals.uint8).tolist() == on_cpu.view(internals.uint8).tolist()
     assert (on_cpu.to("cuda").float().cpu().view(internals.int32).tolist()
             == on_cpu.float().view(internals.int32).tolist())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_isinf_and_isfinite_where_torch_has_them(name):
+    """e5m2 (the one with an infinity) has both, e8m0fnu isfinite alone (every value, NaN too);
+    the others refuse both."""
+    _same(lambda lib, f: _all_patterns(lib, name).isinf(), name)
+    _same(lambda lib, f: _all_patterns(lib, name).isfinite(), name)
