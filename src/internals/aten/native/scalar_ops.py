@@ -385,7 +385,7 @@ NAN_BITS_TO_ZERO = UNARY.register(nan_bits_to_zero)
 
 
 # by dtype name, for a value read on the host (``item()``): plain Python calls
-_TO_FLOAT_BITS = {"float8_e4m3fn": e4m3fn_bits_to_float, "float8_e5m2": e5m2_bits_to_float,
+FLOAT8_TO_FLOAT_BITS = {"float8_e4m3fn": e4m3fn_bits_to_float, "float8_e5m2": e5m2_bits_to_float,
                   "float8_e4m3fnuz": e4m3fnuz_bits_to_float, "float8_e5m2fnuz": e5m2fnuz_bits_to_float,
                   "float8_e8m0fnu": e8m0fnu_bits_to_float}
 
