@@ -130,7 +130,10 @@ class _Formatter:
             return
         with np.errstate(invalid="ignore"):     # a float8 fnuz NaN is a signalling one in float32
             flat = values.reshape(-1).astype(np.float64)
-        shown = flat[np.isfinite(flat) & (flat != 0)]
+        # e8m0fnu has no zero: torch's ``ne(0)`` reads 0 as its smallest value, 2**-127, which
+        # then counts as zero in choosing the format
+        zero = 2.0 ** -127 if dtype is st.float8_e8m0fnu else 0
+        shown = flat[np.isfinite(flat) & (flat != zero)]
         if not shown.size:
             return
         magnitude = np.abs(shown)

@@ -78,6 +78,10 @@ def running_kernel_name(device):
     return "unknown"
 
 
+# the rounding kernels' names in their float8 refusal (their loops for other dtypes are ``*_cpu``)
+_FLOAT8_KERNEL_NAMES = {f"{name}_cpu": f"{name}_vml_cpu" for name in ("ceil", "floor", "trunc", "round")}
+
+
 def _kernel_name(handle, args, kwargs, dev):
     base = handle.name.partition("::")[2].partition(".")[0].strip("_")     # ``__lshift__``, ``add_``
     if base == "div" and handle.overload.startswith(("Tensor_mode", "Scalar_mode", "out_mode")):
@@ -695,6 +699,7 @@ class TensorIterator:
         if listed is True or (listed == "tensors" and not self._second_input_is_scalar()):
             return
         name = "mul_cpu_reduced_float" if listed == "tensors" else running_kernel_name(self.device)
+        name = _FLOAT8_KERNEL_NAMES.get(name, name)
         raise NotImplementedError(f'"{name}" not implemented for \'{self.common_dtype.torch_name}\'')
 
     def _second_input_is_scalar(self):

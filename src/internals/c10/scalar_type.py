@@ -320,6 +320,8 @@ def _fits(value, d):
     if d.is_complex:               # each component as the component type
         value = complex(value)
         return _fits(value.real, to_real(d)) and _fits(value.imag, to_real(d))
+    if d is float8_e8m0fnu:
+        return _fits_e8m0fnu(value)
     if d.category == FLOATING:
         infinite_ok = abs(value) == float("inf") and d.name not in _NO_INFINITY
         return value != value or infinite_ok or abs(value) <= _FLOAT_MAX.get(d.name, float("inf"))
@@ -330,6 +332,15 @@ def _fits(value, d):
         return float(info.min) <= value <= float(info.max)
     lowest = info.min if d.is_signed else -int(info.max)
     return lowest <= value <= info.max
+
+
+def _fits_e8m0fnu(value):
+    """``c10::overflows`` into e8m0fnu, an unsigned type whose lowest value is 2**-127: a float
+    below that (0.0 and every negative) overflows; an integer may be negative down to -max, as
+    for the unsigned integers (it wraps); NaN fits, inf does not (the type has no infinity)."""
+    if isinstance(value, (float, np.floating)):
+        return value != value or 2.0 ** -127 <= value <= 2.0 ** 127
+    return -(2 ** 127) <= value <= 2 ** 127
 
 
 def unpack_int_scalar(value):

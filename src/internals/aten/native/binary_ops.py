@@ -945,11 +945,12 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(a, b):
     """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
-    refuse_float8(f"equal_notnan_{a.device.type}", a, b)
     common_device(a, b)
+    same = (a._impl.storage is b._impl.storage and a.storage_offset() == b.storage_offset()
+            and a.stride() == b.stride())       # ``cpu_equal``'s path for one tensor twice
+    if tuple(a.shape) == tuple(b.shape) and same and a.dtype is b.dtype:
+        refuse_float8(f"equal_notnan_{a.device.type}", a)       # its NaN check lists no float8
     if tuple(a.shape) == tuple(b.shape) and st.result_type(a, b) is st.complex32:
-        same = (a._impl.storage is b._impl.storage and a.storage_offset() == b.storage_offset()
-                and a.stride() == b.stride())       # ``cpu_equal``'s path for one tensor twice
         raise NotImplementedError(f'"{"equal_notnan_cpu" if same else "equal_cpu"}" not implemented for '
                                   "'ComplexHalf'")
     return tuple(a.shape) == tuple(b.shape) and bool(call("all", call("eq.Tensor", a, b)).item())

@@ -18,6 +18,7 @@ from .. import dispatcher
 from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import output_layout
 from .copy import to
+from .dispatch_stub import refuse_float8
 from .linear_algebra import bmm, mm
 from .resize import resize_output
 from .structured import _check_dtype, set_output, structured
@@ -48,6 +49,7 @@ def dot_check(a, b, name="dot"):
 
 def dot(a, b):
     dot_check(a, b)
+    refuse_float8("dot", a)
     return dispatcher.call("reshape", mm(dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)), [])
 
 

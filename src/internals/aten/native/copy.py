@@ -43,6 +43,10 @@ _FROM_FLOAT = {st.float16: ops.FLOAT_BITS_TO_HALF, st.bfloat16: ops.FLOAT_BITS_T
                st.float8_e4m3fnuz: ops.FLOAT_BITS_TO_E4M3FNUZ, st.float8_e5m2fnuz: ops.FLOAT_BITS_TO_E5M2FNUZ,
                st.float8_e8m0fnu: ops.FLOAT_BITS_TO_E8M0FNU}
 
+# The float8 types whose NaN becomes 0 as an integer in torch's casts (their NaN reaches float as
+# a constant, and the compiler folds the float -> int conversion of it, which C leaves undefined)
+_NAN_AS_ZERO_INTEGER = frozenset((st.float8_e4m3fnuz, st.float8_e5m2fnuz, st.float8_e8m0fnu))
+
 
 def same_device_copy(dst, src):
     """dst[...] = src[...] (same shape, same device) with a cast.
@@ -58,6 +62,8 @@ def same_device_copy(dst, src):
     if src.dtype in _TO_FLOAT and src.dtype is not dst.dtype:
         wide = scratch_like(src, st.float32)
         _bits_copy(wide, src, _TO_FLOAT[src.dtype])
+        if src.dtype in _NAN_AS_ZERO_INTEGER and dst.dtype.category == st.INTEGRAL:
+            _bits_copy(wide, wide, ops.NAN_BITS_TO_ZERO)
         return same_device_copy(dst, wide)
     if dst.dtype in _FROM_FLOAT and src.dtype is not dst.dtype:
         return _bits_copy(dst, cast_like(src, st.float32), _FROM_FLOAT[dst.dtype])

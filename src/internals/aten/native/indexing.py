@@ -247,7 +247,7 @@ index_out = structured(meta_index, impl_index)
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put_``: ``self[indices] = values`` (or ``+=``), ``values`` broadcast to the indexed shape."""
-    refuse_unlisted_dtypes("index_put", self, complex32=False, float8=False)
+    refuse_unlisted_dtypes("index_put", self, complex32=False, float8=self.dtype is st.float8_e8m0fnu)
     mask = None if accumulate else _masked_fill_mask(self, indices, values)
     if mask is not None:
         return masked_fill_scalar_(self, mask, values.item())

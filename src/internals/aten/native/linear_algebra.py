@@ -19,7 +19,7 @@ from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device
 from .batch_linear_algebra import _check_floating, _check_matrix, _square_check, _warn_once
 from .copy import cast_like, contiguous
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_float8
 from .resize import resize_output
 from .structured import set_output, structured
 
@@ -90,7 +90,10 @@ def meta_mm(out, self, mat2):
 
 
 def impl_mm(out, self, mat2):
-    """``TORCH_IMPL_FUNC(mm_out_cpu)``: the product written into the output."""
+    """``TORCH_IMPL_FUNC(mm_out_cpu)``: the product written into the output (its dispatch lists
+    the float8 types but e8m0fnu)."""
+    if self.dtype is st.float8_e8m0fnu:
+        refuse_float8("addmm_impl_cpu_", self)
     return _product_into(out, self, mat2, "addmm_impl_cpu_")
 
 
@@ -119,7 +122,9 @@ def meta_bmm(out, self, mat2):
 
 
 def impl_bmm(out, self, mat2):
-    """``TORCH_IMPL_FUNC(bmm_out_cpu)``: the products written into the output."""
+    """``TORCH_IMPL_FUNC(bmm_out_cpu)``: the products written into the output (mm's dispatch
+    lists the float8 types, bmm's not)."""
+    refuse_float8("bmm", self)
     return _product_into(out, self, mat2, "bmm")
 
 

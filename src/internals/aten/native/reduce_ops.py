@@ -70,7 +70,8 @@ def _reduce(op, x, dims, keepdim, out_dtype, name, out=None):
     x_dtype = impl.dtype
     if x_dtype is st.complex32:     # torch's reduce kernels dispatch without ComplexHalf
         raise NotImplementedError(f'"{name}_{impl.device.type}" not implemented for \'ComplexHalf\'')
-    if x_dtype.is_float8:           # nor with the float8 types: named as the operator's kernel
+    if x_dtype.is_float8 and (out_dtype.is_float8 or op in (ops.ARGMAX, ops.ARGMIN)):
+        # nor with the float8 types (a sum into float32 reads float32: the input is cast first)
         running = running_kernel_name(impl.device)
         refuse_float8(_FLOAT8_REDUCE_NAMES.get(running, running), x)
     given, dims = dims, normalize_dims(dims, len(impl.sizes))

@@ -151,11 +151,22 @@ def _var_in_opmath(x, dim, correction, keepdim):
     return dispatcher.call("div.Tensor", squares, wrap_scalar(max(n - correction, 0)))
 
 
+def _refuse_float8_statistic(x, dim):
+    """``std_var_out``'s dispatch lists no float8 type: reducing to one value it names
+    ``std_var_all``, else its kernel, ``std`` (var's too)."""
+    if x.dtype.is_float8:
+        if len(normalize_dims(dim, x.dim())) == x.dim() or x.numel() == 0 or x.dim() <= 1:
+            raise RuntimeError(f"std_var_all: Unsupported dtype {x.dtype.torch_name}")
+        raise NotImplementedError(f'"std_{x.device.type}" not implemented for \'{x.dtype.torch_name}\'')
+
+
 def var_correction(x, dim=None, *, correction=None, keepdim=False):
+    _refuse_float8_statistic(x, dim)
     return to(_var_in_opmath(x, dim, correction, keepdim), st.to_real(x.dtype))
 
 
 def std_correction(x, dim=None, *, correction=None, keepdim=False):
+    _refuse_float8_statistic(x, dim)
     return to(dispatcher.call("sqrt", _var_in_opmath(x, dim, correction, keepdim)), st.to_real(x.dtype))
 
 
@@ -180,6 +191,8 @@ def _statistic(name):
 def _with_mean(name):
     def kernel(x, dim=None, *, correction=None, keepdim=False):
         _check_statistic_input(x, name + "_mean")
+        if x.dtype.is_float8:       # ``std_var_mean_out`` takes no all-reduce road: its kernel's name
+            raise NotImplementedError(f'"std_{x.device.type}" not implemented for \'{x.dtype.torch_name}\'')
         stat = dispatcher.call(name + ".correction", x, dim, correction=correction, keepdim=keepdim)
         return stat, dispatcher.call("mean.dim", x, dim, keepdim)
     kernel.__name__ = kernel.__qualname__ = name + "_mean_correction"
@@ -265,6 +278,8 @@ def meta_linalg_vector_norm(out, self, ord=2, dim=None, keepdim=False, *, dtype=
 def impl_linalg_vector_norm(r, self, ord=2, dim=None, keepdim=False, *, dtype=None):
     """``TORCH_IMPL_FUNC(linalg_vector_norm_out)``: the norm computed, then written into the
     output."""
+    if r.self.dtype.is_float8 and dtype is None:
+        refuse_unlisted_dtypes(f"norm_{r.self.device.type}", r.self, complex32=False, limited_unsigned=False)
     return dispatcher.call("copy_", r.result, _vector_norm(r.self, ord, r.dims, keepdim, dtype))
 
 

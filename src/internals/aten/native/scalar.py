@@ -6,6 +6,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from .copy import buffer, cpu
+from .scalar_ops import FLOAT8_TO_FLOAT_BITS
 
 
 def _local_scalar_dense(self):
@@ -19,9 +20,8 @@ def _local_scalar_dense(self):
     if self.dtype is st.bfloat16:
         return float(np.uint32(int(value) << 16).view(np.float32))
     if self.dtype.is_float8:            # its float32 value (exact), as ``Scalar(Float8)`` holds a double
-        from .scalar_ops import _TO_FLOAT_BITS
         with np.errstate(invalid="ignore"):     # the fnuz NaN is a signalling one
-            return float(np.uint32(_TO_FLOAT_BITS[self.dtype.name](value)).view(np.float32))
+            return float(np.uint32(FLOAT8_TO_FLOAT_BITS[self.dtype.name](value)).view(np.float32))
     if self.dtype is st.complex32:      # one 32-bit word: the real part's float16 in its low half
         real, imag = np.uint32(value).reshape(1).view(np.float16)
         return complex(float(real), float(imag))

@@ -346,8 +346,46 @@ def e8m0fnu_bits_to_float(h):
         return 0x7F800001
     return 0x400000 if h == 0 else h << 23
 E8M0FNU_BITS_TO_FLOAT = UNARY.register(e8m0fnu_bits_to_float)
+# ``abs_impl`` on a float8 value: ``x < 0 ? -x : x``, so -0 and every NaN keep their bits, and a
+# negative value loses its sign bit (c10's negation of a float8 value is exact).
+@register_jitable
+def _float8_abs_bits(h, nan_above):
+    h = int(h)                          # widen: see _widening below
+    magnitude = h & 0x7F
+    if h & 0x80 and magnitude != 0 and magnitude <= nan_above:
+        return magnitude
+    return h
+
+
+@register_jitable
+def e4m3fn_abs_bits(h):
+    return _float8_abs_bits(h, 0x7E)            # 0x7F: NaN
+E4M3FN_ABS_BITS = UNARY.register(e4m3fn_abs_bits)
+
+
+@register_jitable
+def e5m2_abs_bits(h):
+    return _float8_abs_bits(h, 0x7C)            # 0x7C: inf, past it NaN
+E5M2_ABS_BITS = UNARY.register(e5m2_abs_bits)
+
+
+@register_jitable
+def fnuz_abs_bits(h):
+    return _float8_abs_bits(h, 0x7F)            # 0x80, the NaN, has no magnitude bits
+FNUZ_ABS_BITS = UNARY.register(fnuz_abs_bits)
+
+
+@register_jitable
+def nan_bits_to_zero(bits):
+    """float32 bits with a NaN made +0: what a NaN of the fnuz types and e8m0fnu becomes as an
+    integer in torch's casts (0, where a float32 NaN gives the integer's minimum)."""
+    bits = int(bits)                    # widen: see _widening below
+    return 0 if (bits & 0x7FFFFFFF) > 0x7F800000 else bits
+NAN_BITS_TO_ZERO = UNARY.register(nan_bits_to_zero)
+
+
 # by dtype name, for a value read on the host (``item()``): plain Python calls
-_TO_FLOAT_BITS = {"float8_e4m3fn": e4m3fn_bits_to_float, "float8_e5m2": e5m2_bits_to_float,
+FLOAT8_TO_FLOAT_BITS = {"float8_e4m3fn": e4m3fn_bits_to_float, "float8_e5m2": e5m2_bits_to_float,
                   "float8_e4m3fnuz": e4m3fnuz_bits_to_float, "float8_e5m2fnuz": e5m2fnuz_bits_to_float,
                   "float8_e8m0fnu": e8m0fnu_bits_to_float}
 

@@ -23,7 +23,7 @@ def _prepare(x, dim, dtype, name):
     if dtype is not None:
         x = cast_like(x, dtype)
     d = wrap_dim(dim, x.dim())
-    if not x.dtype.is_floating_point and x.numel():     # an empty input never reaches a kernel
+    if (not x.dtype.is_floating_point or x.dtype.is_float8) and x.numel():   # an empty input reaches no kernel
         kernel = f"{name}_lastdim" if d == max(x.dim() - 1, 0) else name
         raise NotImplementedError(f'"{kernel}_kernel_impl" not implemented for \'{x.dtype.torch_name}\'')
     compute = cast_like(x, st.opmath_type(x.dtype))

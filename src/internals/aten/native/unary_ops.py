@@ -20,6 +20,7 @@ from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .binary_ops import div_out
+from .copy import _bits_copy
 from .dispatch_stub import loops, refuse_unlisted_dtypes
 from .elementwise import binary_loop, complex32_in_opmath
 from .resize import resize_output
@@ -35,7 +36,7 @@ def unary_loop(it, op):
     """An impl's last step (``sin_stub(device_type(), *this)``): the loop of scalar function
     ``op`` over the built iterator; returns the result (``out`` itself for out=)."""
     return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry),
-                       float8=op == ops.ABS)   # torch's one float8 unary kernel (``abs_kernel``)
+                       float8=False)    # torch's one float8 unary kernel, abs, runs on the bits
 
 
 def unary_op_impl(op, self, out=None):
@@ -375,17 +376,32 @@ def abs(x):      # shadows the builtin in this module: the YAML names the kernel
         return complex32_in_opmath(out, lambda z: dispatcher.call("abs", z), x)
     if x.dtype.is_complex:
         return _complex_to_real(ops.ABS, x)
-    if x.dtype is st.bool_:
+    if x.dtype is st.bool_ or x.dtype is st.float8_e8m0fnu:
         raise _not_implemented("abs_cpu", x)
+    if x.dtype.is_float8:
+        return _float8_abs(dispatcher.call("empty_like", x), x)
     return unary_op_impl(ops.ABS, x)
 
 
 def abs_(x):
     if x.dtype.is_complex:     # the result is real: it cannot go back into x
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    if x.dtype is st.bool_:
+    if x.dtype is st.bool_ or x.dtype is st.float8_e8m0fnu:
         raise _not_implemented("abs_cpu", x)
+    if x.dtype.is_float8:
+        return _float8_abs(x, x)
     return unary_op_impl(ops.ABS, x, out=x)
+
+
+# ``abs_kernel`` on the float8 types works on the stored bits (see ``scalar_ops``)
+_FLOAT8_ABS = {st.float8_e4m3fn: ops.E4M3FN_ABS_BITS, st.float8_e5m2: ops.E5M2_ABS_BITS,
+               st.float8_e4m3fnuz: ops.FNUZ_ABS_BITS, st.float8_e5m2fnuz: ops.FNUZ_ABS_BITS}
+
+
+def _float8_abs(out, x):
+    """``abs`` of a float8 tensor into ``out`` (same shape and dtype), bit pattern to bit pattern."""
+    _bits_copy(out, x, _FLOAT8_ABS[x.dtype])
+    return out
 
 
 def angle(x):
@@ -609,6 +625,8 @@ def isnan(x):
 def isinf(x):
     if not x.dtype.is_floating_point:
         return zeros_like(x, dtype=st.bool_)      # no integer is infinite: torch's shortcut too
+    if x.dtype is not st.float8_e5m2:       # the one float8 type with an infinity has a kernel
+        refuse_unlisted_dtypes("isinf", x, complex32=False, limited_unsigned=False)
     return dispatcher.call("eq.Scalar", dispatcher.call("abs", x), math.inf)
 
 
@@ -618,6 +636,10 @@ def isfinite(x):
     its parts are."""
     if x.dtype.category <= st.INTEGRAL:
         return dispatcher.call("ones_like", x, dtype=st.bool_)
+    if x.dtype is st.float8_e8m0fnu:       # torch's shortcut: no infinity, so every value (NaN too)
+        return dispatcher.call("ones_like", x, dtype=st.bool_)
+    if x.dtype is not st.float8_e5m2:
+        refuse_unlisted_dtypes("isfinite", x, complex32=False, limited_unsigned=False)
     if x.dtype.is_complex:
         return dispatcher.call("bitwise_and_.Tensor", isfinite(dispatcher.call("real", x)),
                                isfinite(dispatcher.call("imag", x)))
