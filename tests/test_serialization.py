@@ -250,3 +250,31 @@ def test_persistent_id_that_names_no_storage(pid, weights_only):
                                      lambda: torch.load(io.BytesIO(data), weights_only=weights_only))
     if weights_only:
         assert str(theirs).split("WeightsUnpickler error: ")[1] in str(ours)
+
+
+def _saved_on_second_gpu(tmp_path):
+    """A file as a two-GPU machine writes it: the storage's location is ``cuda:1``."""
+    internals.save(internals.arange(3.0, device="cuda"), tmp_path / "gpu0.pt")
+    source, path = zipfile.ZipFile(tmp_path / "gpu0.pt"), tmp_path / "gpu1.pt"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as target:
+        for name in source.namelist():
+            data = source.read(name)
+            target.writestr(name, data.replace(b"cuda:0", b"cuda:1") if name.endswith("data.pkl") else data)
+    return path
+
+
+@pytest.mark.parametrize("map_location", [None, "cuda:1", internals.device("cuda", 1)])
+def test_loading_onto_a_cuda_device_that_does_not_exist_is_refused(tmp_path, map_location):
+    """One cuda device (cuda:0): a storage bound for cuda:1 is torch's ``_validate_device``
+    RuntimeError, never a tensor on a device without memory behind it."""
+    with pytest.raises(RuntimeError) as info:
+        internals.load(_saved_on_second_gpu(tmp_path), map_location=map_location)
+    assert str(info.value) == ("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. "
+                               "Please use torch.load with map_location to map your storages to an existing device.")
+
+
+def test_a_second_gpus_file_maps_onto_the_first(tmp_path):
+    path = _saved_on_second_gpu(tmp_path)
+    on_first = internals.load(path, map_location={"cuda:1": "cuda:0"})
+    assert (str(on_first.device), on_first.tolist()) == ("cuda:0", [0.0, 1.0, 2.0])
+    assert torch.load(path, map_location="cpu").tolist() == [0.0, 1.0, 2.0]

@@ -561,7 +561,20 @@ def _byteswap(raw, dtype):
 
 def _to_device(storage, device):
     from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
+    _validate_cuda_device(device)
     return UntypedStorage(storage.nbytes(), device, data=cuda.to_device(storage._data))
+
+
+def _validate_cuda_device(where):
+    """torch's ``_validate_device``: a storage goes to a cuda device that exists, else its
+    RuntimeError naming the index and the count (the bytes are never put on a device with
+    no allocator behind it)."""
+    from . import cuda
+    index, count = where.index or 0, cuda.device_count()
+    if index >= count:
+        raise RuntimeError(f"Attempting to deserialize object on CUDA device {index} but torch.cuda.device_count() "
+                           f"is {count}. Please use torch.load with map_location to map your storages to an "
+                           "existing device.")
 
 
 _MAGIC, _LEGACY_PROTOCOL = 0x1950A86A20F9469CFC6C, 1001     # what a legacy file starts with
