@@ -278,3 +278,16 @@ def test_a_second_gpus_file_maps_onto_the_first(tmp_path):
     on_first = internals.load(path, map_location={"cuda:1": "cuda:0"})
     assert (str(on_first.device), on_first.tolist()) == ("cuda:0", [0.0, 1.0, 2.0])
     assert torch.load(path, map_location="cpu").tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("map_location", ["cpu:0", "CPU", "meta:0", "cudax", "cuda0", {"cpu": "cpu:0"}, "device-cpu-0"])
+def test_map_location_names_only_what_torch_restores(tmp_path, map_location):
+    """torch's deserializers know ``cpu`` and ``meta`` exactly and ``cuda`` with an index: other
+    spellings the device parser would take (``cpu:0``, a device with an index) are its restore
+    error, and ``cuda0`` the parser's."""
+    torch.save(torch.ones(2), tmp_path / "t.pt")
+    def where(lib):
+        return lib.device("cpu", 0) if map_location == "device-cpu-0" else map_location
+    ours, theirs = assert_same_error(lambda: internals.load(tmp_path / "t.pt", map_location=where(internals)),
+                                     lambda: torch.load(tmp_path / "t.pt", map_location=where(torch)))
+    assert str(ours) == str(theirs)

@@ -532,22 +532,20 @@ def _check_weights_only_pid(pid):
 
 
 def _names_meta(target):
-    try:
-        return as_device(target).type == "meta"
-    except RuntimeError:        # no device at all: reported when the first storage is restored
-        return False
+    """torch's ``_is_meta_location``: exactly ``meta`` (``meta:0`` is no location it knows)."""
+    return str(target) == "meta"
 
 
 def _restore_device(target):
-    """The device a location names; a string that names none is torch's restore error (its
-    ``default_restore_location`` finds no deserializer tagged with it), not the device parser's."""
-    try:
-        return as_device(target)
-    except RuntimeError:
-        if not isinstance(target, str):
-            raise
-        raise RuntimeError("don't know how to restore data location of torch.storage.UntypedStorage "
-                           f"(tagged with {target})") from None
+    """The device a location names, as torch's deserializers recognise it (``default_restore_location``):
+    exactly ``cpu`` or ``meta``, or ``cuda`` followed by ``:`` or a digit (a device string, or the
+    device parser's error); anything else (``cpu:0``, ``CPU``, a device object printing as one) is
+    torch's restore error."""
+    location = str(target)
+    if location in ("cpu", "meta") or location == "cuda" or re.match("cuda(:|[0-9]+)", location):
+        return as_device(location)
+    raise RuntimeError("don't know how to restore data location of torch.storage.UntypedStorage "
+                       f"(tagged with {location})")
 
 
 def _byteswap(raw, dtype):
