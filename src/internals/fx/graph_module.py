@@ -40,6 +40,10 @@ class GraphModule(Module):
                 if node.op in ("get_attr", "call_module"):
                     _copy_attr(root, self, node.target)
         else:
+            for node in graph.nodes:        # fx refuses a graph naming what the dict lacks
+                if node.op in ("get_attr", "call_module") and node.target not in root:
+                    raise RuntimeError(f"Node {node} referenced target {node.target} but that target was not "
+                                       "provided in ``root``!")
             for name, value in root.items():
                 setattr(self, name, value)
         self.recompile()
@@ -202,7 +206,7 @@ def _last_uses(graph):
     it writes) is freed on its own line; what the output returns is never freed."""
     seen, last = set(), {}
     for node in reversed(graph.nodes):
-        for used in dict.fromkeys(node.all_input_nodes()):
+        for used in dict.fromkeys(node.all_input_nodes):
             if used not in seen:
                 seen.add(used)
                 last.setdefault(node, []).append(used)
