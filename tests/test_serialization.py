@@ -291,3 +291,28 @@ def test_map_location_names_only_what_torch_restores(tmp_path, map_location):
     ours, theirs = assert_same_error(lambda: internals.load(tmp_path / "t.pt", map_location=where(internals)),
                                      lambda: torch.load(tmp_path / "t.pt", map_location=where(torch)))
     assert str(ours) == str(theirs)
+
+
+class TorchScaled(torch.Tensor):
+    """A user's tensor subclass, saved under its own class name."""
+
+
+class InternalsScaled(internals.Tensor):
+    """The same subclass of internals' tensor."""
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_a_tensor_subclass_keeps_its_class_or_is_refused(tmp_path, weights_only):
+    """A subclass pickles as ``_rebuild_from_type_v2`` naming the class: loaded trusted, the
+    class is imported and the tensor is of it again; weights-only, the class is a global outside
+    the allow-list (torch's UnpicklingError), never a plain tensor in its place."""
+    def run(lib, cls):
+        t = lib.arange(3.0).as_subclass(cls)
+        t.note = "kept"
+        lib.save(t, tmp_path / f"{lib.__name__}.pt")
+        try:
+            got = lib.load(tmp_path / f"{lib.__name__}.pt", weights_only=weights_only)
+        except pickle.UnpicklingError as error:
+            return "refused", "WeightsUnpickler error: Unsupported global" in str(error)
+        return type(got).__name__.replace(lib.__name__.capitalize(), ""), got.tolist(), got.note
+    assert run(internals, InternalsScaled) == run(torch, TorchScaled)

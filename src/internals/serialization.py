@@ -152,9 +152,10 @@ class _Pickler(pickle._Pickler):
     dispatch[types.FunctionType] = save_global
 
     def save_tensor(self, obj):
-        """A tensor as torch's ``Tensor.__reduce_ex__`` writes it: the plain rebuild call, or, when
-        Python attributes were set on it, that call wrapped in ``_rebuild_from_type_v2`` with the
-        attributes as its state (a parameter's in ``_rebuild_parameter_with_state``)."""
+        """A tensor as torch's ``Tensor.__reduce_ex__`` writes it: the plain rebuild call, or, for a
+        subclass or when Python attributes were set on it, that call wrapped in
+        ``_rebuild_from_type_v2`` with the class and the attributes as its state (a parameter's
+        in ``_rebuild_parameter_with_state``)."""
         state = dict(obj.__dict__)
         if isinstance(obj, Parameter):
             args = (obj.detach(), obj.requires_grad, _ORDERED_DICT())
@@ -162,6 +163,8 @@ class _Pickler(pickle._Pickler):
                 return self.save_reduce(_REBUILD_PARAMETER_WITH_STATE, (*args, state), obj=obj)
             return self.save_reduce(_REBUILD_PARAMETER, args, obj=obj)
         func, args = self._reduce_tensor(obj)
+        if not type(obj).__module__.startswith("internals"):     # a user's subclass: its class by name
+            return self.save_reduce(_REBUILD_FROM_TYPE, (func, type(obj), args, state), obj=obj)
         if state:
             return self.save_reduce(_REBUILD_FROM_TYPE, (func, _TENSOR_TYPE, args, state), obj=obj)
         return self.save_reduce(func, args, obj=obj)
