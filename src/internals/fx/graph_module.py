@@ -61,6 +61,14 @@ class GraphModule(Module):
     def forward(self, *args, **kwargs):
         return self._forward(self, *args, **kwargs)
 
+    def __reduce__(self):
+        """Pickled (and deep-copied) as its state without the compiled ``forward`` (code made by
+        ``exec`` has no importable name): loading compiles the graph again, as fx's
+        ``reduce_graph_module`` regenerates the code, into a plain ``GraphModule`` (fx's copy
+        loses the traced class's name too)."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_forward"}
+        return _rebuild_graph_module, (state,)
+
     def __str__(self):
         """The module's children, then its code, then a pointer to ``print_readable``, as fx's."""
         return (f"{Module.__repr__(self)}\n\n\n\n{self.code}    \n"
@@ -78,6 +86,14 @@ class GraphModule(Module):
         if print_output:
             print(text)
         return text
+
+
+def _rebuild_graph_module(state):
+    """A pickled GraphModule back: its state, its code compiled again."""
+    gm = GraphModule.__new__(GraphModule)
+    gm.__dict__.update(state, _class_name="GraphModule")
+    gm.recompile()
+    return gm
 
 
 # The children ``to_folder`` writes as their repr, which rebuilds them (fx's ``safe_reprs``).
