@@ -250,3 +250,69 @@ def test_persistent_id_that_names_no_storage(pid, weights_only):
                                      lambda: torch.load(io.BytesIO(data), weights_only=weights_only))
     if weights_only:
         assert str(theirs).split("WeightsUnpickler error: ")[1] in str(ours)
+
+
+def _saved_on_second_gpu(tmp_path):
+    """A file as a two-GPU machine writes it: the storage's location is ``cuda:1``."""
+    internals.save(internals.arange(3.0, device="cuda"), tmp_path / "gpu0.pt")
+    source, path = zipfile.ZipFile(tmp_path / "gpu0.pt"), tmp_path / "gpu1.pt"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as target:
+        for name in source.namelist():
+            data = source.read(name)
+            target.writestr(name, data.replace(b"cuda:0", b"cuda:1") if name.endswith("data.pkl") else data)
+    return path
+
+
+@pytest.mark.parametrize("map_location", [None, "cuda:1", internals.device("cuda", 1)])
+def test_loading_onto_a_cuda_device_that_does_not_exist_is_refused(tmp_path, map_location):
+    """One cuda device (cuda:0): a storage bound for cuda:1 is torch's ``_validate_device``
+    RuntimeError, never a tensor on a device without memory behind it."""
+    with pytest.raises(RuntimeError) as info:
+        internals.load(_saved_on_second_gpu(tmp_path), map_location=map_location)
+    assert str(info.value) == ("Attempting to deserialize object on CUDA device 1 but torch.cuda.device_count() is 1. "
+                               "Please use torch.load with map_location to map your storages to an existing device.")
+
+
+def test_a_second_gpus_file_maps_onto_the_first(tmp_path):
+    path = _saved_on_second_gpu(tmp_path)
+    on_first = internals.load(path, map_location={"cuda:1": "cuda:0"})
+    assert (str(on_first.device), on_first.tolist()) == ("cuda:0", [0.0, 1.0, 2.0])
+    assert torch.load(path, map_location="cpu").tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("map_location", ["cpu:0", "CPU", "meta:0", "cudax", "cuda0", {"cpu": "cpu:0"}, "device-cpu-0"])
+def test_map_location_names_only_what_torch_restores(tmp_path, map_location):
+    """torch's deserializers know ``cpu`` and ``meta`` exactly and ``cuda`` with an index: other
+    spellings the device parser would take (``cpu:0``, a device with an index) are its restore
+    error, and ``cuda0`` the parser's."""
+    torch.save(torch.ones(2), tmp_path / "t.pt")
+    def where(lib):
+        return lib.device("cpu", 0) if map_location == "device-cpu-0" else map_location
+    ours, theirs = assert_same_error(lambda: internals.load(tmp_path / "t.pt", map_location=where(internals)),
+                                     lambda: torch.load(tmp_path / "t.pt", map_location=where(torch)))
+    assert str(ours) == str(theirs)
+
+
+class TorchScaled(torch.Tensor):
+    """A user's tensor subclass, saved under its own class name."""
+
+
+class InternalsScaled(internals.Tensor):
+    """The same subclass of internals' tensor."""
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_a_tensor_subclass_keeps_its_class_or_is_refused(tmp_path, weights_only):
+    """A subclass pickles as ``_rebuild_from_type_v2`` naming the class: loaded trusted, the
+    class is imported and the tensor is of it again; weights-only, the class is a global outside
+    the allow-list (torch's UnpicklingError), never a plain tensor in its place."""
+    def run(lib, cls):
+        t = lib.arange(3.0).as_subclass(cls)
+        t.note = "kept"
+        lib.save(t, tmp_path / f"{lib.__name__}.pt")
+        try:
+            got = lib.load(tmp_path / f"{lib.__name__}.pt", weights_only=weights_only)
+        except pickle.UnpicklingError as error:
+            return "refused", "WeightsUnpickler error: Unsupported global" in str(error)
+        return type(got).__name__.replace(lib.__name__.capitalize(), ""), got.tolist(), got.note
+    assert run(internals, InternalsScaled) == run(torch, TorchScaled)

@@ -344,19 +344,21 @@ class FunctionSignature:
             parts.append(str(p))
         return f"({', '.join(parts)})"
 
-    def parse(self, args, kwargs, raise_exception=False):
+    def parse(self, args, kwargs, raise_exception=False, long_way=False):
         """The call's values, one per parameter (None where not given: the accessor supplies the
         default), or None if this signature does not accept the call."""
         nargs = len(args)
         if (not kwargs and self.defaults_from <= nargs <= self.max_pos_args and not self.varargs_intlist
-                and not raise_exception):
+                and not raise_exception and not long_way):
             # The usual call, ``x.add(y)``: positional arguments only, and every parameter after
             # them has a default. Their values, as the long way below makes them, or None where
             # it would find an argument of the wrong type. (Written out here: every call passes.)
             for p, obj in zip(self.params, args):
                 if not ((p.is_tensor and isinstance(obj, TensorBase)) or (obj is None and p.allow_none)
                         or p.check(p, obj)):
-                    return None
+                    if not _overrides(p, obj):
+                        return None
+                    return self.parse(args, kwargs, long_way=True)      # which notes the overriding argument
             return [*args, *self.defaulted[nargs]]
         if nargs > self.max_pos_args and not self.varargs_intlist:
             if raise_exception:
@@ -395,6 +397,10 @@ class FunctionSignature:
                 values.append(None)
             elif (p.is_tensor and isinstance(obj, TensorBase)) or p.check(p, obj):   # the usual case first
                 values.append(obj)
+            elif _overrides(p, obj):
+                values = values if type(values) is _WithOverrides else _WithOverrides(values)
+                values.append(obj)
+                values.others.append(obj)
             elif self.varargs_intlist and i == 0 and not is_kwd and _is_int_list(args, p.size):
                 values.append(args)           # all positional arguments are the list
                 arg_pos = nargs
@@ -568,6 +574,22 @@ class PythonArgs:
         return self._get(i)
 
 
+def _overrides(p, obj):
+    """torch's ``FunctionParameter::check`` takes, for any parameter, an object that overrides
+    ``__torch_function__`` (an fx Proxy as ``alpha=``), so that it is the one to handle the call.
+    Tensors keep to the tensor parameters here (a tensor subclass in a number's place would pick
+    another overload than the one its plain tensor picks)."""
+    return not p.is_tensor and not isinstance(obj, TensorBase) and check_has_torch_function(obj, ignore_mode=True)
+
+
+class _WithOverrides(list):
+    """Parsed values among which some non-tensor parameter got an overriding object (``others``)."""
+
+    def __init__(self, values):
+        super().__init__(values)
+        self.others = []
+
+
 class PythonArgParser:
     """All signatures of one Python name, tried in order (``PythonArgParser``)."""
 
@@ -591,6 +613,9 @@ class PythonArgParser:
                 for i in sig.tensor_slots:
                     v = values[i]
                     if type(v) is not _Tensor and v is not None:
+                        overloaded = _append_overloaded(v, overloaded)
+                if type(values) is _WithOverrides:
+                    for v in values.others:
                         overloaded = _append_overloaded(v, overloaded)
                 matched.overloaded_args = overloaded
                 # a mode on this thread? (``any_mode_enabled()``, written out)

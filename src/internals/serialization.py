@@ -152,9 +152,10 @@ class _Pickler(pickle._Pickler):
     dispatch[types.FunctionType] = save_global
 
     def save_tensor(self, obj):
-        """A tensor as torch's ``Tensor.__reduce_ex__`` writes it: the plain rebuild call, or, when
-        Python attributes were set on it, that call wrapped in ``_rebuild_from_type_v2`` with the
-        attributes as its state (a parameter's in ``_rebuild_parameter_with_state``)."""
+        """A tensor as torch's ``Tensor.__reduce_ex__`` writes it: the plain rebuild call, or, for a
+        subclass or when Python attributes were set on it, that call wrapped in
+        ``_rebuild_from_type_v2`` with the class and the attributes as its state (a parameter's
+        in ``_rebuild_parameter_with_state``)."""
         state = dict(obj.__dict__)
         if isinstance(obj, Parameter):
             args = (obj.detach(), obj.requires_grad, _ORDERED_DICT())
@@ -162,6 +163,8 @@ class _Pickler(pickle._Pickler):
                 return self.save_reduce(_REBUILD_PARAMETER_WITH_STATE, (*args, state), obj=obj)
             return self.save_reduce(_REBUILD_PARAMETER, args, obj=obj)
         func, args = self._reduce_tensor(obj)
+        if not type(obj).__module__.startswith("internals"):     # a user's subclass: its class by name
+            return self.save_reduce(_REBUILD_FROM_TYPE, (func, type(obj), args, state), obj=obj)
         if state:
             return self.save_reduce(_REBUILD_FROM_TYPE, (func, _TENSOR_TYPE, args, state), obj=obj)
         return self.save_reduce(func, args, obj=obj)
@@ -532,22 +535,20 @@ def _check_weights_only_pid(pid):
 
 
 def _names_meta(target):
-    try:
-        return as_device(target).type == "meta"
-    except RuntimeError:        # no device at all: reported when the first storage is restored
-        return False
+    """torch's ``_is_meta_location``: exactly ``meta`` (``meta:0`` is no location it knows)."""
+    return str(target) == "meta"
 
 
 def _restore_device(target):
-    """The device a location names; a string that names none is torch's restore error (its
-    ``default_restore_location`` finds no deserializer tagged with it), not the device parser's."""
-    try:
-        return as_device(target)
-    except RuntimeError:
-        if not isinstance(target, str):
-            raise
-        raise RuntimeError("don't know how to restore data location of torch.storage.UntypedStorage "
-                           f"(tagged with {target})") from None
+    """The device a location names, as torch's deserializers recognise it (``default_restore_location``):
+    exactly ``cpu`` or ``meta``, or ``cuda`` followed by ``:`` or a digit (a device string, or the
+    device parser's error); anything else (``cpu:0``, ``CPU``, a device object printing as one) is
+    torch's restore error."""
+    location = str(target)
+    if location in ("cpu", "meta") or location == "cuda" or re.match("cuda(:|[0-9]+)", location):
+        return as_device(location)
+    raise RuntimeError("don't know how to restore data location of torch.storage.UntypedStorage "
+                       f"(tagged with {location})")
 
 
 def _byteswap(raw, dtype):
@@ -561,7 +562,20 @@ def _byteswap(raw, dtype):
 
 def _to_device(storage, device):
     from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
+    _validate_cuda_device(device)
     return UntypedStorage(storage.nbytes(), device, data=cuda.to_device(storage._data))
+
+
+def _validate_cuda_device(where):
+    """torch's ``_validate_device``: a storage goes to a cuda device that exists, else its
+    RuntimeError naming the index and the count (the bytes are never put on a device with
+    no allocator behind it)."""
+    from . import cuda
+    index, count = where.index or 0, cuda.device_count()
+    if index >= count:
+        raise RuntimeError(f"Attempting to deserialize object on CUDA device {index} but torch.cuda.device_count() "
+                           f"is {count}. Please use torch.load with map_location to map your storages to an "
+                           "existing device.")
 
 
 _MAGIC, _LEGACY_PROTOCOL = 0x1950A86A20F9469CFC6C, 1001     # what a legacy file starts with

@@ -649,7 +649,7 @@ def run_on_internals(program, device_total=16 * GiB):
     finally:
         native.device_allocator = saved
         memory._set_allocator_settings("")
-        streams._current = streams._default
+        streams._current.stream = streams._default
 
 
 def numbers(states):
@@ -703,3 +703,44 @@ def test_replay_matches_the_gpu_recording():
     for name, program in PROGRAMS.items():
         ours = run_on_internals(program, device_total=trace["device_total"])
         assert ours == trace["programs"][name], f"{name} differs from torch {trace['torch']} on {trace['gpu']}"
+
+
+def test_the_current_stream_is_per_thread(fresh_cuda):
+    """A thread inside ``with stream(s):`` leaves the others on the default stream, as c10's
+    thread-local current stream does: their blocks are filed under the stream they ran on."""
+    import threading
+    s, inside, seen = internals.cuda.Stream(), threading.Event(), {}
+
+    def on_s():
+        with internals.cuda.stream(s):
+            inside.set()
+            seen["s"] = internals.cuda.current_stream()
+            done.wait(5)
+
+    done = threading.Event()
+    thread = threading.Thread(target=on_s)
+    thread.start()
+    inside.wait(5)
+    seen["main"] = internals.cuda.current_stream()
+    x = internals.empty(3 * MiB, dtype=internals.uint8, device="cuda")
+    done.set()
+    thread.join(5)
+    assert (seen["s"], seen["main"]) == (s, internals.cuda.default_stream())
+    assert {seg["stream"] for seg in internals.cuda.memory_snapshot()} == {0}
+    del x
+
+
+def test_events_time_in_milliseconds_and_check_as_c10():
+    """``Event``: recorded events are complete; ``elapsed_time`` needs timing on both and both
+    recorded (c10's ``CUDAEvent`` checks, ValueErrors)."""
+    start, end = internals.cuda.Event(enable_timing=True), internals.cuda.Event(enable_timing=True)
+    with pytest.raises(ValueError, match="Both events must be recorded before calculating elapsed time"):
+        start.elapsed_time(end)
+    start.record()
+    internals.ones(4, device="cuda").sum()
+    end.record()
+    end.synchronize()
+    assert start.query() and end.query()
+    assert 0.0 <= start.elapsed_time(end) < 60_000.0
+    with pytest.raises(ValueError, match="Both events must be created with argument 'enable_timing=True'"):
+        internals.cuda.Event().elapsed_time(end)

@@ -31,7 +31,7 @@ def recording():
     yield native.device_allocator
     native.device_allocator = saved
     memory._set_allocator_settings("")
-    streams._current = streams._default
+    streams._current.stream = streams._default
 
 
 def replay(trace):

@@ -86,3 +86,34 @@ def test_to_folder_pickles_the_children_a_repr_cannot_rebuild(tmp_path, monkeypa
     assert logs[0][2] == [n.replace("TorchHalved", "Halved") for n in logs[1][2]]
     assert logs[0][3] == logs[0][4]             # the package computes what the traced module does
     assert logs[0][3] == pytest.approx(logs[1][3], rel=1e-5)
+
+
+def _traced_with_methods(L):
+    """Calls by method and operator only: a graph whose targets pickle by name in both libraries
+    (the package's generated functions, ``internals.relu``, do not pickle by name yet)."""
+    class Shifted(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = L.nn.Linear(3, 2)
+            self.w = L.nn.Parameter(L.tensor([0.5, -1.5]))
+            self.register_buffer("b", L.tensor([1.0, 2.0]))
+
+        def forward(self, x):
+            return self.lin(x).relu() * self.w + self.b
+    L.manual_seed(0)
+    return L.fx.symbolic_trace(Shifted())
+
+
+def test_a_graph_module_pickles_and_loads_as_torchs():
+    """pickle keeps the class name, the children, parameters and buffers, and the code (compiled
+    again on load: fx's ``reduce_graph_module``)."""
+    import copy
+    import pickle
+    results = []
+    for L in (internals, torch):
+        gm = _traced_with_methods(L)
+        again, copied = pickle.loads(pickle.dumps(gm)), copy.deepcopy(gm)
+        x = L.tensor([[0.25, -1.0, 2.0]])
+        results.append([(type(m).__name__, fx_text(m.code, L), sorted(m.state_dict()), m(x).tolist())
+                        for m in (again, copied)])
+    assert results[0] == results[1]

@@ -7,7 +7,7 @@ import operator
 
 import pytest
 import torch
-from helpers import fx_code, fx_nodes, fx_text, fx_unwrapped
+from helpers import assert_same_error, fx_code, fx_nodes, fx_text, fx_unwrapped
 
 import internals
 
@@ -56,8 +56,29 @@ def _unpacking(L):
     return halves
 
 
+def _buffers(L):
+    class Centred(L.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mean", L.tensor([0.25, -0.5, 1.0]))
+
+        def forward(self, x):
+            # a buffer read is the tensor itself: ``mean.sum()`` runs while tracing (a constant),
+            # ``x - self.mean`` reads the buffer through a get_attr node
+            return (x - self.mean) * self.mean.sum()
+    return Centred()
+
+
+def _keyword_proxy(L):
+    class Scaled(L.nn.Module):
+        def forward(self, x, *, alpha=2.0):
+            return L.add(x, x.flip(0), alpha=alpha)     # a traced value where a number is expected
+    return Scaled()
+
+
 CASES = {"mlp": (_mlp, (2, 3)), "conv_bn_relu": (_conv_bn_relu, (1, 2, 4, 4)),
-         "module_list": (_module_list, (2, 3)), "function": (_function, (2, 3)), "unpacking": (_unpacking, (2, 3))}
+         "module_list": (_module_list, (2, 3)), "function": (_function, (2, 3)), "unpacking": (_unpacking, (2, 3)),
+         "buffers": (_buffers, (2, 3)), "keyword_proxy": (_keyword_proxy, (2, 3))}
 
 
 def _built(L, case):
@@ -225,3 +246,69 @@ def test_star_args_are_one_placeholder_each_as_in_torch(program):
         args = (x, 2.0, 3.0, x.flip(0)) if program is _variadic else (x,)     # scale, then *args
         logs.append((fx_nodes(gm), fx_code(gm, L), gm(*args).tolist()))
     assert logs[0] == logs[1]
+
+
+def _dead_code(L):
+    def program(x):
+        x.relu()                    # a method nobody reads: dropped
+        x.clone().add_(1)           # an in-place method nobody reads: dropped too, as fx judges it
+        return x * 2 + 1
+    return program
+
+
+def test_eliminate_dead_code_drops_what_torch_drops_and_says_so():
+    """Dead nodes go, call_method ones too (even in-place: fx's DCE trusts the graph to be
+    functional); the call says whether anything went, and says nothing went the second time."""
+    results = []
+    for L in (torch, internals):
+        gm = L.fx.symbolic_trace(_dead_code(L))
+        changed, again = gm.graph.eliminate_dead_code(), gm.graph.eliminate_dead_code()
+        gm.recompile()
+        results.append((changed, again, [n.name for n in gm.graph.nodes], gm(L.arange(3.0)).tolist()))
+    assert results[1] == results[0]
+    assert results[0][:2] == (True, False)
+
+
+def test_setting_node_args_moves_the_node_between_users():
+    """``node.args = ...`` updates the users of the old and the new inputs (fx's setter): the code
+    keeps a value alive while a node reads it, and dead-code elimination sees who reads what."""
+    results = []
+    for L in (torch, internals):
+        gm = L.fx.symbolic_trace(_programs(L)["edited"])
+        relu = next(n for n in gm.graph.nodes if n.op == "call_function" and n.target is L.relu)
+        with gm.graph.inserting_after(relu):
+            neg = gm.graph.call_function(L.neg, (relu,))
+        relu.replace_all_uses_with(neg)     # neg itself now reads neg ...
+        neg.args = (relu,)                  # ... until its arguments are set again
+        gm.recompile()
+        results.append(([(n.name, sorted(u.name for u in n.users), [a.name for a in n.all_input_nodes])
+                         for n in gm.graph.nodes], gm(L.tensor([-1.0, 2.0])).tolist()))
+    assert results[1] == results[0]
+
+
+def test_graph_building_calls_take_torchs_keywords():
+    """``call_function(name=...)`` starts the node's unique name; args default to none."""
+    names = []
+    for L in (torch, internals):
+        g = L.fx.Graph()
+        x = g.placeholder("x")
+        a = g.call_function(L.add, (x, x), name="add")
+        b = g.call_function(L.add, (a, x), name="add")
+        c = g.call_method("add", (b, a), type_expr=None)
+        g.output(g.call_function(L.neg, kwargs={"input": c}, name="flip"))
+        names.append([n.name for n in g.nodes])
+    assert names[1] == names[0]
+
+
+def test_graph_module_refuses_a_dict_root_without_a_node_target():
+    def build(L):
+        g = L.fx.Graph()
+        g.output(g.get_attr("weight"))
+        return L.fx.GraphModule({}, g)
+    ours, theirs = assert_same_error(lambda: build(internals), lambda: build(torch))
+    assert str(ours) == str(theirs)
+
+
+def test_symbolic_trace_of_what_is_no_function_is_torchs_assertion():
+    ours, theirs = assert_same_error(lambda: internals.fx.symbolic_trace(3), lambda: torch.fx.symbolic_trace(3))
+    assert str(ours) == str(theirs)

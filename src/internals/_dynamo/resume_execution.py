@@ -1176,7 +1176,7 @@ def _segments(graph, constants):
             cut = cuts[i].meta["graph_break"]
             # the read tensor, the tensors alive at the read, and any other result a later node
             # uses (a sum of values read, ``total += x[i].item()``, lives in no tensor)
-            wanted = [*cuts[i].all_input_nodes(), *(written.get(n, n) for n in cut.live),
+            wanted = [*cuts[i].all_input_nodes, *(written.get(n, n) for n in cut.live),
                       *(n for n in group if any(u not in inside for u in n.users)),
                       *(cut.writes[1] if cut.writes else [])]
         else:
@@ -1274,7 +1274,7 @@ def _segment_module(group, outputs, constants, before=None, arguments=()):
     # it: a decision on a symbol (``i < 4``, an index's bounds) is a guard, no use, and comes last
     decisions = [n for n in group if not n.users and n not in outputs and not isinstance(n.target, OpOverload)]
     order = [n for n in group if n not in decisions] + decisions
-    inputs = list(dict.fromkeys([*arguments, *(a for n in order for a in n.all_input_nodes()
+    inputs = list(dict.fromkeys([*arguments, *(a for n in order for a in n.all_input_nodes
                                                 if a not in inside and a.op != "get_attr")]))
     graph, env = Graph(), {}
     names = [_input_name(a, before) for a in inputs]
@@ -1392,7 +1392,8 @@ class Segmented:
         if any(word in t for t in targets for word in _RANDOM):
             raise GuardOnDataDependentSymNode("a random operator before a read: a trace again would draw "
                                               "other numbers")
-        self.writes = any(n.is_impure() for n in graph.nodes)   # then a call keeps copies to trace again
+        # a write in the graph: then a call keeps copies to trace again
+        self.writes = any(n.op == "call_function" and n.is_impure() for n in graph.nodes)
         self.root = _segments(graph, constants)[0]
         if 0 in graph.size_reads:       # the code before the first read decided on sizes: exact
             dims = None

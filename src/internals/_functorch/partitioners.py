@@ -47,7 +47,7 @@ def _needed(outputs, stop):
             continue
         seen.add(node)
         if node not in stop:
-            todo.extend(node.all_input_nodes())
+            todo.extend(node.all_input_nodes)
     return seen
 
 
@@ -94,7 +94,7 @@ def default_partition(joint, *, num_fwd_outputs):
     # The copy_ nodes that write new values into inputs run in the forward, where eager writes
     # them (torch returns the new values as extra forward outputs and copies them back in its
     # runtime wrapper: the same effect, one step apart).
-    writes = [n for n in joint.graph.nodes if n.is_impure()]
+    writes = [n for n in joint.graph.nodes if n.op == "call_function" and n.is_impure()]
     fwd = _extract(joint, primals, fwd_outputs + saved, "GraphModule", effects=writes)
     bwd = _extract(joint, saved + tangents, grads, "GraphModule")
     return fwd, bwd, [n.name for n in saved]

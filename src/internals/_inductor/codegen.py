@@ -115,7 +115,7 @@ class _Writer:
         self.constants, self.inputs, self.outputs = {}, [], []
         self.scalars = []       # symbolic ints the nodes take (an int argument made dynamic: ``s86``)
         for node in group.nodes:
-            for a in node.all_input_nodes():
+            for a in node.all_input_nodes:
                 if a not in self.members and a not in self.inputs and a not in self.scalars:
                     (self.scalars if is_symbolic(_val(a)) else self.inputs).append(a)
             if any(u not in self.members for u in node.users):
@@ -198,7 +198,7 @@ def _needed(w, targets, shape, available=()):
         n = stack.pop()
         if n in w.members and n not in seen and n not in available and _is_full(n, shape):
             seen.add(n)
-            stack.extend(n.all_input_nodes())
+            stack.extend(n.all_input_nodes)
     return [n for n in w.group.nodes if n in seen]
 
 
@@ -206,7 +206,7 @@ def _loop_body(w, nodes, var, shape, indent, reads=(), col=None):
     """Loads of the external inputs that ``nodes`` (and ``reads``) use, then one line per node."""
     pad = " " * indent
     loaded, lines = [], []
-    for a in [a for n in nodes for a in n.all_input_nodes()] + list(reads):
+    for a in [a for n in nodes for a in n.all_input_nodes] + list(reads):
         if a in w.inputs and a not in loaded:
             loaded.append(a)
             lines.append(pad + w.load(a, var, shape, col))

@@ -23,10 +23,10 @@ from .memory import (
     set_per_process_memory_fraction,
 )
 from .random import get_rng_state, initial_seed, manual_seed, manual_seed_all, set_rng_state
-from .streams import Stream, StreamContext, current_stream, default_stream, stream
+from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream
 
 __all__ = ["is_available", "is_simulated", "device_count", "synchronize", "current_device", *memory.__all__,
-           "Stream", "StreamContext", "current_stream", "default_stream", "stream",
+           "Event", "Stream", "StreamContext", "current_stream", "default_stream", "stream",
            "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state"]
 
 _announced = False

@@ -91,9 +91,15 @@ class Tracer:
             return self.create_proxy("call_module", name, args, kwargs)
         return forward(*args, **kwargs)
 
+    # fx's default: a buffer read is the tensor itself, so what is computed from the buffer alone
+    # runs while tracing and enters the graph as a constant; the buffer used with a traced value
+    # becomes a ``get_attr`` node (``create_arg``). True makes every buffer read a node.
+    proxy_buffer_attributes = False
+
     def getattr(self, attr, value):
-        """A parameter or buffer read inside a traced forward becomes a ``get_attr`` node."""
-        if isinstance(value, Tensor):
+        """A parameter read inside a traced forward becomes a ``get_attr`` node, a buffer read too
+        when ``proxy_buffer_attributes`` says so (fx's ``_module_getattr``)."""
+        if isinstance(value, nn.Parameter) or (self.proxy_buffer_attributes and isinstance(value, Tensor)):
             for name, t in (*self.root.named_parameters(), *self.root.named_buffers()):
                 if t is value:      # read again, the same node (fx's parameter_proxy_cache)
                     if name not in self._attr_proxies:
@@ -106,6 +112,8 @@ class Tracer:
         if isinstance(root, nn.Module):
             self.root, fn, bound = root, type(root).forward, [root]
         else:
+            if not isinstance(root, types.FunctionType):    # a lambda or a def, as fx asserts
+                raise AssertionError(f"Expected FunctionType, got {type(root)}")
             self.root, fn, bound = nn.Module(), root, []
         self.graph, self._constants, self._attr_proxies = Graph(), {}, {}
         fn = inspect.unwrap(fn)

@@ -54,27 +54,62 @@ class Node:
 
     def __init__(self, graph, name, op, target, args=(), kwargs=None):
         self.graph, self.name, self.op, self.target = graph, name, op, target
-        self.args, self.kwargs = tuple(args), dict(kwargs or {})
         self.meta = {}
         self.users = {}         # nodes that read this one (a dict used as an ordered set)
-        for used in self.all_input_nodes():
-            used.users[self] = None
+        self._args, self._kwargs = (), {}
+        self._update_args_kwargs(tuple(args), dict(kwargs or {}))
 
+    @property
+    def args(self):
+        return self._args
+
+    @args.setter
+    def args(self, value):
+        """Setting the arguments moves this node between its old and new inputs' users, as fx's
+        ``Node.args`` setter does: code generation and dead-code elimination read the users."""
+        self._update_args_kwargs(tuple(value), self._kwargs)
+
+    @property
+    def kwargs(self):
+        return self._kwargs
+
+    @kwargs.setter
+    def kwargs(self, value):
+        self._update_args_kwargs(self._args, dict(value))
+
+    def _update_args_kwargs(self, args, kwargs):
+        """New arguments; an input still read keeps this node where it was among its users."""
+        before = self.all_input_nodes
+        self._args, self._kwargs = args, kwargs
+        after = self.all_input_nodes
+        for used in before:
+            if used not in after:
+                used.users.pop(self, None)
+        for used in after:
+            used.users.setdefault(self, None)
+
+    @property
     def all_input_nodes(self):
-        return [a for a in tree_leaves((self.args, self.kwargs)) if isinstance(a, Node)]
+        """The nodes this one reads, each once, in order (a property, as fx's)."""
+        return list(dict.fromkeys(a for a in tree_leaves((self._args, self._kwargs)) if isinstance(a, Node)))
 
     def replace_input_with(self, old, new):
         """Read ``new`` wherever this node read ``old``."""
         def swap(a):
             return new if a is old else a
-        self.args, self.kwargs = tree_map(swap, self.args), tree_map(swap, self.kwargs)
-        old.users.pop(self, None)
-        new.users[self] = None
+        self._update_args_kwargs(tree_map(swap, self._args), tree_map(swap, self._kwargs))
 
     def is_impure(self):
-        """A call kept for what it does, not for what it returns: an operator that writes into an
-        argument (``Tensor(a!)`` in its schema), as fx's ``Node.is_impure`` says of mutating ops."""
-        return self.op == "call_function" and _writes(self.target)
+        """A node kept for what it does, not for what it returns (fx's ``Node.is_impure``): an
+        input or the output; an operator that writes into an argument (``Tensor(a!)`` in its
+        schema), an assertion or a ``setitem``; a module marked ``_is_impure``. A Tensor method
+        is pure here, in-place ones too, as fx judges them."""
+        if self.op in ("placeholder", "output"):
+            return True
+        if self.op == "call_module":
+            owner = getattr(self.graph, "owning_module", None)
+            return owner is not None and getattr(owner.get_submodule(self.target), "_is_impure", False)
+        return self.op == "call_function" and (_writes(self.target) or _side_effectful(self.target))
 
     def replace_all_uses_with(self, new):
         for user in list(self.users):
@@ -243,14 +278,15 @@ class Graph:
     def get_attr(self, name):
         return self.create_node("get_attr", name)
 
-    def call_module(self, name, args=(), kwargs=None):
-        return self.create_node("call_module", name, args, kwargs)
+    def call_module(self, name, args=None, kwargs=None, type_expr=None):
+        return self.create_node("call_module", name, args or (), kwargs)
 
-    def call_method(self, name, args=(), kwargs=None):
-        return self.create_node("call_method", name, args, kwargs)
+    def call_method(self, name, args=None, kwargs=None, type_expr=None):
+        return self.create_node("call_method", name, args or (), kwargs)
 
-    def call_function(self, target, args=(), kwargs=None):
-        return self.create_node("call_function", target, args, kwargs)
+    def call_function(self, target, args=None, kwargs=None, type_expr=None, name=None):
+        """A call of ``target``; ``name`` is where its unique name starts from (fx's)."""
+        return self.create_node("call_function", target, args or (), kwargs, name)
 
     def output(self, value):
         return self.create_node("output", "output", (value,), name="output")
@@ -258,16 +294,20 @@ class Graph:
     def erase_node(self, node):
         if node.users:
             raise RuntimeError(f"Tried to erase Node {node.name} but it still had {len(node.users)} users in the graph")
-        for used in node.all_input_nodes():
+        for used in node.all_input_nodes:
             used.users.pop(node, None)
         self.nodes.remove(node)
 
     def eliminate_dead_code(self):
-        """Drop call_function nodes nobody reads, except writes (``is_impure``): after functionalize
-        the only ones left are the ``copy_`` nodes that put new values into written inputs."""
+        """Drop the nodes nobody reads, except those kept for their effect (``is_impure``): after
+        functionalize the only writes left are the ``copy_`` nodes that put new values into
+        written inputs. Whether anything was dropped (fx's ``Graph.eliminate_dead_code``)."""
+        changed = False
         for node in reversed(list(self.nodes)):
-            if node.op == "call_function" and not node.users and not node.is_impure():
+            if not node.users and not node.is_impure():
                 self.erase_node(node)
+                changed = True
+        return changed
 
     def lint(self):
         """Check what fx's ``Graph.lint`` checks: every node belongs to this graph, reads only nodes
@@ -278,7 +318,7 @@ class Graph:
                 raise RuntimeError(f"Node {node} does not belong to this Graph!")
             if node.op not in ("placeholder", "get_attr", "call_function", "call_module", "call_method", "output"):
                 raise RuntimeError(f"Node {node} had unknown opcode {node.op}!")
-            for used in node.all_input_nodes():
+            for used in node.all_input_nodes:
                 if used not in seen:
                     raise RuntimeError(f"Argument '{used}' of Node '{node}' was used before it has been defined! "
                                        "Please check that Nodes in the graph are topologically ordered")
@@ -318,6 +358,13 @@ def _base_name(target):
         return target.replace(".", "_")
     packet = getattr(target, "overloadpacket", None)
     return packet.__name__ if packet is not None else getattr(target, "__name__", str(target))
+
+
+def _side_effectful(target):
+    """Calls fx never drops though nobody reads them (its ``_side_effectful_functions``): the
+    assertion a ``concrete_args`` value leaves, and ``operator.setitem``."""
+    from ._symbolic_trace import _assert, _assert_is_none
+    return target in (operator.setitem, _assert, _assert_is_none)
 
 
 def _writes(target):

@@ -40,6 +40,10 @@ class GraphModule(Module):
                 if node.op in ("get_attr", "call_module"):
                     _copy_attr(root, self, node.target)
         else:
+            for node in graph.nodes:        # fx refuses a graph naming what the dict lacks
+                if node.op in ("get_attr", "call_module") and node.target not in root:
+                    raise RuntimeError(f"Node {node} referenced target {node.target} but that target was not "
+                                       "provided in ``root``!")
             for name, value in root.items():
                 setattr(self, name, value)
         self.recompile()
@@ -56,6 +60,14 @@ class GraphModule(Module):
 
     def forward(self, *args, **kwargs):
         return self._forward(self, *args, **kwargs)
+
+    def __reduce__(self):
+        """Pickled (and deep-copied) as its state without the compiled ``forward`` (code made by
+        ``exec`` has no importable name): loading compiles the graph again, as fx's
+        ``reduce_graph_module`` regenerates the code, into a plain ``GraphModule`` (fx's copy
+        loses the traced class's name too)."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_forward"}
+        return _rebuild_graph_module, (state,)
 
     def __str__(self):
         """The module's children, then its code, then a pointer to ``print_readable``, as fx's."""
@@ -74,6 +86,14 @@ class GraphModule(Module):
         if print_output:
             print(text)
         return text
+
+
+def _rebuild_graph_module(state):
+    """A pickled GraphModule back: its state, its code compiled again."""
+    gm = GraphModule.__new__(GraphModule)
+    gm.__dict__.update(state, _class_name="GraphModule")
+    gm.recompile()
+    return gm
 
 
 # The children ``to_folder`` writes as their repr, which rebuilds them (fx's ``safe_reprs``).
@@ -202,7 +222,7 @@ def _last_uses(graph):
     it writes) is freed on its own line; what the output returns is never freed."""
     seen, last = set(), {}
     for node in reversed(graph.nodes):
-        for used in dict.fromkeys(node.all_input_nodes()):
+        for used in dict.fromkeys(node.all_input_nodes):
             if used not in seen:
                 seen.add(used)
                 last.setdefault(node, []).append(used)

@@ -361,7 +361,7 @@ def _is_sym_node(node):
     from symbols only: pure, as torch's ``impure_pred`` judges them."""
     if node.target in (_SYM_SIZE, _SYM_STRIDE, _SYM_NUMEL, _SYM_STORAGE_OFFSET):
         return True
-    inputs_symbolic = all(is_symbolic(a.meta.get("val")) for a in node.all_input_nodes())
+    inputs_symbolic = all(is_symbolic(a.meta.get("val")) for a in node.all_input_nodes)
     if getattr(node.target, "__module__", None) == "_operator":     # a comparison that sympy decided
         return inputs_symbolic
     return is_symbolic(node.meta.get("val")) and inputs_symbolic

@@ -244,7 +244,7 @@ class _Functionalizer:
             return self.view(node)
         first = node.args[0] if node.args else None
         # in argument order, each once, as torch's wrappers sync their tensors when unwrapped
-        for arg in dict.fromkeys(a for a in node.all_input_nodes() if a in self.aliases):
+        for arg in dict.fromkeys(a for a in node.all_input_nodes if a in self.aliases):
             node.replace_input_with(arg, self.sync(arg))
         if _writes_first_argument(target) and len(_writes(target)) == 1:
             return self.write(node, first)

@@ -42,7 +42,7 @@ class SubgraphMatcher:
                 raise AssertionError("SubgraphMatcher cannot be initialized with an pattern with dead code")
         self.pattern_placeholder_nodes = [n for n in pattern.nodes if n.op == "placeholder"]
         output = pattern.nodes[-1]
-        self.pattern_returning_nodes = list(dict.fromkeys(output.all_input_nodes()))
+        self.pattern_returning_nodes = list(dict.fromkeys(output.all_input_nodes))
         self.pattern_anchors = ([output] if match_output else
                                 [n for n in self.pattern_returning_nodes if len(n.users) == 1])
 
