@@ -112,6 +112,25 @@ class MultiheadAttention(Module):
                 out = out.contiguous()      # the fused kernel writes a fresh (N, L, E) output
         return out, weights
 
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(merged mask, mask type) for a batch-first ``query`` (N, L, E), as torch's module
+        builds it for its fused kernel: type 1 the (N, S) padding mask alone, type 2 the attention
+        mask expanded to (N, heads, L, L), plus the padding mask where both are given; (None, None)
+        without masks."""
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                merged = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+        return merged, mask_type
+
     def _fused_in_torch(self, query, key, value, float_masks):
         """Whether torch's module would take its fused kernel (its ``why_not_fast_path`` checks, for
         a batched batch-first input): self-attention in eval mode with no gradient to record, an
