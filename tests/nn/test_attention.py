@@ -347,6 +347,40 @@ def test_mha_merge_masks_as_torchs(masks):
         assert_same(merged_o, merged_t)
 
 
+def _fused_mha_both(need_weights, masks, is_causal):
+    """Self-attention through batch-first modules in inference, where torch takes its fused kernel."""
+    ours, theirs = twins(batch_first=True)
+    ours.eval()
+    theirs.eval()
+    x = randn(2, 5, 8, seed=1)
+    kwargs = dict(need_weights=need_weights, is_causal=is_causal)
+    if masks:
+        kwargs["attn_mask"] = torch.zeros(5, 5, dtype=torch.bool)     # True keeps a key out:
+        kwargs["attn_mask"][3, :3] = True                               # query 3 sees keys 3 and 4 only
+        kwargs["key_padding_mask"] = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    with torch.no_grad(), internals.no_grad():
+        theirs_out = theirs(x, x, x, **kwargs)
+        x_o = I(x)
+        ours_out = ours(x_o, x_o, x_o, **{k: I(v) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()})
+    return ours_out, theirs_out
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+@pytest.mark.parametrize("masks", [False, True], ids=["no_masks", "masks"])
+def test_mha_fused_kernel_ignores_the_causal_hint_as_torchs(need_weights, masks):
+    """torch's fused kernel takes no is_causal (without a mask it attends everywhere), and with
+    masks it adds them to the scores before a plain softmax: a row the masks empty is NaN (the
+    fourth query of the second batch entry, whose keys 3 and 4 are padding), as it is with the
+    weights, not zeros."""
+    (out_o, w_o), (out_t, w_t) = _fused_mha_both(need_weights, masks, is_causal=True)
+    assert_same(out_o, out_t, exact_layout=False, **TOL64)
+    assert (w_o is None) == (w_t is None)
+    if w_t is not None:
+        assert_same(w_o, w_t, exact_layout=False, **TOL64)
+    if masks:
+        assert out_t[1, 3].isnan().all()
+
+
 @pytest.mark.parametrize("is_causal", [False, True])
 def test_attention_gradients_under_create_graph_as_torch(is_causal):
     """torch's math kernel scales query and key by a C++ Scalar (mul.Scalar): the gradients
