@@ -262,3 +262,21 @@ def test_encoder_refuses_a_padding_mask_of_another_shape_as_torch(shape, grad, m
         return encoder(x, src_key_padding_mask=lib.zeros(*shape, dtype=lib.bool))
     err_o, err_t = assert_same_error(lambda: call(internals), lambda: call(torch))
     assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("mask_dtype", ["bool", "float"])
+def test_fused_layer_leaves_a_fully_masked_row_nan_as_torch(mask_dtype):
+    """Where torch runs its fused layer, the masks are added to the scores before a plain
+    softmax: a query whose keys are all masked gets NaN (query 3 here), as in torch."""
+    ours, theirs = _layer_twins()
+    keep_out = torch.zeros(5, 5, dtype=torch.bool)
+    keep_out[3] = True
+    mask = keep_out
+    if mask_dtype == "float":
+        mask = torch.zeros(5, 5, dtype=torch.float64).masked_fill(keep_out, -torch.inf)
+    x = randn(2, 5, 8, seed=1)
+    with torch.no_grad(), internals.no_grad():
+        expected = theirs(x, src_mask=mask)
+        got = ours(I(x), src_mask=I(mask))
+    assert expected[:, 3].isnan().all()
+    assert_same(got, expected, exact_layout=False, **TOL64)

@@ -78,16 +78,19 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                  F._none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
-        if is_causal and self._fast_path_in_torch(src):
-            # torch's fused layer (``_transformer_encoder_layer_fwd``) takes no is_causal: only a
-            # mask makes its attention causal, and without one it attends everywhere
-            is_causal = False
+        # torch's fused layer (``_transformer_encoder_layer_fwd``) takes no is_causal: only a mask
+        # makes its attention causal, and without one it attends everywhere. Its attention adds
+        # the masks to the scores before a plain softmax, as the weights' path does, so a row they
+        # empty is NaN there (not the zeros of scaled_dot_product_attention's safe softmax).
+        fused = self._fast_path_in_torch(src)
+        is_causal = is_causal and not fused
+        plain_softmax = fused and (src_mask is not None or src_key_padding_mask is not None)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal, plain_softmax)
             x = x + self._ff_block(self.norm2(x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal, plain_softmax))
             x = self.norm2(x + self._ff_block(x))
         return x
 
@@ -108,9 +111,9 @@ class TransformerEncoderLayer(Module):
                    self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias)
         return not (is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False, plain_softmax=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=plain_softmax, is_causal=is_causal)[0]
         return self.dropout1(x)
 
     def _ff_block(self, x):
