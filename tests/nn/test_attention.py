@@ -288,6 +288,99 @@ def test_mha_errors(bad):
     assert str(err_o).replace("internals", "torch") == str(err_t)
 
 
+def _static_attention(lib, need_weights, add_zero_attn, padding):
+    """``multi_head_attention_forward`` with ``static_k``/``static_v`` (N·heads, S, E/heads) in place
+    of the projected key and value, as ``lib`` computes it: output, weights, and the gradients of
+    the query and of both statics."""
+    def t(x, grad=False):
+        return lib.tensor(x.tolist(), dtype=lib.float64, requires_grad=grad)
+    query, static_k, static_v = t(randn(3, 2, 4, seed=1), True), t(randn(4, 5, 2, seed=7), True), \
+        t(randn(4, 5, 2, seed=8), True)
+    out, weights = lib.nn.functional.multi_head_attention_forward(
+        query, query, query, 4, 2, t(randn(12, 4, seed=2)), t(randn(12, seed=4)), None, None, add_zero_attn, 0.0,
+        t(randn(4, 4, seed=5)), t(randn(4, seed=6)), training=False, need_weights=need_weights,
+        key_padding_mask=lib.tensor(padding) if padding is not None else None, static_k=static_k, static_v=static_v)
+    out.sum().backward()
+    return [out, weights, query.grad, static_k.grad, static_v.grad]
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("add_zero_attn, padding", [(False, None), (False, [[False] * 4 + [True]] * 2),
+                                                    (True, [[False] * 4 + [True]] * 2)],
+                         ids=["plain", "padding", "zero_attn_padding"])
+def test_mha_forward_with_static_key_and_value(need_weights, add_zero_attn, padding):
+    """torch's functional attention takes ready-made heads of keys and values (``static_k``,
+    ``static_v``): they replace the projections, the padding mask covers their length."""
+    ours = _static_attention(internals, need_weights, add_zero_attn, padding)
+    theirs = _static_attention(torch, need_weights, add_zero_attn, padding)
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert_same(a.detach(), b.detach(), exact_layout=False, **TOL64)
+
+
+@pytest.mark.parametrize("name, shape", [("static_k", (3, 5, 2)), ("static_k", (4, 5, 3)), ("static_v", (4, 5, 1))])
+def test_mha_static_key_and_value_shapes_checked_as_torchs(name, shape):
+    def call(lib):
+        x = lib.ones(3, 2, 4)
+        return lib.nn.functional.multi_head_attention_forward(
+            x, x, x, 4, 2, lib.ones(12, 4), None, None, None, False, 0.0, lib.ones(4, 4), None, training=False,
+            **{name: lib.ones(*shape)})
+    err_o, err_t = assert_same_error(lambda: call(internals), lambda: call(torch))
+    assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("masks", ["none", "padding", "attn_2d", "attn_3d", "both"])
+def test_mha_merge_masks_as_torchs(masks):
+    """``MultiheadAttention.merge_masks``: the masks its fused kernel takes, and their type."""
+    padding = torch.zeros(2, 3, dtype=torch.float64)
+    padding[1, 2] = -torch.inf
+    attn = {"attn_2d": randn(3, 3, seed=2), "attn_3d": randn(8, 3, 3, seed=2), "both": randn(3, 3, seed=2)}.get(masks)
+    kpm = padding if masks in ("padding", "both") else None
+    ours, theirs = twins(batch_first=True)
+    query = randn(2, 3, 8, seed=1)
+    merged_t, kind_t = theirs.merge_masks(attn, kpm, query)
+    merged_o, kind_o = ours.merge_masks(None if attn is None else I(attn), None if kpm is None else I(kpm), I(query))
+    assert kind_o == kind_t
+    assert (merged_o is None) == (merged_t is None)
+    if merged_t is not None:
+        assert_same(merged_o, merged_t)
+
+
+def _fused_mha_both(need_weights, masks, is_causal):
+    """Self-attention through batch-first modules in inference, where torch takes its fused kernel."""
+    ours, theirs = twins(batch_first=True)
+    ours.eval()
+    theirs.eval()
+    x = randn(2, 5, 8, seed=1)
+    kwargs = dict(need_weights=need_weights, is_causal=is_causal)
+    if masks:
+        kwargs["attn_mask"] = torch.zeros(5, 5, dtype=torch.bool)     # True keeps a key out:
+        kwargs["attn_mask"][3, :3] = True                               # query 3 sees keys 3 and 4 only
+        kwargs["key_padding_mask"] = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    with torch.no_grad(), internals.no_grad():
+        theirs_out = theirs(x, x, x, **kwargs)
+        x_o = I(x)
+        ours_out = ours(x_o, x_o, x_o, **{k: I(v) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()})
+    return ours_out, theirs_out
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+@pytest.mark.parametrize("masks", [False, True], ids=["no_masks", "masks"])
+def test_mha_fused_kernel_ignores_the_causal_hint_as_torchs(need_weights, masks):
+    """torch's fused kernel takes no is_causal (without a mask it attends everywhere), and with
+    masks it adds them to the scores before a plain softmax: a row the masks empty is NaN (the
+    fourth query of the second batch entry, whose keys 3 and 4 are padding), as it is with the
+    weights, not zeros."""
+    (out_o, w_o), (out_t, w_t) = _fused_mha_both(need_weights, masks, is_causal=True)
+    assert_same(out_o, out_t, exact_layout=False, **TOL64)
+    assert (w_o is None) == (w_t is None)
+    if w_t is not None:
+        assert_same(w_o, w_t, exact_layout=False, **TOL64)
+    if masks:
+        assert out_t[1, 3].isnan().all()
+
+
 @pytest.mark.parametrize("is_causal", [False, True])
 def test_attention_gradients_under_create_graph_as_torch(is_causal):
     """torch's math kernel scales query and key by a C++ Scalar (mul.Scalar): the gradients

@@ -89,3 +89,20 @@ def test_missing_extra_state_fails_a_strict_load_as_torchs():
     for lib in (torch, internals):
         with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "_extra_state"'):
             _with_extra_state(lib)().load_state_dict({})
+
+
+@pytest.mark.parametrize("saved", [[2.0], [2.0, 3.0]], ids=["one_element", "two_elements"])
+def test_one_element_entry_loads_into_a_0d_tensor_as_torchs(saved):
+    """torch's backward compatibility with 0.3 checkpoints: a (1,) entry loads into a 0-d
+    parameter or buffer; any other 1-d shape is a size mismatch."""
+    results = []
+    for lib in (torch, internals):
+        m = lib.nn.Module()
+        m.p = lib.nn.Parameter(lib.tensor(1.0))
+        m.register_buffer("b", lib.tensor(3))
+        try:
+            m.load_state_dict({"p": lib.tensor(saved), "b": lib.tensor([5])})
+            results.append((m.p.item(), m.b.item(), m.p.shape == ()))
+        except RuntimeError as error:
+            results.append(str(error).replace("internals", "torch"))
+    assert results[0] == results[1]

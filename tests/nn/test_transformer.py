@@ -215,3 +215,68 @@ def test_mismatched_masks_warn_from_the_encoders_forward():
                      for w in caught]
     assert seen[internals] == seen[torch]
     assert len(seen[torch]) == 1 and seen[torch][0][2] == ["nn", "modules", "transformer.py"]
+
+
+def _layer_twins(**config):
+    built = []
+    for lib in (internals, torch):
+        lib.manual_seed(0)
+        built.append(lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dtype=lib.float64, **config).eval())
+    return built
+
+
+@pytest.mark.parametrize("case", ["fused", "fused_with_mask", "hooked", "grad"])
+def test_causal_hint_where_torchs_fused_layer_ignores_it(case):
+    """torch's fused encoder layer takes no ``is_causal``: in inference, with no mask, it attends
+    everywhere (and with a mask, the mask decides). A forward hook keeps the layer off its fused
+    kernel but not its attention, whose fused kernel ignores the hint too; with a gradient to
+    record, the hint without a mask is the attention's RuntimeError."""
+    ours, theirs = _layer_twins()
+    if case == "hooked":
+        for m in (ours, theirs):
+            m.linear1.register_forward_hook(lambda *args: None)       # keeps torch's layer off its fused kernel
+    x = randn(2, 5, 8, seed=1)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(5, dtype=torch.float64)
+    kwargs_t = dict(is_causal=True, src_mask=mask if case == "fused_with_mask" else None)
+    kwargs_o = dict(is_causal=True, src_mask=I(mask) if case == "fused_with_mask" else None)
+    grad = case == "grad"
+    with torch.set_grad_enabled(grad), internals.set_grad_enabled(grad):
+        if case == "grad":
+            err_o, err_t = assert_same_error(lambda: ours(I(x), **kwargs_o), lambda: theirs(x, **kwargs_t))
+            assert str(err_o) == str(err_t)
+            return
+        assert_same(ours(I(x), **kwargs_o), theirs(x, **kwargs_t), exact_layout=False, **TOL64)
+
+
+@pytest.mark.parametrize("mask_check", [True, False])
+@pytest.mark.parametrize("grad", [True, False])
+@pytest.mark.parametrize("shape", [(2, 4), (3, 5), (2, 5, 1)], ids=["short", "batch", "three_d"])
+def test_encoder_refuses_a_padding_mask_of_another_shape_as_torch(shape, grad, mask_check):
+    """In inference the encoder checks the padding against the input before its layers run (as
+    torch's nested-tensor calls do: with ``mask_check`` always, without it when it would pack)."""
+    def call(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dtype=lib.float64)
+        encoder = lib.nn.TransformerEncoder(layer, 1, mask_check=mask_check).eval()
+        x = lib.ones(2, 5, 8, dtype=lib.float64, requires_grad=grad)
+        return encoder(x, src_key_padding_mask=lib.zeros(*shape, dtype=lib.bool))
+    err_o, err_t = assert_same_error(lambda: call(internals), lambda: call(torch))
+    assert str(err_o) == str(err_t)
+
+
+@pytest.mark.parametrize("mask_dtype", ["bool", "float"])
+def test_fused_layer_leaves_a_fully_masked_row_nan_as_torch(mask_dtype):
+    """Where torch runs its fused layer, the masks are added to the scores before a plain
+    softmax: a query whose keys are all masked gets NaN (query 3 here), as in torch."""
+    ours, theirs = _layer_twins()
+    keep_out = torch.zeros(5, 5, dtype=torch.bool)
+    keep_out[3] = True
+    mask = keep_out
+    if mask_dtype == "float":
+        mask = torch.zeros(5, 5, dtype=torch.float64).masked_fill(keep_out, -torch.inf)
+    x = randn(2, 5, 8, seed=1)
+    with torch.no_grad(), internals.no_grad():
+        expected = theirs(x, src_mask=mask)
+        got = ours(I(x), src_mask=I(mask))
+    assert expected[:, 3].isnan().all()
+    assert_same(got, expected, exact_layout=False, **TOL64)

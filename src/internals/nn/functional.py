@@ -1217,8 +1217,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     heads, attend, merge the heads and project out. Returns (output, weights): the weights
     (N, L, S) averaged over heads, or per head, or None when ``need_weights`` is false (then
     the attention is ``scaled_dot_product_attention``)."""
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("internals' multi_head_attention_forward takes no static_k/static_v")
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -1241,8 +1239,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k, v, attn_mask, key_padding_mask = _append_key_position(
             k, v, bias_k.repeat(1, bsz, 1), bias_v.repeat(1, bsz, 1), attn_mask, key_padding_mask, 0)
     q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    k = _heads_or_static(k, static_k, "static_k", bsz * num_heads, head_dim)
+    v = _heads_or_static(v, static_v, "static_v", bsz * num_heads, head_dim)
     if add_zero_attn:
         zero = zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k, v, attn_mask, key_padding_mask = _append_key_position(k, v, zero, zero, attn_mask, key_padding_mask, 1)
@@ -1260,6 +1258,19 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         out = out.squeeze(1)
         weights = None if weights is None else weights.squeeze(0)
     return out, weights
+
+
+def _heads_or_static(projected, static, name, batch_heads, head_dim):
+    """The projected keys (or values) split into heads as (N·heads, S, E/heads), or in their place
+    a given ``static_k`` (``static_v``) of that layout, checked as torch checks it (the
+    projection is still computed, as in torch, and then unused)."""
+    if static is None:
+        return projected.view(projected.shape[0], batch_heads, head_dim).transpose(0, 1)
+    if static.size(0) != batch_heads:
+        raise AssertionError(f"expecting {name}.size(0) of {batch_heads}, but got {static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.size(2)}")
+    return static
 
 
 def _project_in(query, key, value, in_proj_weight, in_proj_bias, separate, w_q, w_k, w_v):

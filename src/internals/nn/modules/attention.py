@@ -9,6 +9,7 @@ numbers agree with the fused kernel's to rounding; where torch would take the fu
 output is laid out as that kernel writes it (a contiguous batch-first tensor).
 """
 from ..._functional import empty
+from ...amp.autocast_mode import is_autocast_enabled
 from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .. import init
@@ -94,6 +95,15 @@ class MultiheadAttention(Module):
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         is_batched = query.dim() == 3
         given = (query, key, value)
+        fused = self.batch_first and is_batched and self._fused_in_torch(*given, float_masks)
+        # torch's fused kernel (``_native_multi_head_attention``) takes no is_causal: only a mask
+        # makes it causal, and without one it attends everywhere. With a mask it adds the mask to
+        # the scores and takes a plain softmax, as the weights' path does (a fully masked row is
+        # NaN there, not the zeros of scaled_dot_product_attention's safe softmax).
+        is_causal = is_causal and not fused
+        masked = key_padding_mask is not None or attn_mask is not None
+        keep_weights = need_weights
+        need_weights = need_weights or (fused and masked)
         if self.batch_first and is_batched:
             query, key, value = _batch_second(query, key, value)
         separate = not self._qkv_same_embed_dim
@@ -108,9 +118,28 @@ class MultiheadAttention(Module):
             average_attn_weights=average_attn_weights, is_causal=is_causal)
         if self.batch_first and is_batched:
             out = out.transpose(1, 0)
-            if self._fused_in_torch(*given, float_masks):
+            if fused:
                 out = out.contiguous()      # the fused kernel writes a fresh (N, L, E) output
-        return out, weights
+        return out, weights if keep_weights else None
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(merged mask, mask type) for a batch-first ``query`` (N, L, E), as torch's module
+        builds it for its fused kernel: type 1 the (N, S) padding mask alone, type 2 the attention
+        mask expanded to (N, heads, L, L), plus the padding mask where both are given; (None, None)
+        without masks."""
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                merged = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+        return merged, mask_type
 
     def _fused_in_torch(self, query, key, value, float_masks):
         """Whether torch's module would take its fused kernel (its ``why_not_fast_path`` checks, for
@@ -121,7 +150,7 @@ class MultiheadAttention(Module):
                 and self._qkv_same_embed_dim and self.bias_k is None and self.add_zero_attn is False
                 and self.in_proj_bias is not None and self.in_proj_weight.dtype == query.dtype
                 and self.in_proj_bias.dtype == query.dtype
-                and not float_masks
+                and not float_masks and not is_autocast_enabled()
                 and not (is_grad_enabled() and any(t is not None and t.requires_grad for t in (query, *params))))
 
 

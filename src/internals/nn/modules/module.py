@@ -700,6 +700,8 @@ class Module:
                 missing.append(key)
                 continue
             value = state_dict[key]
+            if isinstance(value, Tensor) and own.dim() == 0 and tuple(value.shape) == (1,):
+                value = value[0]      # torch's backward compatibility: a (1,) entry loads into a 0-d tensor
             if not isinstance(value, Tensor):
                 errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                               f"object from checkpoint but received {type(value)}")

@@ -13,6 +13,7 @@ import copy
 import warnings
 
 from ..._functional import full, triu
+from ...amp.autocast_mode import is_autocast_enabled
 from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .. import init
@@ -77,18 +78,42 @@ class TransformerEncoderLayer(Module):
         src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                  F._none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        # torch's fused layer (``_transformer_encoder_layer_fwd``) takes no is_causal: only a mask
+        # makes its attention causal, and without one it attends everywhere. Its attention adds
+        # the masks to the scores before a plain softmax, as the weights' path does, so a row they
+        # empty is NaN there (not the zeros of scaled_dot_product_attention's safe softmax).
+        fused = self._fast_path_in_torch(src)
+        is_causal = is_causal and not fused
+        plain_softmax = fused and (src_mask is not None or src_key_padding_mask is not None)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal, plain_softmax)
             x = x + self._ff_block(self.norm2(x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal, plain_softmax))
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
+    def _fast_path_in_torch(self, src):
+        """Whether torch's layer would run its fused kernel (its ``why_not_sparsity_fast_path``
+        checks): a batched batch-first input in eval mode, packed projections with biases, relu or
+        gelu, equal norm eps, an even number of heads, no autocast, no forward hooks on any
+        submodule, and no gradient to record."""
+        attn = self.self_attn
+        if (src.dim() != 3 or self.training or not attn.batch_first or attn.in_proj_bias is None
+                or not attn._qkv_same_embed_dim or not self.activation_relu_or_gelu
+                or self.norm1.eps != self.norm2.eps or attn.num_heads % 2 == 1 or is_autocast_enabled()):
+            return False
+        if any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
+            return False
+        tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                   self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias,
+                   self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias)
+        return not (is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False, plain_softmax=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=plain_softmax, is_causal=is_causal)[0]
         return self.dropout1(x)
 
     def _ff_block(self, x):
@@ -135,6 +160,7 @@ class TransformerEncoder(Module):
         batch_first = self.layers[0].self_attn.batch_first
         seq_len = src.size(0) if src.dim() == 2 else src.size(1 if batch_first else 0)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        self._check_padding_as_nested(src, mask, src_key_padding_mask)
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
@@ -142,15 +168,36 @@ class TransformerEncoder(Module):
             output = output.masked_fill(src_key_padding_mask.ne(0).unsqueeze(-1), 0.0)
         return output if self.norm is None else self.norm(output)
 
+    def _check_padding_as_nested(self, src, mask, padding):
+        """Before its layers run, in inference with nested tensors, torch asks whether the padding
+        is left-aligned (``_nested_tensor_from_mask_left_aligned``, with ``mask_check``, whatever
+        else then keeps it off the fused path) or packs the input by it (``_nested_tensor_from_mask``,
+        without): both refuse a mask of another shape than the input's (N, S), with their own
+        RuntimeError, where the layers' attention would raise an AssertionError."""
+        if not self.use_nested_tensor or self.layers[0].training or src.dim() != 3 or padding is None:
+            return
+        if not (self.mask_check or self._packs_by_padding(src, mask)):
+            return
+        if padding.dim() != 2:
+            raise RuntimeError("Padding mask should be 2D")
+        if tuple(padding.shape) != tuple(src.shape[:2]):
+            raise RuntimeError("Mask size should match input size")
+
+    def _packs_by_padding(self, src, mask):
+        """torch's remaining conditions for packing: no attention mask, no autocast, no gradient
+        to record through the first layer."""
+        if mask is not None or is_autocast_enabled():
+            return False
+        return not (is_grad_enabled() and (src.requires_grad or any(p.requires_grad
+                                                                    for p in self.layers[0].parameters())))
+
     def _runs_as_nested(self, src, mask, padding):
         """Whether torch would pack this batch into a nested tensor (inference, padding at the
         ends of the rows, no attention mask). Its padded positions then come back as zeros, not
         as the values the masked attention computes there, and this module zeroes them too."""
         if not self.use_nested_tensor or self.layers[0].training or src.dim() != 3:
             return False
-        if padding is None or mask is not None:
-            return False
-        if is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in self.layers[0].parameters())):
+        if padding is None or not self._packs_by_padding(src, mask):
             return False
         keep = padding.eq(0).tolist()
         return not self.mask_check or all(row == sorted(row, reverse=True) for row in keep)
