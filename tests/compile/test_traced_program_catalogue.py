@@ -217,8 +217,6 @@ SYMBOLIC_DIFFERENCES = {
                               "spatial size, then C), the package N and C before it",
     "reshape(-1)": "torch records one more product of the sizes (dropped as dead code) than the package, so the "
                    "program's multiplication is mul_2 in torch, mul_1 here",
-    "narrow by size arithmetic": "the package records narrow's start + length (dropped as dead code) once more than "
-                                 "torch, so the sum kept is add_1 here, add in torch",
 }
 
 
