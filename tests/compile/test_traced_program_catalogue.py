@@ -213,8 +213,6 @@ SYMBOLIC_DIFFERENCES = {
     **FAKE_DIFFERENCES,
     "take_along_dim": "torch's take_along_dim reads the sizes as numbers (aten.size, remainder by 4), "
                       "pinning the input's sizes; the package keeps them symbols",
-    "cross_entropy 3-d none": "torch reads the sizes for nll_loss_nd's views after log_softmax (N, then the "
-                              "spatial size, then C), the package N and C before it",
     "reshape(-1)": "torch records one more product of the sizes (dropped as dead code) than the package, so the "
                    "program's multiplication is mul_2 in torch, mul_1 here",
 }
