@@ -179,8 +179,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    # (self's size read first, as nll_loss_nd compares them: a traced program's reads are torch's)
-    if input.dim() != 1 and target.dim() > 0 and input.shape[0] != target.shape[0]:
+    # as nll_loss_nd compares them: self's size read first, and C++'s SymInt != is a negated
+    # sym_eq, so a traced program records torch's reads and its ``eq``
+    if input.dim() != 1 and target.dim() > 0 and not input.shape[0] == target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) "
                          f"to match target batch_size ({target.shape[0]}).")
     if target.dtype.name not in ("int64", "uint8"):
