@@ -300,8 +300,9 @@ AOT_GRAPH_DIFFERENCES = {
                                         "products",
     "instance_norm": _LEGIT,
     "batch_norm training": _LEGIT,
-    "multi_margin_loss": "torch runs multi_margin_loss's Python decomposition (unsqueeze, gather...) under "
-                         "AOTAutograd; the package records the operator and its backward",
+    "multi_margin_loss": "torch's aot_function traces under its Python dispatcher, which runs multi_margin_loss's "
+                         "Python kernel (unsqueeze, gather...); the package's joint trace runs without it and "
+                         "records the operator and its backward",
 }
 
 
