@@ -412,6 +412,14 @@ def test_narrow_zero_dim():
     check_error(lambda x: x.narrow(0, 0, 1), ours, theirs)
 
 
+def test_narrow_checks_the_length_before_the_start_and_the_dim():
+    """``narrow_symint``'s order: a negative length is refused before an out-of-range start or a
+    bad dim is looked at."""
+    ours, theirs = both(torch.ones(3, 5))
+    for dim, start in ((1, 7), (1, -6), (2, 0)):
+        check_error(lambda x, dim=dim, start=start: x.narrow(dim, start, -1), ours, theirs)
+
+
 @given(windowed_tensors())
 def test_select_every_index(t):
     ours, theirs = both(t)

@@ -377,6 +377,11 @@ def _direct_cases():
         # polar's composite kernel calls its out= form below the mode that records torch's calls
         ("aten::polar.out", (x.abs(), x), {"out": internals.empty(0, dtype=internals.complex64)}),
         ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),
+        # torch's OpInfo samples reach batch norm through native_batch_norm and the mutating
+        # _native_batch_norm_legit; its other overloads run only under the Python dispatcher
+        ("aten::_native_batch_norm_legit.no_stats", (v, None, None, True, 0.1, 1e-5), {}),
+        ("aten::_native_batch_norm_legit_no_training", (v, x[0, :3], x[1, :3], x[2, :3], x[2, :3].abs(), 0.1, 1e-5),
+         {}),
         ("aten::div.Scalar_mode", (x, 2.0), {"rounding_mode": "floor"}),
         ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),
         ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {}),

@@ -213,12 +213,8 @@ SYMBOLIC_DIFFERENCES = {
     **FAKE_DIFFERENCES,
     "take_along_dim": "torch's take_along_dim reads the sizes as numbers (aten.size, remainder by 4), "
                       "pinning the input's sizes; the package keeps them symbols",
-    "cross_entropy 3-d none": "torch reads the sizes for nll_loss_nd's views after log_softmax (N, then the "
-                              "spatial size, then C), the package N and C before it",
     "reshape(-1)": "torch records one more product of the sizes (dropped as dead code) than the package, so the "
                    "program's multiplication is mul_2 in torch, mul_1 here",
-    "narrow by size arithmetic": "the package records narrow's start + length (dropped as dead code) once more than "
-                                 "torch, so the sum kept is add_1 here, add in torch",
 }
 
 
@@ -304,8 +300,9 @@ AOT_GRAPH_DIFFERENCES = {
                                         "products",
     "instance_norm": _LEGIT,
     "batch_norm training": _LEGIT,
-    "multi_margin_loss": "torch runs multi_margin_loss's Python decomposition (unsqueeze, gather...) under "
-                         "AOTAutograd; the package records the operator and its backward",
+    "multi_margin_loss": "torch's aot_function traces under its Python dispatcher, which runs multi_margin_loss's "
+                         "Python kernel (unsqueeze, gather...); the package's joint trace runs without it and "
+                         "records the operator and its backward",
 }
 
 

@@ -179,7 +179,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() != 1 and target.dim() > 0 and target.shape[0] != input.shape[0]:
+    # as nll_loss_nd compares them: self's size read first, and C++'s SymInt != is a negated
+    # sym_eq, so a traced program records torch's reads and its ``eq``
+    if input.dim() != 1 and target.dim() > 0 and not input.shape[0] == target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) "
                          f"to match target batch_size ({target.shape[0]}).")
     if target.dtype.name not in ("int64", "uint8"):
@@ -221,7 +223,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     class_dim = 1 if input.dim() >= 2 else 0
-    if isinstance(target, Tensor) and input.shape == target.shape:     # C++ compares self's sizes first
+    # C++ compares self's sizes first, as ArrayRef::equals does: the lengths, then the sizes (a
+    # tuple's == compares the sizes it can pair first, each a guard when they are symbols)
+    if isinstance(target, Tensor) and input.dim() == target.dim() and input.shape == target.shape:
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class probabilities, "
                                f"got {target.dtype.torch_name.capitalize()}")

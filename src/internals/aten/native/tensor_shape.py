@@ -403,17 +403,20 @@ def expand(x, *sizes, implicit=False):
 
 
 def narrow(x, dim, start, length):
+    """``narrow_symint`` (TensorShape.cpp): the checks in torch's order (the length's sign before
+    the start's range) and its bound as torch writes it, ``start <= size - length``: with traced
+    sizes the one sum recorded is the slice's end, as in torch's graph."""
     if x.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
-    if start + length > size:
+    if not start <= size - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return dispatcher.call("slice.Tensor", x, d, start, start + length, 1)     # CompositeImplicitAutograd
 

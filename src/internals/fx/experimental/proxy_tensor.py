@@ -361,7 +361,10 @@ def _is_sym_node(node):
     from symbols only: pure, as torch's ``impure_pred`` judges them."""
     if node.target in (_SYM_SIZE, _SYM_STRIDE, _SYM_NUMEL, _SYM_STORAGE_OFFSET):
         return True
-    inputs_symbolic = all(is_symbolic(a.meta.get("val")) for a in node.all_input_nodes)
+    # an input that a guard has since pinned to a number (``s1 == 4``) still counts: torch's
+    # value of it stays a SymInt, so a dead comparison of it goes like any other
+    inputs_symbolic = all(is_symbolic(a.meta.get("val")) or (a.op == "call_function" and _is_sym_node(a))
+                          for a in node.all_input_nodes)
     if getattr(node.target, "__module__", None) == "_operator":     # a comparison that sympy decided
         return inputs_symbolic
     return is_symbolic(node.meta.get("val")) and inputs_symbolic
