@@ -642,7 +642,8 @@ class Tensor(TensorBase):
         gradients), then the flag itself, on a leaf."""
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(dtype_error)
-        if value and self.is_inference() and not InferenceMode.is_enabled():
+        # the impl's flag, read as C++ reads it: no ``__torch_function__`` (an UninitializedParameter refuses one)
+        if value and self._impl.is_inference() and not InferenceMode.is_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self._grad_fn is None:
             self._requires_grad = value

@@ -47,7 +47,7 @@ import zipfile
 
 import numpy as np
 
-from . import _tensor
+from . import _tensor, cuda
 from ._serialization_errors import reader_error, record_size_error, refused_global, weights_only_error
 from ._tensor_base import Size
 from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor
@@ -570,7 +570,6 @@ def _validate_cuda_device(where):
     """torch's ``_validate_device``: a storage goes to a cuda device that exists, else its
     RuntimeError naming the index and the count (the bytes are never put on a device with
     no allocator behind it)."""
-    from . import cuda
     index, count = where.index or 0, cuda.device_count()
     if index >= count:
         raise RuntimeError(f"Attempting to deserialize object on CUDA device {index} but torch.cuda.device_count() "

@@ -220,6 +220,13 @@ def test_every_derivative_entry_is_tested():
     factor = (internals.eye(2, dtype=internals.float64) * 2).requires_grad_()
     reached |= _nodes(internals.cholesky_solve(internals.ones(2, 1, dtype=internals.float64), factor))
     reached |= _nodes(internals.cholesky_inverse(factor))
+    # the batch norms torch's Python dispatcher calls (tests/aten/test_native_batch_norm_legit.py
+    # compares their nodes and gradients with torch's)
+    aten, xb = internals.ops.aten, internals.randn(4, 3, dtype=internals.float64, requires_grad=True)
+    stats = [internals.zeros(3, dtype=internals.float64), internals.ones(3, dtype=internals.float64)]
+    reached |= _nodes(aten._native_batch_norm_legit(xb, None, None, *stats, True, 0.1, 1e-5)[0])
+    reached |= _nodes(aten._native_batch_norm_legit.no_stats(xb, None, None, True, 0.1, 1e-5)[0])
+    reached |= _nodes(aten._native_batch_norm_legit_no_training(xb, None, None, *stats, 0.1, 1e-5)[0])
     # polar (tests/autograd/test_complex_autograd.py compares its node and gradients with torch's)
     reached.add(internals.polar(internals.ones(2, requires_grad=True), internals.zeros(2)).grad_fn.name())
     y = internals.randn(3, dtype=internals.float64, requires_grad=True)

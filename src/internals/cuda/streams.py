@@ -88,7 +88,7 @@ class Event:
         self._time = None
 
     def record(self, stream=None):
-        from . import synchronize
+        from . import synchronize  # a real cycle: internals.cuda imports this module
         synchronize()
         self._time = time.perf_counter()
 

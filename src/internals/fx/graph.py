@@ -363,7 +363,7 @@ def _base_name(target):
 def _side_effectful(target):
     """Calls fx never drops though nobody reads them (its ``_side_effectful_functions``): the
     assertion a ``concrete_args`` value leaves, and ``operator.setitem``."""
-    from ._symbolic_trace import _assert, _assert_is_none
+    from ._symbolic_trace import _assert, _assert_is_none  # a real cycle: _symbolic_trace imports graph
     return target in (operator.setitem, _assert, _assert_is_none)
 
 
