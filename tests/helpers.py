@@ -1284,3 +1284,28 @@ def run_described(lib, program):
         except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
             result = (type(exc).__name__, str(exc).replace("internals", "torch"))
     return result, [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+def check_gradients_twice(tensors, program):
+    """``program(lib, *leaves)`` in both libraries on float64 leaves made from torch's ``tensors``:
+    its grad_fn name, the first gradients of a seeded weighted sum (taken with ``create_graph``) and
+    their nodes, and the gradients of those gradients, as torch's."""
+    def leaf(lib, t):
+        return (lib.from_torch(t) if lib is internals else t.clone()).requires_grad_()
+
+    def weights(lib, like):
+        w = torch.randn(*like.shape, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+        return lib.from_torch(w) if lib is internals else w
+
+    results = []
+    for lib in (torch, internals):
+        leaves = [leaf(lib, t) for t in tensors]
+        y = program(lib, *leaves)
+        firsts = lib.autograd.grad((y * weights(lib, y)).sum(), leaves, create_graph=True)
+        seconds = lib.autograd.grad(sum((g * g).sum() for g in firsts), leaves)
+        results.append(([type(t.grad_fn).__name__ for t in (y, *firsts)], y, firsts, seconds))
+    (node_t, y_t, firsts_t, seconds_t), (node_i, y_i, firsts_i, seconds_i) = results
+    assert node_i == node_t
+    assert_same(y_i, y_t, rtol=1e-12, atol=1e-12)
+    for ours, theirs in zip((*firsts_i, *seconds_i), (*firsts_t, *seconds_t), strict=True):
+        assert_same(ours, theirs, rtol=1e-10, atol=1e-10, exact_layout=False)

@@ -16,6 +16,7 @@ from helpers import (
     Adapter,
     assert_fake_matches_real,
     assert_same,
+    check_gradients_twice,
     check_opinfo_samples,
     fn,
     opinfo_cases,
@@ -120,16 +121,6 @@ def test_geqrf(shape, dtype):
     assert_same(internals.from_torch(a).geqrf().tau, a.geqrf().tau, rtol=rtol, atol=atol)
 
 
-def _leaf(lib, t):
-    return (lib.from_torch(t) if lib is internals else t.clone()).requires_grad_()
-
-
-def _weights(lib, like, seed=5):
-    g = torch.Generator().manual_seed(seed)
-    w = torch.randn(*like.shape, generator=g, dtype=torch.float64)
-    return lib.from_torch(w) if lib is internals else w
-
-
 # Each case: the tensors to differentiate (float64, torch's) and a program over them.
 GRAD_CASES = {
     "householder_product": (list(_geqrf((4, 3))), lambda lib, a, t: lib.linalg.householder_product(a, t)),
@@ -143,22 +134,10 @@ GRAD_CASES = {
 @pytest.mark.parametrize("case", GRAD_CASES)
 def test_gradients_twice(case):
     """grad_fn name, first gradients of every input, and the gradients of those gradients (with
-    create_graph), as torch's (float64)."""
-    tensors, program = GRAD_CASES[case]
-    results = []
-    for lib in (torch, internals):
-        leaves = [_leaf(lib, t) for t in tensors]
-        y = program(lib, *leaves)
-        firsts = lib.autograd.grad((y * _weights(lib, y)).sum(), leaves, create_graph=True)
-        seconds = lib.autograd.grad(sum((g * g).sum() for g in firsts), leaves)
-        # the first gradients' nodes too: householder_product's are written column by column
-        # into zeros (CopySlices), as torch's backward writes them
-        results.append(([type(t.grad_fn).__name__ for t in (y, *firsts)], y, firsts, seconds))
-    (node_t, y_t, firsts_t, seconds_t), (node_i, y_i, firsts_i, seconds_i) = results
-    assert node_i == node_t
-    assert_same(y_i, y_t, rtol=1e-12, atol=1e-12)
-    for ours, theirs in zip((*firsts_i, *seconds_i), (*firsts_t, *seconds_t), strict=True):
-        assert_same(ours, theirs, rtol=1e-10, atol=1e-10, exact_layout=False)
+    create_graph), as torch's (float64; ``helpers.check_gradients_twice``)."""
+    # the first gradients' nodes too: householder_product's are written column by column
+    # into zeros (CopySlices), as torch's backward writes them
+    check_gradients_twice(*GRAD_CASES[case])
 
 
 GRADCHECKS = {
