@@ -589,16 +589,15 @@ COMPLEX = (torch.complex64, torch.complex128)
 ROTATED = (NARROW_INTEGERS, COMPLEX)
 
 
-def rotated_cases(name, dtypes, *values, id_prefix=None):
-    """``pytest.param(*values, dtype)`` for each of ``dtypes``, those of a ``ROTATED`` group that
+def rotated_cases(name, dtypes):
+    """``pytest.param(name, dtype)`` for each of ``dtypes``, those of a ``ROTATED`` group that
     ``name`` does not pick marked slow."""
     kept = set(dtypes) - {d for group in ROTATED for d in group}
     for group in ROTATED:
         members = [d for d in dtypes if d in group]
         if members:
             kept.add(members[zlib.crc32(name.encode()) % len(members)])
-    prefix = name if id_prefix is None else id_prefix
-    return [pytest.param(*values, d, id=f"{prefix}-{str(d)[6:]}", marks=() if d in kept else pytest.mark.slow)
+    return [pytest.param(name, d, id=f"{name}-{str(d)[6:]}", marks=() if d in kept else pytest.mark.slow)
             for d in dtypes]
 
 
@@ -609,7 +608,7 @@ def opinfo_cases(names, dtypes, *, exclude=None):
     cases = []
     for name, op in opinfos(names).items():
         chosen = [d for d in dtypes if d in op.supported_dtypes("cpu") and d not in (exclude or {}).get(name, ())]
-        cases += rotated_cases(name, chosen, name)
+        cases += rotated_cases(name, chosen)
     return cases
 
 

@@ -33,7 +33,7 @@ NAMES = ("rsqrt", "log1p", "expm1", "sinh", "cosh", "asin", "acos", "atan", "asi
          "atanh", "log2", "log10", "exp2")
 DTYPES = (torch.complex64, torch.complex128)
 # each op on one of the two in ``make test`` (helpers.ROTATED), on both in ``make test-slow``
-CASES = [case for name in NAMES for case in rotated_cases(name, DTYPES, name)]
+CASES = [case for name in NAMES for case in rotated_cases(name, DTYPES)]
 OPINFOS = {op.name: op for op in op_db if op.name in NAMES and not op.variant_test_name}
 
 
@@ -145,7 +145,7 @@ def _complex_tol(name, dtype):
 
 
 # each op on complex64 or complex128 in ``make test`` (helpers.ROTATED), on both in ``make test-slow``
-COMPLEX_UNARY_CASES = [case for name in COMPLEX_UNARY for case in rotated_cases(name, COMPLEX, name)]
+COMPLEX_UNARY_CASES = [case for name in COMPLEX_UNARY for case in rotated_cases(name, COMPLEX)]
 
 
 def _check_complex(ours, theirs, name):
